@@ -1,0 +1,3 @@
+from .engine import run
+
+__all__ = ["run"]

@@ -1,0 +1,258 @@
+"""Turn a MIR Function into per-block lists of small closures the scheduler runs on lanes.
+
+Registers get dense indices into an ``env`` list holding, while a block runs, the values
+of the block's *active* lanes only (gathered on entry, scattered back on exit); immediates
+sit after the registers as numpy scalars. Each closure implements one MIR op: this table
+is the executable definition of the MIR (see simt/ir/mir.py for the op contracts).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, CheckArg, DimArg, Function, Imm,
+                       Instr, Loc, MemRef, Op, Reg, ScalarParam, SReg)
+from ...ir.types import Scalar
+from . import arith, warp
+
+Step = Callable[[list, "object"], None]
+
+
+@dataclass
+class ExecBlock:
+    index: int
+    label: str
+    steps: list[Step]
+    instrs: list[Instr]
+    live_in: list[int]          # registers read before written in this block
+    defs: list[int]             # registers written in this block
+    barrier: Instr | None       # the BAR/BAR_AND that starts the block, if any
+    loc: Loc | None
+    term: Instr = None  # type: ignore[assignment]
+    term_srcs: list[int] = field(default_factory=list)  # env indices of the terminator's operands
+
+
+@dataclass
+class Program:
+    fn: Function
+    reg_types: list[Scalar]
+    consts: list                      # numpy scalars appended after the registers in env
+    blocks: list[ExecBlock]
+    param_regs: list[tuple[int, Scalar]] = field(default_factory=list)  # (env index, type) per ScalarParam
+    label_index: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def nregs(self) -> int:
+        return len(self.reg_types)
+
+
+def prepare(fn: Function) -> Program:
+    cached = getattr(fn, "_precise_program", None)
+    if cached is not None:
+        return cached
+    prog = _Preparer(fn).build()
+    fn._precise_program = prog  # type: ignore[attr-defined]
+    return prog
+
+
+class _Preparer:
+    def __init__(self, fn: Function):
+        self.fn = fn
+        self.reg_index: dict[int, int] = {}
+        self.reg_types: list[Scalar] = []
+        self.consts: list = []
+        self.const_index: dict[tuple, int] = {}
+        self.label_index = {b.label: i for i, b in enumerate(fn.blocks)}
+
+    def reg(self, r: Reg) -> int:
+        i = self.reg_index.get(r.id)
+        if i is None:
+            i = self.reg_index[r.id] = len(self.reg_types)
+            self.reg_types.append(r.type)
+        return i
+
+    def operand(self, x) -> int:
+        if isinstance(x, Reg):
+            return self.reg(x)
+        assert isinstance(x, Imm)
+        key = (x.value, x.type)
+        if key not in self.const_index:
+            self.const_index[key] = len(self.consts)
+            self.consts.append(np.array(x.value).astype(x.type.np)[()])
+        return -1 - self.const_index[key]  # resolved once nregs is known
+
+    def build(self) -> Program:
+        fn = self.fn
+        for r in fn.registers():
+            self.reg(r)
+        param_regs = [(self.reg(p.reg), p.reg.type) for p in fn.params if isinstance(p, ScalarParam)]
+        raw_blocks = []
+        for bi, b in enumerate(fn.blocks):
+            raw_blocks.append([(ins, [self.reg(d) for d in ins.dsts], [self.operand(s) for s in ins.srcs])
+                               for ins in b.instrs])
+        nregs = len(self.reg_types)
+        blocks = []
+        for bi, (b, raw) in enumerate(zip(fn.blocks, raw_blocks)):
+            steps, live_in, defs, written = [], [], [], set()
+            term_srcs: list[int] = []
+            for ins, d, s in raw:
+                s = [nregs + (-1 - i) if i < 0 else i for i in s]
+                for i in s:
+                    if i < nregs and i not in written and i not in live_in:
+                        live_in.append(i)
+                for i in d:
+                    if i not in written:
+                        written.add(i)
+                        defs.append(i)
+                if ins.is_terminator:
+                    term_srcs = s
+                else:
+                    steps.append(make_step(ins, d, s))
+            first = b.instrs[0]
+            barrier = first if first.op in (Op.BAR, Op.BAR_AND) else None
+            eb = ExecBlock(bi, b.label, steps, b.instrs, live_in, defs, barrier, first.loc)
+            eb.term = b.instrs[-1]
+            eb.term_srcs = term_srcs
+            blocks.append(eb)
+        return Program(fn, self.reg_types, self.consts, blocks, param_regs, self.label_index)
+
+
+# --- op implementations -------------------------------------------------------------------
+
+def make_step(ins: Instr, d: list[int], s: list[int]) -> Step:
+    op = ins.op
+    t = _src_type(ins)
+    if op in BINARY:
+        f = arith.binary_fn(op, t)
+        a, b = s
+        out = d[0]
+
+        def binary(env, ctx):
+            env[out] = f(env[a], env[b])
+        return binary
+    if op in COMPARE:
+        f = arith.COMPARE_FN[op]
+        a, b = s
+        out = d[0]
+
+        def compare(env, ctx):
+            env[out] = f(env[a], env[b])
+        return compare
+    if op in UNARY or op in (Op.ISNAN, Op.ISINF):
+        f = arith.unary_fn(op, t)
+        (a,), out = s, d[0]
+
+        def unary(env, ctx):
+            env[out] = f(env[a])
+        return unary
+    if op is Op.MOV:
+        (a,), out = s, d[0]
+
+        def mov(env, ctx):
+            env[out] = env[a]
+        return mov
+    if op is Op.CVT:
+        (a,), out = s, d[0]
+        src_t, dst_t = ins.srcs[0].type, ins.dsts[0].type
+
+        def cvt(env, ctx):
+            env[out] = arith.convert(env[a], src_t, dst_t)
+        return cvt
+    if op is Op.SELECT:
+        c, a, b = s
+        out = d[0]
+        dt = ins.dsts[0].type.np
+
+        def select(env, ctx):
+            env[out] = np.where(env[c], env[a], env[b]).astype(dt, copy=False)
+        return select
+    if op is Op.LD:
+        return _make_load(ins, d, s)
+    if op is Op.ST:
+        return _make_store(ins, s)
+    if op is Op.ATOM:
+        return _make_atomic(ins, d, s)
+    if op is Op.DIM:
+        arg: DimArg = ins.arg
+        out = d[0]
+
+        def dim(env, ctx):
+            env[out] = np.int32(ctx.storage[arg.mem].shape[arg.dim])
+        return dim
+    if op is Op.SREG:
+        which: SReg = ins.arg
+        out = d[0]
+
+        def sreg(env, ctx):
+            env[out] = ctx.sreg(which)
+        return sreg
+    if op in (Op.BAR, Op.BAR_AND):
+        return warp.make_barrier(ins, d, s)
+    if op in (Op.SHFL, Op.VOTE, Op.SYNCWARP, Op.ACTIVEMASK):
+        return warp.make_warp_op(ins, d, s)
+    if op is Op.CHECK:
+        return _make_check(ins, s)
+    raise NotImplementedError(f"precise engine: no implementation of MIR op {op.name}")
+
+
+def _src_type(ins: Instr) -> Scalar:
+    if ins.srcs:
+        return ins.srcs[0].type
+    return ins.dsts[0].type if ins.dsts else Scalar.BOOL
+
+
+def _make_load(ins: Instr, d: list[int], s: list[int]) -> Step:
+    mem: MemRef = ins.arg
+    (i,) = s
+    width = len(d)
+
+    def load(env, ctx):
+        st = ctx.storage[mem]
+        idx = env[i]
+        flat = ctx.flat_index(st, idx, width, ins)
+        data = st.data
+        for k, out in enumerate(d):
+            env[out] = data[flat + k] if k else data[flat]
+    return load
+
+
+def _make_store(ins: Instr, s: list[int]) -> Step:
+    mem: MemRef = ins.arg
+    i, vals = s[0], s[1:]
+
+    def store(env, ctx):
+        st = ctx.storage[mem]
+        flat = ctx.flat_index(st, env[i], len(vals), ins)
+        data = st.data
+        for k, v in enumerate(vals):
+            data[flat + k] = env[v]
+    return store
+
+
+def _make_atomic(ins: Instr, d: list[int], s: list[int]) -> Step:
+    from .memory import atomic
+    arg: AtomArg = ins.arg
+    out = d[0]
+    i = s[0]
+    cmp_i, val_i = (s[1], s[2]) if len(s) == 3 else (None, s[1])
+
+    def atom(env, ctx):
+        st = ctx.storage[arg.mem]
+        flat = np.broadcast_to(ctx.flat_index(st, env[i], 1, ins), (ctx.n_active,))
+        cmp = None if cmp_i is None else env[cmp_i]
+        env[out] = atomic(st.data, np.ascontiguousarray(flat), arg.op, env[val_i], cmp)
+    return atom
+
+
+def _make_check(ins: Instr, s: list[int]) -> Step:
+    arg: CheckArg = ins.arg
+    i, n = s
+
+    def check(env, ctx):
+        idx = np.asarray(env[i])
+        bad = (idx < 0) | (idx >= env[n])
+        if np.any(bad):
+            ctx.raise_check(ins, arg, idx, env[n], bad)
+    return check
