@@ -96,7 +96,7 @@ class Batch:
                                         mem.offset, window=size)
         self.pc = np.zeros(n, dtype=np.int32)
         self.pc[t >= cfg.threads_per_block] = self.done_pc   # padding lanes of a partial warp
-        self.lane_steps = np.zeros(n, dtype=np.int64)
+        self.warp_steps = np.zeros(n // 32, dtype=np.int64)    # blocks executed per warp
         self.warp_inst = np.zeros(n // 32, dtype=np.int64)  # per-warp instruction count (clock)
 
     # --- the scheduler -----------------------------------------------------------------
@@ -123,7 +123,6 @@ class Batch:
                 R[r][idx] = env[r]
             self._terminate(blk, idx)
             step += 1
-            self.lane_steps[idx] += 1
             if step % 256 == 0:
                 self._check_steps()
 
@@ -135,22 +134,26 @@ class Batch:
 
     def _terminate(self, blk, idx) -> None:
         term = blk.term
-        warps = self.active_warps()
-        nw = warps.size
+        counts = self.warp_counts()
+        running = counts > 0
+        nw = int(np.count_nonzero(running))
         ninstr = len(blk.instrs)
         self.counters.block_executed(blk, nw, self.n_active)
-        self.warp_inst[warps] += ninstr
+        self.warp_inst += ninstr * running
+        self.warp_steps += running
         if term.op is Op.BR:
             self.pc[idx] = self.prog.label_index[term.arg]
             self.counters.branch(nw, 0)
         elif term.op is Op.CBR:
             t, f = (self.prog.label_index[x] for x in term.arg)
-            cond = np.broadcast_to(np.asarray(self.env[blk.term_srcs[0]], dtype=bool), (self.n_active,))
+            cond = np.asarray(self.env[blk.term_srcs[0]], dtype=bool)
+            if cond.ndim == 0:
+                self.pc[idx] = t if cond else f
+                self.counters.branch(nw, 0)
+                return
             self.pc[idx] = np.where(cond, t, f)
-            starts = self.segment_starts()
-            taken = np.add.reduceat(cond.astype(np.int32), starts)
-            sizes = np.diff(np.append(starts, self.n_active))
-            divergent = int(np.count_nonzero((taken > 0) & (taken < sizes)))
+            taken = np.bincount(self._sel >> 5, weights=cond, minlength=counts.size)
+            divergent = int(np.count_nonzero((taken > 0) & (taken < counts)))
             self.counters.branch(nw, divergent)
         else:  # RET
             self.pc[idx] = self.done_pc
@@ -158,6 +161,13 @@ class Batch:
     # --- lane bookkeeping used by the ops ------------------------------------------------
     def active_lanes(self) -> np.ndarray:
         return self._sel
+
+    def warp_counts(self) -> np.ndarray:
+        """Active lanes per warp of the batch."""
+        c = self._cache.get("counts")
+        if c is None:
+            c = self._cache["counts"] = np.bincount(self._sel >> 5, minlength=self.n_lanes // 32)
+        return c
 
     def active_warps(self) -> np.ndarray:
         w = self._cache.get("warps")
@@ -304,14 +314,15 @@ class Batch:
         return s if len(s) < 120 else s[:117] + "..."
 
     def _check_steps(self) -> None:
-        worst = int(self.lane_steps.max())
+        worst = int(self.warp_steps.max())
         if worst <= self.cfg.max_steps:
             return
-        lane = int(np.argmax(self.lane_steps))
+        warp = int(np.argmax(self.warp_steps))
+        lane = warp * 32 + int(np.argmax(self.pc[warp * 32:warp * 32 + 32] != self.done_pc))
         blk = self.prog.blocks[int(self.pc[lane])] if self.pc[lane] != self.done_pc else None
         loc = blk.loc if blk else None
         raise StepLimitError(
-            f"a thread executed more than {self.cfg.max_steps} basic blocks: most likely a loop that "
+            f"a warp executed more than {self.cfg.max_steps} basic blocks: most likely a loop that "
             "never ends (raise the limit with simt.set_module_options({'max_steps': N}) if it is meant "
             "to run this long)", self.kernel, loc, **self.thread_details(lane))
 
