@@ -269,6 +269,8 @@ class Function:
     debug: bool = False
     fastmath: bool = False
     loc: Loc | None = None
+    tid_ndim: int = 0            # values the kernel unpacks from tid() (0: never called)
+    thread_idx_ndim: int = 0     # same for thread_idx()/block_idx()/block_dim()/grid_dim()
 
     @property
     def entry(self) -> Block:

@@ -1,0 +1,241 @@
+"""The front end's rules and tables: operator names, unsupported syntax, how literals adapt,
+what a composite's components are, and which names a function body assigns."""
+from __future__ import annotations
+
+import ast
+import types as pytypes
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import hir
+from .mir import LaunchSig, Loc
+from .types import (AnyType, ArrayType, MatrixType, QuatType, Scalar, VectorType, resolve_type,
+                    scalar_of)
+
+BINARY_OPERATORS = {ast.Add: ("add", "+"), ast.Sub: ("sub", "-"), ast.Mult: ("mul", "*"),
+                    ast.Div: ("div", "/"), ast.Mod: ("mod", "%"), ast.FloorDiv: ("floordiv", "//"),
+                    ast.Pow: ("pow", "**"), ast.BitAnd: ("bit_and", "&"), ast.BitOr: ("bit_or", "|"),
+                    ast.BitXor: ("bit_xor", "^"), ast.LShift: ("lshift", "<<"),
+                    ast.RShift: ("rshift", ">>"), ast.MatMult: ("mul", "@")}
+COMPARE_OPERATORS = {ast.Eq: ("eq", "=="), ast.NotEq: ("ne", "!="), ast.Lt: ("lt", "<"),
+                     ast.LtE: ("le", "<="), ast.Gt: ("gt", ">"), ast.GtE: ("ge", ">=")}
+COMPONENT_NAMES = {"x": 0, "y": 1, "z": 2, "w": 3}
+
+UNSUPPORTED = {
+    ast.Lambda: "lambda expressions are not supported in kernels; define a @simt.func instead",
+    ast.ListComp: "list comprehensions are not supported in kernels; use a for loop",
+    ast.SetComp: "set comprehensions are not supported in kernels; use a for loop",
+    ast.DictComp: "dict comprehensions are not supported in kernels; use a for loop",
+    ast.GeneratorExp: "generator expressions are not supported in kernels; use a for loop",
+    ast.List: "lists are not supported in kernels; use a vector type (simt.vec3(...)) or an array",
+    ast.Dict: "dicts are not supported in kernels",
+    ast.Set: "sets are not supported in kernels",
+    ast.JoinedStr: "f-strings are not supported in kernels",
+    ast.Starred: "star expressions (*x) are not supported in kernels",
+    ast.Yield: "yield is not supported in kernels", ast.YieldFrom: "yield is not supported in kernels",
+    ast.Await: "await is not supported in kernels",
+    ast.NamedExpr: "the walrus operator := is not supported in kernels; assign on its own line",
+    ast.Slice: "slices are not supported in kernels; index one element at a time",
+    ast.With: "'with' blocks are not supported in kernels", ast.Try: "try/except is not supported in kernels",
+    ast.Raise: "raise is not supported in kernels",
+    ast.ClassDef: "classes cannot be defined inside kernels",
+    ast.FunctionDef: "functions cannot be defined inside kernels; define a @simt.func at module level",
+    ast.AsyncFunctionDef: "functions cannot be defined inside kernels",
+    ast.Global: "'global' is not supported in kernels; kernels can only read constants",
+    ast.Nonlocal: "'nonlocal' is not supported in kernels",
+    ast.Delete: "'del' is not supported in kernels",
+    ast.Import: "imports are not allowed inside kernels; import at module level",
+    ast.ImportFrom: "imports are not allowed inside kernels; import at module level",
+    ast.AsyncFor: "async for is not supported", ast.AsyncWith: "async with is not supported",
+}
+if hasattr(ast, "TryStar"):
+    UNSUPPORTED[ast.TryStar] = "try/except is not supported in kernels"
+if hasattr(ast, "Match"):
+    UNSUPPORTED[ast.Match] = "match statements are not supported in kernels; use if/elif"
+
+
+@dataclass
+class Static:
+    """A compile-time Python object named in the kernel: module, builtin, type, device function."""
+    obj: Any
+    text: str   # how the user wrote it, for messages
+
+
+@dataclass
+class PartialIndex:
+    """``a[i]`` of a multi-dimensional array, waiting for its remaining indices."""
+    array: hir.Expr
+    indices: list[hir.Expr]
+
+
+@dataclass
+class CompileContext:
+    """State shared by all functions of one kernel compilation."""
+    sig: LaunchSig | None
+    specializations: dict = field(default_factory=dict)   # (py_func, arg types) -> FuncDef
+    stack: list = field(default_factory=list)              # device functions being checked
+    tid_ndim: int = 0
+    thread_idx_ndim: int = 0
+
+
+def same_type(a: AnyType, b: AnyType) -> bool:
+    """Type equality, where arrays match on dtype and ndim (shared arrays carry a shape)."""
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        return a.dtype == b.dtype and a.ndim == b.ndim
+    return a == b
+
+
+_VEC_SUFFIX = {Scalar.F32: "", Scalar.F64: "d", Scalar.I32: "i", Scalar.U32: "ui", Scalar.I64: "l",
+               Scalar.U64: "ul", Scalar.I8: "b", Scalar.U8: "ub"}
+
+
+def vector_type(elem: Scalar, n: int) -> VectorType:
+    return VectorType(elem, n, f"vec{n}{_VEC_SUFFIX.get(elem, '')}")
+
+
+def component_type(t: AnyType) -> AnyType | None:
+    """Type of ``value[k]``: a vector's or quaternion's scalar, a matrix's row vector."""
+    if isinstance(t, (VectorType, QuatType)):
+        return t.elem
+    if isinstance(t, MatrixType):
+        return vector_type(t.elem, t.cols)
+    return None
+
+
+def component_count(t: AnyType) -> int:
+    if isinstance(t, VectorType):
+        return t.n
+    if isinstance(t, QuatType):
+        return 4
+    if isinstance(t, MatrixType):
+        return t.rows
+    return 0
+
+
+def literal_fits(value, target: Scalar) -> bool:
+    """May an untyped literal take ``target``'s type? ints -> any number, floats -> floats."""
+    if isinstance(value, bool):
+        return target is Scalar.BOOL
+    if isinstance(value, int):
+        return target is not Scalar.BOOL
+    return target.is_float
+
+
+def adapt(e: hir.Expr, target: AnyType) -> hir.Expr:
+    """An untyped literal takes ``target``'s scalar type when it fits; anything else is kept."""
+    if not (isinstance(e, hir.Const) and e.literal) or not hir.is_value_type(target):
+        return e
+    s = scalar_of(target)
+    if s == e.type or not literal_fits(e.value, s):
+        return e
+    value = float(e.value) if s.is_float else int(e.value)
+    return hir.Const(s, e.loc, value=value, literal=False)
+
+
+def constant(value, loc: Loc) -> hir.Const | None:
+    """A Python or numpy scalar as a constant; None for anything else."""
+    if isinstance(value, (bool, np.bool_)):
+        return hir.Const(Scalar.BOOL, loc, value=bool(value), literal=isinstance(value, bool))
+    if isinstance(value, int):
+        return hir.Const(Scalar.I32, loc, value=value, literal=True)
+    if isinstance(value, float):
+        return hir.Const(Scalar.F32, loc, value=value, literal=True)
+    if isinstance(value, np.generic):
+        t = resolve_type(type(value))
+        if isinstance(t, Scalar):
+            return hir.Const(t, loc, value=value.item(), literal=False)
+    return None
+
+
+def describe(obj: Any) -> str:
+    if isinstance(obj, pytypes.ModuleType):
+        return f"module {obj.__name__!r}"
+    if isinstance(obj, np.ndarray):
+        return f"a numpy array of shape {obj.shape}"
+    return f"a {type(obj).__name__}"
+
+
+@dataclass
+class ArrayPlace:
+    type: AnyType           # type of the addressed part of the element
+    array: hir.Expr
+    indices: list[hir.Expr]
+    path: list[hir.Expr]
+    ndim: int
+
+
+@dataclass
+class ComponentPlace:
+    type: AnyType
+    name: str
+    path: list[hir.Expr]
+
+
+def atomic_capable(t: AnyType) -> bool:
+    return hir.is_value_type(t) and scalar_of(t) in (Scalar.I32, Scalar.U32, Scalar.I64, Scalar.U64,
+                                                      Scalar.F32, Scalar.F64)
+
+
+def fold(name: str, a: hir.Const, b: hir.Const, loc: Loc) -> hir.Const | None:
+    """Fold an operator on two untyped literals (``2 * 3``, ``1.0 / 3``) like Python would."""
+    x, y = a.value, b.value
+    if isinstance(x, bool) or isinstance(y, bool):
+        return None
+    is_float = isinstance(x, float) or isinstance(y, float)
+    try:
+        if name == "add":
+            r = x + y
+        elif name == "sub":
+            r = x - y
+        elif name == "mul":
+            r = x * y
+        elif name == "div" and is_float:
+            r = x / y
+        else:
+            return None
+    except ArithmeticError:
+        return None
+    if is_float:   # float literals are float32: fold with float32 rounding
+        f32 = np.float32
+        ops = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+        with np.errstate(all="ignore"):
+            r = float(ops[name](f32(x), f32(y)))
+    return hir.Const(Scalar.F32 if is_float else Scalar.I32, loc, value=r, literal=True)
+
+
+def assigned_names(tree: ast.FunctionDef) -> set[str]:
+    """Names bound anywhere in the function body (Python's rule for what is local)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def mutated_names(tree: ast.FunctionDef) -> set[str]:
+    """Names whose value the body changes, including through ``v[0] = x`` and ``v.x += 1``."""
+    return set(store_counts(tree))
+
+
+def store_counts(tree: ast.FunctionDef) -> dict[str, int]:
+    """How many places in the body write each name (a name written once can alias its value)."""
+    names: dict[str, int] = {}
+
+    def root(target: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            names[target.id] = names.get(target.id, 0) + 1
+        elif isinstance(target, (ast.Subscript, ast.Attribute)):
+            root(target.value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for t in target.elts:
+                root(t)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                root(t)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
+            root(node.target)
+    return names

@@ -1,0 +1,251 @@
+"""The HIR: the user's kernel as a typed tree, produced by the front end (frontend.py).
+
+Every node carries its type (expressions) and the source location it came from, so lowering
+(lower.py) never has to guess either. Names are already resolved: globals became constants,
+builtins became registry calls, device functions became ``InlineCall`` of a typed body.
+Composite values (vectors, matrices, quaternions) are still whole values here; lowering
+expands them into scalar registers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .mir import AtomOp, Loc
+from .types import AnyType, MatrixType, QuatType, Scalar, VectorType
+
+
+# ---- expressions ----------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Expr:
+    type: AnyType
+    loc: Loc
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    """A compile-time scalar. ``literal``: an untyped Python literal that may still adapt to
+    the type of the other operand (``x * 2`` with ``x`` float32)."""
+    value: int | float | bool = 0
+    literal: bool = False
+
+
+@dataclass(eq=False)
+class Var(Expr):
+    """A local variable or parameter (value, array or tuple)."""
+    name: str = ""
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    """A registry builtin applied to typed arguments (operators are builtins too)."""
+    builtin: str = ""
+    args: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Special(Expr):
+    """An execution-model query lowered by the front end itself: tid, thread_idx, block_idx,
+    block_dim, grid_dim, lane_id, warp_id, clock. ``count``: how many values the caller
+    unpacks (tid's result depends on it, like Warp)."""
+    name: str = ""
+    count: int = 1
+
+
+@dataclass(eq=False)
+class Truth(Expr):
+    """``value != 0`` for numbers used as conditions; bool values pass through."""
+    value: Expr | None = None
+
+
+@dataclass(eq=False)
+class Not(Expr):
+    value: Expr | None = None
+
+
+@dataclass(eq=False)
+class BoolOp(Expr):
+    """Short-circuit ``and``/``or`` over bool operands: later operands run only if needed."""
+    op: str = "and"
+    values: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class IfExp(Expr):
+    """``a if cond else b``: only the chosen side is evaluated."""
+    cond: Expr | None = None
+    then: Expr | None = None
+    orelse: Expr | None = None
+
+
+@dataclass(eq=False)
+class Extract(Expr):
+    """A component of a composite value (``v[i]``, ``v.x``, ``m[i]`` a row, ``q.w``)."""
+    base: Expr | None = None
+    index: Expr | None = None
+
+
+@dataclass(eq=False)
+class TupleExpr(Expr):
+    elems: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class TupleGet(Expr):
+    base: Expr | None = None
+    index: int = 0
+
+
+@dataclass(eq=False)
+class ArrayLoad(Expr):
+    """``a[i, j]`` or a part of the element: ``a[i][k]``, ``a[i].x``, ``m_arr[i][r, c]``.
+    ``path`` indexes inside the element (components, matrix rows/entries)."""
+    array: Expr | None = None
+    indices: list[Expr] = field(default_factory=list)
+    path: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class ArrayDim(Expr):
+    """``a.shape[k]``: an int32 extent (a constant for shared arrays)."""
+    array: Expr | None = None
+    dim: int = 0
+
+
+@dataclass(eq=False)
+class Atomic(Expr):
+    """``atomic_add(a, i, ..., v)`` and friends: returns the old element value.
+    ``values`` is (value,) or (compare, value) for CAS."""
+    op: AtomOp = AtomOp.ADD
+    array: Expr | None = None
+    indices: list[Expr] = field(default_factory=list)
+    path: list[Expr] = field(default_factory=list)
+    values: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class SharedArray(Expr):
+    """``simt.shared.array(shape=..., dtype=...)``: a static per-block allocation.
+    ``type`` is an ArrayType with a static shape and layout."""
+    hint: str = "shared"
+
+
+@dataclass(eq=False)
+class InlineCall(Expr):
+    """A call of a device function: its typed body is inlined at the call site."""
+    func: "FuncDef | None" = None
+    args: list[Expr] = field(default_factory=list)
+
+
+# ---- statements -----------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Stmt:
+    loc: Loc
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    """``name = value``; the variable's type is fixed by its first assignment."""
+    name: str = ""
+    value: Expr | None = None
+
+
+@dataclass(eq=False)
+class Unpack(Stmt):
+    """``a, b = value`` with a tuple-typed value."""
+    names: list[str] = field(default_factory=list)
+    value: Expr | None = None
+
+
+@dataclass(eq=False)
+class ComponentStore(Stmt):
+    """``v[i] = x``, ``v.x = x``, ``m[i, j] = x``, ``m[i] = row`` on a local variable."""
+    name: str = ""
+    path: list[Expr] = field(default_factory=list)
+    value: Expr | None = None
+
+
+@dataclass(eq=False)
+class ArrayStore(Stmt):
+    """``a[i, j] = x``, or a part of the element (``a[i].x = s``, ``a[i][k] = s``)."""
+    array: Expr | None = None
+    indices: list[Expr] = field(default_factory=list)
+    path: list[Expr] = field(default_factory=list)
+    value: Expr | None = None
+
+
+@dataclass(eq=False)
+class ExprStmt(Stmt):
+    value: Expr | None = None
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Expr | None = None
+    body: list[Stmt] = field(default_factory=list)
+    orelse: list[Stmt] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class ForRange(Stmt):
+    """``for var in range(start, stop, step)`` with int32 bounds evaluated once."""
+    var: str = ""
+    start: Expr | None = None
+    stop: Expr | None = None
+    step: Expr | None = None
+    body: list[Stmt] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    cond: Expr | None = None
+    body: list[Stmt] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    value: Expr | None = None
+
+
+@dataclass(eq=False)
+class SyncThreads(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class BlockUntil(Stmt):
+    """Barrier repeated until ``cond`` holds in every thread of the block."""
+    cond: Expr | None = None
+
+
+# ---- functions ------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class FuncDef:
+    """A kernel or one specialisation of a device function (argument types fixed)."""
+    name: str
+    params: list[tuple[str, AnyType]]
+    body: list[Stmt]
+    return_type: AnyType
+    loc: Loc
+    is_kernel: bool = False
+    assigned: set[str] = field(default_factory=set)   # names the body assigns to
+    assigned_once: set[str] = field(default_factory=set)  # names written at exactly one place
+    tid_ndim: int = 0          # most values unpacked from tid() (0: never called)
+    thread_idx_ndim: int = 0   # same for thread_idx/block_idx/block_dim/grid_dim
+
+
+def is_value_type(t: AnyType) -> bool:
+    """Scalars and composites: what registers can hold (not arrays, tuples or None)."""
+    return isinstance(t, (Scalar, VectorType, MatrixType, QuatType))

@@ -1,0 +1,164 @@
+"""Lowering of memory: array element addressing, loads/stores of whole or partial elements,
+atomics, shared allocations and debug bounds checks. Mixed into the Lowerer (lower.py).
+
+Addressing is in scalars: element ``e`` of an array with ``ncomp`` scalars per element starts
+at ``e * ncomp``; row-major arrays linearise ``a[i, j]`` as ``i * d1 + j``, column-major shared
+arrays as ``i + d0 * j``. Index arithmetic is int32 like Warp. Composite elements move with as
+few LD/ST as alignment allows (vec2 -> one 2-wide, vec4/quat/mat22 -> one 4-wide, mat44 ->
+four 4-wide, vec3/mat33 -> one per scalar), like PTX ld.v2/ld.v4.
+"""
+from __future__ import annotations
+
+from ..errors import CompileError
+from . import hir
+from .frontend_rules import component_type
+from .mir import AtomArg, CheckArg, DimArg, Imm, MemRef, Op, Operand, Space
+from .types import AnyType, ArrayType, Scalar, flat_count, scalar_of
+
+
+def access_width(elem: Scalar, ncomp: int, size: int, offsets_align: int) -> int:
+    """Scalars per LD/ST: the widest of 4/2/1 that divides the element, the accessed part and
+    its offset (so the access is naturally aligned), at most 16 bytes."""
+    max_width = 4 if elem.nbytes <= 4 else 2
+    for w in (4, 2, 1):
+        if w <= max_width and size % w == 0 and ncomp % w == 0 and offsets_align % w == 0:
+            return w
+    return 1
+
+
+class MemoryLowering:
+    """Array and shared-memory parts of the Lowerer; expects ``self.b``, ``self.frame`` etc."""
+
+    def __init__(self):
+        self.shared: list[MemRef] = []
+        self.shared_by_node: dict[int, MemRef] = {}
+        self.shared_end = 0
+
+    # ---- which memory ----------------------------------------------------------------------
+    def array(self, e: hir.Expr, name: str = "") -> MemRef:
+        if isinstance(e, hir.Var):
+            v = self.frame.vars.get(e.name)
+            if not isinstance(v, MemRef):
+                raise CompileError(f"{e.name!r} is not an array", e.loc)
+            return v
+        if isinstance(e, hir.SharedArray):
+            return self.allocate_shared(e, name or "shared")
+        raise CompileError("expected an array variable here", e.loc)
+
+    def allocate_shared(self, e: hir.SharedArray, name: str) -> MemRef:
+        """One static allocation per shared.array(...) in the source (even if inlined twice)."""
+        mem = self.shared_by_node.get(id(e))
+        if mem is not None:
+            return mem
+        t: ArrayType = e.type
+        taken = {m.name for m in self.shared}
+        unique, n = name, 1
+        while unique in taken:
+            unique, n = f"{name}_{n}", n + 1
+        offset = (self.shared_end + 15) // 16 * 16
+        mem = MemRef(unique, Space.SHARED, scalar_of(t.dtype), t.ndim, flat_count(t.dtype),
+                     shape=t.shape, layout=t.layout, offset=offset, dtype_name=str(t.dtype))
+        self.shared_end = offset + mem.size * mem.elem.nbytes
+        self.shared.append(mem)
+        self.shared_by_node[id(e)] = mem
+        return mem
+
+    def extent(self, mem: MemRef, k: int) -> Operand:
+        if mem.shape is not None:
+            return Imm(mem.shape[k], Scalar.I32)
+        return self.hoist(("dim", id(mem), k), Op.DIM, Scalar.I32, DimArg(mem, k), f"{mem.name}_dim{k}")
+
+    # ---- int32 arithmetic that folds constants ------------------------------------------------
+    def iadd(self, a: Operand, b: Operand) -> Operand:
+        if isinstance(a, Imm) and isinstance(b, Imm):
+            return self.b.imm(int(a.value) + int(b.value), Scalar.I32)
+        if isinstance(b, Imm) and b.value == 0:
+            return a
+        if isinstance(a, Imm) and a.value == 0:
+            return b
+        return self.b.binary(Op.ADD, a, b)
+
+    def imul(self, a: Operand, b: Operand) -> Operand:
+        if isinstance(a, Imm) and isinstance(b, Imm):
+            return self.b.imm(int(a.value) * int(b.value), Scalar.I32)
+        if isinstance(b, Imm) and b.value == 1:
+            return a
+        if isinstance(a, Imm) and a.value == 1:
+            return b
+        return self.b.binary(Op.MUL, a, b)
+
+    # ---- addressing ----------------------------------------------------------------------
+    def element_index(self, mem: MemRef, indices: list[hir.Expr]) -> Operand:
+        ops = [self.as_i32(self.value(i)[0]) for i in indices]
+        if self.debug:
+            for k, op in enumerate(ops):
+                self.b.emit(Op.CHECK, (), (op, self.extent(mem, k)), CheckArg(mem, k))
+        order = range(len(ops))
+        if mem.layout == "column_major":
+            order = reversed(order)   # the first index varies fastest
+        linear = None
+        for k in order:
+            linear = ops[k] if linear is None else self.iadd(self.imul(linear, self.extent(mem, k)), ops[k])
+        return linear
+
+    def address(self, e) -> tuple[MemRef, Operand, int, int]:
+        """(memory, scalar index of the addressed part, its scalar count, alignment of its
+        offset) for an ArrayLoad/ArrayStore/Atomic with ``array``, ``indices`` and ``path``."""
+        mem = self.array(e.array)
+        element = self.element_index(mem, e.indices)
+        t: AnyType = e.array.type.dtype
+        offset: Operand = Imm(0, Scalar.I32)
+        align = mem.ncomp
+        for step in e.path:
+            index = self.value(step)[0]
+            sub = component_type(t)
+            stride = flat_count(sub)
+            if isinstance(index, Imm):
+                align = _gcd(align, int(index.value) * stride)
+            else:
+                align = _gcd(align, stride)
+            offset = self.iadd(offset, self.imul(self.as_i32(index), Imm(stride, Scalar.I32)))
+            t = sub
+        base = self.imul(element, Imm(mem.ncomp, Scalar.I32))
+        return mem, self.iadd(base, offset), flat_count(t), align
+
+    # ---- loads, stores, atomics ---------------------------------------------------------------
+    def expr_ArrayLoad(self, e: hir.ArrayLoad) -> list[Operand]:
+        mem, index, size, align = self.address(e)
+        self.b.loc = e.loc
+        width = access_width(mem.elem, mem.ncomp, size, align)
+        out: list[Operand] = []
+        for start in range(0, size, width):
+            dsts = tuple(self.b.reg(mem.elem) for _ in range(width))
+            self.b.emit(Op.LD, dsts, (self.iadd(index, Imm(start, Scalar.I32)),), mem)
+            out.extend(dsts)
+        return out
+
+    def store(self, s: hir.ArrayStore) -> None:
+        mem, index, size, align = self.address(s)
+        value = self.value(s.value)
+        self.b.loc = s.loc
+        width = access_width(mem.elem, mem.ncomp, size, align)
+        for start in range(0, size, width):
+            self.b.emit(Op.ST, (), (self.iadd(index, Imm(start, Scalar.I32)), *value[start:start + width]), mem)
+
+    def expr_Atomic(self, e: hir.Atomic) -> list[Operand]:
+        mem, index, size, _ = self.address(e)
+        values = [self.value(v) for v in e.values]
+        self.b.loc = e.loc
+        arg = AtomArg(mem, e.op)
+        out = []
+        for k in range(size):
+            dst = self.b.reg(mem.elem, "old")
+            srcs = (self.iadd(index, Imm(k, Scalar.I32)), *(v[k] for v in values))
+            self.b.emit(Op.ATOM, (dst,), srcs, arg)
+            out.append(dst)
+        return out
+
+    def expr_ArrayDim(self, e: hir.ArrayDim) -> list[Operand]:
+        return [self.extent(self.array(e.array), e.dim)]
+
+
+def _gcd(a: int, b: int) -> int:
+    import math
+    return math.gcd(a, b) if b else a
