@@ -1,0 +1,307 @@
+"""``simt.array``: a contiguous device buffer (host numpy memory on cpu devices).
+
+The numpy buffer keeps composite components as trailing axes (n vec3s -> numpy (n, 3)),
+while ``shape`` is the element shape the kernel indexes ((n,)). Each array gets a
+simulated device address, 256-byte aligned like cudaMalloc, so engines can model
+coalescing and report addresses in errors.
+
+``simt.array(dtype=float)`` without data or shape is not a buffer but a kernel parameter
+annotation (as in Warp); it carries ``_simt_type`` for the front end.
+"""
+from __future__ import annotations
+
+import threading
+import typing
+
+import numpy as np
+
+from . import types as t
+from .devices import Device, get_device, parse_device, require_memory
+from .ir.types import ArrayType, Scalar, ValueType
+
+ALIGNMENT = 256
+_BASE_ADDRESS = 0x7F00_0000_0000    # looks like a device pointer in messages
+
+
+class _BumpAllocator:
+    """Hands out simulated device addresses; memory is never reused within a process."""
+
+    def __init__(self, base: int):
+        self._next = base
+        self._lock = threading.Lock()
+
+    def allocate(self, nbytes: int) -> int:
+        size = max(ALIGNMENT, -(-nbytes // ALIGNMENT) * ALIGNMENT)
+        with self._lock:
+            addr = self._next
+            self._next += size
+        return addr
+
+
+_allocator = _BumpAllocator(_BASE_ADDRESS)
+
+
+def _is_unset(dtype) -> bool:
+    return dtype is None or dtype is typing.Any
+
+
+def _normalise_shape(shape) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(s) for s in shape)
+    if not 1 <= len(shape) <= 4 or any(s < 0 for s in shape):
+        raise ValueError(f"an array shape needs 1 to 4 non-negative extents, got {shape}")
+    return shape
+
+
+class array:
+    """A device array, or (with neither data nor shape) an ``array(dtype=...)`` annotation."""
+
+    def __init__(self, data=None, dtype=typing.Any, shape=None, strides=None, ptr=None,
+                 capacity=None, device=None, pinned=False, copy=True, deleter=None, ndim=None,
+                 grad=None, requires_grad=False, retain_grad=False):
+        if strides is not None or ptr is not None:
+            raise ValueError("simt arrays are contiguous and own their memory: strides= and ptr= "
+                             "are not supported")
+        self.grad = None
+        self.requires_grad = bool(requires_grad)
+        if data is None and shape is None:
+            self._init_annotation(dtype, ndim)
+            return
+        self.device: Device = get_device(device)
+        require_memory(self.device)
+        if data is not None:
+            buffer, ir_dtype = _buffer_from_data(data, dtype, shape)
+        else:
+            ir_dtype = t.ir_type(float if _is_unset(dtype) else dtype)
+            elem_shape = _normalise_shape(shape)
+            buffer = np.zeros(elem_shape + t.component_shape(ir_dtype), dtype=t.numpy_scalar_type(ir_dtype))
+        self._finish(buffer, ir_dtype, ndim)
+        self.ptr = _allocator.allocate(self._buffer.nbytes)
+
+    # construction helpers ----------------------------------------------------------
+    def _init_annotation(self, dtype, ndim) -> None:
+        self._buffer = None
+        self.device = None
+        self.ptr = None
+        self.ndim = int(ndim or 1)
+        if _is_unset(dtype):
+            self._ir_dtype = None
+            self.dtype = typing.Any
+            self._simt_type = None   # a generic array: the front end reports it as unsupported
+        else:
+            self._ir_dtype = t.ir_type(dtype)
+            self.dtype = t.public_type(self._ir_dtype)
+            self._simt_type = ArrayType(self._ir_dtype, self.ndim)
+        self.shape = (0,) * self.ndim
+
+    def _finish(self, buffer: np.ndarray, ir_dtype: ValueType, ndim) -> None:
+        ncomp_axes = len(t.component_shape(ir_dtype))
+        elem_shape = buffer.shape[:buffer.ndim - ncomp_axes]
+        if not 1 <= len(elem_shape) <= 4:
+            raise ValueError(f"arrays have 1 to 4 dimensions, got element shape {elem_shape}")
+        if ndim is not None and int(ndim) != len(elem_shape):
+            raise ValueError(f"ndim={ndim} does not match the data's element shape {elem_shape}")
+        self._buffer = buffer
+        self._ir_dtype = ir_dtype
+        self.dtype = t.public_type(ir_dtype)
+        self.shape = tuple(elem_shape)
+        self.ndim = len(elem_shape)
+        self._simt_type = ArrayType(ir_dtype, self.ndim)
+
+    @classmethod
+    def _view(cls, base: array, buffer: np.ndarray) -> array:
+        """An array over part or all of ``base``'s memory (reshape, flatten)."""
+        out = cls.__new__(cls)
+        out.grad, out.requires_grad = None, False
+        out.device = base.device
+        out._finish(buffer, base._ir_dtype, None)
+        out.ptr = base.ptr
+        return out
+
+    # properties ----------------------------------------------------------------------
+    @property
+    def is_annotation(self) -> bool:
+        return self._buffer is None
+
+    def _require_buffer(self) -> np.ndarray:
+        if self._buffer is None:
+            raise TypeError("this simt.array(dtype=...) is a type annotation, not an array with data")
+        return self._buffer
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def capacity(self) -> int:
+        return self._require_buffer().nbytes
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Byte strides of the element shape (Warp's convention)."""
+        return self._require_buffer().strides[:self.ndim]
+
+    @property
+    def is_contiguous(self) -> bool:
+        return True
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    # host access ---------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """The host buffer itself (a view, as Warp gives for cpu arrays)."""
+        return self._require_buffer()
+
+    def __array__(self, dtype=None, copy=None):
+        buf = self._require_buffer()
+        return buf if dtype is None else buf.astype(dtype)
+
+    def flat_scalars(self) -> np.ndarray:
+        """A 1-D view of every scalar, composites flattened: what engines read and write."""
+        flat = self._require_buffer().reshape(-1)
+        assert np.shares_memory(flat, self._buffer) or flat.size == 0
+        return flat
+
+    def list(self) -> list:
+        buf = self._require_buffer()
+        if self._ir_dtype is not None and isinstance(self._ir_dtype, Scalar):
+            return buf.reshape(-1).tolist()
+        return list(buf.reshape((self.size,) + t.component_shape(self._ir_dtype)))
+
+    def fill_(self, value) -> None:
+        buf = self._require_buffer()
+        buf[...] = np.asarray(value, dtype=buf.dtype)
+
+    def zero_(self) -> None:
+        self.fill_(0)
+
+    def assign(self, src) -> None:
+        buf = self._require_buffer()
+        data = src.numpy() if isinstance(src, array) else np.asarray(src)
+        buf[...] = np.asarray(data, dtype=buf.dtype).reshape(buf.shape)
+
+    def to(self, device) -> array:
+        dev = parse_device(device)
+        return self if dev == self.device else clone(self, device=dev)
+
+    def reshape(self, shape) -> array:
+        shape = _normalise_shape(shape)
+        buf = self._require_buffer()
+        return array._view(self, buf.reshape(shape + t.component_shape(self._ir_dtype)))
+
+    def flatten(self) -> array:
+        return self.reshape((self.size,))
+
+    def __repr__(self) -> str:
+        if self._buffer is None:
+            return f"simt.array(dtype={self.dtype!r}, ndim={self.ndim})"
+        return repr(self._buffer)
+
+    def __str__(self) -> str:
+        return str(self._buffer) if self._buffer is not None else repr(self)
+
+
+def _buffer_from_data(data, dtype, shape) -> tuple[np.ndarray, ValueType]:
+    """A fresh C-contiguous buffer of the right scalar type, with component axes trailing."""
+    if isinstance(data, array):
+        if _is_unset(dtype):
+            dtype = data._ir_dtype
+        data = data.numpy()
+    source = np.asarray(data)
+    if _is_unset(dtype):
+        if source.dtype == object:
+            raise TypeError("cannot infer a dtype from this data; pass dtype=...")
+        ir_dtype = t.ir_type(source.dtype)
+    else:
+        ir_dtype = t.ir_type(dtype)
+    comp = t.component_shape(ir_dtype)
+    if shape is not None:
+        source = source.reshape(_normalise_shape(shape) + comp)
+    if comp and source.shape[source.ndim - len(comp):] != comp:
+        raise ValueError(f"data for an array of {ir_dtype} needs trailing axes {comp}, "
+                         f"got numpy shape {source.shape}")
+    if source.ndim == len(comp):
+        source = source.reshape((1,) + comp) if source.size else source.reshape((0,) + comp)
+    buffer = np.array(source, dtype=t.numpy_scalar_type(ir_dtype), order="C", copy=True)
+    return buffer, ir_dtype
+
+
+# ---- Warp-style constructors ---------------------------------------------------------
+
+def _annotation_or_array(ndim: int, data, dtype, shape, device, **kwargs) -> array:
+    return array(data=data, dtype=dtype, shape=shape, device=device, ndim=ndim, **kwargs)
+
+
+def array1d(data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
+    return _annotation_or_array(1, data, dtype, shape, device, **kwargs)
+
+
+def array2d(data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
+    return _annotation_or_array(2, data, dtype, shape, device, **kwargs)
+
+
+def array3d(data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
+    return _annotation_or_array(3, data, dtype, shape, device, **kwargs)
+
+
+def array4d(data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
+    return _annotation_or_array(4, data, dtype, shape, device, **kwargs)
+
+
+def zeros(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
+    return array(shape=(0,) if shape is None else shape, dtype=dtype, device=device,
+                 requires_grad=requires_grad)
+
+
+def empty(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
+    """Zero-filled, so results never depend on leftover memory."""
+    return zeros(shape, dtype, device, requires_grad)
+
+
+def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
+    ir_dtype = t.infer_scalar_dtype(value) if dtype is None else t.ir_type(dtype)
+    out = zeros(shape, ir_dtype, device, requires_grad)
+    out.fill_(value)
+    return out
+
+
+def ones(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
+    return full(shape, 1, dtype, device, requires_grad)
+
+
+def zeros_like(src: array, device=None, requires_grad=None, pinned=None) -> array:
+    return zeros(src.shape, src._ir_dtype, device or src.device)
+
+
+def empty_like(src: array, device=None, requires_grad=None, pinned=None) -> array:
+    return zeros_like(src, device)
+
+
+def ones_like(src: array, device=None, requires_grad=None, pinned=None) -> array:
+    return ones(src.shape, src._ir_dtype, device or src.device)
+
+
+def full_like(src: array, value, device=None, requires_grad=None, pinned=None) -> array:
+    return full(src.shape, value, src._ir_dtype, device or src.device)
+
+
+def clone(src: array, device=None, requires_grad=None, pinned=None) -> array:
+    return array(src.numpy(), dtype=src._ir_dtype, device=device or src.device)
+
+
+def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False) -> array:
+    return array(data=arr, dtype=dtype, shape=shape, device=device, requires_grad=requires_grad)
+
+
+def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0) -> None:
+    """Copy ``count`` elements (all of ``src`` when 0) between flattened arrays, like Warp."""
+    if dest._ir_dtype != src._ir_dtype:
+        raise TypeError(f"copy between arrays of {src._ir_dtype} and {dest._ir_dtype}")
+    ncomp = max(1, int(np.prod(t.component_shape(src._ir_dtype))))
+    n = count or src.size - src_offset
+    d, s = dest.flat_scalars(), src.flat_scalars()
+    if (dest_offset + n) * ncomp > d.size or (src_offset + n) * ncomp > s.size:
+        raise ValueError(f"copy of {n} elements runs past the end of an array")
+    d[dest_offset * ncomp:(dest_offset + n) * ncomp] = s[src_offset * ncomp:(src_offset + n) * ncomp]

@@ -1,0 +1,172 @@
+"""``@simt.kernel`` and ``@simt.func``: the decorated objects and the kernel compile cache.
+
+A kernel is compiled once per (launch signature, debug, fastmath): the launch signature
+matters because ``tid()`` returns one index per launch dimension and Warp's linear block
+mapping differs from an n-D grid.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from .errors import LaunchError
+from .ir.mir import Function, LaunchSig
+from .ir.types import AnyType, resolve_type
+from .options import get_module_options
+
+CacheKey = tuple[LaunchSig, bool, bool]
+
+
+class Kernel:
+    """A ``@simt.kernel`` function: launch it with ``simt.launch``; it is compiled on first launch."""
+
+    def __init__(self, py_func, name: str | None = None, module_options: dict | None = None):
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self.key = name or py_func.__name__
+        self.module_options = dict(module_options or {})
+        self._params: list[tuple[str, AnyType]] | None = None
+        self._compiled: dict[CacheKey, Function] = {}
+        self._index_dims: tuple[int, int] | None = None
+
+    @property
+    def index_dims(self) -> tuple[int, int]:
+        """(values unpacked from tid(), from thread_idx()/block_idx()/...): 0 when never called."""
+        if self._index_dims is None:
+            from .ir.compile import kernel_dims
+            self._index_dims = tuple(kernel_dims(self.py_func))
+        return self._index_dims
+
+    @property
+    def params(self) -> list[tuple[str, AnyType]]:
+        """(name, type) of each parameter, from the annotations."""
+        if self._params is None:
+            from .ir.compile import kernel_params
+            self._params = list(kernel_params(self.py_func))
+        return self._params
+
+    def options(self) -> dict:
+        """The module options with this kernel's ``module_options`` on top."""
+        from .options import _normalise
+        return get_module_options() | _normalise(self.module_options)
+
+    def compile(self, sig: LaunchSig = LaunchSig(), debug: bool | None = None,
+                fastmath: bool | None = None) -> Function:
+        """The MIR for one launch signature; cached."""
+        opts = self.options()
+        debug = opts["debug"] if debug is None else bool(debug)
+        fastmath = opts["fastmath"] if fastmath is None else bool(fastmath)
+        key = (sig, debug, fastmath)
+        fn = self._compiled.get(key)
+        if fn is None:
+            from .ir.compile import compile_kernel
+            fn = compile_kernel(self.py_func, sig, debug, fastmath)
+            self._compiled[key] = fn
+        return fn
+
+    def clear_cache(self) -> None:
+        self._compiled.clear()
+        self._params = None
+        self._index_dims = None
+
+    def __call__(self, *args, **kwargs):
+        raise LaunchError(f"kernel '{self.key}' cannot be called directly; launch it with "
+                          f"simt.launch({self.key}, dim=..., inputs=[...])")
+
+    def __repr__(self) -> str:
+        return f"<simt kernel {self.key}>"
+
+
+def kernel(f=None, *, name: str | None = None, enable_backward=None, launch_bounds=None,
+           cuda_max_registers=None, enable_cuda_smem_spilling=None, cluster_dim=None,
+           module=None, module_options: dict | None = None, entry_point_abi=None, grid_stride=None):
+    """Decorator: ``@simt.kernel`` or ``@simt.kernel(...)`` (Warp's keywords are accepted)."""
+    def wrap(fn) -> Kernel:
+        return Kernel(fn, name=name, module_options=module_options)
+    return wrap(f) if f is not None else wrap
+
+
+class Func:
+    """A ``@simt.func`` device function. Same-named definitions with different annotations
+    in one module are overloads (as in Warp); the front end picks one by argument types."""
+
+    _simt_func = True
+
+    def __init__(self, py_func, name: str | None = None):
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self.key = name or py_func.__name__
+        self.overloads = [py_func]
+
+    def add_overload(self, py_func) -> None:
+        self.overloads.append(py_func)
+
+    def __call__(self, *args, **kwargs):
+        """On the host a device function is plain Python; overloads are chosen by isinstance."""
+        if len(self.overloads) > 1:
+            for f in self.overloads:
+                if _host_args_fit(f, args):
+                    return f(*args, **kwargs)
+        return self.py_func(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<simt func {self.key}>"
+
+
+def _annotations(py_func) -> tuple:
+    """Parameter annotations, evaluated when written as strings (``from __future__ import annotations``)."""
+    try:
+        sig = inspect.signature(py_func, eval_str=True)
+    except Exception:  # noqa: BLE001 - an annotation naming a local: compare the text instead
+        sig = inspect.signature(py_func)
+    return tuple(p.annotation for p in sig.parameters.values())
+
+
+def _signature_key(py_func) -> tuple:
+    """Annotations as IR types where they name one, so equal signatures compare equal."""
+    keys = []
+    for ann in _annotations(py_func):
+        try:
+            resolved = resolve_type(ann)
+        except Exception:  # noqa: BLE001 - unhashable or odd annotations compare as written
+            resolved = None
+        keys.append(ann if resolved is None else resolved)
+    return tuple(keys)
+
+
+def _host_args_fit(py_func, args) -> bool:
+    for value, ann in zip(args, _annotations(py_func)):
+        if isinstance(ann, type) and not isinstance(value, ann):
+            return False
+    return True
+
+
+_funcs: dict[tuple[str, str], Func] = {}
+
+
+def func(f=None, *, name: str | None = None, module=None, inline=None):
+    """Decorator: ``@simt.func`` marks a device function callable from kernels."""
+    def wrap(fn) -> Func:
+        key = (fn.__module__, fn.__qualname__)
+        existing = _funcs.get(key)
+        sig = _signature_key(fn)
+        if existing is not None and all(_signature_key(f) != sig for f in existing.overloads):
+            existing.add_overload(fn)
+            return existing
+        made = Func(fn, name=name)
+        _funcs[key] = made
+        return made
+    return wrap(f) if f is not None else wrap
+
+
+def constant(x):
+    """Warp's ``wp.constant``: the value itself; kernels read module globals at compile time."""
+    return x
+
+
+def mir(k: Kernel, dim_ndim: int = 1, block_ndim: int = 1) -> str:
+    """The printed MIR of a kernel compiled for a launch signature (with the module options)."""
+    from .ir.printer import format_function
+    if not isinstance(k, Kernel):
+        raise TypeError(f"simt.mir expects a @simt.kernel, got {k!r}")
+    return format_function(k.compile(LaunchSig(dim_ndim, block_ndim)))

@@ -1,0 +1,285 @@
+"""``simt.launch``: check a launch against the kernel and the hardware, then run an engine.
+
+Every check happens before any thread runs and raises LaunchError naming the kernel, the
+parameter and what was expected against what was given, so mistakes that CUDA reports as
+"invalid argument" (or not at all) read as plain sentences here.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from .arrays import array
+from .devices import Device, engine_for, get_device
+from .errors import DeviceError, LaunchError
+from .ir import mir
+from .ir.mir import Function, LaunchSig
+from .ir.types import ArrayType, Scalar, ValueType, flat_count, scalar_of
+from .kernel import Kernel
+from .options import ARCHS
+from .sim.common import ArrayArg, LaunchConfig, LaunchResult
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK = (1024, 1024, 64)                 # CUDA x, y, z
+MAX_GRID = (2**31 - 1, 65535, 65535)         # CUDA x, y, z
+MAX_STATIC_SHARED = {"sm_90": 48 * 1024, "sm_80": 48 * 1024}
+
+
+# ---- geometry --------------------------------------------------------------------------
+
+def normalise_dim(dim, kernel_name: str = "") -> tuple[int, ...]:
+    """``dim`` as a tuple of 1 to 3 non-negative ints (numpy order, last fastest)."""
+    where = f"kernel '{kernel_name}': " if kernel_name else ""
+    if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
+        dims = (int(dim),)
+    elif isinstance(dim, (tuple, list)) and all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
+                                                for d in dim):
+        dims = tuple(int(d) for d in dim)
+    else:
+        raise LaunchError(f"{where}dim must be an int or a tuple of ints, got {dim!r}")
+    if not 1 <= len(dims) <= 3:
+        raise LaunchError(f"{where}dim must have 1 to 3 dimensions, got {len(dims)}: {dims}")
+    if any(d < 0 for d in dims):
+        raise LaunchError(f"{where}dim must not be negative, got {dims}")
+    return dims
+
+
+def launch_geometry(dims: tuple[int, ...], block_dim, kernel_name: str = "") \
+        -> tuple[LaunchSig, tuple[int, int, int], tuple[int, int, int]]:
+    """(signature, block, grid) in CUDA x/y/z order.
+
+    An int ``block_dim`` is Warp's linear mapping: blocks are chunks of the flattened index
+    space. A tuple is an n-D grid whose last entry is CUDA's x, matching ``dim``.
+    """
+    where = f"kernel '{kernel_name}': "
+    if isinstance(block_dim, (int, np.integer)) and not isinstance(block_dim, bool):
+        threads = int(block_dim)
+        if threads <= 0:
+            raise LaunchError(f"{where}block_dim must be positive, got {threads}")
+        _check_block_size(where, threads)
+        total = math.prod(dims)
+        block = (threads, 1, 1)
+        grid = (max(1, -(-total // threads)) if total else 0, 1, 1)
+        sig = LaunchSig(len(dims), 1)
+    else:
+        if not isinstance(block_dim, (tuple, list)) or not all(
+                isinstance(b, (int, np.integer)) and not isinstance(b, bool) for b in block_dim):
+            raise LaunchError(f"{where}block_dim must be an int or a tuple of ints, got {block_dim!r}")
+        bd = tuple(int(b) for b in block_dim)
+        if len(bd) != len(dims):
+            raise LaunchError(f"{where}block_dim {bd} has {len(bd)} dimensions but dim {dims} has "
+                              f"{len(dims)}; give one block extent per launch dimension")
+        if any(b <= 0 for b in bd):
+            raise LaunchError(f"{where}block_dim extents must be positive, got {bd}")
+        cuda_block = tuple(reversed(bd)) + (1,) * (3 - len(bd))
+        cuda_dims = tuple(reversed(dims)) + (1,) * (3 - len(dims))
+        _check_block_size(where, math.prod(bd))
+        for axis, (b, limit) in enumerate(zip(cuda_block, MAX_BLOCK)):
+            if b > limit:
+                raise LaunchError(f"{where}block_dim {bd} has {b} threads along CUDA's "
+                                  f"{'xyz'[axis]} axis; the limit is {limit}")
+        block = (cuda_block[0], cuda_block[1], cuda_block[2])
+        grid = tuple(-(-d // b) for d, b in zip(cuda_dims, cuda_block))
+        sig = LaunchSig(len(dims), len(dims))
+    for axis, (g, limit) in enumerate(zip(grid, MAX_GRID)):
+        if g > limit:
+            raise LaunchError(f"{where}the grid needs {g} blocks along CUDA's {'xyz'[axis]} axis; "
+                              f"the limit is {limit} (use bigger blocks)")
+    return sig, block, grid
+
+
+def _check_block_size(where: str, threads: int) -> None:
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise LaunchError(f"{where}a block of {threads} threads is over the limit of "
+                          f"{MAX_THREADS_PER_BLOCK} threads per block")
+
+
+# ---- arguments -------------------------------------------------------------------------
+
+def _describe(value) -> str:
+    if isinstance(value, array):
+        if value.is_annotation:
+            return "an array annotation (simt.array(dtype=...)) instead of an array with data"
+        return f"array({value._ir_dtype}, {value.ndim}d) on '{value.device}'"
+    if isinstance(value, np.ndarray):
+        return f"a numpy array of {value.dtype} with shape {value.shape}"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _param_name(kernel: Kernel, name: str) -> str:
+    return f"kernel '{kernel.key}', parameter '{name}'"
+
+
+def check_array(kernel: Kernel, name: str, expected: ArrayType, value, device: Device) -> array:
+    where = _param_name(kernel, name)
+    if isinstance(value, np.ndarray):
+        raise LaunchError(f"{where}: expected {expected}, got {_describe(value)}; "
+                          f"wrap it with simt.array(...)")
+    if not isinstance(value, array) or value.is_annotation:
+        raise LaunchError(f"{where}: expected {expected}, got {_describe(value)}")
+    if value._ir_dtype != expected.dtype:
+        raise LaunchError(f"{where}: expected an array of {expected.dtype}, got an array of "
+                          f"{value._ir_dtype}; convert it with simt.array(x, dtype=...)")
+    if value.ndim != expected.ndim:
+        raise LaunchError(f"{where}: expected a {expected.ndim}-d array, got a {value.ndim}-d array "
+                          f"of shape {value.shape}")
+    if value.device.memory_space != device.memory_space:
+        raise LaunchError(f"{where}: the array is on '{value.device}' but the launch is on "
+                          f"'{device}'; copy it with .to('{device}')")
+    return value
+
+
+def convert_scalar(kernel: Kernel, name: str, expected: Scalar, value) -> np.generic:
+    """``value`` as a numpy scalar of ``expected``, if it represents exactly that kind of value."""
+    where = _param_name(kernel, name)
+    if isinstance(value, (array, list, tuple)) or (isinstance(value, np.ndarray) and value.ndim != 0):
+        raise LaunchError(f"{where}: expected a {expected} scalar, got {_describe(value)}")
+    if isinstance(value, np.ndarray):
+        value = value[()]
+    is_bool = isinstance(value, (bool, np.bool_))
+    is_int = isinstance(value, (int, np.integer)) and not is_bool
+    is_float = isinstance(value, (float, np.floating))
+    if not (is_bool or is_int or is_float):
+        raise LaunchError(f"{where}: expected a {expected} scalar, got {_describe(value)}")
+    if expected is Scalar.BOOL:
+        if is_float or (is_int and value not in (0, 1)):
+            raise LaunchError(f"{where}: expected a bool, got {_describe(value)}")
+        return np.bool_(bool(value))
+    if expected.is_float:
+        try:
+            with np.errstate(over="ignore"):
+                out = expected.np.type(value)
+        except OverflowError:
+            out = expected.np.type(np.inf)
+        if np.isinf(out) and not (is_float and np.isinf(value)):
+            raise LaunchError(f"{where}: {value!r} is out of the range of {expected}")
+        return out
+    if is_float:
+        raise LaunchError(f"{where}: expected {expected}, got {_describe(value)}; "
+                          f"integer parameters take ints")
+    info = np.iinfo(expected.np)
+    if not info.min <= int(value) <= info.max:
+        raise LaunchError(f"{where}: {int(value)} is out of the range of {expected} "
+                          f"[{info.min}, {info.max}]")
+    return expected.np.type(int(value))
+
+
+def convert_composite(kernel: Kernel, name: str, expected: ValueType, value) -> list[np.generic]:
+    """A vector/matrix/quaternion argument as its flattened (row-major) scalars."""
+    where = _param_name(kernel, name)
+    count = flat_count(expected)
+    if isinstance(value, array) or not isinstance(value, (tuple, list, np.ndarray)):
+        raise LaunchError(f"{where}: expected a {expected} (a tuple or numpy array of {count} "
+                          f"numbers), got {_describe(value)}")
+    try:
+        flat = np.asarray(value).reshape(-1)
+    except ValueError:
+        flat = np.empty(0)
+    if flat.size != count or flat.dtype == object:
+        raise LaunchError(f"{where}: expected a {expected} of {count} numbers, got {_describe(value)}")
+    scalar = scalar_of(expected)
+    return [convert_scalar(kernel, f"{name}[{i}]", scalar, v.item()) for i, v in enumerate(flat)]
+
+
+def bind_arguments(kernel: Kernel, values: Sequence, device: Device) -> list[tuple[str, object, object]]:
+    """Check each argument against its parameter: (name, IR type, converted value) per parameter."""
+    params = kernel.params
+    if len(values) != len(params):
+        names = ", ".join(n for n, _ in params)
+        raise LaunchError(f"kernel '{kernel.key}' takes {len(params)} arguments ({names}), "
+                          f"got {len(values)} (inputs + outputs)")
+    bound = []
+    for (name, ptype), value in zip(params, values):
+        if isinstance(ptype, ArrayType):
+            bound.append((name, ptype, check_array(kernel, name, ptype, value, device)))
+        elif isinstance(ptype, Scalar):
+            bound.append((name, ptype, [convert_scalar(kernel, name, ptype, value)]))
+        else:
+            bound.append((name, ptype, convert_composite(kernel, name, ptype, value)))
+    return bound
+
+
+def engine_arguments(kernel: Kernel, fn: Function, bound) -> list:
+    """Arguments aligned with ``fn.params``: composites occupy consecutive scalar params."""
+    args: list = []
+    for name, ptype, value in bound:
+        if isinstance(ptype, ArrayType):
+            args.append(ArrayArg(value.flat_scalars(), value.shape, value.ptr, name))
+        else:
+            args.extend(value)
+    if len(args) != len(fn.params):
+        raise LaunchError(f"kernel '{kernel.key}': internal error, {len(args)} arguments for "
+                          f"{len(fn.params)} compiled parameters")
+    for p, a in zip(fn.params, args):
+        if isinstance(p, mir.ArrayParam) != isinstance(a, ArrayArg):
+            raise LaunchError(f"kernel '{kernel.key}': internal error, parameter '{p.name}' "
+                              f"does not match argument {a!r}")
+    return args
+
+
+# ---- checks needing the compiled kernel ---------------------------------------------------
+
+def check_index_dims(kernel: Kernel, sig: LaunchSig, dims: tuple[int, ...], block) -> None:
+    """What the kernel unpacks from tid()/thread_idx()... must fit the launch's dimensions."""
+    tid_ndim, thread_idx_ndim = kernel.index_dims
+    if tid_ndim > 1 and tid_ndim != sig.dim_ndim:
+        raise LaunchError(f"kernel '{kernel.key}' unpacks {tid_ndim} values from tid() but is "
+                          f"launched with the {sig.dim_ndim}-d dim {dims}; launch it with a "
+                          f"{tid_ndim}-d dim or unpack {sig.dim_ndim} value(s)")
+    if thread_idx_ndim and thread_idx_ndim != sig.block_ndim:
+        queries = "thread_idx()/block_idx()/block_dim()/grid_dim()"
+        shape = "an int block_dim" if sig.block_ndim == 1 else f"the {sig.block_ndim}-d block_dim {block}"
+        if thread_idx_ndim > 1:
+            advice = f"give block_dim as a {thread_idx_ndim}-tuple matching dim"
+        else:
+            advice = f"there they return {sig.block_ndim} values: unpack them or use an int block_dim"
+        raise LaunchError(f"kernel '{kernel.key}' unpacks {thread_idx_ndim} value(s) from {queries} "
+                          f"but is launched with {shape}; {advice}")
+
+
+def check_shared_memory(kernel: Kernel, fn: Function, arch: str) -> None:
+    limit = MAX_STATIC_SHARED[arch]
+    if fn.shared_bytes > limit:
+        raise LaunchError(f"kernel '{kernel.key}' declares {fn.shared_bytes} bytes of shared memory; "
+                          f"the static limit per block on {arch} is {limit} bytes (48 KB)")
+
+
+# ---- launch ----------------------------------------------------------------------------
+
+def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_inputs: Sequence = (),
+           adj_outputs: Sequence = (), device=None, stream=None, adjoint: bool = False,
+           record_tape: bool = True, record_cmd: bool = False, max_blocks: int = 0,
+           block_dim=256, arch: str | None = None, max_steps: int | None = None) -> LaunchResult:
+    """Run ``kernel`` over ``dim`` threads; ``outputs`` are appended to ``inputs`` (as in Warp)."""
+    if not isinstance(kernel, Kernel):
+        raise LaunchError(f"simt.launch expects a @simt.kernel, got {kernel!r}")
+    if adjoint:
+        raise LaunchError(f"kernel '{kernel.key}': adjoint launches (automatic differentiation) "
+                          f"are not supported")
+    try:
+        dev = get_device(device)
+        run_engine = engine_for(dev)
+    except DeviceError as e:
+        raise LaunchError(f"kernel '{kernel.key}': {e}") from None
+    opts = kernel.options()
+    arch = arch or opts["arch"]
+    if arch not in ARCHS:
+        raise LaunchError(f"kernel '{kernel.key}': unknown arch {arch!r}; simt models {', '.join(ARCHS)}")
+    steps = opts["max_steps"] if max_steps is None else max_steps
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps <= 0:
+        raise LaunchError(f"kernel '{kernel.key}': max_steps must be a positive int, got {steps!r}")
+    dims = normalise_dim(dim, kernel.key)
+    sig, block, grid = launch_geometry(dims, 256 if block_dim is None else block_dim, kernel.key)
+    bound = bind_arguments(kernel, list(inputs) + list(outputs), dev)
+
+    check_index_dims(kernel, sig, dims, block_dim)
+    fn = kernel.compile(sig, opts["debug"], opts["fastmath"])
+    check_shared_memory(kernel, fn, arch)
+    args = engine_arguments(kernel, fn, bound)
+    if math.prod(dims) == 0:
+        return LaunchResult(kernel.key, str(dev), {})
+    cfg = LaunchConfig(dim=dims, block=block, grid=grid, sig=sig, arch=arch, max_steps=steps)
+    metrics = run_engine(fn, cfg, args)
+    return LaunchResult(kernel.key, str(dev), dict(metrics))

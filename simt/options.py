@@ -1,0 +1,82 @@
+"""Compile and launch options (``simt.set_module_options``).
+
+Warp keeps options per module; simt keeps one global set because its compile cache is
+keyed by the options themselves. Warp's option names are accepted: ``fast_math`` means
+``fastmath`` and ``mode="debug"`` means ``debug=True``; Warp options simt has no use for
+are accepted and ignored so Warp programs run unchanged.
+"""
+from __future__ import annotations
+
+import types
+
+from .errors import SimtError
+
+ARCHS = ("sm_90", "sm_80")
+
+DEFAULTS = {"debug": False, "fastmath": False, "max_steps": 1_000_000, "arch": "sm_90"}
+
+_WARP_IGNORED = frozenset({
+    "enable_backward", "max_unroll", "lineinfo", "block_dim", "fuse_fp", "cuda_output",
+    "optimization_level", "compile_time_trace", "strip_hash_suffix", "enable_mathdx_gemm",
+    "enable_vector_component_overwrites", "cuda_max_registers", "enable_cuda_smem_spilling",
+})
+
+_options = dict(DEFAULTS)
+
+# Warp programs set ``wp.config.mode = "debug"`` or ``wp.config.quiet = True``.
+config = types.SimpleNamespace(mode="release", quiet=False, verbose=False, verify_fp=False)
+
+
+def _normalise(options: dict) -> dict:
+    out = {}
+    for key, value in options.items():
+        if key == "fast_math":
+            key = "fastmath"
+        if key == "mode":
+            if value not in ("debug", "release"):
+                raise SimtError(f"module option 'mode' must be 'debug' or 'release', got {value!r}")
+            key, value = "debug", value == "debug"
+        if key in _WARP_IGNORED:
+            continue
+        if key not in DEFAULTS:
+            raise SimtError(f"unknown module option {key!r}; simt understands "
+                            f"{', '.join(sorted(DEFAULTS))} (and Warp's options)")
+        out[key] = _check(key, value)
+    return out
+
+
+def _check(key: str, value):
+    if key in ("debug", "fastmath"):
+        if not isinstance(value, (bool, int)):
+            raise SimtError(f"module option {key!r} must be True or False, got {value!r}")
+        return bool(value)
+    if key == "max_steps":
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise SimtError(f"module option 'max_steps' must be a positive int, got {value!r}")
+        return value
+    if value not in ARCHS:
+        raise SimtError(f"module option 'arch' must be one of {', '.join(ARCHS)}, got {value!r}")
+    return value
+
+
+def set_module_options(options: dict, module=None) -> None:
+    """Update the options; ``module`` is accepted for Warp compatibility and ignored."""
+    _options.update(_normalise(dict(options)))
+
+
+def get_module_options(module=None) -> dict:
+    """A copy of the current options, with ``debug`` also on under ``config.mode == "debug"``."""
+    out = dict(_options)
+    out["debug"] = out["debug"] or config.mode == "debug"
+    return out
+
+
+def reset_module_options() -> None:
+    """Back to the defaults (tests use this)."""
+    _options.clear()
+    _options.update(DEFAULTS)
+    config.mode = "release"
+
+
+def check_arch(arch: str) -> str:
+    return _check("arch", arch)
