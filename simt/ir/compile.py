@@ -10,6 +10,8 @@ from . import hir, mir
 from .frontend import CompileContext, FunctionChecker
 from .frontend_calls import check_signature
 from .lower import lower_kernel
+from .passes import run_passes
+from .verify import verify
 from .pyfunc import PyFunc, parse_function
 from .registry import BuiltinFunction
 from .types import AnyType, ArrayType, resolve_type
@@ -23,16 +25,6 @@ def _ensure_builtins() -> None:
             raise CompileError("the builtin library (simt.ir.builtins) is missing; simt is not "
                                "installed completely") from None
         raise
-
-
-def _verify(fn: mir.Function) -> None:
-    try:
-        verify = importlib.import_module("simt.ir.verify")
-    except ModuleNotFoundError as e:
-        if e.name == "simt.ir.verify":
-            return
-        raise
-    verify.verify(fn)
 
 
 def kernel_params(py_func) -> list[tuple[str, AnyType]]:
@@ -100,7 +92,9 @@ def compile_kernel(py_func, sig: mir.LaunchSig, debug: bool = False, fastmath: b
                            f"please report it", fd.loc) from e
     fn.tid_ndim = fd.tid_ndim
     fn.thread_idx_ndim = fd.thread_idx_ndim
-    _verify(fn)
+    verify(fn)                      # lowering's output
+    fn = run_passes(fn)             # verifies after every pass when asked (tests do)
+    verify(fn)
     return fn
 
 

@@ -1,0 +1,4 @@
+"""Test-wide settings: verify the MIR after every pass."""
+import os
+
+os.environ.setdefault("SIMT_VERIFY_EACH_PASS", "1")
