@@ -410,3 +410,230 @@ def test_augmented_store_global_is_atomic_shared_is_not():
 def test_kernel_dims_single_index():
     assert kernel_dims(saxpy.py_func) == (1, 0)
     assert kernel_dims(shared_reverse.py_func) == (1, 1)
+
+
+# ---- loops with continue, predicated and/or, copy folding ------------------------------------
+
+def launch_cpu(kernel, n, *inputs):
+    import simt
+    arrays = [simt.array(a) if isinstance(a, np.ndarray) else a for a in inputs]
+    simt.launch(kernel, dim=n, inputs=arrays, device="cpu:precise")
+    return [a.numpy() for a in arrays if isinstance(a, simt.array)]
+
+
+def back_edges(fn):
+    index = {b.label: k for k, b in enumerate(fn.blocks)}
+    return [(b.label, s) for b in fn.blocks for s in b.successors if index[s] <= index[b.label]]
+
+
+@wp.kernel
+def while_continue_only(out: wp.array(dtype=int), n: int):
+    i = wp.tid()
+    s = 0
+    j = 0
+    while j < n:
+        j += 1
+        if (j + i) % 3 == 0:
+            continue
+        s += j
+    out[i] = s
+
+
+def test_while_continue_only_goes_through_a_latch():
+    fn = mir(while_continue_only)     # compile_kernel verifies the block layout
+    edges = back_edges(fn)
+    assert len(edges) == 1 and edges[0][1].startswith("while")
+    (out,) = launch_cpu(while_continue_only, 40, np.zeros(40, np.int32), 10)
+    j = np.arange(1, 11)
+    expected = [int(j[(j + i) % 3 != 0].sum()) for i in range(40)]
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_while_without_continue_has_no_latch():
+    fn = mir(loop_break_continue)
+    assert not any(label.startswith("latch") and label != "latch0" for label in labels(fn))
+
+
+@wp.kernel
+def nested_loop_mix(out: wp.array(dtype=int), n: int):
+    i = wp.tid()
+    s = 0
+    a = 0
+    while a < n:                      # while > for: continue and break in both
+        a += 1
+        if a == i % 5:
+            continue
+        for b in range(a):
+            if (b + i) % 4 == 1:
+                continue
+            if b > 6:
+                break
+            s += a * b
+        if s > 400 + i:
+            break
+    for c in range(n):                # for > while > while
+        d = 0
+        while d < c:
+            d += 1
+            if d % 2 == 0:
+                continue
+            e = 0
+            while True:
+                e += 1
+                if e == 3:
+                    break
+                if (e + d + i) % 2 == 0:
+                    continue
+                s += e
+        if c == i % 7:
+            continue
+        s += 1
+    out[i] = s
+
+
+def nested_loop_mix_reference(i, n):
+    s = 0
+    a = 0
+    while a < n:
+        a += 1
+        if a == i % 5:
+            continue
+        for b in range(a):
+            if (b + i) % 4 == 1:
+                continue
+            if b > 6:
+                break
+            s += a * b
+        if s > 400 + i:
+            break
+    for c in range(n):
+        d = 0
+        while d < c:
+            d += 1
+            if d % 2 == 0:
+                continue
+            e = 0
+            while True:
+                e += 1
+                if e == 3:
+                    break
+                if (e + d + i) % 2 == 0:
+                    continue
+                s += e
+        if c == i % 7:
+            continue
+        s += 1
+    return s
+
+
+def test_nested_loops_mixing_continue_and_break():
+    fn = mir(nested_loop_mix)
+    index = {b.label: k for k, b in enumerate(fn.blocks)}
+    for src, dst in back_edges(fn):   # back edges leave only from latches (or a body's end)
+        assert dst.startswith(("for", "while"))
+        assert all(index[s] > index[src] for s in fn.block(src).successors if s != dst)
+    (out,) = launch_cpu(nested_loop_mix, 64, np.zeros(64, np.int32), 12)
+    np.testing.assert_array_equal(out, [nested_loop_mix_reference(i, 12) for i in range(64)])
+
+
+@wp.kernel
+def escape_time(out: wp.array(dtype=int), max_iter: int):
+    i = wp.tid()
+    cx = float(i % 16) / 8.0 - 1.5
+    cy = float(i / 16) / 8.0 - 1.0
+    x = 0.0
+    y = 0.0
+    n = 0
+    while n < max_iter and x * x + y * y <= 4.0:
+        t = x * x - y * y + cx
+        y = 2.0 * x * y + cy
+        x = t
+        n += 1
+    out[i] = n if n < max_iter else -1
+
+
+def test_safe_and_operands_are_predicated_not_branched():
+    fn = mir(escape_time)
+    header = fn.block("while0")
+    assert header.term.op is Op.CBR
+    assert any(i.op is Op.AND for i in header.instrs)
+    assert not any(label.startswith(("and", "endand", "ifexp")) for label in labels(fn))
+    assert ops(fn, Op.SELECT)                      # `n if n < max_iter else -1`
+    (out,) = launch_cpu(escape_time, 256, np.zeros(256, np.int32), 30)
+    expected = []
+    for i in range(256):
+        cx = np.float32(i % 16) / np.float32(8) - np.float32(1.5)
+        cy = np.float32(i // 16) / np.float32(8) - np.float32(1)
+        x = y = np.float32(0)
+        n = 0
+        while n < 30 and x * x + y * y <= np.float32(4):
+            x, y = x * x - y * y + cx, np.float32(2) * x * y + cy
+            n += 1
+        expected.append(n if n < 30 else -1)
+    np.testing.assert_array_equal(out, expected)
+
+
+@wp.kernel
+def guarded_reads(a: wp.array(dtype=int), n: int, d: int, out: wp.array(dtype=int)):
+    i = wp.tid()
+    r = 0
+    if i < n and a[i] > 0:            # a load: keeps its branch (a has n elements)
+        r += 1
+    if i >= n or a[i] < 5:
+        r += 10
+    if d != 0 and 100 / d > i:        # integer division: keeps its branch
+        r += 100
+    v = a[i] if i < n else -1         # a load on one side: branches
+    w = i * 2 if i % 2 == 0 else i + 3                     # both sides safe: select
+    p = i > 20 or i % 3 == 0                               # division by a constant is safe
+    out[i] = r + v * 1000 + w * 100000 + int(p) * 10000000
+
+
+def test_unsafe_operands_keep_short_circuit():
+    fn = mir(guarded_reads)
+    for b in fn.blocks:
+        if any(i.op is Op.LD for i in b.instrs):
+            assert b is not fn.entry and not b.label.startswith("body")
+    division_blocks = [b for b in fn.blocks if any(i.op is Op.DIV for i in b.instrs)]
+    assert division_blocks and all(b.label.startswith("and") for b in division_blocks)
+    assert not any(label.startswith("or") for label in labels(fn) if label != "or0")
+    assert ops(fn, Op.SELECT)
+    a = np.array([3, -1, 7, 0, 4, 9, 1, 2], np.int32)
+    for d in (0, 7):
+        (_, out) = launch_cpu(guarded_reads, 32, a, 8, d, np.zeros(32, np.int32))
+        i = np.arange(32)
+        ai = np.concatenate([a, np.zeros(24, np.int32)])
+        inside = i < 8
+        r = (inside & (ai > 0)) * 1 + (~inside | (ai < 5)) * 10
+        if d:
+            r += (100 // d > i) * 100
+        v = np.where(inside, ai, -1)
+        w = np.where(i % 2 == 0, i * 2, i + 3)
+        p = (i > 20) | (i % 3 == 0)
+        np.testing.assert_array_equal(out, r + v * 1000 + w * 100000 + p * 10000000)
+
+
+def test_assignment_needs_no_copy():
+    @wp.kernel
+    def k(a: wp.array(dtype=float), n: int):
+        i = wp.tid()
+        x = a[i]
+        for j in range(n):
+            x = x * 0.5 + 1.0
+        a[i] = x
+
+    fn = mir(k)
+    loop_body = fn.block("body1")
+    assert [i.op for i in loop_body.instrs].count(Op.MOV) == 1   # only the loop variable j
+    (out,) = launch_cpu(k, 4, np.arange(4, dtype=np.float32), 3)
+    expected = np.arange(4, dtype=np.float32)
+    for _ in range(3):
+        expected = expected * np.float32(0.5) + np.float32(1)
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("kernel", [while_continue_only, nested_loop_mix, escape_time, guarded_reads])
+def test_verifier_accepts_loop_and_predication_kernels(kernel):
+    from simt.ir.verify import verify
+    verify(mir(kernel))
+    verify(mir(kernel, debug=True))

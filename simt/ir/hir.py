@@ -65,14 +65,16 @@ class Not(Expr):
 
 @dataclass(eq=False)
 class BoolOp(Expr):
-    """Short-circuit ``and``/``or`` over bool operands: later operands run only if needed."""
+    """Short-circuit ``and``/``or`` over bool operands: later operands run only if needed
+    (lowering may compute an operand that cannot fault or have effects anyway: no branch)."""
     op: str = "and"
     values: list[Expr] = field(default_factory=list)
 
 
 @dataclass(eq=False)
 class IfExp(Expr):
-    """``a if cond else b``: only the chosen side is evaluated."""
+    """``a if cond else b``: only the chosen side is evaluated (or, when neither side can
+    fault or have effects, both are and a select picks one)."""
     cond: Expr | None = None
     then: Expr | None = None
     orelse: Expr | None = None

@@ -43,9 +43,22 @@ class Frame:
     func: hir.FuncDef
     vars: dict[str, list[Operand] | MemRef] = field(default_factory=dict)
     types: dict[str, AnyType] = field(default_factory=dict)
-    loops: list[tuple[Block, Block]] = field(default_factory=list)   # (continue, break) targets
+    loops: list["Loop"] = field(default_factory=list)   # innermost last
     ret_block: Block | None = None
     ret_regs: list[Reg] = field(default_factory=list)
+
+
+@dataclass
+class Loop:
+    """Where ``break`` and ``continue`` jump. A while loop makes its latch only when a
+    ``continue`` needs one, so loops without ``continue`` run no extra block per iteration."""
+    exit: Block
+    latch: Block | None = None
+
+    def continue_target(self, b: Builder) -> Block:
+        if self.latch is None:
+            self.latch = b.new_block("latch")
+        return self.latch
 
 
 # launch-query name -> special registers in CUDA order (x, y, z)
@@ -133,6 +146,7 @@ class Lowerer(MemoryLowering):
         if not self.b.terminated:
             self.b.ret()
         blocks = prune_unreachable(self.b.blocks)
+        fold_copies(blocks, {p.reg.id for p in params if isinstance(p, ScalarParam)})
         fn = Function(k.name, params, blocks, list(self.shared), self.sig, self.debug, self.fastmath,
                       k.loc)
         return fn
@@ -332,7 +346,7 @@ class Lowerer(MemoryLowering):
         else:
             self.frame.vars[s.var] = self.adopt([counter], s.var)
             self.frame.types[s.var] = Scalar.I32
-        self.frame.loops.append((latch, exit_block))
+        self.frame.loops.append(Loop(exit_block, latch))
         self.block(s.body)
         self.frame.loops.pop()
         self.start(latch)
@@ -362,19 +376,25 @@ class Lowerer(MemoryLowering):
             b.loc = s.loc
             b.cbr(c, body, exit_block)
         self.start(body)
-        self.frame.loops.append((header, exit_block))
+        loop = Loop(exit_block)
+        self.frame.loops.append(loop)
         self.block(s.body)
         self.frame.loops.pop()
+        if loop.latch is not None:
+            # `continue` jumps here, forward: the only back edge leaves from the end of the
+            # body, so every branch inside the body reconverges before the loop repeats.
+            self.start(loop.latch)
+            b.loc = s.loc
         if not b.terminated:
             b.br(header)
         self.start(exit_block)
 
     def stmt_Break(self, s: hir.Break) -> None:
-        self.b.br(self.frame.loops[-1][1])
+        self.b.br(self.frame.loops[-1].exit)
         self.dead_block()
 
     def stmt_Continue(self, s: hir.Continue) -> None:
-        self.b.br(self.frame.loops[-1][0])
+        self.b.br(self.frame.loops[-1].continue_target(self.b))
         self.dead_block()
 
     def stmt_Return(self, s: hir.Return) -> None:
@@ -453,27 +473,46 @@ class Lowerer(MemoryLowering):
         return [self.b.unary(Op.NOT, v)]
 
     def expr_BoolOp(self, e: hir.BoolOp) -> list[Operand]:
+        """Operands that are safe to evaluate early are combined with AND/OR in the current
+        block (predication, as nvcc does); only an operand that may fault or has effects (a
+        load, a call, a division) gets its own block, reached only when it is needed."""
         b = self.b
-        result = b.reg(Scalar.BOOL, e.op)
-        join = b.new_block("end" + e.op)
-        for i, v in enumerate(e.values):
-            c = self.value(v)[0]
+        combine = Op.AND if e.op == "and" else Op.OR
+        acc = self.value(e.values[0])[0]
+        result = join = None
+        for v in e.values[1:]:
+            if speculatable(v):
+                c = self.value(v)[0]
+                b.loc = e.loc
+                acc = b.binary(combine, acc, c)
+                continue
+            if join is None:
+                result, join = b.reg(Scalar.BOOL, e.op), b.new_block("end" + e.op)
             b.loc = e.loc
-            b.mov(c, result)
-            if i == len(e.values) - 1:
-                break
+            b.mov(acc, result)
             more = b.new_block(e.op)
             if e.op == "and":
                 b.cbr(result, more, join)
             else:
                 b.cbr(result, join, more)
             self.start(more)
+            acc = self.value(v)[0]
+        if join is None:
+            return [acc]
+        b.loc = e.loc
+        b.mov(acc, result)
         self.start(join)
         return [result]
 
     def expr_IfExp(self, e: hir.IfExp) -> list[Operand]:
         b = self.b
         c = self.value(e.cond)[0]
+        if isinstance(c, Imm):
+            return self.value(e.then if c.value else e.orelse)
+        if speculatable(e.then) and speculatable(e.orelse):   # both sides, then SELECT
+            then_ops, else_ops = self.value(e.then), self.value(e.orelse)
+            b.loc = e.loc
+            return [b.select(c, t, f) for t, f in zip(then_ops, else_ops)]
         results = [b.reg(s, "sel") for s in scalar_types(e.type)]
         then, orelse, join = b.new_block("ifexp"), b.new_block("ifexp_else"), b.new_block("ifexp_end")
         b.loc = e.loc
@@ -559,6 +598,58 @@ class Lowerer(MemoryLowering):
         raise CompileError("assign the shared array to a variable: s = simt.shared.array(...)", e.loc)
 
 
+# Evaluating a speculatable expression when its value is not needed is harmless and cheap:
+# it reads no memory, has no effects and cannot trap, so `and`/`or`/`if else` may compute it
+# unconditionally instead of branching around it.
+SPECULATION_BUDGET = 24                    # HIR nodes: beyond that a branch is cheaper
+TRAPPING_INT_BUILTINS = {"div", "mod", "floordiv"}   # x / 0 on integers traps in C
+
+
+def divides_safely(call: hir.Call) -> bool:
+    """Float division, or integer division by a nonzero constant."""
+    divisor = call.args[-1]
+    if all(scalar_of(a.type).is_float for a in call.args):
+        return True
+    return isinstance(divisor, hir.Const) and divisor.value != 0
+
+
+def speculatable(e: hir.Expr) -> bool:
+    budget = [SPECULATION_BUDGET]
+
+    def ok(x: hir.Expr | None) -> bool:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        if isinstance(x, (hir.Const, hir.Var)):
+            return True
+        if isinstance(x, hir.Special):
+            return x.name != "clock"
+        if isinstance(x, hir.ArrayDim):
+            return isinstance(x.array, hir.Var)
+        if isinstance(x, hir.Call):
+            builtin = lookup(x.builtin)
+            if builtin is None or not builtin.pure:
+                return False
+            if x.builtin in TRAPPING_INT_BUILTINS and not divides_safely(x):
+                return False
+            return all(ok(a) for a in x.args)
+        if isinstance(x, (hir.Truth, hir.Not)):
+            return ok(x.value)
+        if isinstance(x, hir.BoolOp):
+            return all(ok(v) for v in x.values)
+        if isinstance(x, hir.IfExp):
+            return ok(x.cond) and ok(x.then) and ok(x.orelse)
+        if isinstance(x, hir.Extract):
+            return ok(x.base) and ok(x.index)
+        if isinstance(x, hir.TupleExpr):
+            return all(ok(v) for v in x.elems)
+        if isinstance(x, hir.TupleGet):
+            return ok(x.base)
+        return False   # loads, atomics, inlined calls, shared allocations
+
+    return ok(e)
+
+
 def prune_unreachable(blocks: list[Block]) -> list[Block]:
     by_label = {b.label: b for b in blocks}
     seen = {blocks[0].label}
@@ -569,6 +660,36 @@ def prune_unreachable(blocks: list[Block]) -> list[Block]:
                 seen.add(succ)
                 work.append(by_label[succ])
     return [b for b in blocks if b.label in seen]
+
+
+def fold_copies(blocks: list[Block], params: set[int]) -> None:
+    """``t = op ...; d = mov t`` becomes ``d = op ...`` when nothing else touches ``t``.
+
+    Assigning to an existing variable computes the value into a temporary and copies it;
+    the copy costs an instruction per assignment (in loops, per iteration). Instructions
+    read their sources before writing, so ``d = op d, ...`` keeps its meaning."""
+    reads: dict[int, int] = {}
+    writes: dict[int, int] = {}
+    for block in blocks:
+        for ins in block.instrs:
+            for r in ins.srcs:
+                if isinstance(r, Reg):
+                    reads[r.id] = reads.get(r.id, 0) + 1
+            for r in ins.dsts:
+                writes[r.id] = writes.get(r.id, 0) + 1
+    for block in blocks:
+        kept: list[Instr] = []
+        for ins in block.instrs:
+            prev = kept[-1] if kept else None
+            if ins.op is Op.MOV and isinstance(ins.srcs[0], Reg) and prev is not None \
+                    and len(prev.dsts) == 1 and prev.dsts[0] == ins.srcs[0]:
+                temp, dst = ins.srcs[0], ins.dsts[0]
+                if reads.get(temp.id) == 1 and writes.get(temp.id) == 1 and temp.id not in params \
+                        and temp.type is dst.type and temp.id != dst.id:
+                    prev.dsts = (dst,)
+                    continue
+            kept.append(ins)
+        block.instrs = kept
 
 
 def lower_kernel(kernel: hir.FuncDef, sig: LaunchSig, debug: bool, fastmath: bool) -> Function:
