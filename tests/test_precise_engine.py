@@ -11,6 +11,16 @@ from simt.sim.common import ArrayArg, LaunchConfig
 from simt.sim.precise import run
 
 LOC = Loc(__file__, 1, 0, "k")
+
+
+@pytest.fixture(autouse=True, params=["dense", "compact"])
+def execution_mode(request, monkeypatch):
+    """Run every test with both stepping strategies of the engine (a speed choice only)."""
+    from simt.sim.precise import engine
+    big = request.param == "dense"
+    monkeypatch.setattr(engine, "DENSE_FRACTION", 10**9 if big else 0)
+    monkeypatch.setattr(engine, "DENSE_BELOW", 10**9 if big else 0)
+    return request.param
 I32, F32, U32, B = Scalar.I32, Scalar.F32, Scalar.U32, Scalar.BOOL
 
 
@@ -232,3 +242,10 @@ def test_atomics_return_old_values_in_lane_order(elem, op):
             assert o[lane] == cur
             cur = {AtomOp.ADD: cur + lane, AtomOp.MAX: max(cur, lane), AtomOp.EXCH: lane}[op]
         assert a[r] == cur
+
+
+def test_suite_in_both_execution_modes():
+    """Dense and compact stepping are a speed choice only: every suite case must agree."""
+    from simt import suite
+    for case in suite.CASES:
+        suite.run_case(case, "small", device="cpu:precise").check()

@@ -116,7 +116,31 @@ class _Preparer:
             eb.term = b.instrs[-1]
             eb.term_srcs = term_srcs
             blocks.append(eb)
+        _keep_live_defs(blocks, self.label_index)
         return Program(fn, self.reg_types, self.consts, blocks, param_regs, self.label_index)
+
+
+def _keep_live_defs(blocks: list[ExecBlock], label_index: dict[str, int]) -> None:
+    """Write back to the register file only registers some later block may read.
+
+    Classic backward liveness over the CFG; a block's temporaries stay in ``env``.
+    """
+    succ = [[label_index[x] for x in b.instrs[-1].arg] if b.term.op is Op.CBR else
+            [label_index[b.term.arg]] if b.term.op is Op.BR else [] for b in blocks]
+    live_in = [set(b.live_in) for b in blocks]
+    defs = [set(b.defs) for b in blocks]
+    live_out: list[set[int]] = [set() for _ in blocks]
+    changed = True
+    while changed:
+        changed = False
+        for i in reversed(range(len(blocks))):
+            out = set().union(*(live_in[j] for j in succ[i])) if succ[i] else set()
+            new_in = set(blocks[i].live_in) | (out - defs[i])
+            if out != live_out[i] or new_in != live_in[i]:
+                live_out[i], live_in[i] = out, new_in
+                changed = True
+    for b, out in zip(blocks, live_out):
+        b.defs = [r for r in b.defs if r in out]
 
 
 # --- op implementations -------------------------------------------------------------------
@@ -225,9 +249,11 @@ def _make_store(ins: Instr, s: list[int]) -> Step:
     def store(env, ctx):
         st = ctx.storage[mem]
         flat = ctx.flat_index(st, env[i], len(vals), ins)
+        n = ctx.n_active
+        where = np.broadcast_to(ctx.pick(flat), (n,))   # several lanes, one word: the last lands
         data = st.data
         for k, v in enumerate(vals):
-            data[flat + k] = env[v]
+            data[where + k if k else where] = np.broadcast_to(ctx.pick(env[v]), (n,))
     return store
 
 
@@ -237,12 +263,14 @@ def _make_atomic(ins: Instr, d: list[int], s: list[int]) -> Step:
     out = d[0]
     i = s[0]
     cmp_i, val_i = (s[1], s[2]) if len(s) == 3 else (None, s[1])
+    dtype = arg.mem.elem.np
 
     def atom(env, ctx):
         st = ctx.storage[arg.mem]
-        flat = np.broadcast_to(ctx.flat_index(st, env[i], 1, ins), (ctx.n_active,))
-        cmp = None if cmp_i is None else env[cmp_i]
-        env[out] = atomic(st.data, np.ascontiguousarray(flat), arg.op, env[val_i], cmp)
+        flat = np.broadcast_to(ctx.pick(ctx.flat_index(st, env[i], 1, ins)), (ctx.n_active,))
+        cmp = None if cmp_i is None else ctx.pick(env[cmp_i])
+        old = atomic(st.data, np.ascontiguousarray(flat), arg.op, ctx.pick(env[val_i]), cmp)
+        env[out] = ctx.spread(old, dtype)
     return atom
 
 
@@ -252,7 +280,7 @@ def _make_check(ins: Instr, s: list[int]) -> Step:
 
     def check(env, ctx):
         idx = np.asarray(env[i])
-        bad = (idx < 0) | (idx >= env[n])
+        bad = ctx.valid((idx < 0) | (idx >= env[n]))
         if np.any(bad):
             ctx.raise_check(ins, arg, idx, env[n], bad)
     return check

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.mir import Instr, Op, Reg, ShflMode, VoteMode
+from .diagnostics import lane_ranges
 
 _BITS = (np.uint32(1) << np.arange(32, dtype=np.uint32)).astype(np.uint32)
 
@@ -21,10 +22,10 @@ def make_barrier(ins: Instr, d: list[int], s: list[int]):
     (p,), out = s, d[0]
 
     def bar_and(env, ctx):
-        pred = np.broadcast_to(np.asarray(env[p], dtype=bool), (ctx.n_active,))
+        pred = np.broadcast_to(np.asarray(ctx.pick(env[p]), dtype=bool), (ctx.n_active,))
         cta = ctx.cta_of_active()
         failed = np.bincount(cta, weights=~pred, minlength=ctx.n_ctas) > 0
-        env[out] = ~failed[cta]
+        env[out] = ctx.spread(~failed[cta], bool)
     return bar_and
 
 
@@ -35,7 +36,7 @@ def make_warp_op(ins: Instr, d: list[int], s: list[int]):
 
         def activemask(env, ctx):
             present, _, seg = ctx.warp_masks()
-            env[out] = present[seg]
+            env[out] = ctx.spread(present[seg], np.uint32)
         return activemask
     if op is Op.SYNCWARP:
         (m,) = s
@@ -50,17 +51,17 @@ def make_warp_op(ins: Instr, d: list[int], s: list[int]):
 
         def vote(env, ctx):
             mask = check_mask(ctx, ins, env[m])
-            pred = np.broadcast_to(np.asarray(env[p], dtype=bool), (ctx.n_active,))
+            pred = np.broadcast_to(np.asarray(ctx.pick(env[p]), dtype=bool), (ctx.n_active,))
             _, _, seg = ctx.warp_masks()
             lane_bits = np.where(pred, _BITS[ctx.laneid_of_active()], np.uint32(0))
             ballot_w = np.bitwise_or.reduceat(lane_bits, ctx.segment_starts()) if lane_bits.size else lane_bits
             ballot = ballot_w[seg] & mask
             if mode is VoteMode.BALLOT:
-                env[out] = ballot.astype(np.uint32)
+                env[out] = ctx.spread(ballot.astype(np.uint32), np.uint32)
             elif mode is VoteMode.ANY:
-                env[out] = ballot != 0
+                env[out] = ctx.spread(ballot != 0, bool)
             else:
-                env[out] = ballot == mask
+                env[out] = ctx.spread(ballot == mask, bool)
         return vote
     if op is Op.SHFL:
         v, lane_arg, m = s
@@ -74,7 +75,7 @@ def make_warp_op(ins: Instr, d: list[int], s: list[int]):
                 env[out] = env[v]
                 return
             lane = ctx.laneid_of_active().astype(np.int64)
-            b = np.asarray(env[lane_arg]).astype(np.int64)
+            b = np.asarray(ctx.pick(env[lane_arg])).astype(np.int64)
             if mode is ShflMode.IDX:
                 src = b & 31
                 ok = np.ones_like(lane, dtype=bool)
@@ -88,16 +89,21 @@ def make_warp_op(ins: Instr, d: list[int], s: list[int]):
                 src = lane ^ b
                 ok = (src >= 0) & (src <= 31)
             src = np.where(ok, src, lane)
-            full = ctx.register_file(v)                  # publish this block's value of v
-            full[ctx.active_index] = env[v]
-            env[out] = full[(ctx.active_lanes() & ~np.int64(31)) + src]
+            src_lane = (ctx.sel() & ~np.int64(31)) + src
+            value = env[v]
+            if ctx.dense:        # env holds every lane of the batch
+                full = np.broadcast_to(value, (ctx.n_lanes,))
+            else:                # publish this block's value of v, then read any lane of it
+                full = ctx.register_file(v)
+                full[ctx.sel()] = value
+            env[out] = ctx.spread(full[src_lane], ins.dsts[0].type.np)
         return shfl
     raise NotImplementedError(op.name)
 
 
 def check_mask(ctx, ins: Instr, mask_value) -> np.ndarray:
     """Validate a *_sync mask per lane; return it as a uint32 array over the active lanes."""
-    mask = np.broadcast_to(np.asarray(mask_value).astype(np.uint32), (ctx.n_active,))
+    mask = np.broadcast_to(np.asarray(ctx.pick(mask_value)).astype(np.uint32), (ctx.n_active,))
     present, exited, seg = ctx.warp_masks()
     lane_bit = _BITS[ctx.laneid_of_active()]
     missing = mask & ~present[seg] & ~exited[seg]
@@ -109,18 +115,7 @@ def check_mask(ctx, ins: Instr, mask_value) -> np.ndarray:
             why = f"the calling lane is not in its mask 0x{int(mask[k]):08x}"
         else:
             lanes = [i for i in range(32) if int(missing[k]) >> i & 1]
-            why = (f"mask 0x{int(mask[k]):08x} names lanes {_ranges(lanes)} that did not reach this "
+            why = (f"mask 0x{int(mask[k]):08x} names lanes {lane_ranges(lanes)} that did not reach this "
                    f"instruction with lane {int(ctx.laneid_of_active()[k])} (they are inactive on this path)")
         ctx.raise_warp_sync(ins, k, why)
     return mask
-
-
-def _ranges(lanes: list[int]) -> str:
-    out, i = [], 0
-    while i < len(lanes):
-        j = i
-        while j + 1 < len(lanes) and lanes[j + 1] == lanes[j] + 1:
-            j += 1
-        out.append(str(lanes[i]) if i == j else f"{lanes[i]}-{lanes[j]}")
-        i = j + 1
-    return ", ".join(out)
