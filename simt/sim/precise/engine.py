@@ -100,9 +100,10 @@ class Batch(Diagnostics):
         warp_bits = self.warp_bits = np.zeros(n // 32, dtype=np.uint32)
         step = 0
         b = int(pc.min())
+        self.count = stepping.select_lanes(pc, b, mask, warp_bits, self.warp_steps)
         while b != self.done_pc:
             blk = blocks[b]
-            count = self.count = stepping.select_lanes(pc, b, mask, warp_bits, self.warp_steps)
+            count = self.count
             self.dense = dense = always_dense or count * DENSE_FRACTION >= n
             self.all_active = all_active = count == n
             self._sel = None
@@ -143,25 +144,29 @@ class Batch(Diagnostics):
         if self.track_clock:
             self.warp_inst += len(blk.instrs) * (self.warp_bits != 0)
         term = blk.term
-        if term.op is Op.RET:
-            return int(stepping.jump(pc, mask, self.done_pc))
-        if term.op is Op.BR:
+        if term.op is Op.CBR:
+            t, f = (self.prog.label_index[x] for x in term.arg)
+            cond = np.asarray(self.env[blk.term_srcs[0]], dtype=bool)
+            if cond.ndim:
+                if not self.dense:
+                    taken = np.zeros(self.n_lanes, dtype=bool)
+                    taken[self._sel] = cond
+                elif cond.shape[0] == self.n_lanes and cond.flags.c_contiguous:
+                    taken = cond
+                else:
+                    taken = np.ascontiguousarray(np.broadcast_to(cond, (self.n_lanes,)))
+                low, split, self.count = stepping.branch_and_select(
+                    pc, mask, taken, t, f, self.warp_bits, self.warp_steps)
+                self.counters.branch(nw, int(split))
+                return int(low)
+            target = t if cond else f
+        elif term.op is Op.BR:
+            target = self.prog.label_index[term.arg]
+        else:  # RET
+            target = self.done_pc
+        if term.op is not Op.RET:
             self.counters.branch(nw, 0)
-            return int(stepping.jump(pc, mask, self.prog.label_index[term.arg]))
-        t, f = (self.prog.label_index[x] for x in term.arg)
-        cond = np.asarray(self.env[blk.term_srcs[0]], dtype=bool)
-        if cond.ndim == 0:
-            self.counters.branch(nw, 0)
-            return int(stepping.jump(pc, mask, t if cond else f))
-        if not self.dense:
-            taken = np.zeros(self.n_lanes, dtype=bool)
-            taken[self._sel] = cond
-        elif cond.shape[0] == self.n_lanes and cond.flags.c_contiguous:
-            taken = cond
-        else:
-            taken = np.ascontiguousarray(np.broadcast_to(cond, (self.n_lanes,)))
-        low, split = stepping.branch(pc, mask, taken, t, f, self.warp_bits)
-        self.counters.branch(nw, int(split))
+        low, self.count = stepping.jump_and_select(pc, mask, target, self.warp_bits, self.warp_steps)
         return int(low)
 
     # --- the current lane set, for ops ----------------------------------------------------

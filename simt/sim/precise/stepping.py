@@ -77,3 +77,17 @@ def branch(pc, mask, taken, t, f, warp_bits):
             if v < low:
                 low = v
     return low, split
+
+
+@njit(cache=True, nogil=True)
+def jump_and_select(pc, mask, target, warp_bits, warp_steps):
+    """``jump`` then ``select_lanes`` for the next block: one call per step."""
+    low = jump(pc, mask, target)
+    return low, select_lanes(pc, low, mask, warp_bits, warp_steps)
+
+
+@njit(cache=True, nogil=True)
+def branch_and_select(pc, mask, taken, t, f, warp_bits, warp_steps):
+    """``branch`` then ``select_lanes`` for the next block: one call per step."""
+    low, split = branch(pc, mask, taken, t, f, warp_bits)
+    return low, split, select_lanes(pc, low, mask, warp_bits, warp_steps)
