@@ -280,6 +280,7 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
     args = engine_arguments(kernel, fn, bound)
     if math.prod(dims) == 0:
         return LaunchResult(kernel.key, str(dev), {})
-    cfg = LaunchConfig(dim=dims, block=block, grid=grid, sig=sig, arch=arch, max_steps=steps)
+    cfg = LaunchConfig(dim=dims, block=block, grid=grid, sig=sig, arch=arch, max_steps=steps,
+                       timing=bool(opts.get("timing", True)))
     metrics = run_engine(fn, cfg, args)
-    return LaunchResult(kernel.key, str(dev), dict(metrics))
+    return LaunchResult(kernel.key, str(dev), dict(metrics), getattr(metrics, "details", {}))

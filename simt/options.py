@@ -13,7 +13,8 @@ from .errors import SimtError
 
 ARCHS = ("sm_90", "sm_80")
 
-DEFAULTS = {"debug": False, "fastmath": False, "max_steps": 1_000_000, "arch": "sm_90"}
+DEFAULTS = {"debug": False, "fastmath": False, "max_steps": 1_000_000, "arch": "sm_90",
+            "timing": True}
 
 _WARP_IGNORED = frozenset({
     "enable_backward", "max_unroll", "lineinfo", "block_dim", "fuse_fp", "cuda_output",
@@ -46,7 +47,7 @@ def _normalise(options: dict) -> dict:
 
 
 def _check(key: str, value):
-    if key in ("debug", "fastmath"):
+    if key in ("debug", "fastmath", "timing"):
         if not isinstance(value, (bool, int)):
             raise SimtError(f"module option {key!r} must be True or False, got {value!r}")
         return bool(value)

@@ -16,7 +16,8 @@ class LaunchConfig:
     grid: tuple[int, int, int]           # blocks per grid, CUDA (x, y, z)
     sig: LaunchSig
     arch: str = "sm_90"
-    max_steps: int = 1_000_000           # basic blocks one thread may execute before StepLimitError
+    max_steps: int = 1_000_000           # basic blocks one warp may execute before StepLimitError
+    timing: bool = True                  # run the precise engine's timing model and memory counters
 
     @property
     def threads_per_block(self) -> int:
@@ -42,10 +43,26 @@ class LaunchResult:
     kernel: str
     device: str
     metrics: dict[str, float] = field(default_factory=dict)
+    details: dict = field(default_factory=dict)   # per-line table, per-SM/per-block cycles, stalls
+
+    @property
+    def cycles(self) -> int:
+        """Predicted kernel duration in SM cycles (``sm__cycles_elapsed.max``)."""
+        return int(self.metrics["sm__cycles_elapsed.max"])
+
+    @property
+    def lines(self):
+        """Everything the engine counted, per source line (a pandas DataFrame)."""
+        return self.details["lines"]
+
+    @property
+    def stalls(self) -> dict:
+        return self.details["stalls"]
 
     def __getitem__(self, key: str) -> float:
         return self.metrics[key]
 
     def __repr__(self) -> str:
-        items = ", ".join(f"{k}={v:g}" for k, v in self.metrics.items())
+        items = ", ".join(f"{k}={v:g}" for k, v in self.metrics.items()
+                          if isinstance(v, (int, float)))
         return f"LaunchResult({self.kernel!r} on {self.device}: {items})"

@@ -26,37 +26,74 @@ from ...ir.mir import ArrayParam, Function, Instr, Op, ScalarParam, SReg
 from ..common import ArrayArg, LaunchConfig
 from .diagnostics import Diagnostics
 from .memory import Storage, out_of_bounds
+from . import timing
+from .memstats import global_sectors_rows, shared_wavefronts_rows, warp_rows
 from .metrics import Counters
+from .timing import BARRIER, WarpTimes
+from ...arch import Arch, load_arch
 from . import stepping
 from .program import Program, prepare
 
 MAX_BATCH_LANES = 1 << 15
+_NO_MEMORY = np.zeros((0, 0), dtype=np.int64)
 DENSE_BELOW = 2048        # batches this small always run dense
 DENSE_FRACTION = 8        # dense when at least 1/8 of the batch's lanes are active
 
 
-def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
-    """Run ``fn`` over the whole grid; return Nsight-Compute-named metrics."""
+class Metrics(dict):
+    """Metric name -> value, plus ``details`` (per-line table, per-SM and per-block cycles...)."""
+    details: dict
+
+
+def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
+    """Run ``fn`` over the whole grid; return Nsight-Compute-named metrics.
+
+    ``listener`` (optional) is told about every warp-level instruction: see simt/sim/trace.
+    """
     prog = prepare(fn)
-    counters = Counters()
+    arch = load_arch(cfg.arch)
+    counters = Counters(prog, arch)
+    counters.prog_warps_per_cta = -(-cfg.threads_per_block // 32)
     globals_ = {p.mem: Storage(p.mem, a.data, tuple(a.shape), a.base_addr)
                 for p, a in zip(fn.params, args) if isinstance(p, ArrayParam)}
+    for st in globals_.values():
+        st.seen_sectors = np.zeros(st.data.nbytes // 32 + 2, dtype=bool)
     lanes_per_cta = -(-cfg.threads_per_block // 32) * 32
     by_regs = (1 << 22) // max(1, prog.nregs * lanes_per_cta)
     ctas_per_batch = max(1, min(cfg.num_blocks, MAX_BATCH_LANES // lanes_per_cta, by_regs))
+    if listener is not None:
+        listener.launch_started(fn, cfg, arch)
     with np.errstate(all="ignore"):
         for first in range(0, cfg.num_blocks, ctas_per_batch):
             n = min(ctas_per_batch, cfg.num_blocks - first)
-            Batch(prog, cfg, args, globals_, counters, first, n, lanes_per_cta).run()
-    return counters.metrics()
+            Batch(prog, cfg, args, globals_, counters, first, n, lanes_per_cta, arch, listener).run()
+    occupancy = arch.occupancy(cfg.threads_per_block, estimate_registers(prog), fn.shared_bytes)
+    values, details = counters.metrics(occupancy["blocks_per_sm"], occupancy, cfg.timing)
+    out = Metrics(values)
+    out.details = details
+    if listener is not None:
+        listener.launch_finished(out)
+    return out
+
+
+def estimate_registers(prog: Program) -> int:
+    """Registers per thread for occupancy: the most values live at once, as 32-bit registers."""
+    most = 0
+    for b in prog.blocks:
+        live = set(b.live_in) | set(b.defs)
+        most = max(most, sum(2 if prog.reg_types[r].bits == 64 else 1 for r in live))
+    return int(min(255, max(16, most + 8)))
 
 
 class Batch(Diagnostics):
     """Lanes of ``n_ctas`` consecutive thread blocks, with their registers and shared memory."""
 
     def __init__(self, prog: Program, cfg: LaunchConfig, args: list, globals_: dict,
-                 counters: Counters, first_cta: int, n_ctas: int, lanes_per_cta: int):
-        self.prog, self.cfg, self.counters = prog, cfg, counters
+                 counters: Counters, first_cta: int, n_ctas: int, lanes_per_cta: int,
+                 arch: Arch, listener=None):
+        self.prog, self.cfg, self.counters, self.arch = prog, cfg, counters, arch
+        self.listener = listener
+        self.timings = prog.block_timings(arch)
         self.kernel = prog.fn.name
         self.n_ctas, self.first_cta, self.lanes_per_cta = n_ctas, first_cta, lanes_per_cta
         n = self.n_lanes = n_ctas * lanes_per_cta
@@ -88,14 +125,20 @@ class Batch(Diagnostics):
         self.pc = np.zeros(n, dtype=np.int32)
         self.pc[t >= cfg.threads_per_block] = self.done_pc   # padding lanes of a partial warp
         self.warp_steps = np.zeros(n // 32, dtype=np.int64)  # blocks executed per warp
-        self.warp_inst = np.zeros(n // 32, dtype=np.int64)   # instructions issued per warp (clock)
-        self.track_clock = any(i.op is Op.SREG and i.arg is SReg.CLOCK for i in prog.fn.instructions())
+        self.warps_per_cta = lanes_per_cta // 32
+        self.times = WarpTimes(prog.nregs, n // 32, self.warps_per_cta, arch)
+        for st in self.storage.values():        # sectors this batch's blocks touched (an L1)
+            if not st.is_shared:
+                st.batch_sectors = np.zeros_like(st.seen_sectors)
+        self.cta_wavefronts = np.zeros(n_ctas, dtype=np.int64)
+        self.cta_dram = np.zeros(n_ctas, dtype=np.int64)
 
     # --- the scheduler -----------------------------------------------------------------
     def run(self) -> None:
         pc, R, env, blocks = self.pc, self.R, self.env, self.prog.blocks
         n = self.n_lanes
         always_dense = n <= DENSE_BELOW
+        timed = self.timed = self.cfg.timing
         mask = self.mask = np.zeros(n, dtype=bool)
         warp_bits = self.warp_bits = np.zeros(n // 32, dtype=np.uint32)
         step = 0
@@ -108,8 +151,19 @@ class Batch(Diagnostics):
             self.all_active = all_active = count == n
             self._sel = None
             self._cache = {}
+            tim = self.timings[b]
+            if tim.mem_instrs and timed:
+                n_mem, n_run = len(tim.mem_instrs), int(np.count_nonzero(warp_bits))
+                self.mem_slot = 0
+                self.mem_lat = np.zeros((n_mem, n_run), dtype=np.int64)
+                self.mem_iv = np.ones((n_mem, n_run), dtype=np.int64)
+                self.mem_extra = np.zeros((n_mem, n_run), dtype=np.int64)
+            else:
+                self.mem_lat = self.mem_iv = self.mem_extra = _NO_MEMORY
             if blk.barrier is not None:
                 self.check_barrier(blk)
+                waited = self.times.barrier(np.flatnonzero(warp_bits))
+                self.counters.stalls[self.prog.instr_base[b], BARRIER] += waited
             if dense:
                 self.width = n
                 for r in blk.live_in:
@@ -131,18 +185,36 @@ class Batch(Diagnostics):
                     s(env, self)
                 for r in blk.defs:
                     R[r][sel] = env[r]
+            if timed:
+                self._advance_time(blk, tim)
             b = self._terminate(blk)
             step += 1
             if step % 256 == 0:
                 self.check_steps()
+        self._finish()
+
+    def _advance_time(self, blk, tim) -> None:
+        wt = self.times
+        base = self.prog.instr_base[blk.index]
+        timing.advance(wt.t, wt.ready, wt.producer, wt.busy, self.warp_bits, tim.src_ptr,
+                       tim.src_idx, tim.dst_ptr, tim.dst_idx, tim.interval, tim.latency, tim.cls,
+                       tim.mem_slot, self.mem_lat, self.mem_iv, self.mem_extra,
+                       self.counters.stalls[base:base + len(blk.instrs)])
+        if self.listener is not None:
+            self.listener.block_executed(self, blk)
+
+    def _finish(self) -> None:
+        wt = self.times
+        per_cta = wt.t.reshape(self.n_ctas, self.warps_per_cta)
+        busy = wt.busy.reshape(self.n_ctas, self.warps_per_cta)
+        self.counters.batch_done(per_cta.max(axis=1), busy.sum(axis=1), self.cta_wavefronts,
+                                 self.cta_dram)
 
     def _terminate(self, blk) -> int:
         """Move the active lanes to their next block; count; return the next block to run."""
         pc, mask = self.pc, self.mask
         nw = int(np.count_nonzero(self.warp_bits))
         self.counters.block_executed(blk, nw, self.count)
-        if self.track_clock:
-            self.warp_inst += len(blk.instrs) * (self.warp_bits != 0)
         term = blk.term
         if term.op is Op.CBR:
             t, f = (self.prog.label_index[x] for x in term.arg)
@@ -157,7 +229,7 @@ class Batch(Diagnostics):
                     taken = np.ascontiguousarray(np.broadcast_to(cond, (self.n_lanes,)))
                 low, split, self.count = stepping.branch_and_select(
                     pc, mask, taken, t, f, self.warp_bits, self.warp_steps)
-                self.counters.branch(nw, int(split))
+                self.counters.branch(blk, nw, int(split))
                 return int(low)
             target = t if cond else f
         elif term.op is Op.BR:
@@ -165,7 +237,7 @@ class Batch(Diagnostics):
         else:  # RET
             target = self.done_pc
         if term.op is not Op.RET:
-            self.counters.branch(nw, 0)
+            self.counters.branch(blk, nw, 0)
         low, self.count = stepping.jump_and_select(pc, mask, target, self.warp_bits, self.warp_steps)
         return int(low)
 
@@ -211,8 +283,8 @@ class Batch(Diagnostics):
     def sreg(self, which: SReg):
         if which in self._uniform:
             return self._uniform[which]
-        if which is SReg.CLOCK:
-            return self.warp_inst[self.lane_ids() >> 5]
+        if which is SReg.CLOCK:     # the warp's cycle at the start of this block
+            return self.times.t[self.lane_ids() >> 5].copy()
         values = self._sregs[which]
         return values if self.dense else values[self.sel()]
 
@@ -250,6 +322,55 @@ class Batch(Diagnostics):
         return self.R[index]
 
     # --- memory -------------------------------------------------------------------------
+    def record_memory(self, ins: Instr, st: Storage, idx, width: int) -> None:
+        """Count what one memory instruction did per warp and set its per-warp latency."""
+        if not self.timed:
+            return
+        sel = self.sel()
+        mem = st.mem
+        nbytes = mem.elem.nbytes
+        i = np.broadcast_to(np.asarray(self.pick(idx), dtype=np.int64), (self.count,))
+        base = mem.offset if st.is_shared else st.base_addr
+        warps, rows = warp_rows(sel, base + i * nbytes)
+        width_bytes = width * nbytes
+        slot = self.mem_slot
+        self.mem_slot += 1
+        k = self.prog.instr_id[id(ins)]
+        arch = self.arch
+        cta_local = (warps * 32) // self.lanes_per_cta
+        if st.is_shared:
+            waves, ideal = shared_wavefronts_rows(rows, width_bytes)
+            extra = waves - ideal
+            self.mem_lat[slot] = arch.latency("atomic_shared" if ins.op is Op.ATOM else "shared") + waves - 1
+            self.mem_iv[slot] = 1 + extra
+            self.mem_extra[slot] = extra
+            np.add.at(self.cta_wavefronts, cta_local, waves)
+            self.counters.memory(k, warps.size, int(waves.sum()), int(ideal.sum()), 0)
+            if self.listener is not None:
+                self.listener.memory(self, ins, warps, rows, width_bytes, waves=waves, ideal=ideal)
+            return
+        sectors = global_sectors_rows(rows, width_bytes)
+        rel = np.where(rows >= 0, (rows - st.base_addr) // 32, -1)
+        valid = rel >= 0
+        r = np.where(valid, rel, 0)
+        in_l2 = np.where(valid, st.seen_sectors[r], True).all(axis=1)
+        in_l1 = np.where(valid, st.batch_sectors[r], True).all(axis=1)
+        new = valid & ~st.seen_sectors[r]
+        st.seen_sectors[r[valid]] = True
+        st.batch_sectors[r[valid]] = True
+        if ins.op is Op.ATOM:
+            lat = np.full(warps.size, arch.latency("atomic_global"))
+        else:
+            lat = np.where(in_l1, arch.latency("l1_hit"),
+                           np.where(in_l2, arch.latency("l2_hit"), arch.latency("dram")))
+        self.mem_lat[slot] = lat
+        new_sectors = global_sectors_rows(np.where(new, rel * 32, -1), 4)
+        np.add.at(self.cta_dram, cta_local, new_sectors * 32)
+        self.counters.memory(k, warps.size, 0, 0, int(sectors.sum()))
+        if self.listener is not None:
+            self.listener.memory(self, ins, warps, rows, width_bytes, sectors=sectors)
+
+
     def flat_index(self, st: Storage, idx, width: int, ins: Instr):
         """Scalar offsets into ``st.data`` per env position; inactive positions point at 0."""
         bad = self.valid(out_of_bounds(idx, width, st.extent))

@@ -15,7 +15,8 @@ class Storage:
     """One array as the engine sees it: a flat buffer of scalars plus, for shared arrays,
     one window of ``window`` scalars per block of the batch."""
 
-    __slots__ = ("mem", "data", "extent", "window", "shape", "base_addr")
+    __slots__ = ("mem", "data", "extent", "window", "shape", "base_addr", "seen_sectors",
+                 "batch_sectors")
 
     def __init__(self, mem: MemRef, data: np.ndarray, shape: tuple[int, ...], base_addr: int,
                  window: int = 0):

@@ -1,36 +1,162 @@
-"""Per-launch counters of the precise engine, reported under Nsight Compute's metric names."""
+"""Per-launch counters of the precise engine, reported under Nsight Compute's metric names,
+in total and per source line."""
 from __future__ import annotations
+
+import numpy as np
+
+from ...ir.mir import Op, Space
+from .timing import STALL_NAMES, place_blocks
 
 
 class Counters:
-    def __init__(self):
-        self.inst = 0              # warp-level instructions issued
-        self.thread_inst = 0       # instructions times active lanes
-        self.uniform_targets = 0   # branch executions whose active lanes all went one way
-        self.divergent_targets = 0 # targets of branch executions that split the warp
-        self.branches = 0          # warp-level branch instructions executed
+    def __init__(self, prog, arch):
+        self.prog, self.arch = prog, arch
+        nb = len(prog.blocks)
+        n_ins = sum(len(b.instrs) for b in prog.blocks)
+        self.exec_warps = np.zeros(nb, dtype=np.int64)     # warp executions of each block
+        self.exec_lanes = np.zeros(nb, dtype=np.int64)     # lane executions of each block
+        self.uniform_targets = np.zeros(nb, dtype=np.int64)
+        self.divergent_targets = np.zeros(nb, dtype=np.int64)
+        # per instruction (global index): memory and stall counters
+        self.mem = np.zeros((n_ins, 5), dtype=np.int64)    # warps, wavefronts, ideal, sectors, requests
+        self.stalls = np.zeros((n_ins, len(STALL_NAMES)), dtype=np.int64)
+        self.cta_cycles: list[np.ndarray] = []
+        self.cta_issue: list[np.ndarray] = []
+        self.cta_wavefronts: list[np.ndarray] = []
+        self.cta_dram: list[np.ndarray] = []
 
     def block_executed(self, blk, n_warps: int, n_lanes: int) -> None:
-        n = len(blk.instrs)
-        self.inst += n * n_warps
-        self.thread_inst += n * n_lanes
+        self.exec_warps[blk.index] += n_warps
+        self.exec_lanes[blk.index] += n_lanes
 
-    def branch(self, n_warps: int, divergent_warps: int) -> None:
-        self.branches += n_warps
-        self.uniform_targets += n_warps - divergent_warps
-        self.divergent_targets += 2 * divergent_warps
+    def branch(self, blk, n_warps: int, divergent_warps: int) -> None:
+        self.uniform_targets[blk.index] += n_warps - divergent_warps
+        self.divergent_targets[blk.index] += 2 * divergent_warps
 
-    def metrics(self) -> dict[str, float]:
-        targets = self.uniform_targets + self.divergent_targets
-        return {
-            "smsp__inst_executed.sum": self.inst,
-            "smsp__thread_inst_executed.sum": self.thread_inst,
-            "smsp__thread_inst_executed_per_inst_executed.ratio":
-                self.thread_inst / self.inst if self.inst else 0.0,
-            "smsp__sass_inst_executed_op_branch.sum": self.branches,
+    def memory(self, index: int, warps: int, wavefronts: int, ideal: int, sectors: int) -> None:
+        row = self.mem[index]
+        row[0] += warps
+        row[1] += wavefronts
+        row[2] += ideal
+        row[3] += sectors
+        row[4] += warps if sectors else 0
+
+    def batch_done(self, cycles, issue, wavefronts, dram) -> None:
+        self.cta_cycles.append(cycles)
+        self.cta_issue.append(issue)
+        self.cta_wavefronts.append(wavefronts)
+        self.cta_dram.append(dram)
+
+    # ---- reports ----------------------------------------------------------------------------
+    def _per_instruction(self):
+        """(instr, block index, warp executions, lane executions) for every instruction."""
+        for b, blk in enumerate(self.prog.blocks):
+            for ins in blk.instrs:
+                yield ins, b, self.exec_warps[b], self.exec_lanes[b]
+
+    def metrics(self, blocks_per_sm: int, occupancy: dict, timed: bool = True) -> tuple[dict, dict]:
+        inst = int((self.exec_warps * [len(b.instrs) for b in self.prog.blocks]).sum())
+        thread_inst = int((self.exec_lanes * [len(b.instrs) for b in self.prog.blocks]).sum())
+        uniform = int(self.uniform_targets.sum())
+        divergent = int(self.divergent_targets.sum())
+        branches = uniform + divergent // 2
+        targets = uniform + divergent
+        m = {
+            "smsp__inst_executed.sum": inst,
+            "smsp__thread_inst_executed.sum": thread_inst,
+            "smsp__thread_inst_executed_per_inst_executed.ratio": thread_inst / inst if inst else 0.0,
+            "smsp__sass_inst_executed_op_branch.sum": branches,
             "smsp__sass_branch_targets.sum": targets,
-            "smsp__sass_branch_targets_threads_uniform.sum": self.uniform_targets,
-            "smsp__sass_branch_targets_threads_divergent.sum": self.divergent_targets,
+            "smsp__sass_branch_targets_threads_uniform.sum": uniform,
+            "smsp__sass_branch_targets_threads_divergent.sum": divergent,
             "smsp__sass_average_branch_targets_threads_uniform.pct":
-                100.0 * self.uniform_targets / targets if targets else 100.0,
+                100.0 * uniform / targets if targets else 100.0,
         }
+        if not timed:      # the timing model and memory counters were switched off
+            return m, {"lines": self.per_line()}
+        m.update(self._memory_metrics())
+        timing, details = self._timing(blocks_per_sm, inst, occupancy)
+        m.update(timing)
+        details["lines"] = self.per_line()
+        return m, details
+
+    def _memory_metrics(self) -> dict:
+        sums = {}
+        names = {(Space.SHARED, Op.LD): "shared_op_ld", (Space.SHARED, Op.ST): "shared_op_st",
+                 (Space.SHARED, Op.ATOM): "shared_op_atom", (Space.GLOBAL, Op.LD): "global_op_ld",
+                 (Space.GLOBAL, Op.ST): "global_op_st", (Space.GLOBAL, Op.ATOM): "global_op_atom"}
+        for key in names.values():
+            sums[key] = np.zeros(5, dtype=np.int64)
+        for k, (ins, *_rest) in enumerate(self._per_instruction()):
+            if ins.op in (Op.LD, Op.ST, Op.ATOM):
+                mem = ins.arg if ins.op is not Op.ATOM else ins.arg.mem
+                sums[names[(mem.space, ins.op)]] += self.mem[k]
+        m = {}
+        for kind in ("ld", "st", "atom"):
+            s = sums[f"shared_op_{kind}"]
+            m[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{kind}.sum"] = int(s[1])
+            m[f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{kind}.sum"] = int(s[1] - s[2])
+            g = sums[f"global_op_{kind}"]
+            m[f"l1tex__t_requests_pipe_lsu_mem_global_op_{kind}.sum"] = int(g[4])
+            m[f"l1tex__t_sectors_pipe_lsu_mem_global_op_{kind}.sum"] = int(g[3])
+        return m
+
+    def _timing(self, blocks_per_sm: int, inst: int, occupancy: dict) -> tuple[dict, dict]:
+        arch = self.arch
+        cycles = np.concatenate(self.cta_cycles) if self.cta_cycles else np.zeros(0, np.int64)
+        issue = np.concatenate(self.cta_issue) if self.cta_issue else cycles
+        waves = np.concatenate(self.cta_wavefronts) if self.cta_wavefronts else cycles
+        dram = np.concatenate(self.cta_dram) if self.cta_dram else cycles
+        placed = place_blocks(cycles, issue, waves, dram, blocks_per_sm, arch)
+        sm = placed["sm_cycles"]
+        elapsed = int(sm.max()) if sm.size else 0
+        active = int(sm.sum())
+        stalls = self.stalls.sum(axis=0)
+        stalls[STALL_NAMES.index("idle")] = int((elapsed - sm).sum())
+        warps_per_cta = self.prog_warps_per_cta
+        resident = float((cycles * warps_per_cta).sum())
+        m = {
+            "sm__cycles_elapsed.max": elapsed + int(arch.launch_overhead_cycles),
+            "sm__cycles_active.avg": active / arch.sm_count,
+            "sm__inst_executed.avg.per_cycle_active": inst / active if active else 0.0,
+            "sm__warps_active.avg.pct_of_peak_sustained_active":
+                100.0 * resident / (active * arch.max_warps_per_sm) if active else 0.0,
+            "sm__maximum_warps_per_active_cycle_pct": 100.0 * occupancy["blocks_per_sm"]
+                * warps_per_cta / arch.max_warps_per_sm,
+            "gpu__time_duration.sum": (elapsed + arch.launch_overhead_cycles) / arch.clock_mhz * 1e3,
+        }
+        for name, v in zip(STALL_NAMES, stalls):
+            m[f"simt__stall_{name}_cycles.sum"] = int(v)
+        details = {"sm_cycles": sm, "block_cycles": cycles, "sm_bound": placed["bound"],
+                   "sm_of_block": placed["sm_of_block"], "occupancy": occupancy,
+                   "stalls": dict(zip(STALL_NAMES, (int(x) for x in stalls)))}
+        return m, details
+
+    def per_line(self):
+        """Everything counted, per source line (a pandas DataFrame)."""
+        import pandas as pd
+        rows = {}
+        for k, (ins, b, warps, lanes) in enumerate(self._per_instruction()):
+            key = (ins.loc.file, ins.loc.line) if ins.loc else ("", 0)
+            r = rows.setdefault(key, np.zeros(8 + len(STALL_NAMES), dtype=np.int64))
+            r[0] += warps
+            r[1] += lanes
+            mem = self.mem[k]
+            if ins.op in (Op.LD, Op.ST, Op.ATOM):
+                space = (ins.arg.mem if ins.op is Op.ATOM else ins.arg).space
+                if space is Space.SHARED:
+                    r[2] += mem[1]
+                    r[3] += mem[2]
+                else:
+                    r[4] += mem[3]
+                    r[5] += mem[4]
+            if ins.is_terminator and ins.op is not Op.RET:
+                r[6] += self.uniform_targets[b] if ins.op is Op.CBR or ins.op is Op.BR else 0
+                r[7] += self.divergent_targets[b]
+            r[8:] += self.stalls[k]
+        cols = ["inst_executed", "thread_inst_executed", "shared_wavefronts", "shared_ideal_wavefronts",
+                "global_sectors", "global_requests", "branch_targets_uniform",
+                "branch_targets_divergent"] + [f"stall_{n}" for n in STALL_NAMES]
+        df = pd.DataFrame([[f, ln, *v] for (f, ln), v in rows.items()], columns=["file", "line", *cols])
+        df["bank_conflicts"] = df["shared_wavefronts"] - df["shared_ideal_wavefronts"]
+        return df.sort_values(["file", "line"]).reset_index(drop=True)

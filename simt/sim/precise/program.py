@@ -42,6 +42,19 @@ class Program:
     blocks: list[ExecBlock]
     param_regs: list[tuple[int, Scalar]] = field(default_factory=list)  # (env index, type) per ScalarParam
     label_index: dict[str, int] = field(default_factory=dict)
+    reg_index: dict[int, int] = field(default_factory=dict)   # Reg.id -> env index
+    timing: dict = field(default_factory=dict)                # arch name -> [BlockTiming per block]
+    instr_base: list[int] = field(default_factory=list)       # global index of each block's first instr
+    instr_id: dict[int, int] = field(default_factory=dict)    # id(Instr) -> global index
+
+    def block_timings(self, arch) -> list:
+        from .timing import block_timing
+        t = self.timing.get(arch.name)
+        if t is None:
+            index = self.reg_index
+            t = self.timing[arch.name] = [block_timing(b.instrs, lambda r: index[r.id], arch)
+                                          for b in self.blocks]
+        return t
 
     @property
     def nregs(self) -> int:
@@ -117,7 +130,13 @@ class _Preparer:
             eb.term_srcs = term_srcs
             blocks.append(eb)
         _keep_live_defs(blocks, self.label_index)
-        return Program(fn, self.reg_types, self.consts, blocks, param_regs, self.label_index)
+        base, bases = 0, []
+        for b in blocks:
+            bases.append(base)
+            base += len(b.instrs)
+        ids = {id(ins): k for k, ins in enumerate(i for b in blocks for i in b.instrs)}
+        return Program(fn, self.reg_types, self.consts, blocks, param_regs, self.label_index,
+                       dict(self.reg_index), instr_base=bases, instr_id=ids)
 
 
 def _keep_live_defs(blocks: list[ExecBlock], label_index: dict[str, int]) -> None:
@@ -236,6 +255,7 @@ def _make_load(ins: Instr, d: list[int], s: list[int]) -> Step:
         st = ctx.storage[mem]
         idx = env[i]
         flat = ctx.flat_index(st, idx, width, ins)
+        ctx.record_memory(ins, st, idx, width)
         data = st.data
         for k, out in enumerate(d):
             env[out] = data[flat + k] if k else data[flat]
@@ -249,6 +269,7 @@ def _make_store(ins: Instr, s: list[int]) -> Step:
     def store(env, ctx):
         st = ctx.storage[mem]
         flat = ctx.flat_index(st, env[i], len(vals), ins)
+        ctx.record_memory(ins, st, env[i], len(vals))
         n = ctx.n_active
         where = np.broadcast_to(ctx.pick(flat), (n,))   # several lanes, one word: the last lands
         data = st.data
@@ -268,6 +289,7 @@ def _make_atomic(ins: Instr, d: list[int], s: list[int]) -> Step:
     def atom(env, ctx):
         st = ctx.storage[arg.mem]
         flat = np.broadcast_to(ctx.pick(ctx.flat_index(st, env[i], 1, ins)), (ctx.n_active,))
+        ctx.record_memory(ins, st, env[i], 1)
         cmp = None if cmp_i is None else ctx.pick(env[cmp_i])
         old = atomic(st.data, np.ascontiguousarray(flat), arg.op, ctx.pick(env[val_i]), cmp)
         env[out] = ctx.spread(old, dtype)
