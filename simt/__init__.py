@@ -23,7 +23,7 @@ from .devices import (Device, ScopedDevice, get_device, set_device, get_devices,
                       get_preferred_device, get_cuda_device_count, is_cuda_available,
                       is_cpu_available, synchronize, synchronize_device, init)
 from .options import config, get_module_options, set_module_options
-from .kernel import Func, Kernel, constant, func, kernel, mir
+from .kernel import Func, Kernel, constant, func, kernel, mir, ptx, ptxas_info
 from .launch import launch
 from .sim.common import LaunchResult
 from .ir.registry import REGISTRY as _REGISTRY, BuiltinFunction as _BuiltinFunction

@@ -170,3 +170,18 @@ def mir(k: Kernel, dim_ndim: int = 1, block_ndim: int = 1) -> str:
     if not isinstance(k, Kernel):
         raise TypeError(f"simt.mir expects a @simt.kernel, got {k!r}")
     return format_function(k.compile(LaunchSig(dim_ndim, block_ndim)))
+
+
+def ptx(k: Kernel, arch: str = "sm_90", dim_ndim: int = 1, block_ndim: int = 1) -> str:
+    """The PTX text of a kernel compiled for a launch signature (with the module options)."""
+    from .gpu.ptx import emit
+    if not isinstance(k, Kernel):
+        raise TypeError(f"simt.ptx expects a @simt.kernel, got {k!r}")
+    return emit(k.compile(LaunchSig(dim_ndim, block_ndim)), arch)[0]
+
+
+def ptxas_info(k: Kernel, arch: str = "sm_90", dim_ndim: int = 1, block_ndim: int = 1) -> dict:
+    """``ptxas -v`` on the kernel's PTX: registers, shared_bytes, spill_store_bytes,
+    spill_load_bytes, stack_frame_bytes, barriers, constant_bytes. DeviceError without ptxas."""
+    from .gpu.ptxas import resource_usage
+    return resource_usage(ptx(k, arch, dim_ndim, block_ndim), arch)

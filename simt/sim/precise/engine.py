@@ -196,12 +196,26 @@ class Batch(Diagnostics):
     def _advance_time(self, blk, tim) -> None:
         wt = self.times
         base = self.prog.instr_base[blk.index]
+        issue = _NO_MEMORY
+        if self.listener is not None:
+            issue = np.zeros((len(blk.instrs), int(np.count_nonzero(self.warp_bits))), np.int64)
         timing.advance(wt.t, wt.ready, wt.producer, wt.busy, self.warp_bits, tim.src_ptr,
                        tim.src_idx, tim.dst_ptr, tim.dst_idx, tim.interval, tim.latency, tim.cls,
                        tim.mem_slot, self.mem_lat, self.mem_iv, self.mem_extra,
-                       self.counters.stalls[base:base + len(blk.instrs)])
+                       self.counters.stalls[base:base + len(blk.instrs)], issue)
         if self.listener is not None:
-            self.listener.block_executed(self, blk)
+            self.listener.block_executed(self, blk, issue)
+
+    def branch_taken_bits(self, blk) -> np.ndarray:
+        """For the current step's CBR: per running warp, the lanes taking the true edge."""
+        cond = np.asarray(self.env[blk.term_srcs[0]], dtype=bool)
+        if self.dense:
+            taken = np.broadcast_to(cond, (self.n_lanes,)) & self.mask
+        else:
+            taken = np.zeros(self.n_lanes, dtype=bool)
+            taken[self.sel()] = cond
+        bits = np.packbits(np.ascontiguousarray(taken), bitorder="little").view("<u4")
+        return bits[self.warp_bits != 0]
 
     def _finish(self) -> None:
         wt = self.times

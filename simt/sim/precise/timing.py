@@ -103,10 +103,12 @@ def block_timing(instrs: list[Instr], reg_index, arch) -> BlockTiming:
 
 @njit(cache=True, nogil=True)
 def advance(t, ready, producer, busy, warp_bits, src_ptr, src_idx, dst_ptr, dst_idx, interval,
-            latency, cls, mem_slot, mem_lat, mem_iv, mem_extra, stalls):
+            latency, cls, mem_slot, mem_lat, mem_iv, mem_extra, stalls, issue_out):
     """Issue one block's instructions for every running warp (``warp_bits`` != 0); update
-    the timelines in place and add waiting cycles to ``stalls[instruction, reason]``."""
+    the timelines in place and add waiting cycles to ``stalls[instruction, reason]``.
+    ``issue_out[instruction, k]`` receives issue cycles when it has rows (for traces)."""
     n_ins = interval.size
+    record = issue_out.shape[0] > 0
     k = -1
     for w in range(warp_bits.size):
         if warp_bits[w] == 0:
@@ -123,6 +125,8 @@ def advance(t, ready, producer, busy, warp_bits, src_ptr, src_idx, dst_ptr, dst_
                     reason = producer[w, src_idx[p]]
             if reason >= 0:
                 stalls[j, reason] += start - tw
+            if record:
+                issue_out[j, k] = start
             slot = mem_slot[j]
             if slot >= 0:
                 lat = mem_lat[slot, k]

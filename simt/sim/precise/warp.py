@@ -81,10 +81,10 @@ def make_warp_op(ins: Instr, d: list[int], s: list[int]):
                 ok = np.ones_like(lane, dtype=bool)
             elif mode is ShflMode.UP:
                 src = lane - b
-                ok = src >= 0
+                ok = (src >= 0) & (src <= 31)
             elif mode is ShflMode.DOWN:
                 src = lane + b
-                ok = src <= 31
+                ok = (src >= 0) & (src <= 31)
             else:
                 src = lane ^ b
                 ok = (src >= 0) & (src <= 31)
