@@ -248,11 +248,35 @@ def check_shared_memory(kernel: Kernel, fn: Function, arch: str) -> None:
 
 # ---- launch ----------------------------------------------------------------------------
 
+_launch_counter = iter(range(1 << 62))
+
+
+def _trace_options(kernel: Kernel, trace, options: dict | None):
+    from .sim.trace import TraceOptions
+    if trace is None:
+        raise LaunchError(f"kernel '{kernel.key}': device 'cpu:trace' needs a file to write: "
+                          f"simt.launch(..., device='cpu:trace', trace='run.jsonl')")
+    known = {"memory_only", "blocks", "warps", "max_records"}
+    options = dict(options or {})
+    unknown = set(options) - known
+    if unknown:
+        raise LaunchError(f"kernel '{kernel.key}': unknown trace option(s) {sorted(unknown)}; "
+                          f"known: {sorted(known)}")
+    for key in ("blocks", "warps"):
+        if options.get(key) is not None:
+            options[key] = tuple(int(x) for x in options[key])
+    return TraceOptions(str(trace), launch=next(_launch_counter), **options)
+
+
 def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_inputs: Sequence = (),
            adj_outputs: Sequence = (), device=None, stream=None, adjoint: bool = False,
            record_tape: bool = True, record_cmd: bool = False, max_blocks: int = 0,
-           block_dim=256, arch: str | None = None, max_steps: int | None = None) -> LaunchResult:
-    """Run ``kernel`` over ``dim`` threads; ``outputs`` are appended to ``inputs`` (as in Warp)."""
+           block_dim=256, arch: str | None = None, max_steps: int | None = None,
+           trace=None, trace_options: dict | None = None) -> LaunchResult:
+    """Run ``kernel`` over ``dim`` threads; ``outputs`` are appended to ``inputs`` (as in Warp).
+
+    ``trace="run.jsonl"`` (device ``cpu:trace``) records every warp instruction; trace_options:
+    ``memory_only``, ``blocks``, ``warps``, ``max_records`` (see traces/README.md)."""
     if not isinstance(kernel, Kernel):
         raise LaunchError(f"simt.launch expects a @simt.kernel, got {kernel!r}")
     if adjoint:
@@ -282,5 +306,10 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
         return LaunchResult(kernel.key, str(dev), {})
     cfg = LaunchConfig(dim=dims, block=block, grid=grid, sig=sig, arch=arch, max_steps=steps,
                        timing=bool(opts.get("timing", True)))
-    metrics = run_engine(fn, cfg, args)
+    if str(dev) == "cpu:trace":
+        metrics = run_engine(fn, cfg, args, trace=_trace_options(kernel, trace, trace_options))
+    elif trace is not None or trace_options:
+        raise LaunchError(f"kernel '{kernel.key}': trace= records on device 'cpu:trace', not '{dev}'")
+    else:
+        metrics = run_engine(fn, cfg, args)
     return LaunchResult(kernel.key, str(dev), dict(metrics), getattr(metrics, "details", {}))

@@ -1,0 +1,167 @@
+"""The trace listener: JSON Lines, one record per warp-level instruction, written as the
+precise engine runs (constant memory), gzip-compressed when the path ends in ``.gz``.
+
+The format is documented in traces/README.md and versioned by SCHEMA_VERSION.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ... import __version__
+from ...ir.mir import AtomArg, Instr, Op
+from ...ir.printer import format_instr
+
+SCHEMA_VERSION = 1
+MEMORY_OPS = (Op.LD, Op.ST, Op.ATOM)
+
+
+@dataclass
+class TraceOptions:
+    """What to record. ``blocks``/``warps``: linear block ids / warp indices within a block
+    to keep (None keeps all); ``max_records`` caps the instruction records."""
+    path: str
+    memory_only: bool = False
+    blocks: tuple[int, ...] | None = None
+    warps: tuple[int, ...] | None = None
+    max_records: int | None = None
+    launch: int = 0
+    extra: dict = field(default_factory=dict)
+
+    def filters(self) -> dict:
+        return {"memory_only": self.memory_only, "blocks": self.blocks, "warps": self.warps,
+                "max_records": self.max_records}
+
+
+def op_name(ins: Instr) -> str:
+    """The op as the MIR printer spells it: add, ld.shared, atom.global.add, shfl.down..."""
+    text = format_instr(ins).split(";")[0].strip()
+    if " = " in text:
+        text = text.split(" = ", 1)[1]
+    return text.split(" ", 1)[0]
+
+
+class TraceWriter:
+    """Listener on the precise engine (see simt.sim.precise.engine.run's ``listener``)."""
+
+    def __init__(self, options: TraceOptions):
+        self.options = options
+        self.records = 0
+        self.truncated = False
+        self._memory: dict[int, tuple] = {}
+        self._static: dict[int, tuple] = {}
+        path = options.path
+        raw = gzip.open(path, "wb") if str(path).endswith(".gz") else open(path, "wb")
+        self.out = io.TextIOWrapper(raw, encoding="utf-8", newline="\n", write_through=False)
+        self._blocks = None if options.blocks is None else set(options.blocks)
+        self._warps = None if options.warps is None else set(options.warps)
+
+    # ---- listener interface ------------------------------------------------------------------
+    def launch_started(self, fn, cfg, arch) -> None:
+        warps_per_block = -(-cfg.threads_per_block // 32)
+        header = {"type": "header", "schema": SCHEMA_VERSION, "simt": __version__,
+                  "kernel": fn.name, "launch": self.options.launch, "arch": arch.name,
+                  "dim": list(cfg.dim), "block": list(cfg.block), "grid": list(cfg.grid),
+                  "threads_per_block": cfg.threads_per_block, "warps_per_block": warps_per_block,
+                  "source": fn.loc.file if fn.loc else "", "filters": self.options.filters()}
+        self.out.write(json.dumps(header) + "\n")
+        self.kernel = fn.name
+
+    def memory(self, batch, ins: Instr, warps, rows, width_bytes: int, waves=None, ideal=None,
+               sectors=None) -> None:
+        self._memory[id(ins)] = (warps, rows, width_bytes, waves, ideal, sectors)
+
+    def block_executed(self, batch, blk, issue: np.ndarray) -> None:
+        memory, self._memory = self._memory, {}
+        if self.truncated:
+            return
+        running = np.flatnonzero(batch.warp_bits)
+        masks = batch.warp_bits[running]
+        block_ids = running // batch.warps_per_cta + batch.first_cta
+        warp_ids = running % batch.warps_per_cta
+        keep = np.ones(running.size, dtype=bool)
+        if self._blocks is not None:
+            keep &= np.isin(block_ids, list(self._blocks))
+        if self._warps is not None:
+            keep &= np.isin(warp_ids, list(self._warps))
+        if not keep.any():
+            return
+        taken = batch.branch_taken_bits(blk) if blk.term.op is Op.CBR else None
+        cols = np.flatnonzero(keep)
+        lines = []
+        for j, ins in enumerate(blk.instrs):
+            is_mem = ins.op in MEMORY_OPS
+            if self.options.memory_only and not is_mem:
+                continue
+            static = self._static.get(id(ins))
+            if static is None:
+                static = self._static[id(ins)] = self._static_fields(blk, j, ins)
+            mem = memory.get(id(ins)) if is_mem else None
+            for k in cols.tolist():
+                m = int(masks[k])
+                rec = (f'{{"type":"inst","launch":{self.options.launch},"block":{int(block_ids[k])},'
+                       f'"warp":{int(warp_ids[k])},{static},"mask":{m},"active":{m.bit_count()},'
+                       f'"cycle":{int(issue[j, k])}')
+                if mem is not None:
+                    rec += self._memory_fields(mem, k)
+                elif taken is not None and ins is blk.term:
+                    rec += f',"taken":{int(taken[k])}'
+                lines.append(rec + "}\n")
+        self._emit(lines)
+
+    def launch_finished(self, metrics) -> None:
+        trailer = {"type": "end", "records": self.records, "truncated": self.truncated,
+                   "metrics": {k: v for k, v in metrics.items() if isinstance(v, (int, float))}}
+        self.out.write(json.dumps(trailer) + "\n")
+        self.out.close()
+
+    def close(self) -> None:
+        if not self.out.closed:
+            self.out.close()
+
+    # ---- formatting ----------------------------------------------------------------------------
+    def _static_fields(self, blk, j: int, ins: Instr) -> str:
+        line = ins.loc.line if ins.loc else 0
+        col = ins.loc.col if ins.loc else 0
+        return f'"pc":"{blk.label}:{j}","op":"{op_name(ins)}","line":{line},"col":{col}'
+
+    @staticmethod
+    def _memory_fields(mem, k: int) -> str:
+        warps, rows, width, waves, ideal, sectors = mem
+        row = rows[k]
+        addr = ",".join("null" if a < 0 else str(a) for a in row.tolist())
+        space = "shared" if waves is not None else "global"
+        s = f',"space":"{space}","width":{width},"addr":[{addr}]'
+        if waves is not None:
+            return s + f',"wavefronts":{int(waves[k])},"ideal":{int(ideal[k])}'
+        return s + f',"sectors":{int(sectors[k])},"requests":1'
+
+    def _emit(self, lines: list[str]) -> None:
+        cap = self.options.max_records
+        if cap is not None and self.records + len(lines) > cap:
+            lines = lines[:max(0, cap - self.records)]
+            self.truncated = True
+        self.records += len(lines)
+        self.out.write("".join(lines))
+
+
+def run(fn, cfg, args, trace: TraceOptions | None = None):
+    """The ``cpu:trace`` engine: the precise engine with a TraceWriter listening."""
+    from ..precise import run as precise_run
+    if trace is None:
+        raise ValueError("device 'cpu:trace' needs a trace file: simt.launch(..., trace='run.jsonl')")
+    writer = TraceWriter(trace)
+    try:
+        metrics = precise_run(fn, cfg, args, listener=writer)
+    finally:
+        writer.close()
+    metrics.details["trace"] = {"path": str(trace.path), "records": writer.records,
+                                "truncated": writer.truncated}
+    return metrics
+
+
+__all__ = ["TraceOptions", "TraceWriter", "run", "SCHEMA_VERSION", "AtomArg"]
