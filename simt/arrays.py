@@ -77,11 +77,18 @@ class array:
             elem_shape = _normalise_shape(shape)
             buffer = np.zeros(elem_shape + t.component_shape(ir_dtype), dtype=t.numpy_scalar_type(ir_dtype))
         self._finish(buffer, ir_dtype, ndim)
-        self.ptr = _allocator.allocate(self._buffer.nbytes)
+        self._gpu = None                  # simt.gpu.memory.DeviceMemory for arrays on a GPU
+        if self.device.is_cuda:
+            from .gpu.memory import to_device
+            self._gpu = to_device(self._buffer, self.device.ordinal)
+            self.ptr = self._gpu.ptr
+        else:
+            self.ptr = _allocator.allocate(self._buffer.nbytes)
 
     # construction helpers ----------------------------------------------------------
     def _init_annotation(self, dtype, ndim) -> None:
         self._buffer = None
+        self._gpu = None
         self.device = None
         self.ptr = None
         self.ndim = int(ndim or 1)
@@ -117,6 +124,7 @@ class array:
         out.device = base.device
         out._finish(buffer, base._ir_dtype, None)
         out.ptr = base.ptr
+        out._gpu = base._gpu
         return out
 
     # properties ----------------------------------------------------------------------
@@ -151,11 +159,17 @@ class array:
 
     # host access ---------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
-        """The host buffer itself (a view, as Warp gives for cpu arrays)."""
-        return self._require_buffer()
+        """The host buffer itself (a view, as Warp gives for cpu arrays); a copy from a GPU."""
+        buf = self._require_buffer()
+        return buf if self._gpu is None else self._gpu.download(buf)
+
+    def _host_written(self) -> None:
+        """After writing the host buffer of a GPU array: send it to the GPU."""
+        if self._gpu is not None:
+            self._gpu.upload(self._buffer)
 
     def __array__(self, dtype=None, copy=None):
-        buf = self._require_buffer()
+        buf = self.numpy()
         return buf if dtype is None else buf.astype(dtype)
 
     def flat_scalars(self) -> np.ndarray:
@@ -165,7 +179,7 @@ class array:
         return flat
 
     def list(self) -> list:
-        buf = self._require_buffer()
+        buf = self.numpy()
         if self._ir_dtype is not None and isinstance(self._ir_dtype, Scalar):
             return buf.reshape(-1).tolist()
         return list(buf.reshape((self.size,) + t.component_shape(self._ir_dtype)))
@@ -173,6 +187,7 @@ class array:
     def fill_(self, value) -> None:
         buf = self._require_buffer()
         buf[...] = np.asarray(value, dtype=buf.dtype)
+        self._host_written()
 
     def zero_(self) -> None:
         self.fill_(0)
@@ -181,6 +196,7 @@ class array:
         buf = self._require_buffer()
         data = src.numpy() if isinstance(src, array) else np.asarray(src)
         buf[...] = np.asarray(data, dtype=buf.dtype).reshape(buf.shape)
+        self._host_written()
 
     def to(self, device) -> array:
         dev = parse_device(device)
@@ -197,10 +213,10 @@ class array:
     def __repr__(self) -> str:
         if self._buffer is None:
             return f"simt.array(dtype={self.dtype!r}, ndim={self.ndim})"
-        return repr(self._buffer)
+        return repr(self.numpy())
 
     def __str__(self) -> str:
-        return str(self._buffer) if self._buffer is not None else repr(self)
+        return str(self.numpy()) if self._buffer is not None else repr(self)
 
 
 def _buffer_from_data(data, dtype, shape) -> tuple[np.ndarray, ValueType]:
@@ -304,4 +320,19 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     d, s = dest.flat_scalars(), src.flat_scalars()
     if (dest_offset + n) * ncomp > d.size or (src_offset + n) * ncomp > s.size:
         raise ValueError(f"copy of {n} elements runs past the end of an array")
+    if dest._gpu is not None or src._gpu is not None:
+        _copy_with_gpu(dest, src, dest_offset * ncomp, src_offset * ncomp, n * ncomp)
+        return
     d[dest_offset * ncomp:(dest_offset + n) * ncomp] = s[src_offset * ncomp:(src_offset + n) * ncomp]
+
+
+def _copy_with_gpu(dest: array, src: array, dest_start: int, src_start: int, count: int) -> None:
+    """``copy`` where either side is on a GPU: device to device directly, else through the host."""
+    itemsize = dest._buffer.itemsize
+    if dest._gpu is not None and src._gpu is not None and dest.device == src.device:
+        dest._gpu.copy_from(src._gpu, dest_start * itemsize, src_start * itemsize, count * itemsize)
+        return
+    d = dest.numpy().reshape(-1)
+    d[dest_start:dest_start + count] = src.numpy().reshape(-1)[src_start:src_start + count]
+    dest._buffer.reshape(-1)[...] = d
+    dest._host_written()

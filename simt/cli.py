@@ -1,5 +1,6 @@
 """The ``simt`` command: ``simt demo`` (a showcase on the precise engine), ``simt run FILE``,
-``simt --version``. Nothing here needs a GPU."""
+``simt diff FILE.py::kernel`` (engines compared), ``simt --version``. Only ``diff`` with a
+``cuda`` engine uses a GPU, and it skips that engine when there is none."""
 from __future__ import annotations
 
 import argparse
@@ -106,7 +107,30 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("demo", help="run a small showcase on the precise engine")
     run = commands.add_parser("run", help="run a Python file that launches simt kernels")
     run.add_argument("file")
+    report = commands.add_parser("report", help="analyse a trace written with device='cpu:trace'")
+    report.add_argument("analysis", choices=("banks", "coalescing", "divergence"))
+    report.add_argument("trace", help="a .jsonl or .jsonl.gz trace file")
+    report.add_argument("--by", choices=("pc", "line"), help="one row per instruction or per source line")
+    diff = commands.add_parser("diff", help="run a kernel on several engines and diff its arrays",
+                               description="FILE.py defines the kernel and simt_inputs() returning "
+                                           "(dim, inputs) or (dim, inputs, block_dim); see simt.testing.")
+    diff.add_argument("target", metavar="FILE.py::kernel")
+    diff.add_argument("--dim", help="launch dim, e.g. 1024 or 64,128 (overrides simt_inputs)")
+    diff.add_argument("--engines", default="cpu:precise,cuda", help="comma-separated; the first is the reference")
+    diff.add_argument("--block-dim", help="threads per block, e.g. 256 or 8,32")
+    diff.add_argument("--rtol", type=float, help="relative float tolerance (default 1e-5)")
+    diff.add_argument("--atol", type=float, help="absolute float tolerance (default 1e-6)")
     args = parser.parse_args(argv)
+    if args.command == "report":
+        from .analysis.report import report as print_report
+        return print_report(args.analysis, args.trace, args.by)
+    if args.command == "diff":
+        from .testing import diff_command
+        try:
+            return diff_command(args.target, args.dim, args.engines, args.block_dim, args.rtol, args.atol)
+        except (simt.SimtError, ValueError, OSError) as e:
+            print(f"simt diff: {e}", file=sys.stderr)
+            return 2
     if args.command == "demo":
         return demo()
     if args.command == "run":

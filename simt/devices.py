@@ -6,8 +6,10 @@ Adding an engine is one line in ``ENGINES``.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import re
+import sys
 from typing import Callable
 
 from .errors import DeviceError
@@ -15,7 +17,9 @@ from .errors import DeviceError
 DEFAULT_DEVICE = "cpu:precise"
 
 # device name -> module exposing run(fn, cfg, args) -> metrics
-ENGINES: dict[str, str] = {"cpu:precise": "simt.sim.precise"}
+ENGINES: dict[str, str] = {"cpu:precise": "simt.sim.precise", "cpu": "simt.sim.fast"}
+ENGINES["cuda"] = "simt.gpu.runtime"    # every cuda:N; the ordinal is passed to its run()
+ENGINES["cpu:trace"] = "simt.sim.trace"  # the precise engine writing a trace: launch(..., trace=)
 
 _DESCRIPTIONS = {
     "cpu": "the fast engine",
@@ -111,23 +115,38 @@ class ScopedDevice:
 
 def engine_for(device: Device) -> Callable:
     """The engine's ``run`` for a device, or DeviceError saying what is unavailable."""
-    module = ENGINES.get(str(device))
+    module = ENGINES.get("cuda" if device.is_cuda else str(device))
     if module is None:
         runnable = ", ".join(repr(d) for d in ENGINES)
         raise DeviceError(f"device '{device}' ({device.description}) is not available yet; "
                           f"use {runnable}")
+    if device.is_cuda:
+        return _cuda_engine(device)
     return importlib.import_module(module).run
 
 
+def _cuda_engine(device: Device) -> Callable:
+    """The GPU runtime's ``run`` bound to one GPU; DeviceError if that GPU cannot be used."""
+    from .gpu import runtime
+    reason = runtime.unavailable_reason(device.ordinal)
+    if reason:
+        raise DeviceError(f"device '{device}' ({device.description}) is not available: {reason}")
+    return functools.partial(runtime.run, ordinal=device.ordinal)
+
+
 def require_memory(device: Device) -> None:
-    """Arrays can live in host memory only for now."""
+    """Arrays live in host memory (cpu devices) or on a usable GPU (cuda:N)."""
+    if device.is_cuda:
+        _cuda_engine(device)
+        return
     if device.memory_space != "host":
         raise DeviceError(f"arrays on device '{device}' ({device.description}) are not supported "
                           f"yet; use a cpu device such as 'cpu:precise'")
 
 
 def get_devices() -> list[Device]:
-    return [Device(d) for d in ("cpu", "cpu:precise", "cpu:trace")]
+    cuda = [Device(f"cuda:{i}") for i in range(get_cuda_device_count())]
+    return [Device(d) for d in ("cpu", "cpu:precise", "cpu:trace")] + cuda
 
 
 def get_preferred_device() -> Device:
@@ -135,11 +154,13 @@ def get_preferred_device() -> Device:
 
 
 def get_cuda_device_count() -> int:
-    return 0
+    """GPUs the CUDA driver sees (0 without a driver, a GPU or cuda-python)."""
+    from .gpu import runtime
+    return runtime.device_count()
 
 
 def is_cuda_available() -> bool:
-    return False
+    return get_cuda_device_count() > 0
 
 
 def is_cpu_available() -> bool:
@@ -147,12 +168,16 @@ def is_cpu_available() -> bool:
 
 
 def synchronize() -> None:
-    """Launches on cpu devices finish before ``launch`` returns: nothing to wait for."""
+    """Launches finish before ``launch`` returns (GPU launches too); this also waits for any
+    other work queued on GPUs simt has used."""
+    if "simt.gpu.runtime" in sys.modules:
+        sys.modules["simt.gpu.runtime"].synchronize()
 
 
 def synchronize_device(device=None) -> None:
-    if device is not None:
-        parse_device(device)
+    dev = get_device(device)
+    if dev.is_cuda and "simt.gpu.runtime" in sys.modules:
+        sys.modules["simt.gpu.runtime"].synchronize(dev.ordinal)
 
 
 def init() -> None:

@@ -2,3 +2,5 @@
 import os
 
 os.environ.setdefault("SIMT_VERIFY_EACH_PASS", "1")
+
+pytest_plugins = ["simt.testing"]   # the simt_gpu marker and the simt_compare fixture

@@ -1,0 +1,321 @@
+"""Golden comparisons: run one kernel on several engines and diff every array it can write.
+
+    report = simt.testing.compare(saxpy, dim=n, inputs=[a, x, y],
+                                  engines=["cpu:precise", "cuda"])
+
+The first available engine is the reference; every other one is compared with it, array by
+array (every array argument, inputs included, since a kernel may write any of them).
+Integers and bools must match bit for bit. Floats match when
+``|got - ref| <= atol + rtol * |ref|`` (defaults ``DEFAULT_RTOL = 1e-5``,
+``DEFAULT_ATOL = 1e-6``), NaN matches NaN and infinities match themselves; the report also
+gives the largest difference in ulps. Engines that cannot run here (no GPU, an engine not
+built yet) are skipped with a note; through the pytest fixture ``simt_compare`` they skip the
+test instead.
+
+This module is also a pytest plugin (entry point ``pytest11``, or ``pytest_plugins =
+["simt.testing"]`` in a conftest): it registers the ``simt_gpu`` marker, which skips a test
+when no usable GPU is present, and the ``simt_compare`` fixture.
+"""
+from __future__ import annotations
+
+import inspect
+import runpy
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .arrays import array
+from .devices import engine_for, parse_device
+from .errors import DeviceError
+from .ir.types import ArrayType
+from .kernel import Kernel
+from .launch import launch
+
+DEFAULT_RTOL = 1e-5
+DEFAULT_ATOL = 1e-6
+DEFAULT_ENGINES = ("cpu:precise", "cuda")
+SHOWN_MISMATCHES = 5
+
+
+# ---- engines ------------------------------------------------------------------------------
+
+def engine_unavailable(engine: str) -> str | None:
+    """Why ``engine`` cannot run kernels here, or None when it can."""
+    try:
+        engine_for(parse_device(engine))
+    except DeviceError as e:
+        return str(e)
+    return None
+
+
+def gpu_unavailable() -> str | None:
+    """Why no GPU can be used here (for skips), or None."""
+    return engine_unavailable("cuda")
+
+
+# ---- the report ---------------------------------------------------------------------------
+
+@dataclass
+class ArrayDiff:
+    """One array of one engine against the reference engine's."""
+    name: str
+    engine: str
+    reference: str
+    dtype: str
+    shape: tuple[int, ...]            # numpy shape (composite components as trailing axes)
+    total: int
+    mismatches: int
+    max_abs: float = 0.0
+    max_ulp: float | None = None      # floats only
+    first_index: tuple[int, ...] | None = None
+    shown: list[tuple[tuple[int, ...], object, object]] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.mismatches == 0 and not self.note
+
+    def describe(self) -> str:
+        head = f"  {self.name}: {self.dtype} {self.shape}"
+        if self.note:
+            return f"{head}: {self.note}"
+        if self.ok:
+            extra = f", max abs diff {self.max_abs:.3g}, max {self.max_ulp:.0f} ulp" \
+                if self.max_ulp else ""
+            return f"{head}: all {self.total} values match{extra}"
+        lines = [f"{head}: {self.mismatches} of {self.total} values differ; max abs diff "
+                 f"{self.max_abs:.6g}" + (f", max {self.max_ulp:.0f} ulp" if self.max_ulp is not None else "")]
+        for index, want, got in self.shown:
+            lines.append(f"      at {index}: {self.reference} {want!r} vs {self.engine} {got!r}")
+        if self.mismatches > len(self.shown):
+            lines.append(f"      ... and {self.mismatches - len(self.shown)} more")
+        return "\n".join(lines)
+
+
+@dataclass
+class CompareReport:
+    """What ``compare`` found: per engine, per array, how far it is from the reference."""
+    kernel: str
+    reference: str | None
+    engines: list[str]                          # engines that ran, reference first (an engine
+                                                # named twice is labelled "name#position")
+    skipped: dict[str, str]                     # engine -> why it did not run
+    diffs: list[ArrayDiff]
+    outputs: dict[str, dict[str, np.ndarray]]   # engine -> array name -> contents after the launch
+    results: dict[str, object]                  # engine -> LaunchResult
+    rtol: float
+    atol: float
+
+    @property
+    def ok(self) -> bool:
+        return all(d.ok for d in self.diffs)
+
+    @property
+    def compared(self) -> bool:
+        """False when fewer than two engines could run, so nothing was compared."""
+        return len(self.engines) >= 2
+
+    def for_engine(self, engine: str) -> list[ArrayDiff]:
+        return [d for d in self.diffs if d.engine == engine]
+
+    def summary(self) -> str:
+        lines = [f"kernel '{self.kernel}': reference {self.reference!r}, rtol={self.rtol:g}, "
+                 f"atol={self.atol:g}"]
+        for engine in self.engines[1:]:
+            diffs = self.for_engine(engine)
+            verdict = "matches" if all(d.ok for d in diffs) else "DIFFERS"
+            lines.append(f" {engine} {verdict}:")
+            lines.extend(d.describe() for d in diffs)
+        for engine, why in self.skipped.items():
+            lines.append(f" {engine} skipped: {why}")
+        if not self.compared:
+            lines.append(" nothing compared: fewer than two engines could run")
+        return "\n".join(lines)
+
+    __str__ = summary
+
+
+# ---- diffing ------------------------------------------------------------------------------
+
+def _ordered(values: np.ndarray) -> np.ndarray:
+    """Float bits as integers that order like the floats, so their difference counts ulps."""
+    ints = values.view(np.int32 if values.dtype.itemsize == 4 else np.int64).astype(np.int64)
+    lowest = np.int64(-2**31 if values.dtype.itemsize == 4 else np.iinfo(np.int64).min)
+    return np.where(ints < 0, lowest - ints, ints)
+
+
+def diff_arrays(name: str, ref: np.ndarray, got: np.ndarray, engine: str, reference: str,
+                rtol: float, atol: float) -> ArrayDiff:
+    diff = ArrayDiff(name, engine, reference, str(ref.dtype), tuple(ref.shape), int(ref.size), 0)
+    if ref.shape != got.shape or ref.dtype != got.dtype:
+        diff.note = f"{engine} gave {got.dtype} {got.shape}, the reference {ref.dtype} {ref.shape}"
+        return diff
+    if ref.size == 0:
+        return diff
+    if np.issubdtype(ref.dtype, np.floating):
+        with np.errstate(invalid="ignore", over="ignore"):
+            both_nan = np.isnan(ref) & np.isnan(got)
+            same = (ref == got) | both_nan
+            abs_diff = np.where(same, 0.0, np.abs(got.astype(np.float64) - ref.astype(np.float64)))
+            close = same | (abs_diff <= atol + rtol * np.abs(ref.astype(np.float64)))
+            ulps = np.where(same | np.isnan(ref) | np.isnan(got), 0.0,
+                            np.abs(_ordered(got).astype(np.float64) - _ordered(ref).astype(np.float64)))
+        finite = abs_diff[np.isfinite(abs_diff)]
+        diff.max_abs = float(finite.max()) if finite.size else float("inf")
+        diff.max_ulp = float(ulps.max())
+        bad = ~close
+    else:
+        bad = ref != got
+        if np.issubdtype(ref.dtype, np.integer):
+            diff.max_abs = float(np.abs(got.astype(np.float64) - ref.astype(np.float64)).max())
+    diff.mismatches = int(bad.sum())
+    if diff.mismatches:
+        where = np.argwhere(bad)
+        diff.first_index = tuple(int(i) for i in where[0])
+        for index in where[:SHOWN_MISMATCHES]:
+            key = tuple(int(i) for i in index)
+            diff.shown.append((key, ref[key].item(), got[key].item()))
+    return diff
+
+
+# ---- running ------------------------------------------------------------------------------
+
+def _host_copy(value) -> object:
+    """Array arguments as numpy snapshots (each engine gets its own copy); scalars as given."""
+    if isinstance(value, array) and not value.is_annotation:
+        return value.numpy().copy()
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        return value.copy()
+    return value
+
+
+def _fresh_args(kernel: Kernel, snapshots: list, engine: str) -> list:
+    args = []
+    for (name, ptype), value in zip(kernel.params, snapshots):
+        if isinstance(ptype, ArrayType) and isinstance(value, np.ndarray):
+            args.append(array(value, dtype=ptype.dtype, device=engine))
+        else:
+            args.append(value)
+    return args
+
+
+def compare(kernel: Kernel, dim, inputs: Sequence = (), engines: Sequence[str] = DEFAULT_ENGINES,
+            block_dim=256, outputs: Sequence = (), rtol: float | None = None,
+            atol: float | None = None, raise_on_mismatch: bool = True) -> CompareReport:
+    """Launch ``kernel`` on each engine with fresh copies of the arguments and diff the arrays.
+
+    ``inputs`` and ``outputs`` are joined as in ``simt.launch``; array arguments may be
+    ``simt.array`` objects on any device or numpy arrays (converted to the parameter's
+    element type). Raises AssertionError with the report's summary when an engine differs
+    from the reference (unless ``raise_on_mismatch=False``); returns the report.
+    """
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"simt.testing.compare expects a @simt.kernel, got {kernel!r}")
+    rtol = DEFAULT_RTOL if rtol is None else float(rtol)
+    atol = DEFAULT_ATOL if atol is None else float(atol)
+    snapshots = [_host_copy(v) for v in [*inputs, *(outputs or ())]]
+    array_names = [name for (name, ptype), v in zip(kernel.params, snapshots)
+                   if isinstance(ptype, ArrayType) and isinstance(v, np.ndarray)]
+    skipped, ran, results, produced = {}, [], {}, {}
+    for k, engine in enumerate(engines):
+        label = engine if list(engines).count(engine) == 1 else f"{engine}#{k + 1}"
+        why = engine_unavailable(engine)
+        if why:
+            skipped[label] = why
+            continue
+        args = _fresh_args(kernel, snapshots, engine)
+        results[label] = launch(kernel, dim=dim, inputs=args, device=engine, block_dim=block_dim)
+        by_name = dict(zip((n for n, _ in kernel.params), args))
+        produced[label] = {name: by_name[name].numpy().copy() for name in array_names}
+        ran.append(label)
+    reference = ran[0] if ran else None
+    diffs = [diff_arrays(name, produced[reference][name], produced[engine][name], engine,
+                         reference, rtol, atol)
+             for engine in ran[1:] for name in array_names]
+    report = CompareReport(kernel.key, reference, ran, skipped, diffs, produced, results, rtol, atol)
+    if raise_on_mismatch and not report.ok:
+        raise AssertionError(f"simt.testing.compare: engines disagree\n{report.summary()}")
+    return report
+
+
+# ---- the command line: simt diff FILE.py::kernel ------------------------------------------
+
+def _parse_dim(text: str | None):
+    if text is None:
+        return None
+    parts = [int(p) for p in text.replace("x", ",").split(",") if p.strip()]
+    return parts[0] if len(parts) == 1 else tuple(parts)
+
+
+def load_target(target: str):
+    """``FILE.py::kernel`` -> (kernel, the file's globals)."""
+    path, sep, name = target.partition("::")
+    if not sep or not name:
+        raise ValueError(f"expected FILE.py::kernel_name, got {target!r}")
+    namespace = runpy.run_path(path, run_name="__simt_diff__")
+    kernel = namespace.get(name)
+    if not isinstance(kernel, Kernel):
+        kernels = ", ".join(k for k, v in namespace.items() if isinstance(v, Kernel)) or "none"
+        raise ValueError(f"{path} has no @simt.kernel named {name!r} (kernels: {kernels})")
+    return kernel, namespace
+
+
+def target_inputs(kernel: Kernel, namespace: dict, dim_override):
+    """(dim, inputs, block_dim) from the file's ``simt_inputs_<kernel>`` or ``simt_inputs``."""
+    make = namespace.get(f"simt_inputs_{kernel.key}") or namespace.get("simt_inputs")
+    if make is None:
+        raise ValueError(f"define simt_inputs() (or simt_inputs_{kernel.key}()) returning "
+                         f"(dim, inputs) or (dim, inputs, block_dim)")
+    takes_dim = len(inspect.signature(make).parameters) > 0
+    made = make(dim_override) if takes_dim else make()
+    if isinstance(made, dict):
+        dim, inputs, block = made.get("dim"), made["inputs"], made.get("block_dim", 256)
+    elif len(made) == 3:
+        dim, inputs, block = made
+    else:
+        (dim, inputs), block = made, 256
+    return (dim if dim_override is None else dim_override), list(inputs), block
+
+
+def diff_command(target: str, dim: str | None, engines: str, block_dim: str | None,
+                 rtol: float | None, atol: float | None) -> int:
+    """``simt diff``: print the report; 0 when the engines agree, 1 when they differ."""
+    kernel, namespace = load_target(target)
+    dim_value, inputs, block = target_inputs(kernel, namespace, _parse_dim(dim))
+    if block_dim is not None:
+        block = _parse_dim(block_dim)
+    report = compare(kernel, dim_value, inputs, engines=[e.strip() for e in engines.split(",")],
+                     block_dim=block, rtol=rtol, atol=atol, raise_on_mismatch=False)
+    print(report.summary())
+    return 0 if report.ok else 1
+
+
+# ---- pytest plugin ------------------------------------------------------------------------
+
+try:
+    import pytest as _pytest
+except ImportError:  # pragma: no cover - the plugin only matters under pytest
+    _pytest = None
+
+if _pytest is not None:
+    def pytest_configure(config) -> None:
+        config.addinivalue_line("markers", "simt_gpu: needs a usable CUDA GPU; skipped without one")
+
+    def pytest_runtest_setup(item) -> None:
+        if item.get_closest_marker("simt_gpu") is not None:
+            why = gpu_unavailable()
+            if why:
+                _pytest.skip(f"no GPU: {why}")
+
+    @_pytest.fixture
+    def simt_compare():
+        """``simt_compare(kernel, dim, inputs, engines=[...], ...)``: ``compare`` that skips the
+        test when one of the engines cannot run here."""
+        def run(kernel, dim, inputs=(), engines=DEFAULT_ENGINES, **kwargs) -> CompareReport:
+            for engine in engines:
+                why = engine_unavailable(engine)
+                if why:
+                    _pytest.skip(f"engine {engine!r} unavailable: {why}")
+            return compare(kernel, dim, inputs, engines=engines, **kwargs)
+        return run
