@@ -65,3 +65,21 @@ def test_vectorised_rows_agree_with_the_per_warp_model():
             act = row != INACTIVE
             assert (waves[k], ideal[k]) == shared_wavefronts(row, act, width), (width, row)
             assert sectors[k] == global_sectors(row, act, width)
+
+
+def test_compiled_costs_agree_with_the_per_warp_model():
+    from simt.sim.precise.memstats import INACTIVE, global_costs, shared_costs
+    rng = np.random.default_rng(2)
+    for width in (4, 8, 16):
+        m = np.where(rng.random((300, 32)) > 0.3, rng.integers(0, 300, (300, 32)) * width, INACTIVE)
+        m[:50] = np.where(m[:50] == INACTIVE, INACTIVE, LANES * width * 2)
+        m[50:80] = np.repeat(rng.integers(0, 64, (30, 16)), 2, axis=1) * width
+        waves, ideal = np.empty(300, np.int64), np.empty(300, np.int64)
+        shared_costs(m, width, waves, ideal)
+        seen, batch = np.zeros(4096, bool), np.zeros(4096, bool)
+        sectors, level, fresh = (np.empty(300, np.int64) for _ in range(3))
+        global_costs(m, 0, seen, batch, sectors, level, fresh)
+        for k, row in enumerate(m):
+            act = row != INACTIVE
+            assert (waves[k], ideal[k]) == shared_wavefronts(row, act, width)
+            assert sectors[k] == global_sectors(row, act, width)

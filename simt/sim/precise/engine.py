@@ -27,7 +27,7 @@ from ..common import ArrayArg, LaunchConfig
 from .diagnostics import Diagnostics
 from .memory import Storage, out_of_bounds
 from . import timing
-from .memstats import global_sectors_rows, shared_wavefronts_rows, warp_rows
+from .memstats import global_costs, rows_from_lanes, shared_costs
 from .metrics import Counters
 from .timing import BARRIER, WarpTimes
 from ...arch import Arch, load_arch
@@ -130,8 +130,10 @@ class Batch(Diagnostics):
         for st in self.storage.values():        # sectors this batch's blocks touched (an L1)
             if not st.is_shared:
                 st.batch_sectors = np.zeros_like(st.seen_sectors)
-        self.cta_wavefronts = np.zeros(n_ctas, dtype=np.int64)
-        self.cta_dram = np.zeros(n_ctas, dtype=np.int64)
+        self._level_latency = np.array([arch.latency("l1_hit"), arch.latency("l2_hit"),
+                                        arch.latency("dram")], dtype=np.int64)
+        self.warp_wavefronts = np.zeros(n // 32, dtype=np.int64)
+        self.warp_dram = np.zeros(n // 32, dtype=np.int64)
 
     # --- the scheduler -----------------------------------------------------------------
     def run(self) -> None:
@@ -221,8 +223,10 @@ class Batch(Diagnostics):
         wt = self.times
         per_cta = wt.t.reshape(self.n_ctas, self.warps_per_cta)
         busy = wt.busy.reshape(self.n_ctas, self.warps_per_cta)
-        self.counters.batch_done(per_cta.max(axis=1), busy.sum(axis=1), self.cta_wavefronts,
-                                 self.cta_dram)
+        shape = (self.n_ctas, self.warps_per_cta)
+        self.counters.batch_done(per_cta.max(axis=1), busy.sum(axis=1),
+                                 self.warp_wavefronts.reshape(shape).sum(axis=1),
+                                 self.warp_dram.reshape(shape).sum(axis=1))
 
     def _terminate(self, blk) -> int:
         """Move the active lanes to their next block; count; return the next block to run."""
@@ -345,45 +349,38 @@ class Batch(Diagnostics):
         nbytes = mem.elem.nbytes
         i = np.broadcast_to(np.asarray(self.pick(idx), dtype=np.int64), (self.count,))
         base = mem.offset if st.is_shared else st.base_addr
-        warps, rows = warp_rows(sel, base + i * nbytes)
+        n_rows = int(np.count_nonzero(self.warp_bits))
+        warps, rows = rows_from_lanes(sel, np.ascontiguousarray(base + i * nbytes), n_rows)
         width_bytes = width * nbytes
         slot = self.mem_slot
         self.mem_slot += 1
         k = self.prog.instr_id[id(ins)]
         arch = self.arch
-        cta_local = (warps * 32) // self.lanes_per_cta
         if st.is_shared:
-            waves, ideal = shared_wavefronts_rows(rows, width_bytes)
+            waves = np.empty(n_rows, dtype=np.int64)
+            ideal = np.empty(n_rows, dtype=np.int64)
+            shared_costs(rows, width_bytes, waves, ideal)
             extra = waves - ideal
             self.mem_lat[slot] = arch.latency("atomic_shared" if ins.op is Op.ATOM else "shared") + waves - 1
             self.mem_iv[slot] = 1 + extra
             self.mem_extra[slot] = extra
-            np.add.at(self.cta_wavefronts, cta_local, waves)
-            self.counters.memory(k, warps.size, int(waves.sum()), int(ideal.sum()), 0)
+            self.warp_wavefronts[warps] += waves
+            self.counters.memory(k, n_rows, int(waves.sum()), int(ideal.sum()), 0)
             if self.listener is not None:
                 self.listener.memory(self, ins, warps, rows, width_bytes, waves=waves, ideal=ideal)
             return
-        sectors = global_sectors_rows(rows, width_bytes)
-        rel = np.where(rows >= 0, (rows - st.base_addr) // 32, -1)
-        valid = rel >= 0
-        r = np.where(valid, rel, 0)
-        in_l2 = np.where(valid, st.seen_sectors[r], True).all(axis=1)
-        in_l1 = np.where(valid, st.batch_sectors[r], True).all(axis=1)
-        new = valid & ~st.seen_sectors[r]
-        st.seen_sectors[r[valid]] = True
-        st.batch_sectors[r[valid]] = True
+        sectors = np.empty(n_rows, dtype=np.int64)
+        level = np.empty(n_rows, dtype=np.int64)
+        fresh = np.empty(n_rows, dtype=np.int64)
+        global_costs(rows, st.base_addr, st.seen_sectors, st.batch_sectors, sectors, level, fresh)
         if ins.op is Op.ATOM:
-            lat = np.full(warps.size, arch.latency("atomic_global"))
+            self.mem_lat[slot] = arch.latency("atomic_global")
         else:
-            lat = np.where(in_l1, arch.latency("l1_hit"),
-                           np.where(in_l2, arch.latency("l2_hit"), arch.latency("dram")))
-        self.mem_lat[slot] = lat
-        new_sectors = global_sectors_rows(np.where(new, rel * 32, -1), 4)
-        np.add.at(self.cta_dram, cta_local, new_sectors * 32)
-        self.counters.memory(k, warps.size, 0, 0, int(sectors.sum()))
+            self.mem_lat[slot] = self._level_latency[level]
+        self.warp_dram[warps] += fresh * 32
+        self.counters.memory(k, n_rows, 0, 0, int(sectors.sum()))
         if self.listener is not None:
             self.listener.memory(self, ins, warps, rows, width_bytes, sectors=sectors)
-
 
     def flat_index(self, st: Storage, idx, width: int, ins: Instr):
         """Scalar offsets into ``st.data`` per env position; inactive positions point at 0."""

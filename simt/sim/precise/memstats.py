@@ -75,3 +75,116 @@ def global_sectors_rows(addr: np.ndarray, width: int) -> np.ndarray:
     distinct = s >= 0
     distinct[:, 1:] &= s[:, 1:] != s[:, :-1]
     return distinct.sum(axis=1)
+
+
+# ---- compiled versions used by the engine (same rules; tests check them against banks.py) ----
+
+from numba import njit  # noqa: E402
+
+
+@njit(cache=True, nogil=True)
+def rows_from_lanes(sel, addr, n_rows):
+    """Like warp_rows, compiled: (warp ids, rows) from sorted lanes and their addresses."""
+    rows = np.full((n_rows, 32), -1, dtype=np.int64)
+    warps = np.empty(n_rows, dtype=np.int64)
+    r = -1
+    last = -1
+    for i in range(sel.size):
+        w = sel[i] >> 5
+        if w != last:
+            r += 1
+            warps[r] = w
+            last = w
+        rows[r, sel[i] & 31] = addr[i]
+    return warps, rows
+
+
+@njit(cache=True, nogil=True)
+def shared_costs(rows, width, waves, ideal):
+    """Wavefronts and ideal wavefronts per row, by the rules in banks.py.
+
+    Distinct words are found per bank (a word is only compared with the words already
+    seen in its own bank), so a phase costs about one comparison per lane.
+    """
+    width = max(4, width)
+    wpl = width // 4
+    base_lanes = 128 // width
+    bank_cnt = np.zeros(32, dtype=np.int64)
+    bank_words = np.empty((32, 128), dtype=np.int64)
+    for r in range(rows.shape[0]):
+        row = rows[r]
+        lanes = base_lanes
+        if lanes < 32:
+            pair = True
+            for l in range(32):
+                if row[l] != -1 and row[l ^ 1] != row[l]:
+                    pair = False
+                    break
+            if pair:
+                lanes = min(32, lanes * 2)
+        total_w = 0
+        total_i = 0
+        for start in range(0, 32, lanes):
+            bank_cnt[:] = 0
+            n = 0
+            worst = 0
+            for l in range(start, start + lanes):
+                if row[l] == -1:
+                    continue
+                for k in range(wpl):
+                    wd = row[l] // 4 + k
+                    b = wd % 32
+                    c = bank_cnt[b]
+                    new = True
+                    for q in range(c):
+                        if bank_words[b, q] == wd:
+                            new = False
+                            break
+                    if new:
+                        bank_words[b, c] = wd
+                        bank_cnt[b] = c + 1
+                        n += 1
+                        if c + 1 > worst:
+                            worst = c + 1
+            if n == 0:
+                continue
+            total_w += worst
+            total_i += max(1, (n + 31) // 32)
+        waves[r] = total_w
+        ideal[r] = total_i
+
+
+@njit(cache=True, nogil=True)
+def global_costs(rows, base, seen, batch_seen, sectors, level, new_sectors):
+    """Per row: distinct 32-byte sectors; cache level reached (0 L1, 1 L2, 2 DRAM: the
+    farthest any lane needed); sectors never touched before in the launch. Marks sectors."""
+    found = np.empty(32, dtype=np.int64)
+    for r in range(rows.shape[0]):
+        n = 0
+        lvl = 0
+        fresh = 0
+        for l in range(32):
+            a = rows[r, l]
+            if a == -1:
+                continue
+            s = (a - base) // 32
+            dup = False
+            for q in range(n):
+                if found[q] == s:
+                    dup = True
+                    break
+            if dup:
+                continue
+            found[n] = s
+            n += 1
+            if not seen[s]:
+                lvl = 2
+                fresh += 1
+            elif not batch_seen[s] and lvl < 1:
+                lvl = 1
+        for q in range(n):
+            seen[found[q]] = True
+            batch_seen[found[q]] = True
+        sectors[r] = n
+        level[r] = lvl
+        new_sectors[r] = fresh

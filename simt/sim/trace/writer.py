@@ -91,7 +91,14 @@ class TraceWriter:
         if not keep.any():
             return
         taken = batch.branch_taken_bits(blk) if blk.term.op is Op.CBR else None
-        cols = np.flatnonzero(keep)
+        cols = np.flatnonzero(keep).tolist()
+        launch = self.options.launch
+        blocks, warps, mask_list = block_ids.tolist(), warp_ids.tolist(), masks.tolist()
+        # the per-warp parts of every record of this step, formatted once
+        head = {k: f'{{"type":"inst","launch":{launch},"block":{blocks[k]},"warp":{warps[k]},'
+                for k in cols}
+        tail = {k: f',"mask":{mask_list[k]},"active":{mask_list[k].bit_count()},"cycle":'
+                for k in cols}
         lines = []
         for j, ins in enumerate(blk.instrs):
             is_mem = ins.op in MEMORY_OPS
@@ -100,17 +107,18 @@ class TraceWriter:
             static = self._static.get(id(ins))
             if static is None:
                 static = self._static[id(ins)] = self._static_fields(blk, j, ins)
+            cycles = issue[j].tolist()
             mem = memory.get(id(ins)) if is_mem else None
-            for k in cols.tolist():
-                m = int(masks[k])
-                rec = (f'{{"type":"inst","launch":{self.options.launch},"block":{int(block_ids[k])},'
-                       f'"warp":{int(warp_ids[k])},{static},"mask":{m},"active":{m.bit_count()},'
-                       f'"cycle":{int(issue[j, k])}')
-                if mem is not None:
-                    rec += self._memory_fields(mem, k)
-                elif taken is not None and ins is blk.term:
-                    rec += f',"taken":{int(taken[k])}'
-                lines.append(rec + "}\n")
+            if mem is not None:
+                extra = self._memory_fields(mem)
+                lines.extend(head[k] + static + tail[k] + str(cycles[k]) + extra[k] + "}\n"
+                             for k in cols)
+            elif taken is not None and ins is blk.term:
+                t = taken.tolist()
+                lines.extend(head[k] + static + tail[k] + str(cycles[k]) + f',"taken":{t[k]}}}\n'
+                             for k in cols)
+            else:
+                lines.extend(head[k] + static + tail[k] + str(cycles[k]) + "}\n" for k in cols)
         self._emit(lines)
 
     def launch_finished(self, metrics) -> None:
@@ -130,15 +138,17 @@ class TraceWriter:
         return f'"pc":"{blk.label}:{j}","op":"{op_name(ins)}","line":{line},"col":{col}'
 
     @staticmethod
-    def _memory_fields(mem, k: int) -> str:
+    def _memory_fields(mem) -> list[str]:
+        """The memory part of each running warp's record (addresses: null when inactive)."""
         warps, rows, width, waves, ideal, sectors = mem
-        row = rows[k]
-        addr = ",".join("null" if a < 0 else str(a) for a in row.tolist())
         space = "shared" if waves is not None else "global"
-        s = f',"space":"{space}","width":{width},"addr":[{addr}]'
+        # addresses are never negative, so the inactive marker -1 is the only "-1" in the text
+        addrs = [str(r).replace("-1", "null").replace(" ", "") for r in rows.tolist()]
         if waves is not None:
-            return s + f',"wavefronts":{int(waves[k])},"ideal":{int(ideal[k])}'
-        return s + f',"sectors":{int(sectors[k])},"requests":1'
+            return [f',"space":"{space}","width":{width},"addr":{a},"wavefronts":{w},"ideal":{i}'
+                    for a, w, i in zip(addrs, waves.tolist(), ideal.tolist())]
+        return [f',"space":"{space}","width":{width},"addr":{a},"sectors":{n},"requests":1'
+                for a, n in zip(addrs, sectors.tolist())]
 
     def _emit(self, lines: list[str]) -> None:
         cap = self.options.max_records
