@@ -27,7 +27,7 @@ from ..common import ArrayArg, LaunchConfig
 from .diagnostics import Diagnostics
 from .memory import Storage, out_of_bounds
 from . import timing
-from .memstats import global_costs, rows_from_lanes, shared_costs
+from .memstats import record_global, record_shared
 from .metrics import Counters
 from .timing import BARRIER, WarpTimes
 from ...arch import Arch, load_arch
@@ -347,40 +347,28 @@ class Batch(Diagnostics):
         sel = self.sel()
         mem = st.mem
         nbytes = mem.elem.nbytes
-        i = np.broadcast_to(np.asarray(self.pick(idx), dtype=np.int64), (self.count,))
-        base = mem.offset if st.is_shared else st.base_addr
+        i = np.ascontiguousarray(np.asarray(self.pick(idx), dtype=np.int64).reshape(-1))
         n_rows = int(np.count_nonzero(self.warp_bits))
-        warps, rows = rows_from_lanes(sel, np.ascontiguousarray(base + i * nbytes), n_rows)
-        width_bytes = width * nbytes
         slot = self.mem_slot
         self.mem_slot += 1
         k = self.prog.instr_id[id(ins)]
         arch = self.arch
         if st.is_shared:
-            waves = np.empty(n_rows, dtype=np.int64)
-            ideal = np.empty(n_rows, dtype=np.int64)
-            shared_costs(rows, width_bytes, waves, ideal)
-            extra = waves - ideal
-            self.mem_lat[slot] = arch.latency("atomic_shared" if ins.op is Op.ATOM else "shared") + waves - 1
-            self.mem_iv[slot] = 1 + extra
-            self.mem_extra[slot] = extra
-            self.warp_wavefronts[warps] += waves
+            lat = arch.latency("atomic_shared" if ins.op is Op.ATOM else "shared")
+            warps, rows, waves, ideal = record_shared(
+                sel, i, mem.offset, nbytes, width * nbytes, n_rows, self.warp_wavefronts,
+                self.mem_lat[slot], self.mem_iv[slot], self.mem_extra[slot], lat)
             self.counters.memory(k, n_rows, int(waves.sum()), int(ideal.sum()), 0)
             if self.listener is not None:
-                self.listener.memory(self, ins, warps, rows, width_bytes, waves=waves, ideal=ideal)
+                self.listener.memory(self, ins, warps, rows, width * nbytes, waves=waves, ideal=ideal)
             return
-        sectors = np.empty(n_rows, dtype=np.int64)
-        level = np.empty(n_rows, dtype=np.int64)
-        fresh = np.empty(n_rows, dtype=np.int64)
-        global_costs(rows, st.base_addr, st.seen_sectors, st.batch_sectors, sectors, level, fresh)
-        if ins.op is Op.ATOM:
-            self.mem_lat[slot] = arch.latency("atomic_global")
-        else:
-            self.mem_lat[slot] = self._level_latency[level]
-        self.warp_dram[warps] += fresh * 32
+        warps, rows, sectors = record_global(
+            sel, i, st.base_addr, nbytes, n_rows, st.seen_sectors, st.batch_sectors,
+            self.warp_dram, self.mem_lat[slot], self._level_latency, arch.latency("atomic_global"),
+            ins.op is Op.ATOM)
         self.counters.memory(k, n_rows, 0, 0, int(sectors.sum()))
         if self.listener is not None:
-            self.listener.memory(self, ins, warps, rows, width_bytes, sectors=sectors)
+            self.listener.memory(self, ins, warps, rows, width * nbytes, sectors=sectors)
 
     def flat_index(self, st: Storage, idx, width: int, ins: Instr):
         """Scalar offsets into ``st.data`` per env position; inactive positions point at 0."""

@@ -188,3 +188,43 @@ def global_costs(rows, base, seen, batch_seen, sectors, level, new_sectors):
         sectors[r] = n
         level[r] = lvl
         new_sectors[r] = fresh
+
+
+@njit(cache=True, nogil=True)
+def record_shared(sel, idx, base, nbytes, width, n_rows, warp_wavefronts, lat, iv, extra,
+                  base_latency):
+    """One shared access of a step: rows, costs, per-warp latency/interval/conflict cycles,
+    per-warp wavefront totals. Returns (warps, rows, wavefronts, ideal) for listeners."""
+    addr = np.empty(sel.size, dtype=np.int64)
+    for i in range(sel.size):
+        addr[i] = base + idx[i if idx.size > 1 else 0] * nbytes
+    warps, rows = rows_from_lanes(sel, addr, n_rows)
+    waves = np.empty(n_rows, dtype=np.int64)
+    ideal = np.empty(n_rows, dtype=np.int64)
+    shared_costs(rows, width, waves, ideal)
+    for r in range(n_rows):
+        e = waves[r] - ideal[r]
+        lat[r] = base_latency + waves[r] - 1
+        iv[r] = 1 + e
+        extra[r] = e
+        warp_wavefronts[warps[r]] += waves[r]
+    return warps, rows, waves, ideal
+
+
+@njit(cache=True, nogil=True)
+def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, warp_dram, lat,
+                  level_latency, atomic_latency, is_atomic):
+    """One global access of a step: rows, sectors, cache level per warp and its latency,
+    DRAM bytes per warp. Returns (warps, rows, sectors)."""
+    addr = np.empty(sel.size, dtype=np.int64)
+    for i in range(sel.size):
+        addr[i] = base + idx[i if idx.size > 1 else 0] * nbytes
+    warps, rows = rows_from_lanes(sel, addr, n_rows)
+    sectors = np.empty(n_rows, dtype=np.int64)
+    level = np.empty(n_rows, dtype=np.int64)
+    fresh = np.empty(n_rows, dtype=np.int64)
+    global_costs(rows, base, seen, batch_seen, sectors, level, fresh)
+    for r in range(n_rows):
+        lat[r] = atomic_latency if is_atomic else level_latency[level[r]]
+        warp_dram[warps[r]] += fresh[r] * 32
+    return warps, rows, sectors
