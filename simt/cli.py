@@ -1,4 +1,5 @@
-"""The ``simt`` command: ``simt demo`` (a showcase on the precise engine), ``simt run FILE``,
+"""The ``simt`` command: ``simt demo`` (a showcase on the CPU engines), ``simt run FILE``
+(optionally on a device, recording a trace), ``simt report banks|coalescing|divergence TRACE``,
 ``simt diff FILE.py::kernel`` (engines compared), ``simt --version``. Only ``diff`` with a
 ``cuda`` engine uses a GPU, and it skips that engine when there is none."""
 from __future__ import annotations
@@ -94,8 +95,26 @@ def demo() -> int:
     return 0 if ok else 1
 
 
-def run_file(path: str) -> int:
-    """Run a user's script as ``__main__`` (its kernels launch on the default device)."""
+def run_file(path: str, device: str | None = None, trace: str | None = None,
+             arch: str | None = None) -> int:
+    """Run a user's script as ``__main__``; its launches that name no device use ``device``.
+
+    With ``trace``, launches on cpu:trace (the default device then) record to that file
+    (later launches to FILE.1.jsonl, ...). Long launches show progress on stderr.
+    """
+    options = {"progress": True}
+    if trace:
+        device = device or "cpu:trace"
+        options["trace"] = trace
+    if arch:
+        options["arch"] = arch
+    try:
+        if device:
+            simt.set_device(device)
+        simt.set_module_options(options)
+    except simt.SimtError as e:
+        print(f"simt run: {e}", file=sys.stderr)
+        return 2
     runpy.run_path(path, run_name="__main__")
     return 0
 
@@ -107,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("demo", help="run a small showcase on the precise engine")
     run = commands.add_parser("run", help="run a Python file that launches simt kernels")
     run.add_argument("file")
+    run.add_argument("--device", help="default device: cpu, cpu:precise, cpu:trace, cuda, cuda:N")
+    run.add_argument("--trace", metavar="PATH", help="record launches on cpu:trace to PATH (.jsonl or .jsonl.gz)")
+    run.add_argument("--arch", choices=("sm_90", "sm_80"), help="architecture the timing model uses")
     report = commands.add_parser("report", help="analyse a trace written with device='cpu:trace'")
     report.add_argument("analysis", choices=("banks", "coalescing", "divergence"))
     report.add_argument("trace", help="a .jsonl or .jsonl.gz trace file")
@@ -134,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         return demo()
     if args.command == "run":
-        return run_file(args.file)
+        return run_file(args.file, args.device, args.trace, args.arch)
     parser.print_help()
     return 2
 

@@ -249,6 +249,18 @@ def check_shared_memory(kernel: Kernel, fn: Function, arch: str) -> None:
 # ---- launch ----------------------------------------------------------------------------
 
 _launch_counter = iter(range(1 << 62))
+_used_trace_paths: dict[str, int] = {}
+
+
+def _default_trace_path(template: str, kernel: str) -> str:
+    """The module option's trace path; later launches get .1, .2, ... before the extension."""
+    path = template.replace("{kernel}", kernel)
+    n = _used_trace_paths.get(path, 0)
+    _used_trace_paths[path] = n + 1
+    if n == 0:
+        return path
+    stem, dot, ext = path.partition(".")
+    return f"{stem}.{n}{dot}{ext}"
 
 
 def _trace_options(kernel: Kernel, trace, options: dict | None):
@@ -305,8 +317,10 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
     if math.prod(dims) == 0:
         return LaunchResult(kernel.key, str(dev), {})
     cfg = LaunchConfig(dim=dims, block=block, grid=grid, sig=sig, arch=arch, max_steps=steps,
-                       timing=bool(opts.get("timing", True)))
+                       timing=bool(opts.get("timing", True)), progress=bool(opts.get("progress")))
     if str(dev) == "cpu:trace":
+        if trace is None and opts.get("trace"):      # e.g. `simt run FILE --trace out.jsonl`
+            trace = _default_trace_path(opts["trace"], kernel.key)
         metrics = run_engine(fn, cfg, args, trace=_trace_options(kernel, trace, trace_options))
     elif trace is not None or trace_options:
         raise LaunchError(f"kernel '{kernel.key}': trace= records on device 'cpu:trace', not '{dev}'")

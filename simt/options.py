@@ -14,7 +14,7 @@ from .errors import SimtError
 ARCHS = ("sm_90", "sm_80")
 
 DEFAULTS = {"debug": False, "fastmath": False, "max_steps": 1_000_000, "arch": "sm_90",
-            "timing": True}
+            "timing": True, "progress": False, "trace": None}
 
 _WARP_IGNORED = frozenset({
     "enable_backward", "max_unroll", "lineinfo", "block_dim", "fuse_fp", "cuda_output",
@@ -47,7 +47,11 @@ def _normalise(options: dict) -> dict:
 
 
 def _check(key: str, value):
-    if key in ("debug", "fastmath", "timing"):
+    if key == "trace":
+        if value is not None and not isinstance(value, str):
+            raise SimtError(f"module option 'trace' must be a file path or None, got {value!r}")
+        return value
+    if key in ("debug", "fastmath", "timing", "progress"):
         if not isinstance(value, (bool, int)):
             raise SimtError(f"module option {key!r} must be True or False, got {value!r}")
         return bool(value)

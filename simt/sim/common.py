@@ -18,6 +18,7 @@ class LaunchConfig:
     arch: str = "sm_90"
     max_steps: int = 1_000_000           # basic blocks one warp may execute before StepLimitError
     timing: bool = True                  # run the precise engine's timing model and memory counters
+    progress: bool = False               # report progress on stderr during long launches
 
     @property
     def threads_per_block(self) -> int:
