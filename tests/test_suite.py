@@ -6,7 +6,8 @@ import pytest
 from simt import suite
 
 # Engines the suite runs on; add a device string here when an engine lands.
-ENGINES = ["cpu:precise"]
+ENGINES = ["cpu:precise", "cpu"]
+COUNTING = {"cpu:precise"}          # engines that report instruction counters
 
 
 def _case_id(case: suite.Case) -> str:
@@ -19,6 +20,8 @@ def test_case_matches_reference(case: suite.Case, device: str):
     run = suite.run_case(case, "small", device=device, seed=1)
     run.check()
     metrics = run.result.metrics
+    if device not in COUNTING:
+        return
     assert metrics["smsp__inst_executed.sum"] > 0
     assert metrics["smsp__thread_inst_executed.sum"] >= metrics["smsp__inst_executed.sum"]
     assert metrics["smsp__thread_inst_executed.sum"] <= 32 * metrics["smsp__inst_executed.sum"]
@@ -31,7 +34,7 @@ def test_same_seed_same_results(device: str):
     a = suite.run_case(case, "small", device=device, seed=3)
     b = suite.run_case(case, "small", device=device, seed=3)
     for metric in ("smsp__inst_executed.sum", "smsp__thread_inst_executed.sum"):
-        assert a.result.metrics[metric] == b.result.metrics[metric]
+        assert a.result.metrics.get(metric) == b.result.metrics.get(metric)
     for name in case.outputs_to_check:
         assert (a.outputs[name] == b.outputs[name]).all()
 

@@ -1,0 +1,287 @@
+"""MIR -> the Python source of one numba function that runs a range of thread blocks.
+
+The generated ``run_blocks(cta_begin, cta_end, geom, shapes, err, abort, err_state,
+<arrays>, <scalars>)`` loops over its blocks and, inside a block, over its threads in
+linear order (x fastest). A thread is a ``while True`` loop dispatching on ``bb``, the
+segment it is in (see segments.py); registers are local variables.
+
+Kernels with barriers or warp intrinsics run each block in *rounds*: every runnable
+thread runs until it suspends at a collective or exits, then the scheduler (written by
+collectives.py) resolves what can be resolved and the next round resumes those threads.
+Registers live across a suspension wait in per-thread arrays ``R_<type>[slot, thread]``.
+
+Runtime errors store a record in ``err`` (code, block, thread, instruction, values), set
+``abort`` so that other OS threads stop taking blocks, and return; engine.py turns the
+record into the same exception the precise engine raises.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...ir.mir import ArrayParam, Function, Instr, MemRef, Op, ScalarParam, Space
+from ...ir.types import Scalar
+from . import collectives
+from .ops import CAST, ERR_STEPS, Constants, OpWriter, check_memref_space, reg_name
+from .segments import Layout, Segment, build_layout, predecessor_counts
+
+RUNTIME_NAMES = ("record_error", "div_signed", "rem_signed", "div_unsigned", "rem_unsigned", "shl_signed",
+                 "shr_signed", "shl_unsigned", "shr_unsigned", "fmin", "fmax", "round_half_away",
+                 "float_to_int_saturating", "float_to_uint64_saturating", "atomic_add_int",
+                 "atomic_sub_int", "atomic_min_int", "atomic_max_int", "atomic_exch_int",
+                 "atomic_cas_bits", "atomic_add_float", "atomic_sub_float", "atomic_min_float",
+                 "atomic_max_float", "atomic_exch_float", "atomic_cas_value")
+
+GEOMETRY = ("bx", "by", "bz", "gx", "gy", "gz", "dim0", "dim1", "dim2", "max_steps")
+ERR_FIELDS = 8
+RUNNABLE, WAITING, EXITED = 0, 1, 2
+
+
+@dataclass
+class Generated:
+    source: str
+    instrs: list[Instr]                    # instruction ids used in error records
+    layout: Layout
+    array_params: list[ArrayParam] = field(default_factory=list)
+    scalar_params: list[ScalarParam] = field(default_factory=list)
+
+
+class Source:
+    """Lines with indentation."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.depth = 0
+
+    def add(self, *lines: str) -> None:
+        pad = "    " * self.depth
+        self.lines.extend(pad + x for x in lines)
+
+    def indent(self, n: int = 1) -> None:
+        self.depth += n
+
+    def dedent(self, n: int = 1) -> None:
+        self.depth -= n
+
+
+def generate(fn: Function) -> Generated:
+    return _Generator(fn).run()
+
+
+class _Generator:
+    def __init__(self, fn: Function):
+        self.fn = fn
+        self.layout = build_layout(fn)
+        self.consts = Constants()
+        self.instrs = list(fn.instructions())
+        self.instr_id = {id(ins): k for k, ins in enumerate(self.instrs)}
+        self.arrays = [p for p in fn.params if isinstance(p, ArrayParam)]
+        self.scalars = [p for p in fn.params if isinstance(p, ScalarParam)]
+        self.mem_names: dict[int, tuple[str, str]] = {}
+        self.shape_offsets: dict[int, int] = {}
+        offset = 0
+        for k, p in enumerate(self.arrays):
+            self.mem_names[id(p.mem)] = (f"g{k}", f"g{k}_n")
+            self.shape_offsets[id(p.mem)] = offset
+            offset += p.mem.ndim
+        for k, mem in enumerate(fn.shared):
+            check_memref_space(mem)
+            self.mem_names[id(mem)] = (f"s{k}", str(mem.size))
+        self.writer = OpWriter(self.consts, self.memory, self.dim_of, self.fail,
+                               lambda ins: self.instr_id[id(ins)])
+        self.lockstep = self.layout.has_collectives
+        self.slots: dict[int, tuple[Scalar, int]] = {}
+        if self.lockstep:
+            self._assign_slots()
+
+    # --- hooks for OpWriter ---------------------------------------------------------------
+    def memory(self, mem: MemRef) -> tuple[str, str]:
+        check_memref_space(mem)
+        return self._lookup(mem)
+
+    def _lookup(self, mem: MemRef) -> tuple[str, str]:
+        names = self.mem_names.get(id(mem))
+        if names is None:       # an equal MemRef object from another pass
+            for other in [p.mem for p in self.arrays] + list(self.fn.shared):
+                if other.name == mem.name and other.space is mem.space:
+                    return self.mem_names[id(other)]
+            raise KeyError(mem.name)
+        return names
+
+    def dim_of(self, mem: MemRef, dim: int) -> str:
+        if mem.space is Space.SHARED:
+            return str(mem.shape[dim])
+        arr, _ = self._lookup(mem)
+        k = int(arr[1:])
+        return f"shape{k}_{dim}"
+
+    def fail(self, code: int, ins: Instr | None, *values: str) -> list[str]:
+        ident = self.instr_id[id(ins)] if ins is not None else -1
+        vals = [f"np.int64({v})" for v in values] + ["0"] * (3 - len(values))
+        return [f"record_error(err, abort, {code}, cta, t, {ident}, {', '.join(vals)})", "return"]
+
+    # --- registers across suspensions ---------------------------------------------------
+    def _assign_slots(self) -> None:
+        counts: dict[Scalar, int] = {}
+        for seg in self.layout.segments:
+            if not seg.is_resume:
+                continue
+            for rid in sorted(seg.live_in):
+                if rid not in self.slots:
+                    t = self.layout.regs[rid].type
+                    self.slots[rid] = (t, counts.get(t, 0))
+                    counts[t] = counts.get(t, 0) + 1
+        self.slot_counts = counts
+
+    # --- the function ---------------------------------------------------------------------
+    def run(self) -> Generated:
+        body = Source()
+        body.indent()
+        self._prologue(body)
+        if self.lockstep:
+            self._lockstep_blocks(body)
+        else:
+            self._plain_blocks(body)
+        params = ["cta_begin", "cta_end", "geom", "shapes", "err", "abort", "err_state"]
+        params += [f"g{k}" for k in range(len(self.arrays))]
+        params += [f"p{k}" for k in range(len(self.scalars))]
+        head = ["# generated by simt's fast engine from the MIR of kernel "
+                f"{self.fn.name!r}; do not edit",
+                "import numpy as np",
+                "from numba import njit",
+                f"from simt.sim.fast.runtime import ({', '.join(RUNTIME_NAMES)})",
+                "", *self.consts.lines, *collectives.point_tables(self.layout), "",
+                "",
+                '@njit(cache=True, nogil=True, error_model="numpy", boundscheck=False)',
+                f"def run_blocks({', '.join(params)}):"]
+        source = "\n".join(head + body.lines) + "\n"
+        return Generated(source, self.instrs, self.layout, self.arrays, self.scalars)
+
+    def _prologue(self, src: Source) -> None:
+        for k, name in enumerate(GEOMETRY):
+            src.add(f"{name} = geom[{k}]")
+        for k, p in enumerate(self.arrays):
+            src.add(f"g{k}_n = g{k}.size")
+            off = self.shape_offsets[id(p.mem)]
+            for d in range(p.mem.ndim):
+                src.add(f"shape{k}_{d} = shapes[{off + d}]")
+        for k, mem in enumerate(self.fn.shared):
+            src.add(f"s{k} = np.zeros({mem.size}, np.{mem.elem.np.name})")
+        src.add("T = bx * by * bz", "t = 0")
+
+    def _block_header(self, src: Source) -> None:
+        src.add("for cta in range(cta_begin, cta_end):")
+        src.indent()
+        src.add("if abort[0] != 0:", "    return")
+        for k, _ in enumerate(self.fn.shared):
+            src.add(f"s{k}[:] = 0")
+        src.add("ctaid_x = cta % gx", "ctaid_y = (cta // gx) % gy", "ctaid_z = cta // (gx * gy)")
+
+    def _thread_loops(self, src: Source) -> None:
+        src.add("t = 0", "for tid_z in range(bz):", "    for tid_y in range(by):",
+                "        for tid_x in range(bx):")
+        src.indent(3)
+
+    def _register_init(self, src: Source) -> None:
+        """Zero the registers some path may read before writing (the precise engine's
+        register file starts at zero); the others get their type from their first write."""
+        params = {p.reg.id for p in self.scalars}
+        for rid in sorted(self.layout.segments[0].live_in - params):
+            r = self.layout.regs[rid]
+            src.add(f"{reg_name(r)} = {self.consts.get(False if r.type is Scalar.BOOL else 0, r.type)}")
+
+    def _param_init(self, src: Source) -> None:
+        for k, p in enumerate(self.scalars):
+            src.add(f"{reg_name(p.reg)} = {CAST[p.reg.type]}(p{k})")
+
+    def _plain_blocks(self, src: Source) -> None:
+        self._block_header(src)
+        self._thread_loops(src)
+        self._register_init(src)
+        self._param_init(src)
+        src.add("steps = 0", "bb = 0")
+        self._dispatch(src)
+        src.add("t += 1")
+
+    def _lockstep_blocks(self, src: Source) -> None:
+        collectives.allocate(src, self.layout, self.slot_counts)
+        self._block_header(src)
+        collectives.reset_block(src, self.layout, self.slot_counts)
+        src.add("while True:")
+        src.indent()
+        self._thread_loops(src)
+        src.add(f"if status[t] == {RUNNABLE}:")
+        src.indent()
+        self._register_init(src)
+        src.add("steps = tsteps[t]", "mx = maxblk[t]", "bb = resume[t]")
+        self._dispatch(src)
+        src.add("tsteps[t] = steps", "maxblk[t] = mx")
+        src.dedent()
+        src.add("t += 1")
+        src.dedent(3)
+        collectives.resolve(src, self.layout, self.slots, self.fail)
+
+    # --- a thread's control flow ---------------------------------------------------------
+    def _dispatch(self, src: Source) -> None:
+        segments = self.layout.segments
+        preds = predecessor_counts(segments)
+        mergeable = [preds[s.index] == 1 and not s.is_resume and s.index != 0 for s in segments]
+        inlined: set[int] = set()
+        for s in segments:   # segments reached only by one BR get written into that BR's place
+            if s.term is not None and s.term.op is Op.BR and s.collective is None:
+                j = s.successors[0]
+                if mergeable[j] and j != s.index:
+                    inlined.add(j)
+        src.add("while True:")
+        src.indent()
+        src.add("if steps > max_steps:")
+        src.indent()
+        src.add(*self.fail(ERR_STEPS, None, "bb"))
+        src.dedent()
+        first = True
+        if self.lockstep:
+            src.add("if bb == -1:")
+            src.indent()
+            self._param_init(src)
+            src.add("bb = 0")
+            src.dedent()
+            first = False
+        for seg in segments:
+            if seg.index in inlined:
+                continue
+            src.add(f"{'if' if first else 'elif'} bb == {seg.index}:")
+            first = False
+            src.indent()
+            if seg.is_resume:
+                for rid in sorted(seg.live_in):
+                    t, slot = self.slots[rid]
+                    src.add(f"r{rid} = R_{t.short}[{slot}, t]")
+            self._segment(src, seg, inlined, set())
+            src.dedent()
+        src.dedent()
+
+    def _segment(self, src: Source, seg: Segment, inlined: set[int], seen: set[int]) -> None:
+        seen.add(seg.index)
+        if seg.mir_blocks:
+            src.add(f"steps += {seg.mir_blocks}")
+            if self.lockstep:     # the furthest block reached: see collectives._resolve_barrier
+                src.add(f"if mx < {seg.block_index}:", f"    mx = {seg.block_index}")
+        for ins in seg.instrs:
+            src.add(*self.writer.write(ins))
+        if seg.collective is not None:
+            src.add(*collectives.suspend(self.layout, seg, self.slots, self.writer.val))
+            src.add("break")
+            return
+        term = seg.term
+        if term.op is Op.RET:
+            if self.lockstep:
+                src.add(f"status[t] = {EXITED}")
+            src.add("break")
+        elif term.op is Op.CBR:
+            t, f = seg.successors
+            src.add(f"bb = {t} if {self.writer.val(term.srcs[0])} else {f}")
+        else:
+            j = seg.successors[0]
+            if j in inlined and j not in seen:
+                self._segment(src, self.layout.segments[j], inlined, seen)
+            else:
+                src.add(f"bb = {j}")

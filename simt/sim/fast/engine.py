@@ -1,0 +1,157 @@
+"""The fast engine (device "cpu"): MIR compiled to machine code by numba, blocks in parallel.
+
+Each kernel becomes one generated numba function that runs a range of thread blocks
+(codegen.py); this module binds a launch's arguments to it and spreads the grid over the
+CPU cores: the grid is cut into chunks of blocks, and the calling thread plus a pool of
+worker threads take chunks until none are left (the compiled code releases the GIL).
+
+What it reports: ``launch__grid_size``, ``launch__block_size`` and ``launch__thread_count``
+only; it counts no instructions (that is the precise engine's job).
+
+Differences from cpu:precise, all where the result is not defined by the program alone:
+- atomics from different blocks interleave in whatever order the cores run them: final
+  integer results are the same, the old values atomics return may differ, and float
+  atomic sums may round differently;
+- threads run one after another between collectives, not warp by warp, so memory races
+  (between threads not ordered by a barrier or warp intrinsic) may resolve differently;
+- the step limit counts basic blocks per thread, not per warp;
+- ``clock64`` returns the thread's basic-block count, not a cycle estimate.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ...ir.mir import Function
+from ..common import ArrayArg, LaunchConfig
+from . import cache, codegen
+from .codegen import ERR_FIELDS, Generated
+from .errors import FaultReport
+
+PARALLEL_ABOVE_S = 300e-6        # launches expected to take less run on the calling thread
+MIN_THREADS_PER_CHUNK = 2048
+CHUNKS_PER_WORKER = 4             # more chunks than cores: cheap load balancing
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+class CompiledKernel:
+    """A kernel's compiled code plus how long its threads took so far: waking worker
+    threads costs tens of microseconds, so small launches of cheap kernels stay serial."""
+
+    def __init__(self, gen: Generated, run_blocks):
+        self.gen = gen
+        self.run_blocks = run_blocks
+        self.seconds_per_thread: float | None = None   # None: no launch yet (compiles)
+
+    def estimate(self, threads: int) -> float:
+        if self.seconds_per_thread is None:
+            return 0.0                    # the first launch compiles: run it on this thread
+        return self.seconds_per_thread * threads
+
+    def observe(self, cpu_seconds: float, threads: int, compiled_now: bool) -> None:
+        if compiled_now:                  # the time was mostly compiling or loading
+            return
+        per = cpu_seconds / max(1, threads)
+        if self.seconds_per_thread is None:
+            self.seconds_per_thread = per
+        else:
+            self.seconds_per_thread = min(per, 0.5 * (self.seconds_per_thread + per))
+
+
+def compile_function(fn: Function) -> CompiledKernel:
+    """The compiled kernel for ``fn`` (generated once per Function; machine code from disk)."""
+    compiled = getattr(fn, "_fast_compiled", None)
+    if compiled is None:
+        gen = codegen.generate(fn)
+        module = cache.load_module(fn.name, gen.source)
+        compiled = CompiledKernel(gen, module.run_blocks)
+        fn._fast_compiled = compiled  # type: ignore[attr-defined]
+    return compiled
+
+
+_WORKERS = max(1, os.cpu_count() or 1)
+
+
+def workers() -> int:
+    return _WORKERS
+
+
+def _get_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=max(1, workers() - 1),
+                                       thread_name_prefix="simt-fast")
+        return _pool
+
+
+def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
+    compiled = compile_function(fn)
+    gen = compiled.gen
+    arrays = [a for a in args if isinstance(a, ArrayArg)]
+    scalars = [p.reg.type.np.type(a) for p, a in zip(fn.params, args) if not isinstance(a, ArrayArg)]
+    data = []
+    for a in arrays:
+        if not (a.data.flags.c_contiguous and a.data.ndim == 1):
+            raise RuntimeError(f"fast engine: array '{a.name}' is not a contiguous 1-d buffer")
+        data.append(a.data)
+    shapes = np.array([s for a in arrays for s in a.shape] or [0], dtype=np.int64)
+    dim = tuple(cfg.dim) + (1,) * (3 - len(cfg.dim))
+    geom = np.array([*cfg.block, *cfg.grid, *dim, cfg.max_steps], dtype=np.int64)
+    abort = np.zeros(1, dtype=np.int64)
+    lanes = -(-cfg.threads_per_block // 32) * 32
+    n_blocks = cfg.num_blocks
+
+    def run_chunk(begin: int, end: int):
+        err = np.zeros(ERR_FIELDS, dtype=np.int64)
+        err_state = np.zeros((3, lanes), dtype=np.int64)
+        compiled.run_blocks(begin, end, geom, shapes, err, abort, err_state, *data, *scalars)
+        return err, err_state
+
+    n_workers = min(workers(), n_blocks)
+    threads = n_blocks * cfg.threads_per_block
+    compiled_now = not compiled.run_blocks.signatures
+    start = time.perf_counter()
+    if n_workers <= 1 or compiled.estimate(threads) < PARALLEL_ABOVE_S:
+        results = [run_chunk(0, n_blocks)]
+        compiled.observe(time.perf_counter() - start, threads, compiled_now)
+    else:
+        results = _run_parallel(run_chunk, n_blocks, n_workers, threads)
+        compiled.observe((time.perf_counter() - start) * n_workers, threads, False)
+    failed = [(int(e[1]), e, s) for e, s in results if e[0] != 0]
+    if failed:
+        _, err, err_state = min(failed, key=lambda f: f[0])
+        shapes_by_name = {p.mem.name: tuple(a.shape) for p, a in zip(gen.array_params, arrays)}
+        FaultReport(gen, cfg, shapes_by_name, err).raise_error(err_state)
+    return {"launch__grid_size": float(n_blocks), "launch__block_size": float(cfg.threads_per_block),
+            "launch__thread_count": float(threads)}
+
+
+def _run_parallel(run_chunk, n_blocks: int, n_workers: int, threads: int) -> list:
+    n_chunks = min(n_blocks, n_workers * CHUNKS_PER_WORKER,
+                   max(n_workers, threads // MIN_THREADS_PER_CHUNK))
+    bounds = [n_blocks * k // n_chunks for k in range(n_chunks + 1)]
+    counter = itertools.count()      # next() is atomic under the GIL
+    results: list = []
+
+    def worker():
+        out = []
+        while True:
+            k = next(counter)
+            if k >= n_chunks:
+                return out
+            out.append(run_chunk(bounds[k], bounds[k + 1]))
+
+    pool = _get_pool()
+    futures = [pool.submit(worker) for _ in range(n_workers - 1)]
+    results.extend(worker())
+    for f in futures:
+        results.extend(f.result())
+    return results

@@ -1,0 +1,274 @@
+"""MIR instructions as lines of Python for numba: one function per kind of op.
+
+Every value is a numba scalar of exactly its MIR type: constants are typed module
+globals, and integer results are cast back to their type (numba widens small ints to 64
+bits; the cast wraps the way the precise engine's numpy ``astype`` does). Float32 stays
+float32 in numba, so +, -, *, / and sqrt round exactly as numpy's float32 loops do.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, AtomOp, DimArg, Instr, MemRef, Op, Reg,
+                       Space, SReg)
+from ...ir.types import Scalar
+
+# numba spelling of each scalar type's constructor (a cast when applied to a value)
+CAST = {Scalar.BOOL: "np.bool_", Scalar.I8: "np.int8", Scalar.U8: "np.uint8",
+        Scalar.I32: "np.int32", Scalar.U32: "np.uint32", Scalar.I64: "np.int64",
+        Scalar.U64: "np.uint64", Scalar.F32: "np.float32", Scalar.F64: "np.float64"}
+
+ERR_OOB, ERR_CHECK, ERR_WARP_SYNC, ERR_BARRIER, ERR_STEPS = 1, 2, 3, 4, 5
+
+# numba computes +, -, * (and & | ^ for ints) of two values of these types in the same type
+_EXACT_ARITH = frozenset({Scalar.F32, Scalar.F64, Scalar.I64, Scalar.U64})
+_COMPARE = {Op.EQ: "==", Op.NE: "!=", Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">="}
+_ARITH = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*"}
+_BITWISE = {Op.AND: "&", Op.OR: "|", Op.XOR: "^"}
+_NP_UNARY = {Op.SQRT: "np.sqrt", Op.SIN: "np.sin", Op.COS: "np.cos", Op.TAN: "np.tan",
+             Op.ASIN: "np.arcsin", Op.ACOS: "np.arccos", Op.ATAN: "np.arctan",
+             Op.SINH: "np.sinh", Op.COSH: "np.cosh", Op.TANH: "np.tanh", Op.EXP: "np.exp",
+             Op.EXP2: "np.exp2", Op.LOG: "np.log", Op.LOG2: "np.log2", Op.LOG10: "np.log10",
+             Op.FLOOR: "np.floor", Op.CEIL: "np.ceil", Op.TRUNC: "np.trunc",
+             Op.ISNAN: "np.isnan", Op.ISINF: "np.isinf"}
+_SREG_LOCAL = {SReg.TID_X: "tid_x", SReg.TID_Y: "tid_y", SReg.TID_Z: "tid_z",
+               SReg.NTID_X: "bx", SReg.NTID_Y: "by", SReg.NTID_Z: "bz",
+               SReg.CTAID_X: "ctaid_x", SReg.CTAID_Y: "ctaid_y", SReg.CTAID_Z: "ctaid_z",
+               SReg.NCTAID_X: "gx", SReg.NCTAID_Y: "gy", SReg.NCTAID_Z: "gz",
+               SReg.DIM_0: "dim0", SReg.DIM_1: "dim1", SReg.DIM_2: "dim2",
+               SReg.LANEID: "(t & 31)", SReg.WARPID: "(t >> 5)"}
+
+
+class UnsupportedOp(NotImplementedError):
+    """A MIR construct the fast engine has no translation for (never silently skipped)."""
+
+
+def reg_name(r: Reg) -> str:
+    return f"r{r.id}"
+
+
+class Constants:
+    """Typed module-level constants: one global per distinct (value, type)."""
+
+    def __init__(self):
+        self.names: dict[tuple, str] = {}
+        self.lines: list[str] = []
+
+    def get(self, value, t: Scalar) -> str:
+        key = (repr(value), t)
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = f"K{len(self.names)}"
+            literal = np.array(value).astype(t.np)[()]      # the precise engine's rounding
+            if t is Scalar.BOOL:
+                text = repr(bool(literal))
+            elif t.is_float:
+                f = float(literal)
+                text = f"np.{t.np.name}({'np.nan' if f != f else repr(f).replace('inf', 'np.inf')})"
+            else:
+                text = f"np.{t.np.name}({int(literal)})"
+            self.lines.append(f"{name} = {text}")
+        return name
+
+
+class OpWriter:
+    """Writes the Python lines for one instruction. ``fail(code, ins, *values)`` gives the
+    lines that record a runtime error and leave the compiled function."""
+
+    def __init__(self, consts: Constants, memory: Callable[[MemRef], tuple[str, str]],
+                 dim_of: Callable[[MemRef, int], str], fail: Callable[..., list[str]],
+                 instr_id: Callable[[Instr], int]):
+        self.consts = consts
+        self.memory = memory        # MemRef -> (array variable, scalar extent expression)
+        self.dim_of = dim_of        # (MemRef, dim) -> expression of that extent
+        self.fail = fail
+        self.instr_id = instr_id    # Instr -> its number in the function (stable across runs)
+
+    def index_name(self, ins: Instr) -> str:
+        """One name per memory instruction: numba compiles single-assignment names faster."""
+        return f"ix{self.instr_id(ins)}"
+
+    def val(self, x) -> str:
+        return reg_name(x) if isinstance(x, Reg) else self.consts.get(x.value, x.type)
+
+    def write(self, ins: Instr) -> list[str]:
+        op = ins.op
+        if op in BINARY:
+            return [f"{reg_name(ins.dst)} = {self.binary(ins)}"]
+        if op in COMPARE:
+            a, b = (self.val(s) for s in ins.srcs)
+            return [f"{reg_name(ins.dst)} = {a} {_COMPARE[op]} {b}"]
+        if op in UNARY or op in (Op.ISNAN, Op.ISINF):
+            return [f"{reg_name(ins.dst)} = {self.unary(ins)}"]
+        if op is Op.MOV:
+            return [f"{reg_name(ins.dst)} = {self.val(ins.srcs[0])}"]
+        if op is Op.CVT:
+            return [f"{reg_name(ins.dst)} = {self.convert(ins)}"]
+        if op is Op.SELECT:
+            c, a, b = (self.val(s) for s in ins.srcs)
+            return [f"{reg_name(ins.dst)} = {a} if {c} else {b}"]
+        if op is Op.LD:
+            return self.load(ins)
+        if op is Op.ST:
+            return self.store(ins)
+        if op is Op.ATOM:
+            return self.atomic(ins)
+        if op is Op.DIM:
+            arg: DimArg = ins.arg
+            return [f"{reg_name(ins.dst)} = np.int32({self.dim_of(arg.mem, arg.dim)})"]
+        if op is Op.SREG:
+            return [f"{reg_name(ins.dst)} = {self.sreg(ins.arg)}"]
+        if op is Op.CHECK:
+            i, n = (self.val(s) for s in ins.srcs)
+            return [f"if {i} < 0 or {i} >= {n}:",
+                    *("    " + x for x in self.fail(ERR_CHECK, ins, i, n))]
+        raise UnsupportedOp(f"fast engine: no translation for MIR op {op.name}")
+
+    # --- arithmetic ----------------------------------------------------------------------
+    def binary(self, ins: Instr) -> str:
+        op, t = ins.op, ins.dst.type
+        a, b = (self.val(s) for s in ins.srcs)
+        cast = CAST[t]
+        if t is Scalar.BOOL:
+            return {Op.AND: f"({a} and {b})", Op.OR: f"({a} or {b})", Op.XOR: f"({a} != {b})"}[op]
+        if op in _ARITH or op in _BITWISE:
+            sym = _ARITH.get(op) or _BITWISE[op]
+            if t in _EXACT_ARITH:         # numba keeps these types: no cast to type-check
+                return f"{a} {sym} {b}"
+            return f"{cast}({a} {sym} {b})"
+        if t.is_float:
+            return {Op.DIV: f"{a} / {b}", Op.REM: f"np.fmod({a}, {b})",
+                    Op.MIN: f"fmin({a}, {b})", Op.MAX: f"fmax({a}, {b})",
+                    Op.POW: f"{cast}(np.power({a}, {b}))",
+                    Op.ATAN2: f"{cast}(np.arctan2({a}, {b}))"}[op]
+        kind = "signed" if t.is_signed else "unsigned"
+        if op is Op.DIV:
+            return f"{cast}(div_{kind}({a}, {b}))"
+        if op is Op.REM:
+            return f"{cast}(rem_{kind}({a}, {b}))"
+        if op is Op.MIN:
+            return f"{cast}(min({a}, {b}))"
+        if op is Op.MAX:
+            return f"{cast}(max({a}, {b}))"
+        if op is Op.SHL:
+            return f"{cast}(shl_{kind}({a}, {b}, {t.bits}))"
+        if op is Op.SHR:
+            return f"{cast}(shr_{kind}({a}, {b}, {t.bits}))"
+        raise UnsupportedOp(f"fast engine: no translation for {op.name} on {t}")
+
+    def unary(self, ins: Instr) -> str:
+        op, t = ins.op, ins.srcs[0].type
+        a = self.val(ins.srcs[0])
+        cast = CAST[t]
+        if op is Op.NOT:
+            return f"(not {a})" if t is Scalar.BOOL else f"{cast}(~{a})"
+        if op is Op.NEG:
+            return f"-{a}" if t in _EXACT_ARITH else f"{cast}(-{a})"
+        if op is Op.ABS:
+            return f"abs({a})" if t.is_float else f"{cast}(abs({a}))"
+        if op is Op.ROUND:
+            return f"{cast}(round_half_away({a}))"
+        if op is Op.RSQRT:
+            return f"{cast}({self.consts.get(1.0, t)} / np.sqrt({a}))"
+        # numba's float32 math stays float32 (sqrtf, sinf, ...), float64 stays float64
+        return f"{_NP_UNARY[op]}({a})"
+
+    def convert(self, ins: Instr) -> str:
+        src, dst = ins.srcs[0].type, ins.dst.type
+        a = self.val(ins.srcs[0])
+        if dst is Scalar.BOOL:
+            return a if src is Scalar.BOOL else f"({a} != 0)"
+        if src.is_float and dst.is_int:
+            if dst is Scalar.U64:
+                return f"float_to_uint64_saturating({a})"
+            info = np.iinfo(dst.np)
+            return f"{CAST[dst]}(float_to_int_saturating({a}, {int(info.min)}, {int(info.max)}))"
+        if src is Scalar.BOOL:
+            return f"{CAST[dst]}(np.int64({a}))"
+        return f"{CAST[dst]}({a})"
+
+    def sreg(self, which: SReg) -> str:
+        if which is SReg.CLOCK:
+            return "np.int64(steps)"
+        return f"np.int32({_SREG_LOCAL[which]})"
+
+    # --- memory ----------------------------------------------------------------------------
+    def _index(self, ins: Instr, width: int) -> list[str]:
+        """``ix`` = the flat index as int64 (as the precise engine reads it), checked."""
+        mem = ins.arg.mem if isinstance(ins.arg, AtomArg) else ins.arg
+        _, extent = self.memory(mem)
+        limit = extent if width == 1 else f"{extent} - {width - 1}"
+        ix = self.index_name(ins)
+        index = self.val(ins.srcs[0])
+        if ins.srcs[0].type is Scalar.U64:      # read as int64, as the precise engine does
+            index = f"np.int64({index})"
+        return [f"{ix} = {index}",
+                f"if {ix} < 0 or {ix} >= {limit}:",
+                *("    " + x for x in self.fail(ERR_OOB, ins, ix))]
+
+    def load(self, ins: Instr) -> list[str]:
+        arr, _ = self.memory(ins.arg)
+        lines = self._index(ins, len(ins.dsts))
+        ix = self.index_name(ins)
+        for k, d in enumerate(ins.dsts):
+            lines.append(f"{reg_name(d)} = {arr}[{ix}{f' + {k}' if k else ''}]")
+        return lines
+
+    def store(self, ins: Instr) -> list[str]:
+        arr, _ = self.memory(ins.arg)
+        values = ins.srcs[1:]
+        lines = self._index(ins, len(values))
+        ix = self.index_name(ins)
+        for k, v in enumerate(values):
+            lines.append(f"{arr}[{ix}{f' + {k}' if k else ''}] = {self.val(v)}")
+        return lines
+
+    def atomic(self, ins: Instr) -> list[str]:
+        arg: AtomArg = ins.arg
+        arr, _ = self.memory(arg.mem)
+        t = arg.mem.elem
+        out = reg_name(ins.dst)
+        lines = self._index(ins, 1)
+        ix = self.index_name(ins)
+        v = self.val(ins.srcs[-1])
+        cmp = self.val(ins.srcs[1]) if arg.op is AtomOp.CAS else None
+        if arg.mem.space is Space.SHARED:
+            # a block's threads run on one OS thread: a plain read-modify-write is atomic
+            lines.append(f"{out} = {arr}[{ix}]")
+            lines.append(f"{arr}[{ix}] = {self._apply(arg.op, t, out, v, cmp)}")
+            return lines
+        kind = "float" if t.is_float else "int"
+        if arg.op is AtomOp.CAS:
+            call = (f"atomic_cas_value({arr}, {ix}, {cmp}, {v})" if t.is_float else
+                    f"atomic_cas_bits({arr}, {ix}, {cmp}, {v})[0]")
+        else:
+            call = f"atomic_{arg.op.name.lower()}_{kind}({arr}, {ix}, {v})"
+        lines.append(f"{out} = {call}")
+        return lines
+
+    @staticmethod
+    def _apply(op: AtomOp, t: Scalar, old: str, v: str, cmp: str | None) -> str:
+        cast = CAST[t]
+        if op is AtomOp.ADD:
+            return f"{cast}({old} + {v})"
+        if op is AtomOp.SUB:
+            return f"{cast}({old} - {v})"
+        if op is AtomOp.MIN:
+            return f"fmin({old}, {v})" if t.is_float else f"{cast}(min({old}, {v}))"
+        if op is AtomOp.MAX:
+            return f"fmax({old}, {v})" if t.is_float else f"{cast}(max({old}, {v}))"
+        if op is AtomOp.EXCH:
+            return v
+        if op is AtomOp.CAS:
+            return f"{v} if {old} == {cmp} else {old}"
+        raise UnsupportedOp(f"fast engine: no translation for atomic {op.name}")
+
+
+def check_memref_space(mem: MemRef) -> None:
+    if mem.space not in (Space.GLOBAL, Space.SHARED):
+        raise UnsupportedOp(f"fast engine: arrays in {mem.space.value} space are not supported")
+
+
+__all__ = ["CAST", "Constants", "OpWriter", "UnsupportedOp", "reg_name"]

@@ -1,0 +1,276 @@
+"""Compiled helpers the generated kernels call: the MIR ops whose semantics need more than
+one Python operator, and atomics on global memory.
+
+Each helper reproduces the precise engine's numpy definition (simt/sim/precise/arith.py)
+for one scalar. Integer helpers compute in 64 bits and the generated code casts the result
+to the destination type, which wraps exactly as the precise engine's ``astype`` does.
+
+Numba has no atomics for CPU code, so the global-memory atomics are LLVM ``atomicrmw`` /
+``cmpxchg`` instructions emitted through ``numba.extending.intrinsic``: blocks run in
+parallel on several OS threads and their atomics on one address serialise in hardware.
+Float atomics other than exchange are compare-and-swap loops on the value's bits.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array
+
+JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+@njit(**JIT)
+def record_error(err, abort, code, cta, thread, instr, a, b, c):
+    """Store a runtime error's record and tell the other OS threads to stop taking blocks."""
+    err[0] = code
+    err[1] = cta
+    err[2] = thread
+    err[3] = instr
+    err[4] = a
+    err[5] = b
+    err[6] = c
+    abort[0] = 1
+
+
+# --- integer arithmetic --------------------------------------------------------------------
+
+
+@njit(**JIT)
+def div_signed(a, b):
+    """C division of signed ints, truncating toward zero; x / 0 gives -1 (as the GPU does)."""
+    a = np.int64(a)
+    b = np.int64(b)
+    if b == 0:
+        return np.int64(-1)
+    if b == -1:
+        return np.int64(0) - a          # wraps for the most negative value, as numpy does
+    q = a // b                          # floors
+    if q * b != a and (a < 0) != (b < 0):
+        q += 1
+    return q
+
+
+@njit(**JIT)
+def rem_signed(a, b):
+    """C remainder: the sign of the dividend; x % 0 gives x."""
+    a = np.int64(a)
+    b = np.int64(b)
+    if b == 0:
+        return a
+    if b == -1:
+        return np.int64(0)
+    return a - div_signed(a, b) * b
+
+
+@njit(**JIT)
+def div_unsigned(a, b):
+    """Unsigned division; x / 0 gives all ones (the caller's cast keeps its width)."""
+    if b == 0:
+        return ~(a ^ a)
+    return a // b
+
+
+@njit(**JIT)
+def rem_unsigned(a, b):
+    if b == 0:
+        return a
+    return a % b
+
+
+@njit(**JIT)
+def shl_signed(a, s, bits):
+    """Shift left; an amount outside [0, bits) gives 0 (the amount is read as unsigned)."""
+    if np.uint64(s) >= np.uint64(bits):
+        return np.int64(0)
+    return np.int64(a) << np.int64(s)
+
+
+@njit(**JIT)
+def shr_signed(a, s, bits):
+    """Arithmetic shift right; an amount outside [0, bits) fills with the sign."""
+    if np.uint64(s) >= np.uint64(bits):
+        return np.int64(-1) if a < 0 else np.int64(0)
+    return np.int64(a) >> np.int64(s)
+
+
+@njit(**JIT)
+def shl_unsigned(a, s, bits):
+    if np.uint64(s) >= np.uint64(bits):
+        return np.uint64(0)
+    return np.uint64(a) << np.uint64(s)
+
+
+@njit(**JIT)
+def shr_unsigned(a, s, bits):
+    if np.uint64(s) >= np.uint64(bits):
+        return np.uint64(0)
+    return np.uint64(a) >> np.uint64(s)
+
+
+# --- float helpers ---------------------------------------------------------------------------
+
+@njit(**JIT)
+def fmin(a, b):
+    """numpy's fmin: a NaN operand loses to a number."""
+    return a if (a <= b or b != b) else b
+
+
+@njit(**JIT)
+def fmax(a, b):
+    return a if (a >= b or b != b) else b
+
+
+@njit(**JIT)
+def round_half_away(x):
+    t = np.trunc(x)
+    frac = x - t
+    if np.abs(frac) >= 0.5:
+        return t + np.sign(x)
+    return t
+
+
+@njit(**JIT)
+def float_to_int_saturating(x, lo, hi):
+    """C/PTX float -> int for types that fit int64: truncate, saturate at [lo, hi], NaN -> 0."""
+    t = np.trunc(np.float64(x))
+    if t != t:
+        return np.int64(0)
+    if t >= np.float64(hi):
+        return np.int64(hi)
+    if t <= np.float64(lo):
+        return np.int64(lo)
+    return np.int64(t)
+
+
+@njit(**JIT)
+def float_to_uint64_saturating(x):
+    t = np.trunc(np.float64(x))
+    if t >= 18446744073709551615.0:
+        return np.uint64(18446744073709551615)
+    if t <= 0.0 or t != t:
+        return np.uint64(0)
+    return np.uint64(t)
+
+
+# --- atomics on global memory --------------------------------------------------------------------
+
+def _element_pointer(context, builder, aryty, ary, idx):
+    array = make_array(aryty)(context, builder, ary)
+    return cgutils.get_item_pointer(context, builder, aryty, array, [idx], wraparound=False)
+
+
+def _int_rmw(signed_op: str, unsigned_op: str):
+    """An intrinsic ``f(array, index, value) -> old`` doing one integer ``atomicrmw``."""
+    @intrinsic
+    def rmw(typingctx, arr, idx, val):
+        if not isinstance(arr, types.Array) or not isinstance(arr.dtype, types.Integer):
+            return None
+        sig = arr.dtype(arr, idx, val)
+
+        def codegen(context, builder, sig, args):
+            aryty, idxty, valty = sig.args
+            ptr = _element_pointer(context, builder, aryty, args[0], args[1])
+            v = context.cast(builder, args[2], valty, aryty.dtype)
+            op = signed_op if aryty.dtype.signed else unsigned_op
+            return builder.atomic_rmw(op, ptr, v, "monotonic")
+        return sig, codegen
+    return rmw
+
+
+atomic_add_int = _int_rmw("add", "add")
+atomic_sub_int = _int_rmw("sub", "sub")
+atomic_min_int = _int_rmw("min", "umin")
+atomic_max_int = _int_rmw("max", "umax")
+atomic_exch_int = _int_rmw("xchg", "xchg")
+
+
+@intrinsic
+def atomic_cas_bits(typingctx, arr, idx, expected, new):
+    """``cmpxchg`` on the element's bits: returns (the value seen, whether it was swapped)."""
+    if not isinstance(arr, types.Array):
+        return None
+    dtype = arr.dtype
+    sig = types.Tuple((dtype, types.boolean))(arr, idx, expected, new)
+
+    def codegen(context, builder, sig, args):
+        aryty = sig.args[0]
+        ptr = _element_pointer(context, builder, aryty, args[0], args[1])
+        ex = context.cast(builder, args[2], sig.args[2], dtype)
+        nw = context.cast(builder, args[3], sig.args[3], dtype)
+        if isinstance(dtype, types.Float):
+            bits = cgutils.ir.IntType(dtype.bitwidth)
+            ptr = builder.bitcast(ptr, bits.as_pointer())
+            ex = builder.bitcast(ex, bits)
+            nw = builder.bitcast(nw, bits)
+        pair = builder.cmpxchg(ptr, ex, nw, "monotonic", "monotonic")
+        seen = builder.extract_value(pair, 0)
+        ok = builder.extract_value(pair, 1)
+        if isinstance(dtype, types.Float):
+            seen = builder.bitcast(seen, context.get_value_type(dtype))
+        return context.make_tuple(builder, sig.return_type, [seen, ok])
+    return sig, codegen
+
+
+@njit(**JIT)
+def atomic_add_float(arr, i, v):
+    old = arr[i]
+    while True:
+        seen, ok = atomic_cas_bits(arr, i, old, old + v)
+        if ok:
+            return old
+        old = seen
+
+
+@njit(**JIT)
+def atomic_sub_float(arr, i, v):
+    old = arr[i]
+    while True:
+        seen, ok = atomic_cas_bits(arr, i, old, old - v)
+        if ok:
+            return old
+        old = seen
+
+
+@njit(**JIT)
+def atomic_min_float(arr, i, v):
+    old = arr[i]
+    while True:
+        seen, ok = atomic_cas_bits(arr, i, old, fmin(old, v))
+        if ok:
+            return old
+        old = seen
+
+
+@njit(**JIT)
+def atomic_max_float(arr, i, v):
+    old = arr[i]
+    while True:
+        seen, ok = atomic_cas_bits(arr, i, old, fmax(old, v))
+        if ok:
+            return old
+        old = seen
+
+
+@njit(**JIT)
+def atomic_exch_float(arr, i, v):
+    old = arr[i]
+    while True:
+        seen, ok = atomic_cas_bits(arr, i, old, v)
+        if ok:
+            return old
+        old = seen
+
+
+@njit(**JIT)
+def atomic_cas_value(arr, i, cmp, v):
+    """atomicCAS with the precise engine's rule: swap where old == cmp (a float compare for
+    float arrays, so NaN never matches and -0.0 matches 0.0)."""
+    old = arr[i]
+    while True:
+        if not (old == cmp):
+            return old
+        seen, ok = atomic_cas_bits(arr, i, old, v)
+        if ok:
+            return old
+        old = seen

@@ -1,0 +1,131 @@
+"""The fast engine ("cpu") against the precise engine ("cpu:precise"): the same results on
+every suite kernel, the same runtime errors, atomics correct with blocks in parallel, and
+compiled kernels reused from the disk cache."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simt
+import simt as wp
+from simt import suite
+from simt.sim.fast import cache, codegen, engine
+
+FAST, PRECISE = "cpu", "cpu:precise"
+
+
+@pytest.mark.parametrize("case", suite.CASES, ids=lambda c: c.name)
+def test_suite_case_bitwise_equal_to_precise(case):
+    """Integers bitwise; floats bitwise too: the suite's float work is +, -, *, /, sqrt and
+    atomics on exactly representable sums, where both engines round identically. (Float
+    transcendentals may differ by an ulp: numba calls libm, numpy its own float32 loops.)"""
+    fast = suite.run_case(case, "small", device=FAST, seed=1)
+    fast.check()
+    precise = suite.run_case(case, "small", device=PRECISE, seed=1)
+    for name in case.outputs_to_check:
+        np.testing.assert_array_equal(fast.outputs[name], precise.outputs[name],
+                                      err_msg=f"{case.name}: {name}")
+
+
+def test_global_atomics_with_blocks_in_parallel(monkeypatch):
+    monkeypatch.setattr(engine, "PARALLEL_ABOVE_S", 0.0)     # every launch spreads its blocks
+    case = suite.get("histogram_global")
+    for seed in range(3):
+        suite.run_case(case, 1 << 16, device=FAST, seed=seed).check()
+
+
+def _errors_of(kernel, dim, arrays, block_dim=32):
+    """The exception each engine raises for the same launch."""
+    out = []
+    for device in (FAST, PRECISE):
+        args = [simt.array(a.copy()) for a in arrays]
+        with pytest.raises(simt.KernelRuntimeError) as info:
+            simt.launch(kernel, dim=dim, inputs=args, device=device, block_dim=block_dim)
+        out.append(info.value)
+    return out
+
+
+@wp.kernel
+def oob_read(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    v = float(0.0)
+    if i == 37:
+        v = x[i + 100]
+    out[i] = v
+
+
+@wp.kernel(module_options={"debug": True})
+def oob_dim_debug(x: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = x[i // 8, i % 8 + (7 if i == 50 else 0)]
+
+
+@wp.kernel
+def barrier_in_branch(out: wp.array(dtype=int)):
+    t = wp.thread_idx()
+    if t < 16:
+        wp.sync_threads()
+    out[t] = t
+
+
+@wp.kernel
+def shuffle_from_inactive(out: wp.array(dtype=float)):
+    i = wp.tid()
+    v = float(i)
+    if wp.lane_id() < 8:
+        v = wp.shfl_down_sync(0xFFFFFFFF, v, 1)
+    out[i] = v
+
+
+@pytest.mark.parametrize("kernel, dim, arrays", [
+    (oob_read, 64, [np.zeros(64, np.float32), np.zeros(64, np.float32)]),
+    (oob_dim_debug, 64, [np.zeros((8, 8), np.float32), np.zeros(64, np.float32)]),
+    (barrier_in_branch, 32, [np.zeros(32, np.int32)]),
+    (shuffle_from_inactive, 32, [np.zeros(32, np.float32)]),
+], ids=["oob", "oob_debug_check", "barrier_divergence", "warp_sync"])
+def test_runtime_errors_match_precise(kernel, dim, arrays):
+    fast, precise = _errors_of(kernel, dim, arrays)
+    assert type(fast) is type(precise)
+    assert str(fast) == str(precise)
+
+
+@wp.kernel
+def warp_ops(x: wp.array(dtype=int), ballots: wp.array(dtype=wp.uint32),
+             sums: wp.array(dtype=int), masks: wp.array(dtype=wp.uint32)):
+    i = wp.tid()
+    v = x[i]
+    ballots[i] = wp.ballot_sync(0xFFFFFFFF, v % 3 == 0)
+    s = v
+    s = s + wp.shfl_xor_sync(0xFFFFFFFF, s, 16)
+    s = s + wp.shfl_xor_sync(0xFFFFFFFF, s, 8)
+    s = s + wp.shfl_up_sync(0xFFFFFFFF, s, 3)
+    sums[i] = s + wp.shfl_sync(0xFFFFFFFF, s, 5)
+    if v % 2 == 0:
+        masks[i] = wp.active_mask()
+
+
+def test_warp_intrinsics_match_precise():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 100, 96).astype(np.int32)
+    results = []
+    for device in (FAST, PRECISE):
+        args = [simt.array(x), simt.zeros(96, dtype=wp.uint32), simt.zeros(96, dtype=int),
+                simt.zeros(96, dtype=wp.uint32)]
+        simt.launch(warp_ops, dim=96, inputs=args, device=device, block_dim=64)
+        results.append([a.numpy() for a in args[1:]])
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_compiled_kernel_is_cached_on_disk():
+    fn = suite.get("saxpy").kernel.compile()
+    source = codegen.generate(fn).source
+    assert codegen.generate(fn).source == source          # the key depends on the MIR only
+    module = cache.load_module(fn.name, source)
+    path = Path(module.__file__)
+    assert cache.cache_key(source) in path.name and path.read_text() == source
+    assert cache.load_module(fn.name, source) is module   # imported once per process
+    engine.compile_function(fn).run_blocks                # numba caches next to the file
+    assert (path.parent / "__pycache__").is_dir()
