@@ -49,7 +49,8 @@ def block_sum(x: simt.array(dtype=float), n: int, sums: simt.array(dtype=float))
 _SHOWN = (("warp instructions", "smsp__inst_executed.sum", "{:.0f}"),
           ("thread instructions", "smsp__thread_inst_executed.sum", "{:.0f}"),
           ("branch efficiency", "smsp__sass_average_branch_targets_threads_uniform.pct", "{:.1f} %"),
-          ("divergent branch targets", "smsp__sass_branch_targets_threads_divergent.sum", "{:.0f}"))
+          ("divergent branch targets", "smsp__sass_branch_targets_threads_divergent.sum", "{:.0f}"),
+          ("predicted cycles", "sm__cycles_elapsed.max", "{:.0f}"))
 
 
 def _print_metrics(result: simt.LaunchResult) -> None:
@@ -91,8 +92,40 @@ def demo() -> int:
     ok &= _check("per-block sums", sums.numpy(), x.reshape(-1, BLOCK).sum(axis=1))
     _print_metrics(result)
 
-    print("\nInspect the compiled code with simt.mir(kernel); see README.md for more.")
+    print("\n3. transpose through a 32x32 shared tile, then with the tile padded to 32x33")
+    ok &= _transpose_story(rng)
+
+    print(f"\n4. the same kernels on 'cpu' (the fast engine, compiled with numba; the first "
+          f"run compiles)")
+    out_fast, sums_fast = simt.zeros(n), simt.zeros(n // BLOCK)
+    simt.launch(branchy, dim=n, inputs=[xs], outputs=[out_fast], device="cpu", block_dim=BLOCK)
+    simt.launch(block_sum, dim=n, inputs=[xs, n], outputs=[sums_fast], device="cpu", block_dim=BLOCK)
+    same = (out_fast.numpy() == out.numpy()).all() and (sums_fast.numpy() == sums.numpy()).all()
+    print(f"  results: {'identical to cpu:precise' if same else 'DIFFER from cpu:precise'}")
+    ok &= bool(same)
+
+    print("\nInspect the compiled code with simt.mir(kernel) or simt.ptx(kernel); record a trace "
+          "with device='cpu:trace'; see README.md.")
     return 0 if ok else 1
+
+
+def _transpose_story(rng) -> bool:
+    from .suite.cuda_style import transpose_tile, transpose_tile_padded
+    src = rng.standard_normal((256, 256)).astype(np.float32)
+    ok = True
+    for kernel, label in ((transpose_tile, "32x32 tile"), (transpose_tile_padded, "32x33 tile")):
+        a, b = simt.array(src), simt.zeros((256, 256))
+        r = simt.launch(kernel, dim=(64, 256), inputs=[a, b], block_dim=(8, 32), device="cpu:precise")
+        good = bool((b.numpy() == src.T).all())
+        ok &= good
+        m = r.metrics
+        stalls = ", ".join(f"{k} {v}" for k, v in r.stalls.items() if v)
+        print(f"  {label}: {'matches numpy' if good else 'DIFFERS from numpy'}; shared-load wavefronts "
+              f"{m['l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum']}, bank conflicts "
+              f"{m['l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum']}, "
+              f"predicted {r.cycles} cycles")
+        print(f"    stall cycles by reason: {stalls}")
+    return ok
 
 
 def run_file(path: str, device: str | None = None, trace: str | None = None,
