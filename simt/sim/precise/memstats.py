@@ -100,6 +100,27 @@ def rows_from_lanes(sel, addr, n_rows):
 
 
 @njit(cache=True, nogil=True)
+def _same_pattern(row, prev):
+    """True when ``row`` is ``prev`` shifted by one multiple of 4 bytes (same active lanes)."""
+    delta = 0
+    have = False
+    for l in range(32):
+        a, b = row[l], prev[l]
+        if (a == -1) != (b == -1):
+            return False
+        if a == -1:
+            continue
+        if not have:
+            delta = a - b
+            have = True
+            if delta % 4 != 0:
+                return False
+        elif a - b != delta:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def shared_costs(rows, width, waves, ideal):
     """Wavefronts and ideal wavefronts per row, by the rules in banks.py.
 
@@ -113,6 +134,11 @@ def shared_costs(rows, width, waves, ideal):
     bank_words = np.empty((32, 128), dtype=np.int64)
     for r in range(rows.shape[0]):
         row = rows[r]
+        if r > 0 and _same_pattern(row, rows[r - 1]):
+            # every address moved by one multiple of 4 bytes: the banks rotate, costs stay
+            waves[r] = waves[r - 1]
+            ideal[r] = ideal[r - 1]
+            continue
         lanes = base_lanes
         if lanes < 32:
             pair = True
