@@ -228,7 +228,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-numba", action="store_true", help="skip Numba's simulator")
     p.add_argument("--no-simt", action="store_true", help="skip cpu:precise")
     p.add_argument("--json", metavar="PATH", help="also write the runs as JSON")
+    p.add_argument("--no-timing", action="store_true",
+                   help="switch the timing model off (it is on by default, as for users)")
     args = p.parse_args(argv)
+    if args.no_timing:
+        import simt
+        simt.set_module_options({"timing": False})
 
     names = [n.strip() for n in args.kernels.split(",") if n.strip()]
     unknown = [n for n in names if n not in WORKLOADS]

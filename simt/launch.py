@@ -259,8 +259,10 @@ def _default_trace_path(template: str, kernel: str) -> str:
     _used_trace_paths[path] = n + 1
     if n == 0:
         return path
-    stem, dot, ext = path.partition(".")
-    return f"{stem}.{n}{dot}{ext}"
+    import os
+    folder, name = os.path.split(path)
+    stem, dot, ext = name.partition(".")
+    return os.path.join(folder, f"{stem}.{n}{dot}{ext}")
 
 
 def _trace_options(kernel: Kernel, trace, options: dict | None):

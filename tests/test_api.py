@@ -374,7 +374,8 @@ def test_cli_demo_checks_against_numpy_and_prints_metrics(capsys):
     from simt.cli import main
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
-    assert out.count("matches numpy") == 2 and "branch efficiency" in out
+    assert out.count("matches numpy") == 4 and "branch efficiency" in out
+    assert "identical to cpu:precise" in out and "bank conflicts" in out
 
 
 def test_cli_version(capsys):

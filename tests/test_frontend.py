@@ -12,7 +12,8 @@ from simt.ir.types import ArrayType, Scalar, vec3
 
 
 def mir(kernel, sig=LaunchSig(), debug=False, fastmath=False):
-    return compile_kernel(kernel.py_func, sig, debug, fastmath)
+    """Lowering's output (the shape these tests check), before the MIR passes."""
+    return compile_kernel(kernel.py_func, sig, debug, fastmath, passes=False)
 
 
 def ops(fn, op):

@@ -81,7 +81,9 @@ def check_kernel(py_func, sig: mir.LaunchSig | None) -> hir.FuncDef:
     return fd
 
 
-def compile_kernel(py_func, sig: mir.LaunchSig, debug: bool = False, fastmath: bool = False) -> mir.Function:
+def compile_kernel(py_func, sig: mir.LaunchSig, debug: bool = False, fastmath: bool = False,
+                   passes: bool = True) -> mir.Function:
+    """The kernel's MIR; ``passes=False`` gives lowering's output as it is (for tests of it)."""
     fd = check_kernel(py_func, sig)
     try:
         fn = lower_kernel(fd, sig, debug, fastmath)
@@ -93,8 +95,9 @@ def compile_kernel(py_func, sig: mir.LaunchSig, debug: bool = False, fastmath: b
     fn.tid_ndim = fd.tid_ndim
     fn.thread_idx_ndim = fd.thread_idx_ndim
     verify(fn)                      # lowering's output
-    fn = run_passes(fn)             # verifies after every pass when asked (tests do)
-    verify(fn)
+    if passes:
+        fn = run_passes(fn)         # verifies after every pass when asked (tests do)
+        verify(fn)
     return fn
 
 

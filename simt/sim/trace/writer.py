@@ -164,9 +164,10 @@ def run(fn, cfg, args, trace: TraceOptions | None = None):
     from ..precise import run as precise_run
     if trace is None:
         raise ValueError("device 'cpu:trace' needs a trace file: simt.launch(..., trace='run.jsonl')")
+    import dataclasses
     writer = TraceWriter(trace)
-    try:
-        metrics = precise_run(fn, cfg, args, listener=writer)
+    try:   # records carry issue cycles: the timing model always runs under a trace
+        metrics = precise_run(fn, dataclasses.replace(cfg, timing=True), args, listener=writer)
     finally:
         writer.close()
     metrics.details["trace"] = {"path": str(trace.path), "records": writer.records,
