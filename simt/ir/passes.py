@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 import sys
 import time
+from dataclasses import dataclass
 from typing import Callable
 
-from .mir import Function, Op
+from .mir import BARRIERS, Block, Function, Imm, Instr, Op, Reg
+from .types import Scalar
 
 Pass = Callable[[Function], Function]
 
@@ -63,9 +65,227 @@ def merge_jump_chains(fn: Function) -> Function:
     return drop_unreachable_blocks(fn)
 
 
+# ---- full unrolling of constant-trip ``for ... in range(a, b, step)`` loops ----------------
+
+UNROLL_MAX_TRIPS = 16
+UNROLL_MAX_INSTRUCTIONS = 256     # the loop's instructions times its trip count
+
+
+@dataclass
+class CountedLoop:
+    """A ``for`` loop as lowering lays it out::
+
+        preheader:  ... %iter = mov a ... br header
+        header:     %c = lt|gt %iter, b ; cbr %c, body, exit
+        body ... latch:   (the region: every block between header and exit, in layout)
+        latch:      %iter = add %iter, step ; br header
+        exit:
+    """
+    header: Block
+    region: list[Block]
+    exit_label: str
+    counter: Reg
+    init: Instr                   # the preheader's ``mov %iter, a``
+    values: list[int]             # the counter's value in each iteration
+
+
+def unroll_constant_loops(fn: Function) -> Function:
+    """Fully unroll counted loops with constant bounds and a small trip count.
+
+    Without a back edge ptxas (and our engines) see straight-line code: constant shared
+    memory offsets, no compare/branch per iteration. Each iteration's copy reads the counter
+    as an immediate and reuses the loop's registers (they run one after another); copies
+    are laid out in order, then the exit, so the layout rule holds and a barrier still
+    starts its own block. Loops that can leave early (break, return) are kept. Innermost
+    loops go first so an enclosing loop is judged on its unrolled size.
+    """
+    copied: set[str] = set()
+    while True:
+        loop = _next_unrollable_loop(fn)
+        if loop is None:
+            break
+        copied |= _unroll(fn, loop)
+    if not copied:
+        return fn
+    fn = merge_jump_chains(fn)
+    _merge_straight_line(fn, copied)
+    return fn
+
+
+def _merge_straight_line(fn: Function, copied: set[str]) -> None:
+    """Append a copied block to the block before it when that one jumps straight to it and
+    nothing else does (a barrier keeps its own block): the copies become one long block."""
+    preds: dict[str, int] = {}
+    for b in fn.blocks:
+        for s in b.successors:
+            preds[s] = preds.get(s, 0) + 1
+    merged: list[Block] = []
+    for b in fn.blocks:
+        prev = merged[-1] if merged else None
+        if (prev is not None and b.label in copied and preds.get(b.label) == 1
+                and prev.term.op is Op.BR and prev.term.arg == b.label
+                and b.instrs[0].op not in BARRIERS):
+            prev.instrs[-1:] = b.instrs
+            continue
+        merged.append(b)
+    fn.blocks = merged
+
+
+def _next_unrollable_loop(fn: Function) -> CountedLoop | None:
+    reads, writes = _access_counts(fn)
+    for index in range(len(fn.blocks) - 1, -1, -1):   # inner headers come after outer ones
+        loop = _match_counted_loop(fn, index, reads, writes)
+        if loop is not None:
+            return loop
+    return None
+
+
+def _access_counts(fn: Function) -> tuple[dict[int, int], dict[int, int]]:
+    reads: dict[int, int] = {}
+    writes: dict[int, int] = {}
+    for ins in fn.instructions():
+        for r in ins.srcs:
+            if isinstance(r, Reg):
+                reads[r.id] = reads.get(r.id, 0) + 1
+        for r in ins.dsts:
+            writes[r.id] = writes.get(r.id, 0) + 1
+    return reads, writes
+
+
+def _match_counted_loop(fn: Function, index: int, reads: dict[int, int],
+                        writes: dict[int, int]) -> CountedLoop | None:
+    header = fn.blocks[index]
+    if len(header.instrs) != 2:
+        return None
+    test, branch = header.instrs
+    if branch.op is not Op.CBR or test.op not in (Op.LT, Op.GT) or branch.srcs[0] is not test.dst:
+        return None
+    counter, stop = test.srcs
+    if not (isinstance(counter, Reg) and counter.type is Scalar.I32 and isinstance(stop, Imm)):
+        return None
+    body_label, exit_label = branch.arg
+    position = {b.label: i for i, b in enumerate(fn.blocks)}
+    if position[body_label] != index + 1 or position[exit_label] <= index + 1:
+        return None
+    region = fn.blocks[index + 1:position[exit_label]]
+    latch = region[-1]
+    if len(latch.instrs) != 2:
+        return None
+    step_ins, back = latch.instrs
+    if not (back.op is Op.BR and back.arg == header.label and step_ins.op is Op.ADD
+            and step_ins.dst is counter and step_ins.srcs[0] is counter
+            and isinstance(step_ins.srcs[1], Imm) and step_ins.srcs[1].value != 0):
+        return None
+    if not _single_entry_single_exit(fn, header, region):
+        return None
+    preheaders = [b for b in fn.blocks if header.label in b.successors and b is not latch]
+    if len(preheaders) != 1:
+        return None
+    init = _counter_init(preheaders[0], counter)
+    if init is None or writes.get(counter.id) != 2 or writes.get(test.dst.id) != 1 \
+            or reads.get(test.dst.id) != 1:
+        return None
+    counter_reads_inside = sum(1 for b in (header, *region) for ins in b.instrs
+                               for r in ins.srcs if r is counter)
+    if counter_reads_inside != reads.get(counter.id):
+        return None     # read after the loop: its final value would have to be kept
+    values = _trip_values(init.srcs[0].value, stop.value, step_ins.srcs[1].value, test.op)
+    size = sum(len(b.instrs) for b in region)
+    if values is None or size * len(values) > UNROLL_MAX_INSTRUCTIONS:
+        return None
+    return CountedLoop(header, region, exit_label, counter, init, values)
+
+
+def _single_entry_single_exit(fn: Function, header: Block, region: list[Block]) -> bool:
+    """Control enters the region only at its first block and leaves only through the latch."""
+    inside = {b.label for b in region}
+    latch = region[-1]
+    for b in region:
+        if b.term.op is Op.RET:
+            return False
+        for s in b.successors:
+            if s not in inside and not (b is latch and s == header.label):
+                return False     # break, or a jump out of the loop
+    for b in fn.blocks:
+        if b.label not in inside and b is not header:
+            if any(s in inside for s in b.successors):
+                return False
+    return True
+
+
+def _counter_init(preheader: Block, counter: Reg) -> Instr | None:
+    for ins in preheader.instrs:
+        if ins.op is Op.MOV and ins.dst is counter and isinstance(ins.srcs[0], Imm):
+            return ins
+    return None
+
+
+def _trip_values(start: int, stop: int, step: int, test: Op) -> list[int] | None:
+    """The counter's values, with int32 wrap-around like the engines; None past the limit."""
+    values: list[int] = []
+    v = start
+    while (v < stop) if test is Op.LT else (v > stop):
+        if len(values) == UNROLL_MAX_TRIPS:
+            return None
+        values.append(v)
+        v = (v + step + 2**31) % 2**32 - 2**31
+    return values
+
+
+def _unroll(fn: Function, loop: CountedLoop) -> set[str]:
+    """Replace the loop by its copies; returns the copies' labels."""
+    labels = {b.label for b in fn.blocks}
+    copies: list[list[Block]] = []
+    renames: list[dict[str, str]] = []
+    for k in range(len(loop.values)):
+        rename = {}
+        for b in loop.region:
+            label = f"{b.label}_u{k}"
+            while label in labels:
+                label += "_"
+            labels.add(label)
+            rename[b.label] = label
+        renames.append(rename)
+    body_label = loop.region[0].label
+    for k, value in enumerate(loop.values):
+        after = renames[k + 1][body_label] if k + 1 < len(loop.values) else loop.exit_label
+        rename = renames[k] | {loop.header.label: after}
+        constant = Imm(value, Scalar.I32)
+        copy = []
+        for b in loop.region:
+            instrs = [_copy_instr(ins, rename, loop.counter, constant) for ins in b.instrs
+                      if not (b is loop.region[-1] and ins.dsts and ins.dst is loop.counter)]
+            copy.append(Block(renames[k][b.label], instrs))
+        copies.append(copy)
+    first = renames[0][body_label] if loop.values else loop.exit_label
+    loop.header.instrs = [Instr(Op.BR, arg=first, loc=loop.header.term.loc)]
+    for b in fn.blocks:
+        if loop.init in b.instrs:
+            b.instrs.remove(loop.init)      # the counter is never read any more
+    start = fn.blocks.index(loop.header) + 1
+    unrolled = [b for copy in copies for b in copy]
+    fn.blocks[start:start + len(loop.region)] = unrolled
+    return {b.label for b in unrolled}
+
+
+def _copy_instr(ins: Instr, rename: dict[str, str], counter: Reg, value: Imm) -> Instr:
+    srcs = tuple(value if s is counter else s for s in ins.srcs)
+    arg = ins.arg
+    if ins.op is Op.BR:
+        arg = rename.get(arg, arg)
+    elif ins.op is Op.CBR:
+        arg = tuple(rename.get(t, t) for t in arg)
+    return Instr(ins.op, ins.dsts, srcs, arg, ins.loc)
+
+
+from .block_passes import merge_straight_line, rotate_loops  # noqa: E402
+
 DEFAULT_PASSES: list[tuple[str, Pass]] = [
     ("drop-unreachable", drop_unreachable_blocks),
     ("merge-jump-chains", merge_jump_chains),
+    ("unroll-constant-loops", unroll_constant_loops),
+    ("rotate-loops", rotate_loops),
+    ("merge-straight-line", merge_straight_line),
 ]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..builder import Builder
-from ..mir import Op, Operand
+from ..mir import Imm, Op, Operand
 from ..registry import register
 from ..types import AnyType, Scalar, ValueType, scalar_of
 from .common import (Args, arity, elementwise, fail, fold, is_composite, is_int,
@@ -105,6 +105,9 @@ def floordiv(b: Builder, x: Operand, y: Operand) -> Operand:
     t = x.type
     if t.is_float:
         return b.unary(Op.FLOOR, b.binary(Op.DIV, x, y))
+    shift = power_of_two_shift(y)
+    if shift is not None:
+        return x if shift == 0 else b.binary(Op.SHR, x, b.imm(shift, t))
     q = b.binary(Op.DIV, x, y)
     if not t.is_signed:
         return q
@@ -113,6 +116,21 @@ def floordiv(b: Builder, x: Operand, y: Operand) -> Operand:
     signs_differ = b.compare(Op.LT, b.binary(Op.XOR, r, y), b.imm(0, t))
     adjust = b.binary(Op.AND, nonzero, signs_differ)
     return b.select(adjust, b.binary(Op.SUB, q, b.imm(1, t)), q)
+
+
+def power_of_two_shift(y: Operand) -> int | None:
+    """k when ``y`` is the integer constant 2**k (k >= 0), else None.
+
+    Dividing by 2**k and flooring is a right shift by k: arithmetic for signed types (it
+    rounds toward minus infinity, exactly Python's //), logical for unsigned ones. Without
+    the div/rem/fix-up sequence, loops like ``s //= 2`` keep a trip count ptxas can see."""
+    if not isinstance(y, Imm) or isinstance(y.value, bool) or y.value <= 0:
+        return None
+    value = int(y.value)
+    if value & (value - 1):
+        return None
+    shift = value.bit_length() - 1
+    return shift if shift < 8 * y.type.nbytes else None
 
 
 def make_arith(name: str):
