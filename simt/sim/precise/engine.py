@@ -27,7 +27,7 @@ from ..common import ArrayArg, LaunchConfig
 from .diagnostics import Diagnostics
 from .memory import Storage, out_of_bounds
 from . import timing
-from .memstats import record_global, record_shared
+from .memstats import record_global, record_shared, same_address_lanes
 from .metrics import Counters
 from .timing import BARRIER, WarpTimes
 from ...arch import Arch, load_arch
@@ -58,6 +58,8 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
                 for p, a in zip(fn.params, args) if isinstance(p, ArrayParam)}
     for st in globals_.values():
         st.seen_sectors = np.zeros(st.data.nbytes // 32 + 2, dtype=bool)
+        st.atomic_counts = np.zeros(st.data.size if any(
+            i.op is Op.ATOM and i.arg.mem is st.mem for i in fn.instructions()) else 0, np.int64)
     lanes_per_cta = -(-cfg.threads_per_block // 32) * 32
     by_regs = (1 << 22) // max(1, prog.nregs * lanes_per_cta)
     ctas_per_batch = max(1, min(cfg.num_blocks, MAX_BATCH_LANES // lanes_per_cta, by_regs))
@@ -73,6 +75,8 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     if progress:
         progress.done()
     occupancy = arch.occupancy(cfg.threads_per_block, estimate_registers(prog), fn.shared_bytes)
+    counters.atomic_hotspot = max((int(st.atomic_counts.max()) for st in globals_.values()
+                                   if st.atomic_counts.size), default=0)
     values, details = counters.metrics(occupancy["blocks_per_sm"], occupancy, cfg.timing)
     out = Metrics(values)
     out.details = details
@@ -391,6 +395,11 @@ class Batch(Diagnostics):
             warps, rows, waves, ideal = record_shared(
                 sel, i, mem.offset, nbytes, width * nbytes, n_rows, self.warp_wavefronts,
                 self.mem_lat[slot], self.mem_iv[slot], self.mem_extra[slot], lat)
+            if ins.op is Op.ATOM:   # lanes updating one address take turns
+                same = np.empty(n_rows, dtype=np.int64)
+                same_address_lanes(rows, same)
+                self.mem_iv[slot] = np.maximum(self.mem_iv[slot], same)
+                self.mem_lat[slot] += same - 1
             self.counters.memory(k, n_rows, int(waves.sum()), int(ideal.sum()), 0)
             if self.listener is not None:
                 self.listener.memory(self, ins, warps, rows, width * nbytes, waves=waves, ideal=ideal)
@@ -400,6 +409,9 @@ class Batch(Diagnostics):
             self.warp_dram, self.mem_lat[slot], self._level_latency, arch.latency("atomic_global"),
             ins.op is Op.ATOM)
         self.counters.memory(k, n_rows, 0, 0, int(sectors.sum()))
+        if ins.op is Op.ATOM:       # the L2 serialises atomics to one address: count them
+            st.atomic_counts += np.bincount(i, minlength=st.atomic_counts.size)[:st.atomic_counts.size] \
+                if i.size > 1 else np.bincount(np.repeat(i, self.count), minlength=st.atomic_counts.size)
         if self.listener is not None:
             self.listener.memory(self, ins, warps, rows, width * nbytes, sectors=sectors)
 

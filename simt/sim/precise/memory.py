@@ -16,7 +16,7 @@ class Storage:
     one window of ``window`` scalars per block of the batch."""
 
     __slots__ = ("mem", "data", "extent", "window", "shape", "base_addr", "seen_sectors",
-                 "batch_sectors")
+                 "batch_sectors", "atomic_counts")
 
     def __init__(self, mem: MemRef, data: np.ndarray, shape: tuple[int, ...], base_addr: int,
                  window: int = 0):

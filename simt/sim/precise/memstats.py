@@ -254,3 +254,21 @@ def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, warp_dram, l
         lat[r] = atomic_latency if is_atomic else level_latency[level[r]]
         warp_dram[warps[r]] += fresh[r] * 32
     return warps, rows, sectors
+
+
+@njit(cache=True, nogil=True)
+def same_address_lanes(rows, out):
+    """Per row: the most active lanes sharing one address (atomics to it serialise)."""
+    for r in range(rows.shape[0]):
+        worst = 0
+        for l in range(32):
+            a = rows[r, l]
+            if a == -1:
+                continue
+            n = 0
+            for q in range(32):
+                if rows[r, q] == a:
+                    n += 1
+            if n > worst:
+                worst = n
+        out[r] = worst

@@ -110,6 +110,9 @@ class Counters:
         placed = place_blocks(cycles, issue, waves, dram, blocks_per_sm, arch)
         sm = placed["sm_cycles"]
         elapsed = int(sm.max()) if sm.size else 0
+        # atomics to one global address are applied one after another in the L2
+        hotspot = int(getattr(self, "atomic_hotspot", 0) * arch.atomic_same_address_cycles)
+        elapsed = max(elapsed, hotspot)
         active = int(sm.sum())
         stalls = self.stalls.sum(axis=0)
         stalls[STALL_NAMES.index("idle")] = int((elapsed - sm).sum())
@@ -128,6 +131,7 @@ class Counters:
         for name, v in zip(STALL_NAMES, stalls):
             m[f"simt__stall_{name}_cycles.sum"] = int(v)
         details = {"sm_cycles": sm, "block_cycles": cycles, "sm_bound": placed["bound"],
+                   "atomic_hotspot_cycles": hotspot,
                    "sm_of_block": placed["sm_of_block"], "occupancy": occupancy,
                    "stalls": dict(zip(STALL_NAMES, (int(x) for x in stalls)))}
         return m, details
