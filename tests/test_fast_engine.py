@@ -11,7 +11,7 @@ import pytest
 import simt
 import simt as wp
 from simt import suite
-from simt.sim.fast import cache, codegen, engine
+from simt.sim.fast import cache, codegen, engine, structured
 
 FAST, PRECISE = "cpu", "cpu:precise"
 
@@ -31,6 +31,7 @@ def test_suite_case_bitwise_equal_to_precise(case):
 
 def test_global_atomics_with_blocks_in_parallel(monkeypatch):
     monkeypatch.setattr(engine, "PARALLEL_ABOVE_S", 0.0)     # every launch spreads its blocks
+    monkeypatch.setattr(engine, "ADAPTIVE_PARALLEL", False)  # even with global atomics
     case = suite.get("histogram_global")
     for seed in range(3):
         suite.run_case(case, 1 << 16, device=FAST, seed=seed).check()
@@ -129,3 +130,82 @@ def test_compiled_kernel_is_cached_on_disk():
     assert cache.load_module(fn.name, source) is module   # imported once per process
     engine.compile_function(fn).run_blocks                # numba caches next to the file
     assert (path.parent / "__pycache__").is_dir()
+
+
+@wp.kernel
+def loops_with_exits(x: wp.array(dtype=int), out: wp.array(dtype=int)):
+    """Returns from inside nested loops, break/continue at both depths, a loop after an if."""
+    i = wp.tid()
+    v = x[i]
+    acc = int(0)
+    for a in range(v % 5):
+        if a == 3:
+            continue
+        k = int(0)
+        while k < v % 7:
+            k += 1
+            if k == 2:
+                continue
+            acc += a * k
+            if acc > 60:
+                out[i] = -acc
+                return
+            if (acc + i) % 11 == 0:
+                break
+        if acc > 40 and i % 2 == 0:
+            break
+    if v % 3 == 0:
+        acc = acc * 2
+    j = int(0)
+    while j < 3:
+        acc += j
+        j += 1
+    out[i] = acc
+
+
+def test_structured_control_flow_matches_precise():
+    """Kernels without collectives run as if/while code (no block dispatch loop)."""
+    fn = loops_with_exits.compile()
+    assert "bb = " not in codegen.generate(fn).source
+    x = np.random.default_rng(3).integers(0, 100, 200).astype(np.int32)
+    results = []
+    for device in (FAST, PRECISE):
+        out = simt.zeros(200, dtype=int)
+        simt.launch(loops_with_exits, dim=200, inputs=[simt.array(x), out], device=device)
+        results.append(out.numpy())
+    np.testing.assert_array_equal(*results)
+
+
+@pytest.mark.parametrize("name", ["saxpy", "mandelbrot", "nested_branches", "ray_triangle"])
+def test_suite_kernels_take_the_structured_path(name):
+    case = suite.get(name)
+    suite.run_case(case, "small", device=FAST, seed=1)
+    fns = list(case.kernel._compiled.values())
+    assert fns and all("bb = " not in codegen.generate(fn).source for fn in fns)
+
+
+def test_plain_atomics_variant_for_one_os_thread():
+    fn = suite.get("histogram_global").kernel.compile()
+    assert "atomic_add_int(" in codegen.generate(fn).source
+    assert "atomic_add_int(" not in codegen.generate(fn, plain_atomics=True).source
+
+
+def test_dispatch_fallback_matches_precise(monkeypatch):
+    """Flow the structured writer gives up on runs through the block dispatch loop."""
+    monkeypatch.setattr(structured, "DUPLICATION_LIMIT", -1000)
+    fn = loops_with_exits.compile()
+    assert "bb = " in codegen.generate(fn).source
+    x = np.random.default_rng(4).integers(0, 100, 64).astype(np.int32)
+    module = cache.load_module(fn.name, codegen.generate(fn).source)
+    outs = []
+    for run in ("dispatch", PRECISE):
+        out = simt.zeros(64, dtype=int)
+        if run == "dispatch":
+            monkeypatch.setattr(fn, "_fast_compiled",
+                                engine.CompiledKernel(codegen.generate(fn), module.run_blocks, fn),
+                                raising=False)
+            simt.launch(loops_with_exits, dim=64, inputs=[simt.array(x), out], device=FAST)
+        else:
+            simt.launch(loops_with_exits, dim=64, inputs=[simt.array(x), out], device=PRECISE)
+        outs.append(out.numpy())
+    np.testing.assert_array_equal(*outs)

@@ -36,6 +36,13 @@ from .errors import FaultReport
 PARALLEL_ABOVE_S = 300e-6        # launches expected to take less run on the calling thread
 MIN_THREADS_PER_CHUNK = 2048
 CHUNKS_PER_WORKER = 4             # more chunks than cores: cheap load balancing
+# A launch big enough to spread over the cores is timed both ways (on this thread, and
+# spread) and then runs the faster way: on a busy machine spreading can lose, and for
+# kernels with global atomics the one-thread variant has plain read-modify-writes, which can
+# beat contended atomics. The slower way is timed again every REPROBE_EVERY launches.
+# False: always spread (the tests use it to exercise atomics across OS threads).
+ADAPTIVE_PARALLEL = True
+REPROBE_EVERY = 32
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -45,10 +52,39 @@ class CompiledKernel:
     """A kernel's compiled code plus how long its threads took so far: waking worker
     threads costs tens of microseconds, so small launches of cheap kernels stay serial."""
 
-    def __init__(self, gen: Generated, run_blocks):
+    def __init__(self, gen: Generated, run_blocks, fn: Function):
         self.gen = gen
         self.run_blocks = run_blocks
+        self.fn = fn
         self.seconds_per_thread: float | None = None   # None: no launch yet (compiles)
+        self._serial_blocks = None
+        self.warm: set[int] = set()        # ids of the variants already called (compiled)
+        self.wall_per_thread = {False: None, True: None}   # by spread over cores or not
+        self.decisions = 0
+
+    def serial_blocks(self):
+        """The code for launches on one OS thread (plain atomics where the kernel has any)."""
+        if not self.gen.has_global_atomics:
+            return self.run_blocks
+        if self._serial_blocks is None:
+            gen = codegen.generate(self.fn, plain_atomics=True)
+            self._serial_blocks = cache.load_module(self.fn.name, gen.source).run_blocks
+        return self._serial_blocks
+
+    def prefer_parallel(self) -> bool:
+        if not ADAPTIVE_PARALLEL:
+            return True
+        serial, parallel = self.wall_per_thread[False], self.wall_per_thread[True]
+        if serial is None or parallel is None:
+            return serial is not None       # time it on this thread first, then spread
+        self.decisions += 1
+        faster = parallel < serial
+        return (not faster) if self.decisions % REPROBE_EVERY == 0 else faster
+
+    def observe_wall(self, parallel: bool, seconds: float, threads: int) -> None:
+        per = seconds / max(1, threads)
+        old = self.wall_per_thread[parallel]
+        self.wall_per_thread[parallel] = per if old is None else min(per, 0.5 * (old + per))
 
     def estimate(self, threads: int) -> float:
         if self.seconds_per_thread is None:
@@ -71,7 +107,7 @@ def compile_function(fn: Function) -> CompiledKernel:
     if compiled is None:
         gen = codegen.generate(fn)
         module = cache.load_module(fn.name, gen.source)
-        compiled = CompiledKernel(gen, module.run_blocks)
+        compiled = CompiledKernel(gen, module.run_blocks, fn)
         fn._fast_compiled = compiled  # type: ignore[attr-defined]
     return compiled
 
@@ -103,28 +139,41 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
             raise RuntimeError(f"fast engine: array '{a.name}' is not a contiguous 1-d buffer")
         data.append(a.data)
     shapes = np.array([s for a in arrays for s in a.shape] or [0], dtype=np.int64)
+    if fn.launch.block_ndim == 1 and tuple(cfg.block[1:]) != (1, 1):
+        raise RuntimeError(f"fast engine: kernel compiled for 1-d blocks launched with {cfg.block}")
     dim = tuple(cfg.dim) + (1,) * (3 - len(cfg.dim))
     geom = np.array([*cfg.block, *cfg.grid, *dim, cfg.max_steps], dtype=np.int64)
     abort = np.zeros(1, dtype=np.int64)
     lanes = -(-cfg.threads_per_block // 32) * 32
     n_blocks = cfg.num_blocks
 
+    n_workers = min(workers(), n_blocks)
+    threads = n_blocks * cfg.threads_per_block
+    parallel = (n_workers > 1 and compiled.estimate(threads) >= PARALLEL_ABOVE_S
+                and compiled.prefer_parallel())
+    run_blocks = compiled.run_blocks if parallel else compiled.serial_blocks()
+
     def run_chunk(begin: int, end: int):
         err = np.zeros(ERR_FIELDS, dtype=np.int64)
         err_state = np.zeros((3, lanes), dtype=np.int64)
-        compiled.run_blocks(begin, end, geom, shapes, err, abort, err_state, *data, *scalars)
+        run_blocks(begin, end, geom, shapes, err, abort, err_state, *data, *scalars)
         return err, err_state
 
-    n_workers = min(workers(), n_blocks)
-    threads = n_blocks * cfg.threads_per_block
-    compiled_now = not compiled.run_blocks.signatures
+    compiled_now = id(run_blocks) not in compiled.warm   # (reading .signatures is slow)
+    if compiled_now and run_blocks.signatures:
+        compiled_now = False
+    compiled.warm.add(id(run_blocks))
     start = time.perf_counter()
-    if n_workers <= 1 or compiled.estimate(threads) < PARALLEL_ABOVE_S:
+    if not parallel:
         results = [run_chunk(0, n_blocks)]
-        compiled.observe(time.perf_counter() - start, threads, compiled_now)
+        wall = time.perf_counter() - start
+        compiled.observe(wall, threads, compiled_now)
     else:
         results = _run_parallel(run_chunk, n_blocks, n_workers, threads)
-        compiled.observe((time.perf_counter() - start) * n_workers, threads, False)
+        wall = time.perf_counter() - start
+        compiled.observe(wall * n_workers, threads, compiled_now)
+    if not compiled_now and compiled.estimate(threads) >= PARALLEL_ABOVE_S:
+        compiled.observe_wall(parallel, wall, threads)
     failed = [(int(e[1]), e, s) for e, s in results if e[0] != 0]
     if failed:
         _, err, err_state = min(failed, key=lambda f: f[0])

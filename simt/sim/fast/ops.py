@@ -85,6 +85,8 @@ class OpWriter:
         self.dim_of = dim_of        # (MemRef, dim) -> expression of that extent
         self.fail = fail
         self.instr_id = instr_id    # Instr -> its number in the function (stable across runs)
+        # plain read-modify-write for global atomics: right when one OS thread runs the launch
+        self.plain_global_atomics = False
 
     def index_name(self, ins: Instr) -> str:
         """One name per memory instruction: numba compiles single-assignment names faster."""
@@ -180,11 +182,8 @@ class OpWriter:
         a = self.val(ins.srcs[0])
         if dst is Scalar.BOOL:
             return a if src is Scalar.BOOL else f"({a} != 0)"
-        if src.is_float and dst.is_int:
-            if dst is Scalar.U64:
-                return f"float_to_uint64_saturating({a})"
-            info = np.iinfo(dst.np)
-            return f"{CAST[dst]}(float_to_int_saturating({a}, {int(info.min)}, {int(info.max)}))"
+        if src.is_float and dst.is_int:       # LLVM's saturating conversion: no branches
+            return f"{CAST[dst]}(float_to_{'i' if dst.is_signed else 'u'}{dst.bits}_sat({a}))"
         if src is Scalar.BOOL:
             return f"{CAST[dst]}(np.int64({a}))"
         return f"{CAST[dst]}({a})"
@@ -202,8 +201,15 @@ class OpWriter:
         limit = extent if width == 1 else f"{extent} - {width - 1}"
         ix = self.index_name(ins)
         index = self.val(ins.srcs[0])
+        if width == 1:
+            # as uint64: one compare (a negative index wraps to a huge one), and numba skips
+            # its negative-index wraparound; the error record reads it back as int64
+            return [f"{ix} = np.uint64({index})",
+                    f"if {ix} >= np.uint64({extent}):",
+                    *("    " + x for x in self.fail(ERR_OOB, ins, ix))]
         if ins.srcs[0].type is Scalar.U64:      # read as int64, as the precise engine does
             index = f"np.int64({index})"
+        # the limit of a wider access may itself be negative: two compares
         return [f"{ix} = {index}",
                 f"if {ix} < 0 or {ix} >= {limit}:",
                 *("    " + x for x in self.fail(ERR_OOB, ins, ix))]
@@ -234,7 +240,7 @@ class OpWriter:
         ix = self.index_name(ins)
         v = self.val(ins.srcs[-1])
         cmp = self.val(ins.srcs[1]) if arg.op is AtomOp.CAS else None
-        if arg.mem.space is Space.SHARED:
+        if arg.mem.space is Space.SHARED or self.plain_global_atomics:
             # a block's threads run on one OS thread: a plain read-modify-write is atomic
             lines.append(f"{out} = {arr}[{ix}]")
             lines.append(f"{arr}[{ix}] = {self._apply(arg.op, t, out, v, cmp)}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, types
+from llvmlite import ir
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
@@ -36,31 +37,45 @@ def record_error(err, abort, code, cta, thread, instr, a, b, c):
 # --- integer arithmetic --------------------------------------------------------------------
 
 
+def _c_division(signed_op: str):
+    """An intrinsic ``f(a, b)``: LLVM's truncating ``sdiv``/``srem`` in the wider operand width
+    (C semantics; the caller has excluded b == 0 and b == -1)."""
+    @intrinsic
+    def division(typingctx, a, b):
+        if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+            return None
+        common = types.Integer.from_bitwidth(max(a.bitwidth, b.bitwidth, 8), signed=True)
+
+        def codegen(context, builder, sig, args):
+            x = context.cast(builder, args[0], sig.args[0], common)
+            y = context.cast(builder, args[1], sig.args[1], common)
+            return getattr(builder, signed_op)(x, y)
+        return common(a, b), codegen
+    return division
+
+
+c_sdiv = _c_division("sdiv")
+c_srem = _c_division("srem")
+
+
 @njit(**JIT)
 def div_signed(a, b):
     """C division of signed ints, truncating toward zero; x / 0 gives -1 (as the GPU does)."""
-    a = np.int64(a)
-    b = np.int64(b)
     if b == 0:
         return np.int64(-1)
     if b == -1:
-        return np.int64(0) - a          # wraps for the most negative value, as numpy does
-    q = a // b                          # floors
-    if q * b != a and (a < 0) != (b < 0):
-        q += 1
-    return q
+        return np.int64(0) - np.int64(a)   # wraps for the most negative value, as numpy does
+    return np.int64(c_sdiv(a, b))
 
 
 @njit(**JIT)
 def rem_signed(a, b):
     """C remainder: the sign of the dividend; x % 0 gives x."""
-    a = np.int64(a)
-    b = np.int64(b)
     if b == 0:
-        return a
+        return np.int64(a)
     if b == -1:
         return np.int64(0)
-    return a - div_signed(a, b) * b
+    return np.int64(c_srem(a, b))
 
 
 @njit(**JIT)
@@ -141,6 +156,36 @@ def float_to_int_saturating(x, lo, hi):
     if t <= np.float64(lo):
         return np.int64(lo)
     return np.int64(t)
+
+
+def _saturating_conversion(bits: int, signed: bool):
+    """An intrinsic ``f(x)``: LLVM's ``fptosi.sat`` / ``fptoui.sat`` to ``bits`` wide, then
+    widened to 64 bits: truncate, saturate at the type's range, NaN -> 0 (the same rule as
+    float_to_int_saturating, without branches)."""
+    result = types.Integer.from_bitwidth(bits, signed=signed)
+    wide = types.int64 if signed or bits < 64 else types.uint64
+
+    @intrinsic
+    def convert(typingctx, x):
+        if not isinstance(x, types.Float):
+            return None
+
+        def codegen(context, builder, sig, args):
+            src = context.get_value_type(sig.args[0])
+            dst = context.get_value_type(result)
+            name = f"llvm.fpto{'s' if signed else 'u'}i.sat.i{bits}.f{sig.args[0].bitwidth}"
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(dst, [src]), name)
+            value = builder.call(fn, [args[0]])
+            return context.cast(builder, value, result, wide)
+        return wide(x), codegen
+    return convert
+
+
+SATURATING_CONVERSIONS = {(bits, signed): _saturating_conversion(bits, signed)
+                          for bits in (8, 16, 32, 64) for signed in (True, False)}
+float_to_i8_sat, float_to_u8_sat = SATURATING_CONVERSIONS[8, True], SATURATING_CONVERSIONS[8, False]
+float_to_i32_sat, float_to_u32_sat = SATURATING_CONVERSIONS[32, True], SATURATING_CONVERSIONS[32, False]
+float_to_i64_sat, float_to_u64_sat = SATURATING_CONVERSIONS[64, True], SATURATING_CONVERSIONS[64, False]
 
 
 @njit(**JIT)
