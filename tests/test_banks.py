@@ -41,32 +41,6 @@ def test_measured_h200_global_sectors(addr, width, sectors):
     assert global_sectors(addr, ALL, width) == sectors
 
 
-def test_vectorised_rows_agree_with_the_per_warp_model():
-    from simt.sim.precise.memstats import INACTIVE, global_sectors_rows, shared_wavefronts_rows
-    rng = np.random.default_rng(1)
-    for width in (4, 8, 16):
-        rows = []
-        for _ in range(200):
-            kind = rng.integers(4)
-            if kind == 0:
-                a = LANES * width * int(rng.integers(1, 40))
-            elif kind == 1:
-                a = np.repeat(rng.integers(0, 64, 16), 2) * width      # pairs share an address
-            elif kind == 2:
-                a = np.zeros(32, np.int64) + int(rng.integers(0, 8)) * width
-            else:
-                a = rng.integers(0, 512, 32) * width
-            active = rng.random(32) > (0.0 if rng.random() < 0.5 else 0.4)
-            rows.append(np.where(active, a, INACTIVE))
-        m = np.array(rows, dtype=np.int64)
-        waves, ideal = shared_wavefronts_rows(m, width)
-        sectors = global_sectors_rows(m, width)
-        for k, row in enumerate(m):
-            act = row != INACTIVE
-            assert (waves[k], ideal[k]) == shared_wavefronts(row, act, width), (width, row)
-            assert sectors[k] == global_sectors(row, act, width)
-
-
 def test_compiled_costs_agree_with_the_per_warp_model():
     from simt.sim.precise.memstats import INACTIVE, global_costs, shared_costs
     rng = np.random.default_rng(2)
