@@ -54,7 +54,10 @@ class LaunchResult:
     @property
     def lines(self):
         """Everything the engine counted, per source line (a pandas DataFrame)."""
-        return self.details["lines"]
+        table = self.details["lines"]
+        if callable(table):               # the engine builds it on first use
+            table = self.details["lines"] = table()
+        return table
 
     @property
     def stalls(self) -> dict:

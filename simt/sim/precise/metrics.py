@@ -73,11 +73,11 @@ class Counters:
                 100.0 * uniform / targets if targets else 100.0,
         }
         if not timed:      # the timing model and memory counters were switched off
-            return m, {"lines": self.per_line()}
+            return m, {"lines": self.per_line}
         m.update(self._memory_metrics())
         timing, details = self._timing(blocks_per_sm, inst, occupancy)
         m.update(timing)
-        details["lines"] = self.per_line()
+        details["lines"] = self.per_line      # built when first asked for (pandas is slow to build)
         return m, details
 
     def _memory_metrics(self) -> dict:
