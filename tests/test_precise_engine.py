@@ -249,3 +249,27 @@ def test_suite_in_both_execution_modes():
     from simt import suite
     for case in suite.CASES:
         suite.run_case(case, "small", device="cpu:precise").check()
+
+
+def test_copy_of_a_register_overwritten_later_in_the_block():
+    """k = i; i = i - 2; last = k: last must get i's old value (no aliasing in write-back)."""
+    b = Builder(LOC)
+    out = array("out")
+    entry, body, exit_ = b.new_block("entry"), b.new_block("body"), b.new_block("exit")
+    b.set_block(entry)
+    g = gtid(b)
+    it = b.mov(b.binary(Op.ADD, g, b.imm(10, I32)))
+    k = b.reg(I32, "k")
+    last = b.reg(I32, "last")
+    b.br(body)
+    b.set_block(body)
+    b.mov(it, k)
+    b.mov(b.binary(Op.SUB, it, b.imm(2, I32)), it)
+    b.mov(k, last)
+    b.cbr(b.compare(Op.GT, it, g), body, exit_)
+    b.set_block(exit_)
+    b.emit(Op.ST, (), (g, last), out)
+    b.ret()
+    data = np.zeros(64, np.int32)
+    run(Function("alias", [ArrayParam("out", out)], b.blocks), cfg(64), [arg(data)])
+    assert (data == np.arange(64) + 2).all()

@@ -194,7 +194,10 @@ def make_step(ins: Instr, d: list[int], s: list[int]) -> Step:
         (a,), out = s, d[0]
 
         def mov(env, ctx):
-            env[out] = env[a]
+            # a copy: in dense steps env values can be the register file's own arrays, and
+            # those are overwritten in place when the block's results are written back
+            v = env[a]
+            env[out] = v.copy() if isinstance(v, np.ndarray) else v
         return mov
     if op is Op.CVT:
         (a,), out = s, d[0]
