@@ -279,6 +279,7 @@ def _copy_instr(ins: Instr, rename: dict[str, str], counter: Reg, value: Imm) ->
 
 
 from .block_passes import merge_straight_line, rotate_loops  # noqa: E402
+from .schedule import rename_block_locals, schedule_blocks  # noqa: E402
 
 DEFAULT_PASSES: list[tuple[str, Pass]] = [
     ("drop-unreachable", drop_unreachable_blocks),
@@ -286,6 +287,8 @@ DEFAULT_PASSES: list[tuple[str, Pass]] = [
     ("unroll-constant-loops", unroll_constant_loops),
     ("rotate-loops", rotate_loops),
     ("merge-straight-line", merge_straight_line),
+    ("rename-block-locals", rename_block_locals),
+    ("schedule", schedule_blocks),
 ]
 
 
