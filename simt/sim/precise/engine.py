@@ -163,6 +163,8 @@ class Batch(Diagnostics):
         self.pc[t >= cfg.threads_per_block] = self.done_pc   # padding lanes of a partial warp
         self.warp_steps = np.zeros(n // 32, dtype=np.int64)  # blocks executed per warp
         self.warps_per_cta = lanes_per_cta // 32
+        self.stall_rows = [counters.stalls[b0:b0 + len(blk.instrs)]     # per block, a view
+                           for b0, blk in zip(prog.instr_base, prog.blocks)]
         self.times = WarpTimes(prog.nregs, n // 32, self.warps_per_cta, arch)
         for st in self.storage.values():        # sectors this batch's blocks touched (an L1)
             if not st.is_shared:
@@ -234,14 +236,13 @@ class Batch(Diagnostics):
 
     def _advance_time(self, blk, tim) -> None:
         wt = self.times
-        base = self.prog.instr_base[blk.index]
         issue = _NO_MEMORY
         if self.listener is not None:
             issue = np.zeros((len(blk.instrs), int(np.count_nonzero(self.warp_bits))), np.int64)
         timing.advance(wt.t, wt.ready, wt.producer, wt.busy, self.warp_bits, tim.src_ptr,
                        tim.src_idx, tim.dst_ptr, tim.dst_idx, tim.interval, tim.latency, tim.cls,
                        tim.mem_slot, self.mem_lat, self.mem_iv, self.mem_extra,
-                       self.counters.stalls[base:base + len(blk.instrs)], issue)
+                       self.stall_rows[blk.index], issue)
         if self.listener is not None:
             self.listener.block_executed(self, blk, issue)
 
@@ -272,7 +273,7 @@ class Batch(Diagnostics):
         self.counters.block_executed(blk, nw, self.count)
         term = blk.term
         if term.op is Op.CBR:
-            t, f = (self.prog.label_index[x] for x in term.arg)
+            t, f = blk.targets
             cond = np.asarray(self.env[blk.term_srcs[0]], dtype=bool)
             if cond.ndim:
                 if not self.dense:
@@ -288,7 +289,7 @@ class Batch(Diagnostics):
                 return int(low)
             target = t if cond else f
         elif term.op is Op.BR:
-            target = self.prog.label_index[term.arg]
+            target = blk.targets[0]
         else:  # RET
             target = self.done_pc
         if term.op is not Op.RET:

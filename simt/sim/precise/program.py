@@ -32,6 +32,7 @@ class ExecBlock:
     loc: Loc | None
     term: Instr = None  # type: ignore[assignment]
     term_srcs: list[int] = field(default_factory=list)  # env indices of the terminator's operands
+    targets: tuple[int, ...] = ()                        # block indices the terminator goes to
 
 
 @dataclass
@@ -128,6 +129,7 @@ class _Preparer:
             eb = ExecBlock(bi, b.label, steps, b.instrs, live_in, defs, barrier, first.loc)
             eb.term = b.instrs[-1]
             eb.term_srcs = term_srcs
+            eb.targets = tuple(self.label_index[x] for x in b.successors)
             blocks.append(eb)
         _keep_live_defs(blocks, self.label_index)
         base, bases = 0, []
