@@ -11,6 +11,7 @@ import sys
 import numpy as np
 
 import simt
+from simt.suite.cuda_style import block_sum_shared   # the suite's shared-memory tree reduction
 
 BLOCK = 256
 
@@ -23,27 +24,6 @@ def branchy(x: simt.array(dtype=float), out: simt.array(dtype=float)):
         out[i] = x[i] * x[i]
     else:
         out[i] = -x[i]
-
-
-@simt.kernel
-def block_sum(x: simt.array(dtype=float), n: int, sums: simt.array(dtype=float)):
-    """Tree reduction in shared memory, one partial sum per block of 256 threads."""
-    partial = simt.shared.array(shape=(256,), dtype=float)
-    t = simt.thread_idx()
-    i = simt.tid()
-    value = float(0.0)
-    if i < n:
-        value = x[i]
-    partial[t] = value
-    simt.sync_threads()
-    stride = 128
-    while stride > 0:
-        if t < stride:
-            partial[t] = partial[t] + partial[t + stride]
-        simt.sync_threads()
-        stride = stride // 2
-    if t == 0:
-        sums[simt.block_idx()] = partial[0]
 
 
 _SHOWN = (("warp instructions", "smsp__inst_executed.sum", "{:.0f}"),
@@ -87,7 +67,7 @@ def demo() -> int:
 
     print(f"\n2. block_sum: shared-memory tree reduction, {n // BLOCK} blocks of {BLOCK} threads")
     sums = simt.zeros(n // BLOCK)
-    result = simt.launch(block_sum, dim=n, inputs=[xs, n], outputs=[sums], device=device,
+    result = simt.launch(block_sum_shared, dim=n, inputs=[xs, n], outputs=[sums], device=device,
                          block_dim=BLOCK)
     ok &= _check("per-block sums", sums.numpy(), x.reshape(-1, BLOCK).sum(axis=1))
     _print_metrics(result)
@@ -99,7 +79,8 @@ def demo() -> int:
           f"run compiles)")
     out_fast, sums_fast = simt.zeros(n), simt.zeros(n // BLOCK)
     simt.launch(branchy, dim=n, inputs=[xs], outputs=[out_fast], device="cpu", block_dim=BLOCK)
-    simt.launch(block_sum, dim=n, inputs=[xs, n], outputs=[sums_fast], device="cpu", block_dim=BLOCK)
+    simt.launch(block_sum_shared, dim=n, inputs=[xs, n], outputs=[sums_fast], device="cpu",
+                block_dim=BLOCK)
     same = (out_fast.numpy() == out.numpy()).all() and (sums_fast.numpy() == sums.numpy()).all()
     print(f"  results: {'identical to cpu:precise' if same else 'DIFFER from cpu:precise'}")
     ok &= bool(same)

@@ -107,28 +107,7 @@ def unroll_constant_loops(fn: Function) -> Function:
         copied |= _unroll(fn, loop)
     if not copied:
         return fn
-    fn = merge_jump_chains(fn)
-    _merge_straight_line(fn, copied)
-    return fn
-
-
-def _merge_straight_line(fn: Function, copied: set[str]) -> None:
-    """Append a copied block to the block before it when that one jumps straight to it and
-    nothing else does (a barrier keeps its own block): the copies become one long block."""
-    preds: dict[str, int] = {}
-    for b in fn.blocks:
-        for s in b.successors:
-            preds[s] = preds.get(s, 0) + 1
-    merged: list[Block] = []
-    for b in fn.blocks:
-        prev = merged[-1] if merged else None
-        if (prev is not None and b.label in copied and preds.get(b.label) == 1
-                and prev.term.op is Op.BR and prev.term.arg == b.label
-                and b.instrs[0].op not in BARRIERS):
-            prev.instrs[-1:] = b.instrs
-            continue
-        merged.append(b)
-    fn.blocks = merged
+    return merge_jump_chains(fn)   # the copies' blocks are joined by merge-straight-line later
 
 
 def _next_unrollable_loop(fn: Function) -> CountedLoop | None:

@@ -257,54 +257,53 @@ def atomic_cas_bits(typingctx, arr, idx, expected, new):
     return sig, codegen
 
 
+_ADD, _SUB, _MIN, _MAX, _EXCH = range(5)
+
+
 @njit(**JIT)
-def atomic_add_float(arr, i, v):
+def _float_rmw(arr, i, v, op):
+    """A float read-modify-write as a compare-and-swap loop on the element's bits."""
     old = arr[i]
     while True:
-        seen, ok = atomic_cas_bits(arr, i, old, old + v)
+        if op == _ADD:
+            new = old + v
+        elif op == _SUB:
+            new = old - v
+        elif op == _MIN:
+            new = fmin(old, v)
+        elif op == _MAX:
+            new = fmax(old, v)
+        else:
+            new = v
+        seen, ok = atomic_cas_bits(arr, i, old, new)
         if ok:
             return old
         old = seen
+
+
+@njit(**JIT)
+def atomic_add_float(arr, i, v):
+    return _float_rmw(arr, i, v, _ADD)
 
 
 @njit(**JIT)
 def atomic_sub_float(arr, i, v):
-    old = arr[i]
-    while True:
-        seen, ok = atomic_cas_bits(arr, i, old, old - v)
-        if ok:
-            return old
-        old = seen
+    return _float_rmw(arr, i, v, _SUB)
 
 
 @njit(**JIT)
 def atomic_min_float(arr, i, v):
-    old = arr[i]
-    while True:
-        seen, ok = atomic_cas_bits(arr, i, old, fmin(old, v))
-        if ok:
-            return old
-        old = seen
+    return _float_rmw(arr, i, v, _MIN)
 
 
 @njit(**JIT)
 def atomic_max_float(arr, i, v):
-    old = arr[i]
-    while True:
-        seen, ok = atomic_cas_bits(arr, i, old, fmax(old, v))
-        if ok:
-            return old
-        old = seen
+    return _float_rmw(arr, i, v, _MAX)
 
 
 @njit(**JIT)
 def atomic_exch_float(arr, i, v):
-    old = arr[i]
-    while True:
-        seen, ok = atomic_cas_bits(arr, i, old, v)
-        if ok:
-            return old
-        old = seen
+    return _float_rmw(arr, i, v, _EXCH)
 
 
 @njit(**JIT)

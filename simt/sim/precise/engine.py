@@ -30,6 +30,7 @@ from . import timing
 from .memstats import record_global, record_shared, same_address_lanes
 from .metrics import Counters
 from .timing import BARRIER, WarpTimes
+from .warp import LANE_BITS
 from ...arch import Arch, load_arch
 from . import stepping
 from .program import Program, prepare
@@ -52,8 +53,7 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     """
     prog = prepare(fn)
     arch = load_arch(cfg.arch)
-    counters = Counters(prog, arch)
-    counters.prog_warps_per_cta = -(-cfg.threads_per_block // 32)
+    counters = Counters(prog, arch, -(-cfg.threads_per_block // 32))
     globals_ = {p.mem: Storage(p.mem, a.data, tuple(a.shape), a.base_addr)
                 for p, a in zip(fn.params, args) if isinstance(p, ArrayParam)}
     for st in globals_.values():
@@ -193,8 +193,9 @@ class Batch(Diagnostics):
             self._sel = None
             self._cache = {}
             tim = self.timings[b]
+            self.n_running = n_run = int(np.count_nonzero(warp_bits))
             if tim.mem_instrs and timed:
-                n_mem, n_run = len(tim.mem_instrs), int(np.count_nonzero(warp_bits))
+                n_mem = len(tim.mem_instrs)
                 self.mem_slot = 0
                 self.mem_lat = np.zeros((n_mem, n_run), dtype=np.int64)
                 self.mem_iv = np.ones((n_mem, n_run), dtype=np.int64)
@@ -238,7 +239,7 @@ class Batch(Diagnostics):
         wt = self.times
         issue = _NO_MEMORY
         if self.listener is not None:
-            issue = np.zeros((len(blk.instrs), int(np.count_nonzero(self.warp_bits))), np.int64)
+            issue = np.zeros((len(blk.instrs), self.n_running), np.int64)
         timing.advance(wt.t, wt.ready, wt.producer, wt.busy, self.warp_bits, tim.src_ptr,
                        tim.src_idx, tim.dst_ptr, tim.dst_idx, tim.interval, tim.latency, tim.cls,
                        tim.mem_slot, self.mem_lat, self.mem_iv, self.mem_extra,
@@ -269,7 +270,7 @@ class Batch(Diagnostics):
     def _terminate(self, blk) -> int:
         """Move the active lanes to their next block; count; return the next block to run."""
         pc, mask = self.pc, self.mask
-        nw = int(np.count_nonzero(self.warp_bits))
+        nw = self.n_running
         self.counters.block_executed(blk, nw, self.count)
         term = blk.term
         if term.op is Op.CBR:
@@ -367,7 +368,7 @@ class Batch(Diagnostics):
         if c is None:
             starts = self.segment_starts()
             seg = self._cache["seg"]
-            bits = (np.uint32(1) << np.arange(32, dtype=np.uint32)).astype(np.uint32)
+            bits = LANE_BITS
             present = np.bitwise_or.reduceat(bits[self.sel() & 31], starts).astype(np.uint32)
             warps = self.sel()[starts] >> 5
             exited = ((self.pc.reshape(-1, 32)[warps] == self.done_pc) * bits).sum(axis=1)
@@ -386,7 +387,7 @@ class Batch(Diagnostics):
         mem = st.mem
         nbytes = mem.elem.nbytes
         i = np.ascontiguousarray(np.asarray(self.pick(idx), dtype=np.int64).reshape(-1))
-        n_rows = int(np.count_nonzero(self.warp_bits))
+        n_rows = self.n_running
         slot = self.mem_slot
         self.mem_slot += 1
         k = self.prog.instr_id[id(ins)]

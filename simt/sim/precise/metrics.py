@@ -9,8 +9,9 @@ from .timing import STALL_NAMES, place_blocks
 
 
 class Counters:
-    def __init__(self, prog, arch):
-        self.prog, self.arch = prog, arch
+    def __init__(self, prog, arch, warps_per_cta: int):
+        self.prog, self.arch, self.warps_per_cta = prog, arch, warps_per_cta
+        self.atomic_hotspot = 0    # most atomics any one global address received
         nb = len(prog.blocks)
         n_ins = sum(len(b.instrs) for b in prog.blocks)
         self.exec_warps = np.zeros(nb, dtype=np.int64)     # warp executions of each block
@@ -111,12 +112,12 @@ class Counters:
         sm = placed["sm_cycles"]
         elapsed = int(sm.max()) if sm.size else 0
         # atomics to one global address are applied one after another in the L2
-        hotspot = int(getattr(self, "atomic_hotspot", 0) * arch.atomic_same_address_cycles)
+        hotspot = int(self.atomic_hotspot * arch.atomic_same_address_cycles)
         elapsed = max(elapsed, hotspot)
         active = int(sm.sum())
         stalls = self.stalls.sum(axis=0)
         stalls[STALL_NAMES.index("idle")] = int((elapsed - sm).sum())
-        warps_per_cta = self.prog_warps_per_cta
+        warps_per_cta = self.warps_per_cta
         resident = float((cycles * warps_per_cta).sum())
         m = {
             "sm__cycles_elapsed.max": elapsed + int(arch.launch_overhead_cycles),

@@ -11,7 +11,7 @@ import numpy as np
 from ...ir.mir import Instr, Op, Reg, ShflMode, VoteMode
 from .diagnostics import lane_ranges
 
-_BITS = (np.uint32(1) << np.arange(32, dtype=np.uint32)).astype(np.uint32)
+LANE_BITS = (np.uint32(1) << np.arange(32, dtype=np.uint32)).astype(np.uint32)
 
 
 def make_barrier(ins: Instr, d: list[int], s: list[int]):
@@ -53,7 +53,7 @@ def make_warp_op(ins: Instr, d: list[int], s: list[int]):
             mask = check_mask(ctx, ins, env[m])
             pred = np.broadcast_to(np.asarray(ctx.pick(env[p]), dtype=bool), (ctx.n_active,))
             _, _, seg = ctx.warp_masks()
-            lane_bits = np.where(pred, _BITS[ctx.laneid_of_active()], np.uint32(0))
+            lane_bits = np.where(pred, LANE_BITS[ctx.laneid_of_active()], np.uint32(0))
             ballot_w = np.bitwise_or.reduceat(lane_bits, ctx.segment_starts()) if lane_bits.size else lane_bits
             ballot = ballot_w[seg] & mask
             if mode is VoteMode.BALLOT:
@@ -105,7 +105,7 @@ def check_mask(ctx, ins: Instr, mask_value) -> np.ndarray:
     """Validate a *_sync mask per lane; return it as a uint32 array over the active lanes."""
     mask = np.broadcast_to(np.asarray(ctx.pick(mask_value)).astype(np.uint32), (ctx.n_active,))
     present, exited, seg = ctx.warp_masks()
-    lane_bit = _BITS[ctx.laneid_of_active()]
+    lane_bit = LANE_BITS[ctx.laneid_of_active()]
     missing = mask & ~present[seg] & ~exited[seg]
     not_self = (mask & lane_bit) == 0
     bad = (missing != 0) | not_self
