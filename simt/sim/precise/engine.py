@@ -27,15 +27,18 @@ from ..common import ArrayArg, LaunchConfig
 from .diagnostics import Diagnostics
 from .memory import Storage, out_of_bounds
 from . import timing
-from .memstats import record_global, record_shared, same_address_lanes
+from .memstats import record_global, record_shared, rows_from_lanes, same_address_lanes
+from ..timing.recorder import Recorder
 from .metrics import Counters
-from .timing import BARRIER, WarpTimes
+from .timing import WarpTimes
 from .warp import LANE_BITS
 from ...arch import Arch, load_arch
 from . import stepping
 from .program import Program, prepare
 
 MAX_BATCH_LANES = 1 << 15
+RECORD_BUDGET = 40_000_000   # warp instructions recorded for the timing model before sampling
+MIN_RECORDED_WAVES = 3       # ... and never fewer than this many waves of blocks
 _NO_MEMORY = np.zeros((0, 0), dtype=np.int64)
 DENSE_BELOW = 2048        # batches this small always run dense
 DENSE_FRACTION = 8        # dense when at least 1/8 of the batch's lanes are active
@@ -53,14 +56,20 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     """
     prog = prepare(fn)
     arch = load_arch(cfg.arch)
-    counters = Counters(prog, arch, -(-cfg.threads_per_block // 32))
+    warps_per_cta = -(-cfg.threads_per_block // 32)
+    counters = Counters(prog, arch, warps_per_cta)
     globals_ = {p.mem: Storage(p.mem, a.data, tuple(a.shape), a.base_addr)
                 for p, a in zip(fn.params, args) if isinstance(p, ArrayParam)}
+    occupancy = arch.occupancy(cfg.threads_per_block, estimate_registers(prog), fn.shared_bytes)
+    # the per-warp timeline that clock() reads and traces print: only when something reads it
+    isolated = cfg.timing and (listener is not None or _reads_clock(fn))
     for st in globals_.values():
-        st.seen_sectors = np.zeros(st.data.nbytes // 32 + 2, dtype=bool)
-        st.atomic_counts = np.zeros(st.data.size if any(
-            i.op is Op.ATOM and i.arg.mem is st.mem for i in fn.instructions()) else 0, np.int64)
-    lanes_per_cta = -(-cfg.threads_per_block // 32) * 32
+        st.seen_sectors = np.zeros(st.data.nbytes // 32 + 2, dtype=bool) if isolated else None
+    recorder = None
+    if cfg.timing:
+        wave = int(arch.sm_count) * max(1, occupancy["blocks_per_sm"])
+        recorder = Recorder(warps_per_cta, RECORD_BUDGET, min_ctas=MIN_RECORDED_WAVES * wave)
+    lanes_per_cta = warps_per_cta * 32
     by_regs = (1 << 22) // max(1, prog.nregs * lanes_per_cta)
     ctas_per_batch = max(1, min(cfg.num_blocks, MAX_BATCH_LANES // lanes_per_cta, by_regs))
     if listener is not None:
@@ -69,15 +78,17 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     with np.errstate(all="ignore"):
         for first in range(0, cfg.num_blocks, ctas_per_batch):
             n = min(ctas_per_batch, cfg.num_blocks - first)
-            Batch(prog, cfg, args, globals_, counters, first, n, lanes_per_cta, arch, listener).run()
+            if recorder is not None:
+                recorder.batch_started(first, n)
+            Batch(prog, cfg, args, globals_, counters, first, n, lanes_per_cta, arch, listener,
+                  recorder, isolated).run()
+            if recorder is not None:
+                recorder.batch_finished(counters.warp_instructions())
             if progress:
                 progress.update(first + n)
     if progress:
         progress.done()
-    occupancy = arch.occupancy(cfg.threads_per_block, estimate_registers(prog), fn.shared_bytes)
-    counters.atomic_hotspot = max((int(st.atomic_counts.max()) for st in globals_.values()
-                                   if st.atomic_counts.size), default=0)
-    values, details = counters.metrics(occupancy["blocks_per_sm"], occupancy, cfg.timing)
+    values, details = counters.metrics(occupancy, recorder, cfg.num_blocks, fn.shared_bytes)
     out = Metrics(values)
     out.details = details
     if listener is not None:
@@ -113,6 +124,10 @@ class Progress:
                              f"{self.clock() - self.start:.1f} s{' ' * 20}\n")
 
 
+def _reads_clock(fn: Function) -> bool:
+    return any(i.op is Op.SREG and i.arg is SReg.CLOCK for i in fn.instructions())
+
+
 def estimate_registers(prog: Program) -> int:
     """Registers per thread for occupancy: the most values live at once, as 32-bit registers."""
     most = 0
@@ -127,9 +142,11 @@ class Batch(Diagnostics):
 
     def __init__(self, prog: Program, cfg: LaunchConfig, args: list, globals_: dict,
                  counters: Counters, first_cta: int, n_ctas: int, lanes_per_cta: int,
-                 arch: Arch, listener=None):
+                 arch: Arch, listener=None, recorder=None, isolated: bool = False):
         self.prog, self.cfg, self.counters, self.arch = prog, cfg, counters, arch
         self.listener = listener
+        self.recorder = recorder
+        self.isolated = isolated
         self.timings = prog.block_timings(arch)
         self.kernel = prog.fn.name
         self.n_ctas, self.first_cta, self.lanes_per_cta = n_ctas, first_cta, lanes_per_cta
@@ -163,16 +180,18 @@ class Batch(Diagnostics):
         self.pc[t >= cfg.threads_per_block] = self.done_pc   # padding lanes of a partial warp
         self.warp_steps = np.zeros(n // 32, dtype=np.int64)  # blocks executed per warp
         self.warps_per_cta = lanes_per_cta // 32
-        self.stall_rows = [counters.stalls[b0:b0 + len(blk.instrs)]     # per block, a view
-                           for b0, blk in zip(prog.instr_base, prog.blocks)]
-        self.times = WarpTimes(prog.nregs, n // 32, self.warps_per_cta, arch)
-        for st in self.storage.values():        # sectors this batch's blocks touched (an L1)
-            if not st.is_shared:
-                st.batch_sectors = np.zeros_like(st.seen_sectors)
-        self._level_latency = np.array([arch.latency("l1_hit"), arch.latency("l2_hit"),
-                                        arch.latency("dram")], dtype=np.int64)
+        if isolated:
+            self.times = WarpTimes(prog.nregs, n // 32, self.warps_per_cta, arch)
+            self.isolated_stalls = np.zeros((sum(len(b.instrs) for b in prog.blocks), 5), np.int64)
+            self.stall_rows = [self.isolated_stalls[b0:b0 + len(blk.instrs)]
+                               for b0, blk in zip(prog.instr_base, prog.blocks)]
+            for st in self.storage.values():        # sectors this batch's blocks touched (an L1)
+                if not st.is_shared:
+                    st.batch_sectors = np.zeros_like(st.seen_sectors)
+            lat = timing.isolated_latency(arch)
+            self._level_latency = np.array([lat["l1"], lat["l2"], lat["dram"]], dtype=np.int64)
+            self._atomic_latency = int(lat["atomic_global"])
         self.warp_wavefronts = np.zeros(n // 32, dtype=np.int64)
-        self.warp_dram = np.zeros(n // 32, dtype=np.int64)
 
     # --- the scheduler -----------------------------------------------------------------
     def run(self) -> None:
@@ -202,10 +221,12 @@ class Batch(Diagnostics):
                 self.mem_extra = np.zeros((n_mem, n_run), dtype=np.int64)
             else:
                 self.mem_lat = self.mem_iv = self.mem_extra = _NO_MEMORY
+            if timed and self.recorder is not None:
+                self.recorder.step(b, warp_bits)
             if blk.barrier is not None:
                 self.check_barrier(blk)
-                waited = self.times.barrier(np.flatnonzero(warp_bits))
-                self.counters.stalls[self.prog.instr_base[b], BARRIER] += waited
+                if self.isolated:
+                    self.times.barrier(np.flatnonzero(warp_bits))
             if dense:
                 self.width = n
                 for r in blk.live_in:
@@ -227,7 +248,7 @@ class Batch(Diagnostics):
                     s(env, self)
                 for r in blk.defs:
                     R[r][sel] = env[r]
-            if timed:
+            if self.isolated:
                 self._advance_time(blk, tim)
             b = self._terminate(blk)
             step += 1
@@ -259,13 +280,7 @@ class Batch(Diagnostics):
         return bits[self.warp_bits != 0]
 
     def _finish(self) -> None:
-        wt = self.times
-        per_cta = wt.t.reshape(self.n_ctas, self.warps_per_cta)
-        busy = wt.busy.reshape(self.n_ctas, self.warps_per_cta)
-        shape = (self.n_ctas, self.warps_per_cta)
-        self.counters.batch_done(per_cta.max(axis=1), busy.sum(axis=1),
-                                 self.warp_wavefronts.reshape(shape).sum(axis=1),
-                                 self.warp_dram.reshape(shape).sum(axis=1))
+        pass
 
     def _terminate(self, blk) -> int:
         """Move the active lanes to their next block; count; return the next block to run."""
@@ -391,29 +406,32 @@ class Batch(Diagnostics):
         slot = self.mem_slot
         self.mem_slot += 1
         k = self.prog.instr_id[id(ins)]
-        arch = self.arch
+        rec = self.recorder
         if st.is_shared:
-            lat = arch.latency("atomic_shared" if ins.op is Op.ATOM else "shared")
+            lat = timing.isolated_latency(self.arch)["atomic_shared" if ins.op is Op.ATOM else "shared"]
             warps, rows, waves, ideal = record_shared(
                 sel, i, mem.offset, nbytes, width * nbytes, n_rows, self.warp_wavefronts,
                 self.mem_lat[slot], self.mem_iv[slot], self.mem_extra[slot], lat)
+            same = None
             if ins.op is Op.ATOM:   # lanes updating one address take turns
                 same = np.empty(n_rows, dtype=np.int64)
                 same_address_lanes(rows, same)
                 self.mem_iv[slot] = np.maximum(self.mem_iv[slot], same)
                 self.mem_lat[slot] += same - 1
+            if rec is not None:
+                rec.shared(waves, same)
             self.counters.memory(k, n_rows, int(waves.sum()), int(ideal.sum()), 0)
             if self.listener is not None:
                 self.listener.memory(self, ins, warps, rows, width * nbytes, waves=waves, ideal=ideal)
             return
-        warps, rows, sectors = record_global(
-            sel, i, st.base_addr, nbytes, n_rows, st.seen_sectors, st.batch_sectors,
-            self.warp_dram, self.mem_lat[slot], self._level_latency, arch.latency("atomic_global"),
-            ins.op is Op.ATOM)
+        if self.isolated:
+            record_global(sel, i, st.base_addr, nbytes, n_rows, st.seen_sectors, st.batch_sectors,
+                          self.mem_lat[slot], self._level_latency, self._atomic_latency,
+                          ins.op is Op.ATOM)
+        addr = st.base_addr + i * nbytes
+        warps, rows = rows_from_lanes(sel, addr if addr.size == sel.size else np.repeat(addr, sel.size), n_rows)
+        sectors = rec.global_(rows, ins.op is Op.ATOM)
         self.counters.memory(k, n_rows, 0, 0, int(sectors.sum()))
-        if ins.op is Op.ATOM:       # the L2 serialises atomics to one address: count them
-            st.atomic_counts += np.bincount(i, minlength=st.atomic_counts.size)[:st.atomic_counts.size] \
-                if i.size > 1 else np.bincount(np.repeat(i, self.count), minlength=st.atomic_counts.size)
         if self.listener is not None:
             self.listener.memory(self, ins, warps, rows, width * nbytes, sectors=sectors)
 

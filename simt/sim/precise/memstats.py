@@ -169,10 +169,10 @@ def record_shared(sel, idx, base, nbytes, width, n_rows, warp_wavefronts, lat, i
 
 
 @njit(cache=True, nogil=True)
-def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, warp_dram, lat,
-                  level_latency, atomic_latency, is_atomic):
-    """One global access of a step: rows, sectors, cache level per warp and its latency,
-    DRAM bytes per warp. Returns (warps, rows, sectors)."""
+def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, lat, level_latency,
+                  atomic_latency, is_atomic):
+    """One global access of a step, for the per-warp timeline (clock(), traces): each warp's
+    latency by the farthest cache level its sectors needed. Returns (warps, rows, sectors)."""
     addr = np.empty(sel.size, dtype=np.int64)
     for i in range(sel.size):
         addr[i] = base + idx[i if idx.size > 1 else 0] * nbytes
@@ -183,7 +183,6 @@ def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, warp_dram, l
     global_costs(rows, base, seen, batch_seen, sectors, level, fresh)
     for r in range(n_rows):
         lat[r] = atomic_latency if is_atomic else level_latency[level[r]]
-        warp_dram[warps[r]] += fresh[r] * 32
     return warps, rows, sectors
 
 

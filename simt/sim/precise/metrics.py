@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.mir import Op, Space
-from .timing import STALL_NAMES, place_blocks
+from ..timing import model
+from ..timing.machine import STALL_NAMES
 
 
 class Counters:
     def __init__(self, prog, arch, warps_per_cta: int):
         self.prog, self.arch, self.warps_per_cta = prog, arch, warps_per_cta
-        self.atomic_hotspot = 0    # most atomics any one global address received
         nb = len(prog.blocks)
         n_ins = sum(len(b.instrs) for b in prog.blocks)
         self.exec_warps = np.zeros(nb, dtype=np.int64)     # warp executions of each block
@@ -20,11 +20,11 @@ class Counters:
         self.divergent_targets = np.zeros(nb, dtype=np.int64)
         # per instruction (global index): memory and stall counters
         self.mem = np.zeros((n_ins, 5), dtype=np.int64)    # warps, wavefronts, ideal, sectors, requests
-        self.stalls = np.zeros((n_ins, len(STALL_NAMES)), dtype=np.int64)
-        self.cta_cycles: list[np.ndarray] = []
-        self.cta_issue: list[np.ndarray] = []
-        self.cta_wavefronts: list[np.ndarray] = []
-        self.cta_dram: list[np.ndarray] = []
+        self.stalls = np.zeros((n_ins, len(STALL_NAMES)), dtype=np.float64)   # from the machine
+        self.block_len = np.array([len(b.instrs) for b in prog.blocks], dtype=np.int64)
+
+    def warp_instructions(self) -> int:
+        return int(self.exec_warps @ self.block_len)
 
     def block_executed(self, blk, n_warps: int, n_lanes: int) -> None:
         self.exec_warps[blk.index] += n_warps
@@ -42,12 +42,6 @@ class Counters:
         row[3] += sectors
         row[4] += warps if sectors else 0
 
-    def batch_done(self, cycles, issue, wavefronts, dram) -> None:
-        self.cta_cycles.append(cycles)
-        self.cta_issue.append(issue)
-        self.cta_wavefronts.append(wavefronts)
-        self.cta_dram.append(dram)
-
     # ---- reports ----------------------------------------------------------------------------
     def _per_instruction(self):
         """(instr, block index, warp executions, lane executions) for every instruction."""
@@ -55,9 +49,11 @@ class Counters:
             for ins in blk.instrs:
                 yield ins, b, self.exec_warps[b], self.exec_lanes[b]
 
-    def metrics(self, blocks_per_sm: int, occupancy: dict, timed: bool = True) -> tuple[dict, dict]:
-        inst = int((self.exec_warps * [len(b.instrs) for b in self.prog.blocks]).sum())
-        thread_inst = int((self.exec_lanes * [len(b.instrs) for b in self.prog.blocks]).sum())
+    def metrics(self, occupancy: dict, recorder, total_ctas: int, shared_bytes: int) -> tuple[dict, dict]:
+        """Counters, and with the timing model (``recorder`` not None) its cycles and memory
+        metrics, under Nsight Compute's names; plus details (per-line table, stalls...)."""
+        inst = self.warp_instructions()
+        thread_inst = int(self.exec_lanes @ self.block_len)
         uniform = int(self.uniform_targets.sum())
         divergent = int(self.divergent_targets.sum())
         branches = uniform + divergent // 2
@@ -73,10 +69,12 @@ class Counters:
             "smsp__sass_average_branch_targets_threads_uniform.pct":
                 100.0 * uniform / targets if targets else 100.0,
         }
-        if not timed:      # the timing model and memory counters were switched off
+        if recorder is None:      # the timing model and memory counters were switched off
             return m, {"lines": self.per_line}
         m.update(self._memory_metrics())
-        timing, details = self._timing(blocks_per_sm, inst, occupancy)
+        timing, details = model.simulate(self.prog, self.arch, recorder, total_ctas,
+                                         self.warps_per_cta, occupancy, shared_bytes)
+        self.stalls = details.pop("stall_table")
         m.update(timing)
         details["lines"] = self.per_line      # built when first asked for (pandas is slow to build)
         return m, details
@@ -102,48 +100,13 @@ class Counters:
             m[f"l1tex__t_sectors_pipe_lsu_mem_global_op_{kind}.sum"] = int(g[3])
         return m
 
-    def _timing(self, blocks_per_sm: int, inst: int, occupancy: dict) -> tuple[dict, dict]:
-        arch = self.arch
-        cycles = np.concatenate(self.cta_cycles) if self.cta_cycles else np.zeros(0, np.int64)
-        issue = np.concatenate(self.cta_issue) if self.cta_issue else cycles
-        waves = np.concatenate(self.cta_wavefronts) if self.cta_wavefronts else cycles
-        dram = np.concatenate(self.cta_dram) if self.cta_dram else cycles
-        placed = place_blocks(cycles, issue, waves, dram, blocks_per_sm, arch)
-        sm = placed["sm_cycles"]
-        elapsed = int(sm.max()) if sm.size else 0
-        # atomics to one global address are applied one after another in the L2
-        hotspot = int(self.atomic_hotspot * arch.atomic_same_address_cycles)
-        elapsed = max(elapsed, hotspot)
-        active = int(sm.sum())
-        stalls = self.stalls.sum(axis=0)
-        stalls[STALL_NAMES.index("idle")] = int((elapsed - sm).sum())
-        warps_per_cta = self.warps_per_cta
-        resident = float((cycles * warps_per_cta).sum())
-        m = {
-            "sm__cycles_elapsed.max": elapsed + int(arch.launch_overhead_cycles),
-            "sm__cycles_active.avg": active / arch.sm_count,
-            "sm__inst_executed.avg.per_cycle_active": inst / active if active else 0.0,
-            "sm__warps_active.avg.pct_of_peak_sustained_active":
-                100.0 * resident / (active * arch.max_warps_per_sm) if active else 0.0,
-            "sm__maximum_warps_per_active_cycle_pct": 100.0 * occupancy["blocks_per_sm"]
-                * warps_per_cta / arch.max_warps_per_sm,
-            "gpu__time_duration.sum": (elapsed + arch.launch_overhead_cycles) / arch.clock_mhz * 1e3,
-        }
-        for name, v in zip(STALL_NAMES, stalls):
-            m[f"simt__stall_{name}_cycles.sum"] = int(v)
-        details = {"sm_cycles": sm, "block_cycles": cycles, "sm_bound": placed["bound"],
-                   "atomic_hotspot_cycles": hotspot,
-                   "sm_of_block": placed["sm_of_block"], "occupancy": occupancy,
-                   "stalls": dict(zip(STALL_NAMES, (int(x) for x in stalls)))}
-        return m, details
-
     def per_line(self):
         """Everything counted, per source line (a pandas DataFrame)."""
         import pandas as pd
         rows = {}
         for k, (ins, b, warps, lanes) in enumerate(self._per_instruction()):
             key = (ins.loc.file, ins.loc.line) if ins.loc else ("", 0)
-            r = rows.setdefault(key, np.zeros(8 + len(STALL_NAMES), dtype=np.int64))
+            r = rows.setdefault(key, np.zeros(8 + len(STALL_NAMES), dtype=np.float64))
             r[0] += warps
             r[1] += lanes
             mem = self.mem[k]
@@ -163,5 +126,6 @@ class Counters:
                 "global_sectors", "global_requests", "branch_targets_uniform",
                 "branch_targets_divergent"] + [f"stall_{n}" for n in STALL_NAMES]
         df = pd.DataFrame([[f, ln, *v] for (f, ln), v in rows.items()], columns=["file", "line", *cols])
+        df[cols[:8]] = df[cols[:8]].astype(np.int64)
         df["bank_conflicts"] = df["shared_wavefronts"] - df["shared_ideal_wavefronts"]
         return df.sort_values(["file", "line"]).reset_index(drop=True)

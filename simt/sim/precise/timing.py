@@ -1,62 +1,41 @@
-"""The cycle-approximate timing model of the precise engine.
+"""The per-warp timeline of the precise engine: what ``clock()`` reads and traces print.
 
-Per warp: an issue timeline and a scoreboard. An instruction issues when the warp is free
-and its source registers are ready (``issue = max(t_warp, ready[src])``); it occupies the
-warp for its issue interval and its result is ready ``latency`` cycles later. Latencies
-come from the architecture file per op class; memory instructions get theirs per warp from
-what they touched: shared accesses pay one cycle per wavefront beyond the ideal (bank
-conflicts), global loads pay L1, L2 or DRAM latency by whether their sectors were seen
-before. Waiting cycles are charged to a stall reason: the class of the producer the
-instruction waited for (dependency or memory), bank conflicts, or barriers (a barrier
-aligns the warps of a block). Per block (CTA) this gives a duration; the launch then
-places blocks on SMs as occupancy allows, in waves, and an SM's time is the larger of that
-schedule and its throughput bounds (4 schedulers issuing one instruction per cycle, one
-shared wavefront per cycle, DRAM bytes per cycle). See simt/arch/*.json for the numbers.
+Each warp issues its instructions on its own, as if alone on the GPU: an instruction issues
+when the warp is free and its source registers are ready (``issue = max(t_warp,
+ready[src])``), occupies the warp for its issue slots and has its result ``latency`` cycles
+later, with the measured costs of simt/sim/timing/isa.py. Shared accesses pay a cycle per
+wavefront beyond the ideal; global loads the L1, L2 or DRAM latency by whether their sectors
+were seen before; a barrier aligns the warps of a block. This timeline has no contention:
+the cycles a launch reports come from the machine model (simt/sim/timing), which replays
+every warp on all SMs together. The timeline only runs when a kernel reads ``clock()`` or a
+trace is written.
 """
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
-from ...ir.mir import Instr, Op, Reg, Space
-from ...ir.types import Scalar
+from ...ir.mir import Instr, Op, Reg
+from ..timing import isa
 
-# stall reasons (indices into the stall accumulator)
+# stall reasons of the timeline (indices into its stall accumulator)
 DEPENDENCY, MEMORY, BANK, BARRIER, IDLE = range(5)
-STALL_NAMES = ("dependency", "memory", "bank_conflict", "barrier", "idle")
-# producer classes: which stall reason waiting on a register counts as
 CLS_ALU, CLS_MEM = DEPENDENCY, MEMORY
 
-_SFU = {Op.SQRT, Op.RSQRT, Op.SIN, Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.ATAN2, Op.SINH,
-        Op.COSH, Op.TANH, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.POW}
-# MIR ops that are several machine instructions on the GPU: issue slots they take
-_ISSUE_COST = {Op.POW: 12, Op.ATAN2: 10, Op.TAN: 6, Op.ASIN: 8, Op.ACOS: 8, Op.ATAN: 8,
-               Op.SINH: 6, Op.COSH: 6, Op.TANH: 6, Op.ROUND: 3}
+
+def isolated_latency(arch) -> dict:
+    """Memory latencies of the timeline, from the architecture's measured timing section."""
+    lat = arch.data["timing"]["latency"]
+    return {"l1": lat["l1"], "l2": lat["l2"], "dram": lat["dram"], "shared": lat["shared"],
+            "atomic_shared": lat["atomic_shared"], "atomic_global": lat["atomic_global"]}
 
 
 def op_cost(ins: Instr, arch) -> tuple[int, int, int]:
-    """(issue interval, result latency, producer class) of a non-memory instruction."""
-    op = ins.op
-    t = ins.srcs[0].type if ins.srcs else (ins.dsts[0].type if ins.dsts else Scalar.I32)
-    lat, iv = arch.latency("alu"), arch.issue_interval["alu"]
-    if op in (Op.DIV, Op.REM) and not t.is_float:
-        return 20, 40, CLS_ALU                   # integer division is a subroutine
-    if op is Op.DIV:
-        return 8, 24, CLS_ALU                    # IEEE div.rn: reciprocal + Newton steps
-    if op in _SFU:
-        iv, lat = arch.issue_interval["sfu"], arch.latency("sfu")
-    elif t is Scalar.F64 or (ins.dsts and ins.dsts[0].type is Scalar.F64):
-        iv, lat = arch.issue_interval["fp64"], arch.latency("fp64")
-    elif op is Op.SREG:
-        lat = arch.latency("special")
-    elif op in (Op.SHFL, Op.VOTE):
-        lat = arch.latency("shuffle")
-    elif op in (Op.BR, Op.CBR, Op.RET):
-        iv, lat = arch.issue_interval["branch"], arch.latency("branch")
-    return max(iv, _ISSUE_COST.get(op, 1)), lat, CLS_ALU
+    """(issue slots, result latency, producer class) of a non-memory instruction."""
+    c = isa.cost(ins, arch.data["timing"]["ops"])
+    return max(0, int(round(c.sass))), int(round(c.latency)), CLS_ALU
 
 
 @dataclass
@@ -159,34 +138,7 @@ class WarpTimes:
         cta = run_w // self.warps_per_cta
         latest = np.zeros(int(cta.max()) + 1, dtype=np.int64)
         np.maximum.at(latest, cta, self.t[run_w])
-        aligned = latest[cta] + self.arch.latency("barrier")
+        aligned = latest[cta] + int(round(self.arch.data["timing"]["barrier_cycles"]))
         waited = int((aligned - self.t[run_w]).sum())
         self.t[run_w] = aligned
         return waited
-
-
-def place_blocks(durations: np.ndarray, issue: np.ndarray, wavefronts: np.ndarray,
-                 dram_bytes: np.ndarray, blocks_per_sm: int, arch) -> dict:
-    """Schedule blocks (in launch order) onto SMs; return cycles per SM and per block start."""
-    n_sm = int(arch.sm_count)
-    slots = max(1, blocks_per_sm)
-    # (free at, slot, sm): at equal times the first slot of every SM fills before any second
-    # slot, so blocks spread over the SMs as the hardware's block scheduler spreads them
-    heap = [(0, s, sm) for s in range(slots) for sm in range(n_sm)]
-    heapq.heapify(heap)
-    sm_of = np.zeros(durations.size, dtype=np.int64)
-    end = np.zeros(n_sm, dtype=np.int64)
-    for i, d in enumerate(durations.tolist()):
-        free, s, sm = heapq.heappop(heap)
-        sm_of[i] = sm
-        finish = free + int(d)
-        end[sm] = max(end[sm], finish)
-        heapq.heappush(heap, (finish, s, sm))
-    issue_sm = np.bincount(sm_of, weights=issue, minlength=n_sm)
-    lsu_sm = np.bincount(sm_of, weights=wavefronts, minlength=n_sm)
-    dram_sm = np.bincount(sm_of, weights=dram_bytes, minlength=n_sm)
-    bounds = np.vstack([end, issue_sm / arch.schedulers_per_sm, lsu_sm,
-                        dram_sm / arch.dram_bytes_per_cycle_per_sm])
-    cycles = np.ceil(bounds.max(axis=0)).astype(np.int64)
-    return {"sm_cycles": cycles, "sm_of_block": sm_of, "schedule_cycles": end,
-            "bound": np.array(["latency", "issue", "shared", "dram"])[bounds.argmax(axis=0)]}

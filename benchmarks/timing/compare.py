@@ -1,0 +1,71 @@
+"""Predict a set of launches with cpu:precise and set the predictions beside Nsight Compute's
+measurements of the same launches: shared by validate_timing.py and check_calibration.py."""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+
+import simt as wp
+
+from . import cases, ncu
+
+CYC = "sm__cycles_elapsed.max"
+METRICS = (CYC, "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct",
+           "sm__warps_active.avg.pct_of_peak_sustained_active")
+
+
+def predict(launches, seed: int = 0, progress=print) -> pd.DataFrame:
+    rows = []
+    for launch in launches:
+        inputs, dim, block = cases.instantiate(launch, "cpu:precise", seed)
+        t0 = time.perf_counter()
+        r = wp.launch(launch.kernel, dim=dim, inputs=inputs, block_dim=block, device="cpu:precise")
+        seconds = time.perf_counter() - t0
+        row = {"name": launch.name, "limiter": launch.limiter, "seconds": seconds,
+               "bottleneck": r.details["bottleneck"]["limiter"],
+               "sampling_error_pct": r.metrics.get("simt__sampling_error.pct", 0.0)}
+        for m in METRICS:
+            row[f"pred:{m}"] = r.metrics.get(m, np.nan)
+        rows.append(row)
+        if progress:
+            progress(f"  {launch.name:28s} {row[f'pred:{CYC}']:>11,.0f} cycles  ({seconds:.1f} s)")
+        del inputs
+    return pd.DataFrame(rows)
+
+
+def measured(name: str) -> pd.DataFrame:
+    df = ncu.load(name)
+    for m in METRICS:
+        if m not in df:
+            df[m] = np.nan
+    return df.rename(columns={m: f"meas:{m}" for m in METRICS})[["name", *[f"meas:{m}" for m in METRICS]]]
+
+
+def join(pred: pd.DataFrame, meas: pd.DataFrame) -> pd.DataFrame:
+    df = pred.merge(meas, on="name", how="inner")
+    df["ratio"] = df[f"pred:{CYC}"] / df[f"meas:{CYC}"]
+    return df
+
+
+def mape(pred, meas) -> float:
+    pred, meas = np.asarray(pred, float), np.asarray(meas, float)
+    return float(np.mean(np.abs(pred - meas) / meas) * 100)
+
+
+def log_r(pred, meas) -> float:
+    return float(np.corrcoef(np.log(np.asarray(pred, float)), np.log(np.asarray(meas, float)))[0, 1])
+
+
+def table(df: pd.DataFrame) -> str:
+    lines = [f"{'launch':28s} {'measured':>11s} {'predicted':>11s} {'ratio':>6s}  {'limiter (model)':18s}"]
+    for _, r in df.iterrows():
+        lines.append(f"{r['name']:28s} {r[f'meas:{CYC}']:>11,.0f} {r[f'pred:{CYC}']:>11,.0f} "
+                     f"{r['ratio']:>6.2f}  {r['bottleneck']:18s}")
+    return "\n".join(lines)
+
+
+def finite(x: float) -> bool:
+    return not (math.isnan(x) or math.isinf(x))

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Measure everything the timing model is calibrated and validated on, on one GPU, with Nsight
+# Compute. Writes raw CSVs (the profiler's long format, base units) and manifests to DIR:
+#
+#   micro.csv / micro_manifest.csv        CUDA C microbenchmarks (micro.cu): the constants
+#   micro2.csv / micro2_manifest.csv      more of them (micro2.cu), and micro3.csv (micro3.cu)
+#   probes2.csv / probes2_manifest.csv    op probes added later (constant and varying divisors, loops)
+#   l2cap.csv / l2cap_manifest.csv        L2 capacity: reads of a buffer twice, cache control off
+#   probes.csv / probes_manifest.csv      op probes through simt's own PTX (probes.py)
+#   calib.csv / calib_manifest.csv        microbenchmark patterns written in simt (calib.py)
+#   validation.csv / validation_manifest.csv   the held-out launches (cases.py)
+#   gpu.txt                               the GPU, driver and clocks
+#
+#   bash benchmarks/timing/measure.sh DIR [micro,l2cap,probes,validation]
+# Run from the repository root with PYTHONPATH=. (about 5 minutes on an H200).
+set -uo pipefail
+DIR=${1:?usage: measure.sh DIR [parts]}
+PARTS=${2:-micro,micro2,micro3,l2cap,probes,probes2,calib,validation}
+mkdir -p "$DIR"
+HERE=$(cd "$(dirname "$0")" && pwd)
+has() { [[ ",$PARTS," == *",$1,"* ]]; }
+# probes added after the first measurement (probes2.csv)
+PROBES2=i32_div_pow2_add,i32_rem_pow2_add,i32_div_const_add,i32_rem_const_add,i32_div_vary_add,i32_rem_vary_add,i32_mad,f32_add,f32_add@loop
+NCU=(ncu --clock-control none --print-units base --csv)
+
+BASE=sm__cycles_elapsed.max,sm__cycles_elapsed.avg,sm__cycles_active.avg,gpu__time_duration.sum,\
+smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,\
+lts__t_sector_hit_rate.pct,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum,\
+l1tex__t_sector_hit_rate.pct,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,\
+l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,\
+dram__cycles_elapsed.avg.per_second
+
+VALID=$BASE,sm__warps_active.avg.pct_of_peak_sustained_active,\
+sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,\
+dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,\
+l1tex__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,\
+l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,\
+smsp__thread_inst_executed.sum,launch__registers_per_thread,launch__occupancy_limit_registers,\
+launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps,\
+smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio
+
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total --format=csv
+  nvcc --version | tail -2
+  ncu --version | tail -1
+} > "$DIR/gpu.txt" 2>&1
+
+if has micro || has l2cap; then
+  nvcc -O3 -arch=sm_90 -o /tmp/simt_micro "$HERE/micro.cu" || exit 1
+fi
+if has micro; then
+  timeout 900 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/micro.csv" \
+    /tmp/simt_micro "$DIR/micro_manifest.csv" > "$DIR/micro.log" 2>&1
+  echo "micro: exit $? $(tail -1 "$DIR/micro.log")"
+fi
+if has micro3; then
+  nvcc -O3 -arch=sm_90 -o /tmp/simt_micro3 "$HERE/micro3.cu" || exit 1
+  timeout 600 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/micro3.csv" \
+    /tmp/simt_micro3 "$DIR/micro3_manifest.csv" > "$DIR/micro3.log" 2>&1
+  echo "micro3: exit $? $(tail -1 "$DIR/micro3.log")"
+fi
+if has probes2; then
+  timeout 600 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/probes2.csv" \
+    python3 "$HERE/measure_gpu.py" --set probes --only "$PROBES2" --manifest "$DIR/probes2_manifest.csv" \
+    > "$DIR/probes2.log" 2>&1
+  echo "probes2: exit $?"
+fi
+if has micro2; then
+  nvcc -O3 -arch=sm_90 -o /tmp/simt_micro2 "$HERE/micro2.cu" || exit 1
+  timeout 600 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/micro2.csv" \
+    /tmp/simt_micro2 "$DIR/micro2_manifest.csv" > "$DIR/micro2.log" 2>&1
+  echo "micro2: exit $? $(tail -1 "$DIR/micro2.log")"
+fi
+if has l2cap; then
+  timeout 300 "${NCU[@]}" --cache-control none \
+    --metrics dram__bytes_read.sum,lts__t_sector_hit_rate.pct,sm__cycles_elapsed.max,gpu__time_duration.sum \
+    --log-file "$DIR/l2cap.csv" /tmp/simt_micro "$DIR/l2cap_manifest.csv" --l2-capacity > "$DIR/l2cap.log" 2>&1
+  echo "l2cap: exit $?"
+fi
+if has probes; then
+  timeout 600 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/probes.csv" \
+    python3 "$HERE/measure_gpu.py" --set probes --manifest "$DIR/probes_manifest.csv" > "$DIR/probes.log" 2>&1
+  echo "probes: exit $?"
+fi
+if has calib; then
+  timeout 600 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/calib.csv" \
+    python3 "$HERE/measure_gpu.py" --set calib --manifest "$DIR/calib_manifest.csv" > "$DIR/calib.log" 2>&1
+  echo "calib: exit $?"
+fi
+if has validation; then
+  timeout 900 "${NCU[@]}" --metrics "$VALID" --log-file "$DIR/validation.csv" \
+    python3 "$HERE/measure_gpu.py" --set validation --manifest "$DIR/validation_manifest.csv" \
+    > "$DIR/validation.log" 2>&1
+  echo "validation: exit $?"
+fi
+wc -l "$DIR"/*.csv

@@ -1,0 +1,99 @@
+"""The timing model against the hardware, on launches it was never fitted to.
+
+For every launch of the held-out set (cases.py: 46 launches of 17 kernels, measured on an H200
+with Nsight Compute by measure.sh, raw CSV in data/h200/validation.csv) this prints the
+measured and predicted ``sm__cycles_elapsed.max``, then:
+
+- MAPE and the correlation of log-cycles, for the model and for a roofline baseline (the
+  largest of: the launch floor; the bytes the kernel's global accesses touch over DRAM
+  bandwidth; its instructions over the GPU's issue rate), both from the same constants;
+- the pairs users compare (strided against unit-stride copy, ...): the measured and the
+  predicted ratio of their cycles;
+- DRAM bytes and achieved occupancy, predicted against measured.
+
+Targets (issue 8): MAPE <= 15%, r(log) >= 0.97, every pair's ratio within 20%.
+
+    PYTHONPATH=. python3 benchmarks/timing/validate_timing.py [--only a,b] [--csv out.csv]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
+
+import simt as wp  # noqa: E402
+from simt.arch import load_arch  # noqa: E402
+from timing import cases, compare  # noqa: E402
+
+CYC = compare.CYC
+
+
+def baseline(launch) -> float:
+    """A roofline: max(launch floor, touched bytes / DRAM bandwidth, instructions / issue rate)."""
+    arch = load_arch("sm_90")
+    t = arch.data["timing"]
+    inputs, dim, block = cases.instantiate(launch, "cpu")
+    wp.set_module_options({"timing": True})
+    r = wp.launch(launch.kernel, dim=dim, inputs=inputs, block_dim=block, device="cpu:precise")
+    m = r.metrics
+    sectors = sum(m.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{k}.sum", 0) for k in ("ld", "st", "atom"))
+    issue_rate = 4 * arch.sm_count                       # one instruction per scheduler per cycle
+    return max(t["launch_floor_cycles"], t["launch_floor_cycles"] + 32 * sectors / t["dram_bytes_per_cycle"],
+               t["launch_floor_cycles"] + m["smsp__inst_executed.sum"] / issue_rate)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", default="", help="comma-separated launch names")
+    ap.add_argument("--csv", default="", help="write the per-launch table here")
+    args = ap.parse_args()
+    only = [s for s in args.only.split(",") if s]
+    launches = [l for l in cases.LAUNCHES if not only or l.name in only]
+    print(f"predicting {len(launches)} held-out launches on cpu:precise ...")
+    pred = compare.predict(launches)
+    base = {l.name: baseline(l) for l in launches}
+    pred["baseline"] = pred.name.map(base)
+    df = compare.join(pred, compare.measured("validation"))
+    meas, model, roof = df[f"meas:{CYC}"], df[f"pred:{CYC}"], df["baseline"]
+
+    print()
+    print(compare.table(df.assign(bottleneck=df.bottleneck)))
+    print(f"\n{'':28s} {'MAPE':>8s} {'r(log)':>8s}")
+    print(f"{'model':28s} {compare.mape(model, meas):7.1f}% {compare.log_r(model, meas):8.3f}")
+    print(f"{'roofline baseline':28s} {compare.mape(roof, meas):7.1f}% {compare.log_r(roof, meas):8.3f}")
+    within = np.abs(model / meas - 1) <= 0.2
+    print(f"launches within 20%: {int(within.sum())}/{len(df)}")
+
+    print(f"\n{'pair':44s} {'measured':>9s} {'model':>7s} {'error':>7s} {'baseline':>9s}")
+    by = df.set_index("name")
+    pair_ok = 0
+    n_pairs = 0
+    for label, slow, fast in cases.PAIRS:
+        if slow not in by.index or fast not in by.index:
+            continue
+        m = by.loc[slow, f"meas:{CYC}"] / by.loc[fast, f"meas:{CYC}"]
+        p = by.loc[slow, f"pred:{CYC}"] / by.loc[fast, f"pred:{CYC}"]
+        b = by.loc[slow, "baseline"] / by.loc[fast, "baseline"]
+        err = p / m - 1
+        n_pairs += 1
+        pair_ok += abs(err) <= 0.2
+        print(f"{label:44s} {m:9.2f} {p:7.2f} {100 * err:+6.0f}% {b:9.2f}")
+    print(f"pairs within 20%: {pair_ok}/{n_pairs}")
+
+    print(f"\n{'launch':28s} {'DRAM MB meas':>12s} {'pred':>8s} {'occupancy% meas':>16s} {'pred':>6s}")
+    for _, r in df.iterrows():
+        dm = (r["meas:dram__bytes_read.sum"] + r["meas:dram__bytes_write.sum"]) / 1e6
+        dp = (r["pred:dram__bytes_read.sum"] + r["pred:dram__bytes_write.sum"]) / 1e6
+        print(f"{r['name']:28s} {dm:12.1f} {dp:8.1f} {r['meas:sm__warps_active.avg.pct_of_peak_sustained_active']:16.1f} "
+              f"{r['pred:sm__warps_active.avg.pct_of_peak_sustained_active']:6.1f}")
+    if args.csv:
+        df.to_csv(args.csv, index=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""Sectored, set-associative LRU caches (128-byte lines of four 32-byte sectors), compiled.
+
+One structure serves the per-SM L1s (``n`` caches) and the L2 (``n`` = 1): per way a line
+tag, a valid-sector mask, a dirty-sector mask and an LRU stamp.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+class Cache:
+    def __init__(self, n: int, lines: int, ways: int):
+        ways = max(1, min(ways, lines))
+        self.sets = max(1, lines // ways)
+        self.tag = np.full((n, self.sets, ways), -1, np.int64)
+        self.valid = np.zeros((n, self.sets, ways), np.uint8)
+        self.dirty = np.zeros((n, self.sets, ways), np.uint8)
+        self.stamp = np.zeros((n, self.sets, ways), np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def set_of(line, sets):
+    h = (line * 0x9E3779B1) & 0xFFFFFFFFFFFF
+    return (h >> 16) % sets
+
+
+@njit(cache=True, nogil=True, inline="always")
+def find(tag, c, s, line):
+    """The way holding ``line`` in set ``s`` of cache ``c``, or -1."""
+    for w in range(tag.shape[2]):
+        if tag[c, s, w] == line:
+            return w
+    return -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def victim(tag, stamp, c, s):
+    """An empty way of set ``s``, else the least recently used."""
+    best = 0
+    for w in range(tag.shape[2]):
+        if tag[c, s, w] == -1:
+            return w
+        if stamp[c, s, w] < stamp[c, s, best]:
+            best = w
+    return best

@@ -1,0 +1,194 @@
+"""What each MIR instruction costs the machine: its kind, pipe, issue slots and latency.
+
+A MIR instruction stands for the SASS instructions ptxas makes of it. Their number (issue
+slots), the pipe they use and their dependent latency come from the architecture file's
+``timing.ops`` table, measured per op by the op probes (benchmarks/timing/probes.py) through
+simt's own PTX; ops no probe covers fall back to their class (``timing.ops["*.<class>"]``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...ir.mir import Imm, Op, Reg, Space, SReg
+
+# instruction kinds the machine distinguishes
+ALU, BRANCH, BARRIER, SHARED_LD, SHARED_ST, SHARED_ATOM, GLOBAL_LD, GLOBAL_ST, GLOBAL_ATOM, FREE, \
+    EXIT = range(11)
+# pipes (per scheduler), in the order of ``timing.pipes`` in the architecture file
+PIPES = ("fma", "alu", "imad", "fp64", "mufu", "shfl", "branch")
+NO_PIPE = len(PIPES)
+
+_UNIFORM_SREGS = {SReg.NTID_X, SReg.NTID_Y, SReg.NTID_Z, SReg.NCTAID_X, SReg.NCTAID_Y,
+                  SReg.NCTAID_Z, SReg.DIM_0, SReg.DIM_1, SReg.DIM_2}
+
+
+def type_class(ins) -> str:
+    """f32, f64, i32, i64 or b (bool) of the values an instruction works on."""
+    t = None
+    for x in ins.srcs:
+        t = getattr(x, "type", None)
+        if t is not None:
+            break
+    if t is None and ins.dsts:
+        t = ins.dsts[0].type
+    if t is None:
+        return "i32"
+    if t.is_float:
+        return "f64" if t.bits == 64 else "f32"
+    if t.bits == 64:
+        return "i64"
+    return "b" if t.bits == 1 else "i32"
+
+
+def op_key(ins) -> str:
+    """The key of ``ins`` in the ops table: 'DIV.f32', 'CVT.f32>i32', 'REM.i32.pow2'..."""
+    if ins.op is Op.CVT:
+        return f"CVT.{type_class(ins)}>{_dst_class(ins)}"
+    key = f"{ins.op.name}.{type_class(ins)}"
+    if ins.op in (Op.DIV, Op.REM) and key.endswith(("i32", "i64")) and isinstance(ins.srcs[1], Imm):
+        d = abs(int(ins.srcs[1].value))
+        key += ".pow2" if d and d & (d - 1) == 0 else ".const"
+    return key
+
+
+def _dst_class(ins) -> str:
+    t = ins.dsts[0].type
+    if t.is_float:
+        return "f64" if t.bits == 64 else "f32"
+    return "i64" if t.bits == 64 else ("b" if t.bits == 1 else "i32")
+
+
+@dataclass
+class Cost:
+    kind: int
+    pipe: int
+    sass: float          # issue slots
+    latency: float       # cycles until the result can be used (non-memory kinds)
+
+
+def cost(ins, ops: dict) -> Cost:
+    """The cost of one MIR instruction under the ops table ``ops`` (key -> [sass, latency, pipe])."""
+    op = ins.op
+    if op in (Op.LD, Op.ST, Op.ATOM):
+        mem = ins.arg.mem if op is Op.ATOM else ins.arg
+        shared = mem.space is Space.SHARED
+        kind = {Op.LD: (GLOBAL_LD, SHARED_LD), Op.ST: (GLOBAL_ST, SHARED_ST),
+                Op.ATOM: (GLOBAL_ATOM, SHARED_ATOM)}[op][shared]
+        return Cost(kind, NO_PIPE, 1.0, 0.0)
+    if op in (Op.BAR, Op.BAR_AND):
+        return Cost(BARRIER, NO_PIPE, 1.0, 0.0)
+    if op in (Op.MOV, Op.DIM) or (op is Op.SREG and ins.arg in _UNIFORM_SREGS):
+        return Cost(FREE, NO_PIPE, 0.0, 0.0)      # register copies and constant-bank reads
+    if op is Op.RET:
+        return Cost(EXIT, PIPES.index("branch"), 1.0, 0.0)
+    if op in (Op.BR, Op.CBR):
+        return Cost(BRANCH, PIPES.index("branch"), 1.0, 0.0)
+    key = op_key(ins)
+    entry = (ops.get(key) or ops.get(key.rsplit(".", 1)[0] if key.count(".") > 1 else key)
+             or ops.get(f"{op.name}.*") or ops.get(f"*.{type_class(ins)}") or ops["*.*"])
+    sass, latency, pipe = entry
+    return Cost(ALU, PIPES.index(pipe), float(sass), float(latency))
+
+
+@dataclass
+class Tables:
+    """Per static instruction (blocks concatenated in order), the arrays the machine reads."""
+    kind: np.ndarray
+    pipe: np.ndarray
+    sass: np.ndarray
+    latency: np.ndarray
+    src_ptr: np.ndarray
+    src: np.ndarray
+    dst_ptr: np.ndarray
+    dst: np.ndarray
+    mem_slot: np.ndarray        # index among its block's memory instructions, or -1
+    float_atomic: np.ndarray    # 1 for float atomics (slower at the L2, CAS loops in shared)
+    block_first: np.ndarray     # first static index of each block
+    block_len: np.ndarray
+
+
+# ops ptxas computes at most once per block for the same operands, and folds when constant
+_PURE = {Op.CVT, Op.SELECT, Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.MIN, Op.MAX, Op.POW,
+         Op.ATAN2, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.ABS, Op.SQRT,
+         Op.RSQRT, Op.SIN, Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH,
+         Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC,
+         Op.ISNAN, Op.ISINF, Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.MOV}
+
+
+def _compiled_away(instrs, index):
+    """Per instruction of one block: None, or the registers it really reads when the GPU's
+    compiler would not issue it: () for a value computed from constants only (folded), or
+    (r,) for a repeat of an earlier computation whose result is still in register r."""
+    const: set[int] = set()               # registers holding a constant here
+    seen: dict[tuple, int] = {}           # (op, arg, operand values) -> register holding it
+    version: dict[int, int] = {}          # writes so far per register
+    out = []
+
+    def value(x):
+        if isinstance(x, Imm):
+            return ("imm", x.value, x.type)
+        r = index[x.id]
+        return ("r", r, version.get(r, 0))
+    for ins in instrs:
+        result = None
+        if ins.op in _PURE and len(ins.dsts) == 1:
+            regs = [index[x.id] for x in ins.srcs if isinstance(x, Reg)]
+            if all(r in const for r in regs):
+                result = ()
+            elif ins.op is not Op.MOV:
+                key = (ins.op, ins.arg, ins.dsts[0].type, tuple(value(x) for x in ins.srcs))
+                held = seen.get(key)
+                if held is not None and version.get(held[0], 0) == held[1]:
+                    result = (held[0],)
+        for d in ins.dsts:
+            r = index[d.id]
+            version[r] = version.get(r, 0) + 1
+            const.discard(r)
+            if result == ():
+                const.add(r)
+        if ins.op in _PURE and ins.op is not Op.MOV and len(ins.dsts) == 1 and result is None:
+            r = index[ins.dsts[0].id]
+            seen[(ins.op, ins.arg, ins.dsts[0].type, tuple(value(x) if not (isinstance(x, Reg) and index[x.id] == r)
+                                                           else ("r", r, version[r] - 1) for x in ins.srcs))] = (r, version[r])
+        out.append(result)
+    return out
+
+
+def tables(prog, arch) -> Tables:
+    ops = arch.data["timing"]["ops"]
+    kind, pipe, sass, lat, mem_slot, fatom = [], [], [], [], [], []
+    src_ptr, src, dst_ptr, dst = [0], [], [0], []
+    first, length = [], []
+    index = prog.reg_index
+    for b, blk in enumerate(prog.blocks):
+        first.append(len(kind))
+        length.append(len(blk.instrs))
+        slot = 0
+        away = _compiled_away(blk.instrs, index)
+        for ins, gone in zip(blk.instrs, away):
+            c = cost(ins, ops)
+            reads = [index[s.id] for s in ins.srcs if isinstance(s, Reg)]
+            if gone is not None or (ins.op is Op.BR and blk.targets == (b + 1,)):
+                c = Cost(FREE, NO_PIPE, 0.0, 0.0)      # folded, repeated, or a fall-through jump
+                reads = list(gone or ())
+            kind.append(c.kind)
+            pipe.append(c.pipe)
+            sass.append(c.sass)
+            lat.append(c.latency)
+            if ins.op in (Op.LD, Op.ST, Op.ATOM):
+                mem_slot.append(slot)
+                slot += 1
+            else:
+                mem_slot.append(-1)
+            fatom.append(int(ins.op is Op.ATOM and ins.arg.mem.elem.is_float))
+            src.extend(reads)
+            dst.extend(index[d.id] for d in ins.dsts)
+            src_ptr.append(len(src))
+            dst_ptr.append(len(dst))
+    i8, i32, f64 = np.int8, np.int32, np.float64
+    return Tables(np.array(kind, i8), np.array(pipe, i8), np.array(sass, f64), np.array(lat, f64),
+                  np.array(src_ptr, np.int64), np.array(src, i32), np.array(dst_ptr, np.int64),
+                  np.array(dst, i32), np.array(mem_slot, i32), np.array(fatom, i8),
+                  np.array(first, np.int64), np.array(length, np.int64))

@@ -1,0 +1,734 @@
+"""The machine: every SM of the GPU running the recorded warps, event by event, compiled.
+
+Each SM holds as many blocks (CTAs) as occupancy allows; their warps sit in slots spread
+over the SM's four schedulers. A scheduler issues, cycle by cycle, one instruction of one
+of its warps: the warp whose next instruction is ready first (its source registers are
+ready and its pipe is free), the warp that issued last winning ties (greedy-then-oldest).
+An instruction occupies the scheduler's dispatch for its issue slots and its pipe for
+slots / pipe rate. Results are ready a latency later: a fixed one for arithmetic, and for
+memory what the memory system answers at the moment of issue:
+
+- shared memory: the SM's shared pipe serves one wavefront a cycle (bank conflicts cost
+  more wavefronts); atomics serialise on one address, float atomics run as CAS loops;
+- global memory: the SM's L1 (tag stage one 128-byte line a cycle, a sectored LRU cache);
+  misses go to the one L2 all SMs share (bandwidth queue, sectored LRU cache that fetches
+  64 bytes from DRAM per miss, write-back with a bound on dirty data); DRAM is one queue at
+  its measured bandwidth. A request's latency is that of its slowest line, and a request
+  whose lines miss in k places waits for the slowest of k: base + tail * (H(k) - 1);
+- atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
+  per word.
+
+Barriers release a block's warps when the last one arrives; a finished block frees its
+slot and the block scheduler (one block every few cycles for the whole GPU) starts the next
+block of the grid there. Times are in SM cycles from the first block's dispatch.
+
+Every waiting cycle of a warp is charged to a stall reason and an instruction: waiting on a
+register is charged to the instruction that produces it (the cause), a busy pipe or another
+warp taking the scheduler to the waiting instruction, a barrier to the barrier.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import isa
+from .caches import find, set_of, victim
+
+# parameter indices (see params() in model.py)
+(P_DISPATCH, P_L1_LAT, P_L1_LINE_STEP, P_L1_LINE_CYCLES, P_L2_LAT, P_L2_TAIL, P_DRAM_LAT,
+ P_DRAM_TAIL, P_L2_READ_BPC, P_L2_WRITE_BPC, P_DRAM_BPC, P_DRAM_WRITE_COST, P_DRAM_FETCH,
+ P_SH_LAT, P_SH_MIN, P_SH_ATOM_LAT, P_SH_ATOM_SAME_LAT, P_SH_ATOM_SAME_TPUT, P_SH_FATOM_ROUND,
+ P_SH_FATOM_SASS, P_G_ATOM_LAT, P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_UNITS, P_ATOM_INTERLEAVE,
+ P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, N_PARAMS) = range(30)
+
+# stall reasons (columns of the stall table)
+S_WAIT, S_LONG, S_SHORT, S_THROTTLE, S_NOT_SELECTED, S_BARRIER, S_LG_THROTTLE = range(7)
+STALL_NAMES = ("wait", "long_scoreboard", "short_scoreboard", "math_pipe_throttle",
+               "not_selected", "barrier", "lg_throttle")
+
+# per-SM statistics (columns)
+(M_ISSUE, M_PIPE0) = (0, 1)                    # issue slots used; busy cycles of pipe p at 1 + p
+M_LSU = 1 + isa.NO_PIPE                        # shared-pipe cycles
+M_L1T = M_LSU + 1                              # L1 tag-stage cycles
+M_WARP_CYCLES = M_L1T + 1                      # sum of warp residencies
+M_FIRST = M_WARP_CYCLES + 1                    # first block start
+M_LAST = M_FIRST + 1                           # last block end
+M_CTAS = M_LAST + 1
+N_SM_STATS = M_CTAS + 1
+
+# global statistics
+(G_L2_READ, G_L2_READ_HIT, G_L2_WRITE, G_L2_ATOM, G_DRAM_READ, G_DRAM_WRITE, G_L1_SECTORS,
+ G_L1_HITS, G_L2_BUSY, G_DRAM_BUSY, G_ATOM_BUSY, G_ATOM_OPS, G_L2_ATOM_HIT, G_ATOM_HOT,
+ N_GLOBAL_STATS) = range(15)
+
+INF = 1e300
+RUN_AHEAD = 16.0     # cycles a scheduler may run ahead of the earliest pending event
+SHFL_PIPE = isa.PIPES.index("shfl")
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _push(hk, hv, hn, size, key, sp, ver):
+    if size == hk.size:
+        nk = np.empty(2 * size, np.float64)
+        nv = np.empty(2 * size, np.int64)
+        nn = np.empty(2 * size, np.int64)
+        nk[:size] = hk
+        nv[:size] = hv
+        nn[:size] = hn
+        hk, hv, hn = nk, nv, nn
+    i = size
+    hk[i] = key
+    hv[i] = sp
+    hn[i] = ver
+    while i > 0:
+        p = (i - 1) >> 1
+        if hk[p] <= hk[i]:
+            break
+        hk[p], hk[i] = hk[i], hk[p]
+        hv[p], hv[i] = hv[i], hv[p]
+        hn[p], hn[i] = hn[i], hn[p]
+        i = p
+    return hk, hv, hn, size + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pop(hk, hv, hn, size):
+    key, sp, ver = hk[0], hv[0], hn[0]
+    size -= 1
+    hk[0], hv[0], hn[0] = hk[size], hv[size], hn[size]
+    i = 0
+    while True:
+        l = 2 * i + 1
+        if l >= size:
+            break
+        r = l + 1
+        c = r if r < size and hk[r] < hk[l] else l
+        if hk[i] <= hk[c]:
+            break
+        hk[c], hk[i] = hk[i], hk[c]
+        hv[c], hv[i] = hv[i], hv[c]
+        hn[c], hn[i] = hn[i], hn[c]
+        i = c
+    return key, sp, ver, size
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _l2_writeback(l2_tag, l2_dirty, line, P, state, glob):
+    """Write the dirty sectors of ``line`` (if still in L2) to DRAM; return dirty sectors freed."""
+    sets = l2_tag.shape[1]
+    s = set_of(line, sets)
+    w = find(l2_tag, 0, s, line)
+    if w < 0 or l2_dirty[0, s, w] == 0:
+        return 0
+    n = 0
+    d = l2_dirty[0, s, w]
+    for b in range(4):
+        if d & (1 << b):
+            n += 1
+    l2_dirty[0, s, w] = 0
+    _dram_write(n * 32.0, P, state, glob)
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dram_write(nbytes, P, state, glob):
+    busy = nbytes * P[P_DRAM_WRITE_COST] / P[P_DRAM_BPC]
+    state[1] = max(state[1], state[3]) + busy          # the DRAM queue, at the current time
+    glob[G_DRAM_WRITE] += nbytes
+    glob[G_DRAM_BUSY] += busy
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _l2_touch(line, mask, write, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, state, P, glob):
+    """Look ``mask``'s sectors of ``line`` up in the L2 (allocating the line); for writes mark
+    them valid and dirty. Returns the mask of sectors that missed (reads only)."""
+    sets = l2_tag.shape[1]
+    s = set_of(line, sets)
+    w = find(l2_tag, 0, s, line)
+    state[4] += 1
+    if w < 0:
+        w = victim(l2_tag, l2_stamp, 0, s)
+        if l2_tag[0, s, w] != -1 and l2_dirty[0, s, w] != 0:
+            n = _l2_writeback(l2_tag, l2_dirty, l2_tag[0, s, w], P, state, glob)
+            state[5] -= n
+        l2_tag[0, s, w] = line
+        l2_valid[0, s, w] = 0
+        l2_dirty[0, s, w] = 0
+    l2_stamp[0, s, w] = int(state[4])
+    if write:
+        fresh = mask & ~l2_dirty[0, s, w]
+        l2_valid[0, s, w] |= mask
+        l2_dirty[0, s, w] |= mask
+        if fresh:
+            n = 0
+            for b in range(4):
+                if fresh & (1 << b):
+                    n += 1
+            state[5] += n
+            head = int(state[6])
+            fifo[head % fifo.size] = line
+            state[6] += 1
+            # bounded dirty data: write back the oldest dirty lines beyond the budget
+            while state[5] > P[P_L2_DIRTY_SECTORS] and state[7] < state[6]:
+                old = fifo[int(state[7]) % fifo.size]
+                state[7] += 1
+                state[5] -= _l2_writeback(l2_tag, l2_dirty, old, P, state, glob)
+            if state[6] - state[7] >= fifo.size:           # never overwrite unread entries
+                state[7] = state[6] - fifo.size + 1
+        return 0
+    missed = mask & ~l2_valid[0, s, w]
+    if missed:
+        # DRAM fetches 64 bytes: a missing sector brings its pair
+        fill = missed | ((missed & 0x5) << 1) | ((missed & 0xA) >> 1)
+        l2_valid[0, s, w] |= fill
+    return missed
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dram_read(nbytes, arrive, P, state, glob):
+    """Queue a DRAM read; return the queueing delay."""
+    busy = nbytes / P[P_DRAM_BPC]
+    start = max(arrive, state[1])
+    state[1] = start + busy
+    glob[G_DRAM_READ] += nbytes
+    glob[G_DRAM_BUSY] += busy
+    return start - arrive
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _l2_queue(nbytes, bpc, arrive, state, glob):
+    busy = nbytes / bpc
+    start = max(arrive, state[0])
+    state[0] = start + busy
+    glob[G_L2_BUSY] += busy
+    return start - arrive
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l1_valid,
+                   l1_stamp, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, atom_free, atom_busy,
+                   l1t_free, state, glob, smstat, lines_buf, masks_buf, wbuf):
+    """A global load, store or atomic of one warp issued at T on SM m: its completion time."""
+    n = ev_n[ev]
+    p0 = ev_ptr[ev]
+    # group the sectors into lines
+    n_lines = 0
+    for q in range(n):
+        line = sec[p0 + q] >> 2
+        bit = 1 << (sec[p0 + q] & 3)
+        f = -1
+        for i in range(n_lines):
+            if lines_buf[i] == line:
+                f = i
+                break
+        if f < 0:
+            lines_buf[n_lines] = line
+            masks_buf[n_lines] = bit
+            wbuf[n_lines] = 0.0
+            f = n_lines
+            n_lines += 1
+        else:
+            masks_buf[f] |= bit
+        if sec_w[p0 + q] > wbuf[f]:
+            wbuf[f] = sec_w[p0 + q]
+    state[2] = 0.0          # out: until when the issuing warp is held by full queues
+    if n_lines == 0:
+        return T
+    start = max(T, l1t_free[m])
+    l1t_free[m] = start + n_lines * P[P_L1_LINE_CYCLES]
+    smstat[m, M_L1T] += n_lines * P[P_L1_LINE_CYCLES]
+    queue = start - T
+    state[3] = start
+    l1sets = l1_tag.shape[1]
+    if k == isa.GLOBAL_ST:
+        wbytes = 0.0
+        for i in range(n_lines):
+            mask = masks_buf[i]
+            s = set_of(lines_buf[i], l1sets)
+            w = find(l1_tag, m, s, lines_buf[i])
+            if w >= 0:
+                l1_valid[m, s, w] |= mask
+            nb = 0
+            for b in range(4):
+                if mask & (1 << b):
+                    nb += 1
+            wbytes += nb * 32.0
+            glob[G_L2_WRITE] += nb
+            _l2_touch(lines_buf[i], mask, True, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo,
+                      state, P, glob)
+        q = _l2_queue(wbytes, P[P_L2_WRITE_BPC], start + P[P_L1_LAT], state, glob)
+        state[2] = max(state[2], T + q - P[P_QUEUE_ALLOWANCE])
+        return start + P[P_L1_LAT]
+    if k == isa.GLOBAL_ATOM:
+        done = start
+        t_arr = start + P[P_L1_LAT]
+        same = P[P_ATOM_SAME_F] if fatom else P[P_ATOM_SAME]
+        units = int(P[P_ATOM_UNITS])
+        for i in range(n_lines):
+            mask = masks_buf[i]
+            nb = 0
+            for b in range(4):
+                if mask & (1 << b):
+                    nb += 1
+            glob[G_L2_ATOM] += nb
+            q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob)
+            missed = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_valid, l2_dirty, l2_stamp,
+                               fifo, state, P, glob)
+            extra = 0.0
+            nm = 0
+            for b in range(4):
+                if missed & (1 << b):
+                    nm += 1
+            glob[G_L2_ATOM_HIT] += nb - nm
+            if missed:
+                pairs = 0
+                for b in (0, 2):
+                    if missed & (3 << b):
+                        pairs += 1
+                qd = _dram_read(pairs * P[P_DRAM_FETCH], t_arr + q2, P, state, glob)
+                extra = qd + P[P_DRAM_LAT] - P[P_L2_LAT]
+            unit = int((lines_buf[i] * 128) // int(P[P_ATOM_INTERLEAVE])) % units
+            a0 = max(t_arr + q2 + extra, atom_free[unit])
+            state[2] = max(state[2], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
+            service = wbuf[i] * same * nb
+            atom_free[unit] = a0 + service
+            atom_busy[unit] += service
+            glob[G_ATOM_BUSY] += service
+            glob[G_ATOM_OPS] += nb
+            fin = a0 + service + P[P_G_ATOM_LAT] - P[P_L1_LAT] - same
+            if fin > done:
+                done = fin
+        return done
+    # loads
+    l1_hit_lines = 0
+    k_l2 = 0
+    k_dram = 0
+    worst_q2 = 0.0
+    worst_qd = 0.0
+    t_l2 = start + P[P_L1_LAT]
+    for i in range(n_lines):
+        line = lines_buf[i]
+        mask = masks_buf[i]
+        s = set_of(line, l1sets)
+        w = find(l1_tag, m, s, line)
+        state[4] += 1
+        nb = 0
+        for b in range(4):
+            if mask & (1 << b):
+                nb += 1
+        glob[G_L1_SECTORS] += nb
+        need = mask
+        if w >= 0:
+            need = mask & ~l1_valid[m, s, w]
+            l1_stamp[m, s, w] = int(state[4])
+        else:
+            w = victim(l1_tag, l1_stamp, m, s)
+            l1_tag[m, s, w] = line
+            l1_valid[m, s, w] = 0
+            l1_stamp[m, s, w] = int(state[4])
+        hits = 0
+        for b in range(4):
+            if (mask & (1 << b)) and not (need & (1 << b)):
+                hits += 1
+        glob[G_L1_HITS] += hits
+        if need == 0:
+            l1_hit_lines += 1
+            continue
+        nn = 0
+        for b in range(4):
+            if need & (1 << b):
+                nn += 1
+        glob[G_L2_READ] += nn
+        q2 = _l2_queue(nn * 32.0, P[P_L2_READ_BPC], t_l2, state, glob)
+        missed = _l2_touch(line, need, False, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, state,
+                           P, glob)
+        nm = 0
+        for b in range(4):
+            if missed & (1 << b):
+                nm += 1
+        glob[G_L2_READ_HIT] += nn - nm
+        if q2 > worst_q2:
+            worst_q2 = q2
+        if missed:
+            pairs = 0
+            for b in (0, 2):
+                if missed & (3 << b):
+                    pairs += 1
+            qd = _dram_read(pairs * P[P_DRAM_FETCH], t_l2 + q2 + P[P_L2_LAT] * 0.5, P, state, glob)
+            if qd > worst_qd:
+                worst_qd = qd
+            k_dram += 1
+        else:
+            k_l2 += 1
+        l1_valid[m, s, w] |= need
+    done = start + P[P_L1_LAT] + (n_lines - 1) * P[P_L1_LINE_STEP]
+    if k_l2 + k_dram > 0:
+        kk = k_l2 + k_dram
+        t = start + worst_q2 + P[P_L2_LAT] + P[P_L2_TAIL] * (H[min(kk, 32)] - 1.0)
+        if t > done:
+            done = t
+    if k_dram > 0:
+        t = start + worst_q2 + worst_qd + P[P_DRAM_LAT] + P[P_DRAM_TAIL] * (H[min(k_dram, 32)] - 1.0)
+        if t > done:
+            done = t
+    return done
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_first, cta_slot,
+           cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e, sl_end, sl_j, sl_ins,
+           sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod, reg_cls, smstat, sl_src, sl_sprod):
+    """Start block ``c`` on SM ``m`` at time ``t``; return how many warps it has."""
+    bpsm = cta_slot.shape[1]
+    q = 0
+    while cta_slot[m, q] != -1:
+        q += 1
+    cta_slot[m, q] = c
+    cta_where[c] = m * bpsm + q
+    cta_arrived[c] = 0
+    cta_bar_t[c] = 0.0
+    live = 0
+    for w in range(warps_per_cta):
+        g = m * S + q * warps_per_cta + w
+        wid = c * warps_per_cta + w
+        e0 = entry_ptr[wid]
+        e1 = entry_ptr[wid + 1]
+        if e0 == e1:
+            continue
+        live += 1
+        sl_warp[g] = wid
+        sl_e[g] = e0
+        sl_end[g] = e1
+        sl_j[g] = 0
+        sl_ins[g] = blk_first[step_block[entry_step[e0]]]
+        sl_own[g] = t
+        sl_bar[g] = 0
+        sl_cta[g] = c
+        sl_start[g] = t
+        sl_src[g] = t
+        sl_sprod[g] = -1
+        reg_ready[g, :] = t
+        reg_prod[g, :] = -1
+        reg_cls[g, :] = S_WAIT
+    cta_live[c] = live
+    if smstat[m, M_CTAS] == 0:
+        smstat[m, M_FIRST] = t
+    smstat[m, M_CTAS] += 1
+    return live
+
+
+@njit(cache=True, nogil=True)
+def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_first, blk_len,
+        entry_ptr, entry_step, entry_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same,
+        sec, sec_w, n_ctas, warps_per_cta, blocks_per_sm, n_sm, n_regs, P, pipe_interval,
+        l1_lines, l1_ways, l2_lines, l2_ways, stalls, cta_done, smstat, glob):
+    """Simulate ``n_ctas`` blocks; fills ``stalls`` [instr, reason], ``cta_done`` [block],
+    ``smstat`` [SM, stat] and ``glob`` [stat]. Returns the time the last block finished."""
+    S = blocks_per_sm * warps_per_cta          # warp slots per SM
+    G = n_sm * S
+    n_sp = n_sm * 4
+    n_pipes = pipe_interval.size
+    # warp slots
+    sl_warp = np.full(G, -1, np.int64)
+    sl_e = np.zeros(G, np.int64)
+    sl_end = np.zeros(G, np.int64)
+    sl_j = np.zeros(G, np.int64)
+    sl_ins = np.zeros(G, np.int64)
+    sl_own = np.zeros(G, np.float64)
+    sl_bar = np.zeros(G, np.int8)
+    sl_cta = np.zeros(G, np.int64)
+    sl_start = np.zeros(G, np.float64)
+    sl_barins = np.zeros(G, np.int64)          # the barrier a waiting warp is at
+    sl_src = np.zeros(G, np.float64)           # when the next instruction's sources are ready
+    sl_sprod = np.full(G, -1, np.int64)        # ... and which instruction produces the last one
+    sl_scls = np.zeros(G, np.int8)             # ... and its stall class
+    nr = max(1, n_regs)
+    reg_ready = np.zeros((G, nr), np.float64)
+    reg_prod = np.full((G, nr), -1, np.int64)
+    reg_cls = np.zeros((G, nr), np.int8)
+    # schedulers, SMs, blocks
+    sp_free = np.zeros(n_sp, np.float64)
+    pipe_free = np.zeros((n_sp, n_pipes), np.float64)
+    sp_ver = np.zeros(n_sp, np.int64)
+    sp_last = np.full(n_sp, -1, np.int64)
+    lsu_free = np.zeros(n_sm, np.float64)
+    l1t_free = np.zeros(n_sm, np.float64)
+    cta_slot = np.full((n_sm, blocks_per_sm), -1, np.int64)
+    cta_live = np.zeros(n_ctas, np.int64)
+    cta_arrived = np.zeros(n_ctas, np.int64)
+    cta_bar_t = np.zeros(n_ctas, np.float64)
+    cta_where = np.zeros(n_ctas, np.int64)
+    # memory system
+    l1w = max(1, min(l1_ways, l1_lines))
+    l1_sets = max(1, l1_lines // l1w)
+    l1_tag = np.full((n_sm, l1_sets, l1w), -1, np.int64)
+    l1_valid = np.zeros((n_sm, l1_sets, l1w), np.uint8)
+    l1_stamp = np.zeros((n_sm, l1_sets, l1w), np.int64)
+    l2w = max(1, min(l2_ways, l2_lines))
+    l2_sets = max(1, l2_lines // l2w)
+    l2_tag = np.full((1, l2_sets, l2w), -1, np.int64)
+    l2_valid = np.zeros((1, l2_sets, l2w), np.uint8)
+    l2_dirty = np.zeros((1, l2_sets, l2w), np.uint8)
+    l2_stamp = np.zeros((1, l2_sets, l2w), np.int64)
+    fifo = np.zeros(max(1024, 2 * int(P[P_L2_DIRTY_SECTORS])), np.int64)
+    atom_free = np.zeros(max(1, int(P[P_ATOM_UNITS])), np.float64)
+    atom_busy = np.zeros(atom_free.size, np.float64)
+    # state: 0 L2 queue free, 1 DRAM queue free, 2 unused, 3 now, 4 LRU clock,
+    #        5 dirty sectors, 6 fifo head, 7 fifo tail
+    state = np.zeros(8, np.float64)
+    lines_buf = np.zeros(32, np.int64)
+    masks_buf = np.zeros(32, np.int64)
+    wbuf = np.zeros(32, np.float64)
+    H = np.zeros(33, np.float64)
+    for k in range(1, 33):
+        H[k] = H[k - 1] + 1.0 / k
+    # the event heap: (time, scheduler, version)
+    hk = np.empty(4 * n_sp + 64, np.float64)
+    hv = np.empty(4 * n_sp + 64, np.int64)
+    hn = np.empty(4 * n_sp + 64, np.int64)
+    hsize = 0
+    # first wave: one block per SM per round, as long as slots and blocks last
+    next_cta = 0
+    disp_free = 0.0
+    for rnd in range(blocks_per_sm):
+        for m in range(n_sm):
+            if next_cta >= n_ctas:
+                break
+            _place(next_cta, m, disp_free, S, warps_per_cta, entry_ptr, entry_step, step_block,
+                   blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e,
+                   sl_end, sl_j, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod,
+                   reg_cls, smstat, sl_src, sl_sprod)
+            for u in range(4):
+                sp_ver[m * 4 + u] += 1
+                hk, hv, hn, hsize = _push(hk, hv, hn, hsize, disp_free, m * 4 + u, sp_ver[m * 4 + u])
+            next_cta += 1
+            disp_free += P[P_DISPATCH]
+    end_time = 0.0
+    while hsize > 0:
+        t, sp, ver, hsize = _pop(hk, hv, hn, hsize)
+        if ver != sp_ver[sp]:
+            continue
+        m = sp // 4
+        best = -1
+        best_c = INF
+        second_c = INF
+        for s in range(sp % 4, S, 4):
+            g = m * S + s
+            if sl_warp[g] < 0 or sl_bar[g]:
+                continue
+            ins = sl_ins[g]
+            c = max(sl_own[g], sl_src[g])
+            pp = pipe[ins]
+            if pp < n_pipes and pipe_free[sp, pp] > c:
+                c = pipe_free[sp, pp]
+            if c < best_c or (c == best_c and g == sp_last[sp]):
+                second_c = best_c
+                best_c = c
+                best = g
+            elif c < second_c:
+                second_c = c
+        if best < 0:
+            continue
+        T = max(best_c, sp_free[sp])
+        if T > t:
+            sp_ver[sp] += 1
+            hk, hv, hn, hsize = _push(hk, hv, hn, hsize, T, sp, sp_ver[sp])
+            continue
+        g = best
+        while True:
+            # ---- issue the next instruction of warp ``best`` at T -------------------------------
+            sp_last[sp] = g
+            ins = sl_ins[g]
+            k = kind[ins]
+            # stall accounting: [own, dep] -> producer's reason; [dep, pipe] throttle; rest not selected
+            own = sl_own[g]
+            dep = own
+            prod = -1
+            pcls = S_WAIT
+            if sl_src[g] > own:
+                dep = sl_src[g]
+                prod = sl_sprod[g]
+                pcls = sl_scls[g]
+            if dep > own:
+                stalls[prod if prod >= 0 else ins, pcls] += dep - own
+            pp = pipe[ins]
+            pf = pipe_free[sp, pp] if pp < n_pipes else 0.0
+            if pf > dep:
+                stalls[ins, S_THROTTLE] += pf - dep
+                dep = pf
+            if T > dep:
+                stalls[ins, S_NOT_SELECTED] += T - dep
+            e = sl_e[g]
+            step = entry_step[e]
+            slots = sass[ins]
+            done = T + lat[ins]
+            held = 0.0
+            cls = S_WAIT
+            if k == isa.SHARED_LD or k == isa.SHARED_ST or k == isa.SHARED_ATOM:
+                ev = step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
+                wave = ev_n[ev]
+                service = max(float(wave), P[P_SH_MIN])
+                extra_lat = 0.0
+                if k == isa.SHARED_ATOM:
+                    same = ev_same[ev]
+                    if fatom[ins]:
+                        slots = P[P_SH_FATOM_SASS] * same + 4.0
+                        service = 2.0 * same
+                        extra_lat = P[P_SH_FATOM_ROUND] * same + 8.0 - P[P_SH_ATOM_LAT]
+                    else:
+                        service += (same - 1) * P[P_SH_ATOM_SAME_TPUT]
+                        extra_lat = (same - 1) * P[P_SH_ATOM_SAME_LAT]
+                s0 = max(T, lsu_free[m])
+                lsu_free[m] = s0 + service
+                smstat[m, M_LSU] += service
+                base = P[P_SH_ATOM_LAT] if k == isa.SHARED_ATOM else P[P_SH_LAT]
+                done = s0 + base + (wave - 1) + extra_lat
+                cls = S_SHORT
+            elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
+                ev = step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
+                done = _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H, l1_tag,
+                                      l1_valid, l1_stamp, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo,
+                                      atom_free, atom_busy, l1t_free, state, glob, smstat, lines_buf,
+                                      masks_buf, wbuf)
+                cls = S_LONG
+                held = state[2]
+            elif pp < n_pipes:
+                pipe_free[sp, pp] = T + slots * pipe_interval[pp]
+                smstat[m, M_PIPE0 + pp] += slots * pipe_interval[pp]
+            if pp == SHFL_PIPE:
+                cls = S_SHORT
+            sp_free[sp] = T + slots
+            smstat[m, M_ISSUE] += slots
+            for p in range(dst_ptr[ins], dst_ptr[ins + 1]):
+                reg_ready[g, dst[p]] = done
+                reg_prod[g, dst[p]] = ins
+                reg_cls[g, dst[p]] = cls
+            own = T + slots
+            if held > own:           # a full memory queue holds the warp
+                stalls[ins, S_LG_THROTTLE] += held - own
+                own = held
+            if k == isa.BARRIER:
+                sl_bar[g] = 1
+                sl_barins[g] = ins
+                c = sl_cta[g]
+                cta_arrived[c] += 1
+                if own > cta_bar_t[c]:
+                    cta_bar_t[c] = own
+            # ---- advance the warp past this and any free instructions ---------------------------
+            exited = False
+            while True:
+                j = sl_j[g] + 1
+                b = step_block[entry_step[sl_e[g]]]
+                if j >= blk_len[b]:
+                    sl_e[g] += 1
+                    j = 0
+                    if sl_e[g] >= sl_end[g]:
+                        exited = True
+                        break
+                    b = step_block[entry_step[sl_e[g]]]
+                sl_j[g] = j
+                nxt = blk_first[b] + j
+                sl_ins[g] = nxt
+                if kind[nxt] != isa.FREE:
+                    break
+                ready = own
+                fp = -1
+                fc = S_WAIT
+                for p in range(src_ptr[nxt], src_ptr[nxt + 1]):
+                    r = reg_ready[g, src[p]]
+                    if r > ready:
+                        ready = r
+                        fp = reg_prod[g, src[p]]
+                        fc = reg_cls[g, src[p]]
+                for p in range(dst_ptr[nxt], dst_ptr[nxt + 1]):
+                    reg_ready[g, dst[p]] = ready
+                    reg_prod[g, dst[p]] = fp
+                    reg_cls[g, dst[p]] = fc
+            sl_own[g] = own
+            if not exited:
+                nxt = sl_ins[g]
+                ready = 0.0
+                sl_sprod[g] = -1
+                for p in range(src_ptr[nxt], src_ptr[nxt + 1]):
+                    r = reg_ready[g, src[p]]
+                    if r > ready:
+                        ready = r
+                        sl_sprod[g] = reg_prod[g, src[p]]
+                        sl_scls[g] = reg_cls[g, src[p]]
+                sl_src[g] = ready
+            c = sl_cta[g]
+            if exited:
+                sl_warp[g] = -1
+                smstat[m, M_WARP_CYCLES] += own - sl_start[g]
+                cta_live[c] -= 1
+                if own > end_time:
+                    end_time = own
+            wake = INF       # when warps this issue woke on this scheduler can go
+            # ---- barrier release: every live warp of the block has arrived ----------------------
+            if cta_live[c] > 0 and cta_arrived[c] == cta_live[c] and (k == isa.BARRIER or exited):
+                release = cta_bar_t[c] + P[P_BAR_BASE] + P[P_BAR_WARP] * cta_live[c]
+                where = cta_where[c]
+                q = where % blocks_per_sm
+                for w in range(warps_per_cta):
+                    g2 = m * S + q * warps_per_cta + w
+                    if sl_warp[g2] >= 0 and sl_bar[g2]:
+                        stalls[sl_barins[g2], S_BARRIER] += release - sl_own[g2]
+                        sl_bar[g2] = 0
+                        sl_own[g2] = release
+                        sp2 = m * 4 + (q * warps_per_cta + w) % 4
+                        if sp2 == sp:
+                            wake = min(wake, release)
+                        else:
+                            sp_ver[sp2] += 1
+                            hk, hv, hn, hsize = _push(hk, hv, hn, hsize, release, sp2, sp_ver[sp2])
+                cta_arrived[c] = 0
+                cta_bar_t[c] = 0.0
+            # ---- a finished block frees its slot; the next block of the grid starts there ------
+            if exited and cta_live[c] == 0:
+                cta_done[c] = own
+                smstat[m, M_LAST] = max(smstat[m, M_LAST], own)
+                where = cta_where[c]
+                cta_slot[m, where % blocks_per_sm] = -1
+                if next_cta < n_ctas:
+                    td = max(own, disp_free)
+                    disp_free = td + P[P_DISPATCH]
+                    _place(next_cta, m, td, S, warps_per_cta, entry_ptr, entry_step, step_block,
+                           blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp,
+                           sl_e, sl_end, sl_j, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready,
+                           reg_prod, reg_cls, smstat, sl_src, sl_sprod)
+                    next_cta += 1
+                    wake = min(wake, td)
+                    for u in range(4):
+                        if m * 4 + u != sp:
+                            sp_ver[m * 4 + u] += 1
+                            hk, hv, hn, hsize = _push(hk, hv, hn, hsize, td, m * 4 + u, sp_ver[m * 4 + u])
+            # greedy: the same warp goes on without a trip through the event queue while it is
+            # ready as soon as the scheduler is, and stays within a few cycles of the earliest
+            # pending event of the other schedulers
+            if exited or sl_bar[g] or wake < INF:
+                break
+            cg = max(sl_own[g], sl_src[g])
+            pg = pipe[sl_ins[g]]
+            if pg < n_pipes and pipe_free[sp, pg] > cg:
+                cg = pipe_free[sp, pg]
+            if cg > sp_free[sp] or cg > second_c or (hsize > 0 and sp_free[sp] > hk[0] + RUN_AHEAD):
+                break
+            T = sp_free[sp]
+        # the scheduler's next chance: the next-best warp, or this one's next instruction
+        nxt_t = second_c
+        if not exited and not sl_bar[g]:
+            cg = max(sl_own[g], sl_src[g])
+            pg = pipe[sl_ins[g]]
+            if pg < n_pipes and pipe_free[sp, pg] > cg:
+                cg = pipe_free[sp, pg]
+            if cg < nxt_t:
+                nxt_t = cg
+        if wake < nxt_t:
+            nxt_t = wake
+        if nxt_t < INF:
+            sp_ver[sp] += 1
+            hk, hv, hn, hsize = _push(hk, hv, hn, hsize, max(nxt_t, sp_free[sp], T + 1.0), sp, sp_ver[sp])
+    # the kernel ends when the memory system has applied every store and atomic
+    drained = max(state[0], atom_free.max())
+    glob[G_ATOM_HOT] = atom_busy.max()
+    return max(end_time, drained)

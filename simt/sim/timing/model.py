@@ -1,0 +1,221 @@
+"""From a recorded launch to what Nsight Compute would report: run the machine, extrapolate a
+sampled grid, and name the metrics and the limiting resource.
+
+Metric definitions follow the Nsight Compute Profiling Guide (see docs/metrics.md):
+``sm__cycles_elapsed.max`` is the kernel's duration in SM cycles (every SM's elapsed cycles
+are the kernel's; launch latency outside the kernel is not counted), which is the launch
+floor (measured on an empty kernel) plus the simulated time from the first block's dispatch
+to the last warp's exit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import isa, machine as M
+
+LIMITERS = ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "shared", "l1", "l2", "dram",
+            "atomics")
+
+
+def timing_data(arch) -> dict:
+    t = arch.data.get("timing")
+    if t is None:
+        raise ValueError(f"architecture {arch.name} has no timing section")
+    return t
+
+
+def params(arch, shared_per_sm: int):
+    """(P, pipe intervals, L1 lines, L2 lines) for the machine."""
+    t = timing_data(arch)
+    lat = t["latency"]
+    P = np.zeros(M.N_PARAMS, np.float64)
+    P[M.P_DISPATCH] = t["cta_dispatch_cycles"]
+    P[M.P_L1_LAT] = lat["l1"]
+    P[M.P_L1_LINE_STEP] = t["l1_line_step_cycles"]
+    P[M.P_L1_LINE_CYCLES] = t["l1_line_cycles"]
+    P[M.P_L2_LAT] = lat["l2"]
+    P[M.P_L2_TAIL] = t["l2_tail_cycles"]
+    P[M.P_DRAM_LAT] = lat["dram"]
+    P[M.P_DRAM_TAIL] = t["dram_tail_cycles"]
+    P[M.P_L2_READ_BPC] = t["l2_read_bytes_per_cycle"]
+    P[M.P_L2_WRITE_BPC] = t["l2_write_bytes_per_cycle"]
+    P[M.P_DRAM_BPC] = t["dram_bytes_per_cycle"]
+    P[M.P_DRAM_WRITE_COST] = t["dram_write_cost"]
+    P[M.P_DRAM_FETCH] = t["dram_fetch_bytes"]
+    P[M.P_SH_LAT] = lat["shared"]
+    P[M.P_SH_MIN] = t["shared_instruction_cycles"]
+    P[M.P_SH_ATOM_LAT] = lat["atomic_shared"]
+    P[M.P_SH_ATOM_SAME_LAT] = t["shared_atomic_same_lane_cycles"]
+    P[M.P_SH_ATOM_SAME_TPUT] = t["shared_atomic_same_lane_throughput"]
+    P[M.P_SH_FATOM_ROUND] = t["shared_atomic_f32_round_cycles"]
+    P[M.P_SH_FATOM_SASS] = t["shared_atomic_f32_round_sass"]
+    P[M.P_G_ATOM_LAT] = lat["atomic_global"]
+    P[M.P_ATOM_SAME] = t["atomic_same_address_cycles"]
+    P[M.P_ATOM_SAME_F] = t["atomic_same_address_cycles_f32"]
+    P[M.P_ATOM_UNITS] = t["atomic_units"]
+    P[M.P_ATOM_INTERLEAVE] = t["atomic_interleave_bytes"]
+    P[M.P_BAR_BASE] = t["barrier_cycles"]
+    P[M.P_BAR_WARP] = t["barrier_cycles_per_warp"]
+    P[M.P_L2_DIRTY_SECTORS] = t["l2_dirty_bytes"] / 32
+    P[M.P_QUEUE_ALLOWANCE] = t.get("memory_queue_cycles", lat["l2"])
+    pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
+    l1_lines = max(64, (t["l1_bytes"] - carveout(arch, shared_per_sm)) // 128)
+    l2_lines = t["l2_bytes"] // 128
+    return P, pipes, int(l1_lines), int(l2_lines)
+
+
+def carveout(arch, shared_per_sm: int) -> int:
+    """The smallest shared-memory carveout (bytes) that holds ``shared_per_sm``."""
+    if shared_per_sm <= 0:
+        return 0
+    for kb in arch.data["shared_carveouts_kb"]:
+        if kb * 1024 >= shared_per_sm:
+            return kb * 1024
+    return arch.data["shared_carveouts_kb"][-1] * 1024
+
+
+def _tables(prog, arch):
+    key = ("timing-tables", arch.name)
+    t = prog.timing.get(key)
+    if t is None:
+        t = prog.timing[key] = isa.tables(prog, arch)
+    return t
+
+
+def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: dict,
+             shared_per_block: int) -> tuple[dict, dict]:
+    """Run the machine on what ``rec`` recorded; return (metrics, details)."""
+    t = timing_data(arch)
+    tab = _tables(prog, arch)
+    n = rec.recorded_ctas
+    bpsm = max(1, occupancy["blocks_per_sm"])
+    n_sm = int(arch.sm_count)
+    P, pipes, l1_lines, l2_lines = params(arch, bpsm * _shared_allocation(arch, shared_per_block))
+    ptr, e_step, e_k = rec.streams(n * warps_per_cta)
+    stalls = np.zeros((tab.kind.size, len(M.STALL_NAMES)), np.float64)
+    cta_done = np.zeros(n, np.float64)
+    smstat = np.zeros((n_sm, M.N_SM_STATS), np.float64)
+    glob = np.zeros(M.N_GLOBAL_STATS, np.float64)
+    end = M.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
+                tab.mem_slot, tab.float_atomic, tab.block_first, tab.block_len, ptr, e_step, e_k,
+                rec.step_block.view(), rec.step_nrun.view(), rec.step_ev.view(), rec.ev_n.view(),
+                rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), rec.sec_w.view(), n,
+                warps_per_cta, bpsm, n_sm, prog.nregs, P, pipes, l1_lines, int(t.get("l1_ways", 8)),
+                l2_lines, int(t.get("l2_ways", 16)), stalls, cta_done, smstat, glob)
+    sim_cycles, error = _extrapolate(cta_done, float(end), total_ctas)
+    scale = total_ctas / n if n else 1.0
+    elapsed = float(t["launch_floor_cycles"]) + sim_cycles
+    metrics, details = _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy,
+                               warps_per_cta)
+    metrics["simt__sampled_ctas.sum"] = n
+    metrics["simt__sampling_error.pct"] = 100.0 * error
+    details["stall_table"] = stalls * scale
+    details["block_cycles"] = cta_done
+    return metrics, details
+
+
+def _shared_allocation(arch, shared_per_block: int) -> int:
+    d = arch.data
+    unit = d["shared_allocation_unit"]
+    return -(-(shared_per_block + d["reserved_shared_per_block"]) // unit) * unit if shared_per_block else 0
+
+
+def _extrapolate(cta_done: np.ndarray, end: float, total: int) -> tuple[float, float]:
+    """Simulated cycles of the whole grid from its recorded prefix, and the relative error
+    estimated by extrapolating from two halves of the prefix."""
+    n = cta_done.size
+    if n == 0 or n >= total:
+        return end, 0.0
+    done = np.sort(cta_done)
+    half, quarter = n // 2, n // 4
+
+    def rate(a, b):
+        span = done[b - 1] - done[a - 1] if a > 0 else done[b - 1]
+        return (b - a) / span if span > 0 else np.inf
+    r = rate(half, n)
+    estimate = end + (total - n) / r
+    other = end + (total - n) / rate(quarter, half) if quarter > 0 else estimate
+    return float(estimate), float(abs(other - estimate) / estimate)
+
+
+def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy, warps_per_cta):
+    n_sm = int(arch.sm_count)
+    clock = float(t["clock_mhz"])
+    active = np.clip(smstat[:, M.M_LAST] - smstat[:, M.M_FIRST], 0, None)
+    active_total = float(active.sum()) * scale
+    warp_cycles = float(smstat[:, M.M_WARP_CYCLES].sum()) * scale
+    g = glob * scale
+    l2_read, l2_write, l2_atom = g[M.G_L2_READ], g[M.G_L2_WRITE], g[M.G_L2_ATOM]
+    l2_total = l2_read + l2_write + l2_atom
+    l2_hits = g[M.G_L2_READ_HIT] + l2_write + g[M.G_L2_ATOM_HIT]
+    dram_peak = float(t.get("dram_peak_bytes_per_second", 4.8e12)) / (clock * 1e6)
+    # utilisation of each unit over the kernel's elapsed cycles, percent
+    span = max(1.0, sim_cycles)
+    per_sm = smstat.sum(axis=0) * scale / n_sm
+    units = {"issue": per_sm[M.M_ISSUE] / (4 * span)}
+    for p, name in enumerate(isa.PIPES[:-1]):
+        units[name] = per_sm[M.M_PIPE0 + p] / (4 * span)
+    units["shared"] = per_sm[M.M_LSU] / span
+    units["l1"] = per_sm[M.M_L1T] / span
+    units["l2"] = g[M.G_L2_BUSY] / span
+    units["dram"] = g[M.G_DRAM_BUSY] / span
+    units["atomics"] = max(g[M.G_ATOM_BUSY] / float(t["atomic_units"]), g[M.G_ATOM_HOT]) / span
+    units = {k: 100.0 * min(1.0, v) for k, v in units.items()}
+    compute = max(units[k] for k in ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl"))
+    memory = max(units[k] for k in ("shared", "l1", "l2", "dram", "atomics"))
+    achieved = 100.0 * warp_cycles / active_total / arch.max_warps_per_sm if active_total else 0.0
+    m = {
+        "sm__cycles_elapsed.max": int(round(elapsed)),
+        "sm__cycles_elapsed.avg": float(round(elapsed)),
+        "sm__cycles_active.avg": active_total / n_sm,
+        "gpu__time_duration.sum": float(t["time_offset_ns"]) + elapsed / clock * 1e3,
+        "dram__bytes_read.sum": g[M.G_DRAM_READ],
+        "dram__bytes_write.sum": g[M.G_DRAM_WRITE],
+        "lts__t_sectors.sum": l2_total,
+        "lts__t_sectors_op_read.sum": l2_read,
+        "lts__t_sectors_op_write.sum": l2_write,
+        "lts__t_sectors_op_atom.sum": l2_atom,
+        "lts__t_sector_hit_rate.pct": 100.0 * l2_hits / l2_total if l2_total else 0.0,
+        "l1tex__t_sector_hit_rate.pct": 100.0 * g[M.G_L1_HITS] / g[M.G_L1_SECTORS] if g[M.G_L1_SECTORS] else 0.0,
+        "sm__warps_active.avg.pct_of_peak_sustained_active": achieved,
+        "sm__maximum_warps_per_active_cycle_pct": 100.0 * occupancy["blocks_per_sm"] * warps_per_cta
+        / arch.max_warps_per_sm,
+        "sm__inst_executed.avg.per_cycle_active": per_sm[M.M_ISSUE] * n_sm / active_total if active_total else 0.0,
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed": compute * sim_cycles / elapsed,
+        "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": memory * sim_cycles / elapsed,
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed":
+            100.0 * (g[M.G_DRAM_READ] + g[M.G_DRAM_WRITE]) / (dram_peak * elapsed),
+    }
+    stall_totals = stalls.sum(axis=0) * scale
+    for name, v in zip(M.STALL_NAMES, stall_totals):
+        m[f"smsp__pcsamp_warps_issue_stalled_{name}.sum"] = float(v)
+    bottleneck = _bottleneck(units, stall_totals, elapsed, sim_cycles, float(t["launch_floor_cycles"]),
+                             achieved, m["sm__maximum_warps_per_active_cycle_pct"])
+    details = {"units": units, "bottleneck": bottleneck,
+               "stalls": dict(zip(M.STALL_NAMES, (float(x) for x in stall_totals))),
+               "occupancy": occupancy}
+    return m, details
+
+
+def _bottleneck(units, stalls, elapsed, sim_cycles, floor, achieved, theoretical) -> dict:
+    """The resource that limits the launch, as a speed-of-light reading names it."""
+    unit, pct = max(units.items(), key=lambda kv: kv[1])
+    out = {"units": dict(units)}
+    if floor >= 0.5 * elapsed:
+        return {**out, "limiter": "launch", "pct_of_peak": 100.0 * floor / elapsed,
+                "why": f"the launch floor is {100.0 * floor / elapsed:.0f}% of the elapsed cycles"}
+    if pct >= 60.0:
+        return {**out, "limiter": unit, "pct_of_peak": pct,
+                "why": f"{unit} is busy {pct:.0f}% of the kernel's cycles"}
+    named = dict(zip(M.STALL_NAMES, stalls))
+    waits = {"barriers": named["barrier"], "latency": named["long_scoreboard"] + named["short_scoreboard"]
+             + named["wait"]}
+    if named["barrier"] > 0.5 * sum(waits.values()):
+        return {**out, "limiter": "barriers", "pct_of_peak": pct,
+                "why": "warps spend most of their waiting at barriers"}
+    if theoretical < 50.0 or achieved < 0.5 * theoretical:
+        return {**out, "limiter": "occupancy", "pct_of_peak": pct,
+                "why": f"latency-bound with {achieved:.0f}% of the SM's warps resident on average "
+                       f"(at most {theoretical:.0f}%): too few warps to hide it"}
+    return {**out, "limiter": "latency", "pct_of_peak": pct,
+            "why": f"no unit is busier than {pct:.0f}% ({unit}): warps mostly wait on results"}

@@ -1,0 +1,171 @@
+"""What every warp did, recorded while the precise engine runs, for the machine model to replay.
+
+The engine runs one basic block at a time for all warps that have lanes there (a *step*).
+Per step the recorder keeps the block and the warps; per memory instruction of the step,
+one *event* per warp: shared accesses keep their wavefronts, global accesses the 32-byte
+sectors they touched (and, per sector, the most lanes that hit one word: what an atomic unit
+serialises). A warp's own instruction stream is then the blocks of the steps it appears in,
+in step order (``streams``).
+
+Long launches are sampled: once the recorded work passes a budget (and at least a few
+waves of blocks are recorded), later blocks run without being recorded and the machine
+model extrapolates from the recorded prefix of the grid.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+class _Grow:
+    """A growable 1-D array."""
+
+    def __init__(self, dtype, capacity: int = 1024):
+        self.a = np.empty(capacity, dtype=dtype)
+        self.n = 0
+
+    def reserve(self, extra: int) -> np.ndarray:
+        need = self.n + extra
+        if need > self.a.size:
+            bigger = np.empty(max(need, 2 * self.a.size), dtype=self.a.dtype)
+            bigger[:self.n] = self.a[:self.n]
+            self.a = bigger
+        return self.a
+
+    def append(self, values) -> None:
+        values = np.asarray(values)
+        a = self.reserve(values.size)
+        a[self.n:self.n + values.size] = values
+        self.n += values.size
+
+    def view(self) -> np.ndarray:
+        return self.a[:self.n]
+
+
+@njit(cache=True, nogil=True)
+def _sectors(rows, sec_out, w_out, start, counts, words):
+    """Distinct 32-byte sectors of each row of lane addresses (-1: inactive), in lane order,
+    written from ``sec_out[start]``; per row the number of sectors. With ``words``, per
+    sector the most lanes on one 4-byte word (what an atomic unit serialises), else 1.
+    Returns the new end."""
+    pos = start
+    for r in range(rows.shape[0]):
+        first = pos
+        last = -1
+        for lane in range(32):
+            a = rows[r, lane]
+            if a == -1:
+                continue
+            s = a >> 5
+            if s == last:
+                continue
+            found = False
+            for q in range(first, pos):
+                if sec_out[q] == s:
+                    found = True
+                    break
+            last = s
+            if not found:
+                sec_out[pos] = s
+                w_out[pos] = 1
+                pos += 1
+        counts[r] = pos - first
+        if words:
+            for q in range(first, pos):
+                most = 0
+                for lane in range(32):
+                    a = rows[r, lane]
+                    if a == -1 or (a >> 5) != sec_out[q]:
+                        continue
+                    n = 0
+                    for l2 in range(32):
+                        if rows[r, l2] != -1 and (rows[r, l2] >> 2) == (a >> 2):
+                            n += 1
+                    if n > most:
+                        most = n
+                w_out[q] = most
+    return pos
+
+
+class Recorder:
+    """Steps, events and sectors of one launch (see the module docstring)."""
+
+    def __init__(self, warps_per_cta: int, budget: int, min_ctas: int):
+        self.warps_per_cta = warps_per_cta
+        self.budget = budget              # recorded warp instructions before sampling starts
+        self.min_ctas = min_ctas          # never sample fewer blocks than this
+        self.recording = True
+        self.recorded_ctas = 0            # blocks [0, recorded_ctas) are recorded
+        self.work = 0                     # warp instructions recorded so far
+        self.step_block = _Grow(np.int32)
+        self.step_nrun = _Grow(np.int32)
+        self.step_ev = _Grow(np.int64)
+        self.step_warp = _Grow(np.int64)
+        self.warps = _Grow(np.int32)
+        self.ev_n = _Grow(np.int32)
+        self.ev_ptr = _Grow(np.int64)
+        self.ev_same = _Grow(np.int32)
+        self.sec = _Grow(np.int64, 4096)
+        self.sec_w = _Grow(np.int16, 4096)
+
+    # --- called by the engine -------------------------------------------------------------
+    def batch_started(self, first_cta: int, n_ctas: int) -> None:
+        self.active = self.recording
+        self.first_warp = first_cta * self.warps_per_cta
+        if self.active:
+            self.recorded_ctas = first_cta + n_ctas
+
+    def batch_finished(self, work: int) -> None:
+        """``work``: warp instructions the launch has executed so far."""
+        if self.active and work >= self.budget and self.recorded_ctas >= self.min_ctas:
+            self.recording = False
+        self.work = work if self.active else self.work
+
+    def step(self, block: int, warp_bits: np.ndarray) -> None:
+        if not self.active:
+            return
+        running = np.flatnonzero(warp_bits)
+        self.step_block.append(block)
+        self.step_nrun.append(running.size)
+        self.step_ev.append(self.ev_n.n)
+        self.step_warp.append(self.warps.n)
+        self.warps.append(running + self.first_warp)
+
+    def shared(self, waves: np.ndarray, same: np.ndarray | None) -> None:
+        if not self.active:
+            return
+        n = waves.size
+        self.ev_n.append(waves)
+        self.ev_ptr.append(np.full(n, -1, np.int64))
+        self.ev_same.append(same if same is not None else np.ones(n, np.int32))
+
+    def global_(self, rows: np.ndarray, atomic: bool) -> np.ndarray:
+        """Record one global access (rows of lane addresses per warp); return sectors per row."""
+        counts = np.empty(rows.shape[0], np.int64)
+        if not self.active:
+            scratch = np.empty(rows.shape[0] * 32, np.int64)
+            _sectors(rows, scratch, np.empty(scratch.size, np.int16), 0, counts, False)
+            return counts
+        sec = self.sec.reserve(rows.shape[0] * 32)
+        w = self.sec_w.reserve(rows.shape[0] * 32)
+        start = self.sec.n
+        end = _sectors(rows, sec, w, start, counts, atomic)
+        self.sec.n = self.sec_w.n = end
+        self.ev_n.append(counts.astype(np.int32))
+        self.ev_ptr.append(start + np.concatenate(([0], np.cumsum(counts)[:-1])))
+        self.ev_same.append(np.ones(rows.shape[0], np.int32))
+        return counts
+
+    # --- for the machine ------------------------------------------------------------------
+    def streams(self, n_warps: int):
+        """Per warp, its steps in order: (entry_ptr [n_warps+1], entry_step, entry_k), where
+        ``entry_k`` is the warp's position among the step's running warps."""
+        warps = self.warps.view()
+        nrun = self.step_nrun.view()
+        step_of = np.repeat(np.arange(nrun.size, dtype=np.int64), nrun)
+        k_of = np.arange(warps.size, dtype=np.int64) - np.repeat(self.step_warp.view(), nrun)
+        order = np.argsort(warps, kind="stable")          # steps stay in order within a warp
+        counts = np.bincount(warps, minlength=n_warps)[:n_warps]
+        ptr = np.zeros(n_warps + 1, np.int64)
+        np.cumsum(counts, out=ptr[1:])
+        return ptr, step_of[order], k_of[order].astype(np.int32)
