@@ -50,6 +50,8 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     """Run ``fn`` over the whole grid; return Nsight-Compute-named metrics.
 
     ``listener`` (optional) is told about every warp-level instruction: see simt/sim/trace.
+    With ``cfg.checks``, a checker (simt/sim/check) sees every access and barrier and its
+    reports come back in ``details["hazards"]``.
     """
     prog = prepare(fn)
     arch = load_arch(cfg.arch)
@@ -65,11 +67,16 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     ctas_per_batch = max(1, min(cfg.num_blocks, MAX_BATCH_LANES // lanes_per_cta, by_regs))
     if listener is not None:
         listener.launch_started(fn, cfg, arch)
+    checker = None
+    if cfg.checks:
+        from ..check.checker import Checker
+        checker = Checker(prog, cfg, globals_, args)
     progress = Progress(fn.name, cfg.num_blocks) if cfg.progress else None
     with np.errstate(all="ignore"):
         for first in range(0, cfg.num_blocks, ctas_per_batch):
             n = min(ctas_per_batch, cfg.num_blocks - first)
-            Batch(prog, cfg, args, globals_, counters, first, n, lanes_per_cta, arch, listener).run()
+            Batch(prog, cfg, args, globals_, counters, first, n, lanes_per_cta, arch, listener,
+                  checker).run()
             if progress:
                 progress.update(first + n)
     if progress:
@@ -80,6 +87,8 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     values, details = counters.metrics(occupancy["blocks_per_sm"], occupancy, cfg.timing)
     out = Metrics(values)
     out.details = details
+    if checker is not None:
+        out.details["hazards"] = checker.finish()
     if listener is not None:
         listener.launch_finished(out)
     return out
@@ -127,9 +136,10 @@ class Batch(Diagnostics):
 
     def __init__(self, prog: Program, cfg: LaunchConfig, args: list, globals_: dict,
                  counters: Counters, first_cta: int, n_ctas: int, lanes_per_cta: int,
-                 arch: Arch, listener=None):
+                 arch: Arch, listener=None, checker=None):
         self.prog, self.cfg, self.counters, self.arch = prog, cfg, counters, arch
         self.listener = listener
+        self.checker = checker
         self.timings = prog.block_timings(arch)
         self.kernel = prog.fn.name
         self.n_ctas, self.first_cta, self.lanes_per_cta = n_ctas, first_cta, lanes_per_cta
@@ -173,6 +183,8 @@ class Batch(Diagnostics):
                                         arch.latency("dram")], dtype=np.int64)
         self.warp_wavefronts = np.zeros(n // 32, dtype=np.int64)
         self.warp_dram = np.zeros(n // 32, dtype=np.int64)
+        if checker is not None:
+            checker.batch_started(self)
 
     # --- the scheduler -----------------------------------------------------------------
     def run(self) -> None:
@@ -204,6 +216,8 @@ class Batch(Diagnostics):
                 self.mem_lat = self.mem_iv = self.mem_extra = _NO_MEMORY
             if blk.barrier is not None:
                 self.check_barrier(blk)
+                if self.checker is not None:
+                    self.checker.barrier(self)
                 waited = self.times.barrier(np.flatnonzero(warp_bits))
                 self.counters.stalls[self.prog.instr_base[b], BARRIER] += waited
             if dense:
