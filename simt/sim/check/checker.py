@@ -114,6 +114,7 @@ class Checker:
 
     def _race(self, op, st, k, addr, lanes, vals) -> None:
         s64, s32 = self._rows(st)
+        assert lanes.size == addr.size and (op != STORE or vals.size == addr.size)
         race_access(op, addr, lanes, vals, k, self.calls, self.tid_base, self.lanes_per_cta,
                     self.cta_epoch, self.warp_epoch, s64, s32, self.counts, self.examples)
 
@@ -146,13 +147,15 @@ class Checker:
         for c, v in enumerate(values):
             a = addr + c if c else addr
             if self.race:
+                v = np.broadcast_to(v, (a.size,))      # a constant is one value for every lane
                 self._race(STORE, st, k, a, lanes, _bits(v, st.data.dtype))
             if mask is not None:
                 mask[a] = False
 
-    def atomic(self, batch, ins: Instr, st, flat) -> None:
+    def atomic(self, batch, ins: Instr, st, active_flat) -> None:
+        """``active_flat``: the active lanes' offsets (the atomic op has picked them already)."""
         k = self.index[id(ins)]
-        addr, lanes = self._active(batch, flat), batch.sel()
+        addr, lanes = np.ascontiguousarray(active_flat, dtype=np.int64), batch.sel()
         self.calls += 1
         mask = self.unwritten.get(st.mem)
         if mask is not None:
