@@ -34,6 +34,7 @@ from .warp import LANE_BITS
 from ...arch import Arch, load_arch
 from . import stepping
 from .program import Program, prepare
+from .runaway import WATCH_FROM, LoopWatch
 
 MAX_BATCH_LANES = 1 << 15
 _NO_MEMORY = np.zeros((0, 0), dtype=np.int64)
@@ -195,9 +196,12 @@ class Batch(Diagnostics):
         mask = self.mask = np.zeros(n, dtype=bool)
         warp_bits = self.warp_bits = np.zeros(n // 32, dtype=np.uint32)
         step = 0
+        watch = LoopWatch()
         b = int(pc.min())
         self.count = stepping.select_lanes(pc, b, mask, warp_bits, self.warp_steps)
         while b != self.done_pc:
+            if step >= WATCH_FROM:
+                watch.visit(self, b, step)
             blk = blocks[b]
             count = self.count
             self.dense = dense = always_dense or count * DENSE_FRACTION >= n
