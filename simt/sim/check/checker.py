@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ir.mir import MEMORY, AtomArg, Instr, MemRef, Space
+from ...errors import SimtError
+from ...ir.mir import MEMORY, AtomArg, Instr, MemRef, Op, Space
 from ..precise.diagnostics import describe_thread, lane_ranges
 from .report import Hazard, describe_array, describe_index
 from .shadow import ATOMIC, KINDS, LOAD, STORE, new_shadow, new_tally, race_access
@@ -57,13 +58,18 @@ class Checker:
         self.race, self.init, self.sync = ("race" in cfg.checks, "init" in cfg.checks,
                                            "sync" in cfg.checks)
         self.lanes_per_cta = -(-cfg.threads_per_block // 32) * 32
+        if cfg.num_blocks * self.lanes_per_cta >= (1 << 31) - 1:
+            raise SimtError(f"kernel '{fn.name}': check= handles launches of fewer than 2**31 "
+                            f"threads (shadow memory keeps 32-bit thread ids)")
         self.instrs = [ins for ins in fn.instructions() if ins.op in MEMORY]
         self.index = {id(ins): k for k, ins in enumerate(self.instrs)}
         self.counts, self.examples = new_tally(len(self.instrs))
         self.init_counts = np.zeros(len(self.instrs), dtype=np.int64)
         self.init_first = np.full((len(self.instrs), 2), -1, dtype=np.int64)   # address, thread
         self.shapes: dict[MemRef, tuple] = {}
-        self.shadow: dict[MemRef, tuple[np.ndarray, np.ndarray]] = {}
+        self.shadow: dict[MemRef, np.ndarray] = {}
+        # arrays no instruction writes cannot race: their loads need no shadow
+        self.written = {_mem_of(ins).name for ins in self.instrs if ins.op is not Op.LD}
         self.unwritten: dict[MemRef, np.ndarray] = {}   # True where no one wrote the scalar yet
         self.sync_hazards: list[Hazard] = []
         self.calls = 0
@@ -113,10 +119,9 @@ class Checker:
         return rows
 
     def _race(self, op, st, k, addr, lanes, vals) -> None:
-        s64, s32 = self._rows(st)
         assert lanes.size == addr.size and (op != STORE or vals.size == addr.size)
         race_access(op, addr, lanes, vals, k, self.calls, self.tid_base, self.lanes_per_cta,
-                    self.cta_epoch, self.warp_epoch, s64, s32, self.counts, self.examples)
+                    self.cta_epoch, self.warp_epoch, self._rows(st), self.counts, self.examples)
 
     def _read_unwritten(self, k: int, mask: np.ndarray, addr: np.ndarray, lanes: np.ndarray) -> None:
         bad = mask[addr]
@@ -136,7 +141,7 @@ class Checker:
             a = addr + c if c else addr
             if mask is not None:
                 self._read_unwritten(k, mask, a, lanes)
-            if self.race:
+            if self.race and st.mem.name in self.written:
                 self._race(LOAD, st, k, a, lanes, _NO_VALUES)
 
     def store(self, batch, ins: Instr, st, flat, values: list) -> None:

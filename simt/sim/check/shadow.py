@@ -29,17 +29,19 @@ RAW, WAR, WAW = 0, 1, 2
 KINDS = ("RAW", "WAR", "WAW")
 LOAD, STORE, ATOMIC = 0, 1, 2
 
-# s64 columns
-W_TID, RA_TID, RB_TID, W_CALL, W_VAL = range(5)
-# s32 columns
-W_EP, W_WEP, W_INS, W_ATOM, RA_EP, RA_WEP, RA_INS, RB_EP, RB_WEP, RB_INS = range(10)
+# One 64-byte row per scalar (one cache line): the last write and the two latest reads by
+# different threads. Thread ids are stored plus one, so a zeroed row means "untouched";
+# an atomic write stores its instruction as -1 - ins.
+ROW = np.dtype([("w_tid", np.int32), ("w_ep", np.int32), ("w_wep", np.int32), ("w_ins", np.int32),
+                ("ra_tid", np.int32), ("ra_ep", np.int32), ("ra_wep", np.int32), ("ra_ins", np.int32),
+                ("rb_tid", np.int32), ("rb_ep", np.int32), ("rb_wep", np.int32), ("rb_ins", np.int32),
+                ("w_call", np.int64), ("w_val", np.int64)], align=True)
+assert ROW.itemsize == 64
 
 
-def new_shadow(size: int) -> tuple[np.ndarray, np.ndarray]:
+def new_shadow(size: int) -> np.ndarray:
     """Empty shadow rows for ``size`` scalars: no thread has touched any of them."""
-    s64 = np.zeros((size, 5), dtype=np.int64)
-    s64[:, W_TID] = s64[:, RA_TID] = s64[:, RB_TID] = -1
-    return s64, np.zeros((size, 10), dtype=np.int32)
+    return np.zeros(size, dtype=ROW)
 
 
 def new_tally(n_instrs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -51,10 +53,11 @@ def new_tally(n_instrs: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _unordered(p_tid, p_ep, p_wep, c_tid, c_ep, c_wep, lanes_per_cta):
+def _unordered(p_tid, p_ep, p_wep, c_tid, c_ep, c_wep, block_lo, block_hi):
+    """``block_lo``..``block_hi``: the thread ids of the current access's block."""
     if p_tid < 0 or p_tid == c_tid:
         return False
-    if p_tid // lanes_per_cta != c_tid // lanes_per_cta:
+    if p_tid < block_lo or p_tid >= block_hi:
         return True                      # different blocks
     if p_ep != c_ep:
         return False                     # a barrier between them
@@ -74,54 +77,63 @@ def _hit(counts, examples, kind, earlier, later, addr, p_tid, c_tid):
 
 @njit(cache=True, nogil=True)
 def race_access(op, addr, lanes, vals, ins, call, tid_base, lanes_per_cta, cta_epoch,
-                warp_epoch, s64, s32, counts, examples):
+                warp_epoch, rows, counts, examples):
     """Check then record one instruction's accesses: ``addr[k]`` by batch lane ``lanes[k]``.
 
     ``op``: LOAD, STORE or ATOMIC; ``vals``: a store's value bits per lane; ``ins``: the
     instruction's index; ``call``: this execution's serial number; ``tid_base``: the launch-wide
     thread id of batch lane 0; ``cta_epoch``/``warp_epoch``: barriers per block / syncwarps per
-    warp so far, indexed by block / warp within the batch.
+    warp so far, indexed by block / warp within the batch; ``rows``: the array's shadow.
     """
+    block_hi = -1                        # lanes come in order: find each block's range once
+    block_lo = ep = 0
     for k in range(addr.size):
         a = addr[k]
         lane = lanes[k]
         tid = tid_base + lane
-        ep = cta_epoch[lane // lanes_per_cta]
+        if tid >= block_hi or tid < block_lo:
+            cta = lane // lanes_per_cta
+            block_lo = tid_base + cta * lanes_per_cta
+            block_hi = block_lo + lanes_per_cta
+            ep = cta_epoch[cta]
         wep = warp_epoch[lane >> 5]
-        w_tid = s64[a, W_TID]
+        row = rows[a]
+        w_tid = row.w_tid - 1
+        w_ins = row.w_ins
+        w_atomic = w_ins < 0
+        if w_atomic:
+            w_ins = -1 - w_ins
         if op == LOAD:
-            if _unordered(w_tid, s32[a, W_EP], s32[a, W_WEP], tid, ep, wep, lanes_per_cta):
-                _hit(counts, examples, RAW, s32[a, W_INS], ins, a, w_tid, tid)
-            if s64[a, RA_TID] != tid:    # keep the two latest reads by different threads
-                s64[a, RB_TID] = s64[a, RA_TID]
-                s32[a, RB_EP] = s32[a, RA_EP]
-                s32[a, RB_WEP] = s32[a, RA_WEP]
-                s32[a, RB_INS] = s32[a, RA_INS]
-                s64[a, RA_TID] = tid
-            s32[a, RA_EP] = ep
-            s32[a, RA_WEP] = wep
-            s32[a, RA_INS] = ins
+            if _unordered(w_tid, row.w_ep, row.w_wep, tid, ep, wep, block_lo, block_hi):
+                _hit(counts, examples, RAW, w_ins, ins, a, w_tid, tid)
+            if row.ra_tid != tid + 1:    # keep the two latest reads by different threads
+                row.rb_tid = row.ra_tid
+                row.rb_ep = row.ra_ep
+                row.rb_wep = row.ra_wep
+                row.rb_ins = row.ra_ins
+                row.ra_tid = tid + 1
+            row.ra_ep = ep
+            row.ra_wep = wep
+            row.ra_ins = ins
             continue
-        if _unordered(w_tid, s32[a, W_EP], s32[a, W_WEP], tid, ep, wep, lanes_per_cta):
-            one_access = (w_tid >> 5) == (tid >> 5) and s64[a, W_CALL] == call
+        if _unordered(w_tid, row.w_ep, row.w_wep, tid, ep, wep, block_lo, block_hi):
+            one_access = (w_tid >> 5) == (tid >> 5) and row.w_call == call
             if not one_access:
-                w_atomic = s32[a, W_ATOM] != 0
                 if op == ATOMIC:
                     if not w_atomic:
-                        _hit(counts, examples, WAW, s32[a, W_INS], ins, a, w_tid, tid)
-                elif w_atomic or s64[a, W_VAL] != vals[k]:
-                    _hit(counts, examples, WAW, s32[a, W_INS], ins, a, w_tid, tid)
-        r_tid = s64[a, RA_TID]
-        if _unordered(r_tid, s32[a, RA_EP], s32[a, RA_WEP], tid, ep, wep, lanes_per_cta):
-            _hit(counts, examples, WAR, s32[a, RA_INS], ins, a, r_tid, tid)
+                        _hit(counts, examples, WAW, w_ins, ins, a, w_tid, tid)
+                elif w_atomic or row.w_val != vals[k]:
+                    _hit(counts, examples, WAW, w_ins, ins, a, w_tid, tid)
+        r_tid = row.ra_tid - 1
+        if _unordered(r_tid, row.ra_ep, row.ra_wep, tid, ep, wep, block_lo, block_hi):
+            _hit(counts, examples, WAR, row.ra_ins, ins, a, r_tid, tid)
         else:
-            r_tid = s64[a, RB_TID]
-            if _unordered(r_tid, s32[a, RB_EP], s32[a, RB_WEP], tid, ep, wep, lanes_per_cta):
-                _hit(counts, examples, WAR, s32[a, RB_INS], ins, a, r_tid, tid)
-        s64[a, W_TID] = tid
-        s64[a, W_CALL] = call
-        s64[a, W_VAL] = vals[k] if op == STORE else 0
-        s32[a, W_EP] = ep
-        s32[a, W_WEP] = wep
-        s32[a, W_INS] = ins
-        s32[a, W_ATOM] = 1 if op == ATOMIC else 0
+            r_tid = row.rb_tid - 1
+            if _unordered(r_tid, row.rb_ep, row.rb_wep, tid, ep, wep, block_lo, block_hi):
+                _hit(counts, examples, WAR, row.rb_ins, ins, a, r_tid, tid)
+        row.w_tid = tid + 1
+        row.w_call = call
+        row.w_val = vals[k] if op == STORE else 0
+        row.w_ep = ep
+        row.w_wep = wep
+        row.w_ins = -1 - ins if op == ATOMIC else ins
