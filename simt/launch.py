@@ -294,7 +294,7 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
     ``memory_only``, ``blocks``, ``warps``, ``max_records`` (see traces/README.md).
     ``check="race" | "init" | "sync" | "all" | [...]`` runs sanitizers (on the precise engine)
     and returns their reports in ``result.hazards``; ``raise_on_hazard=True`` raises
-    HazardError instead (see docs/checks.md)."""
+    HazardError instead (see docs/checks/README.md)."""
     if not isinstance(kernel, Kernel):
         raise LaunchError(f"simt.launch expects a @simt.kernel, got {kernel!r}")
     if adjoint:
