@@ -74,8 +74,8 @@ def simt_verdicts(case) -> tuple[set[str], dict[str, list[str]]]:
     marks = {line: name for name, line in case.marker_lines().items()}
     lines: dict[str, list[str]] = {}
     for row in h.itertuples():
-        names = [marks.get(int(x), f"L{int(x)}") for x in (row.line, row.other_line)
-                 if not pd.isna(x)]
+        shown = (row.line, row.other_line) if row.check == "race" else (row.line,)
+        names = [marks.get(int(x), f"L{int(x)}") for x in shown if not pd.isna(x)]
         lines.setdefault(row.check, []).append("/".join(sorted(set(names))))
     return set(h.check), lines
 

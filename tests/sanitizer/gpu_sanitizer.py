@@ -21,6 +21,8 @@ import argparse
 import csv
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -35,6 +37,16 @@ TOOLS = ("racecheck", "initcheck", "synccheck")
 DONE = "simt-case-done"
 TIMEOUT_S = 90
 FIELDS = ("case", "tool", "status", "verdict", "reports", "kinds", "lines", "markers")
+CUDA_BIN = ("/usr/local/cuda/bin", "/usr/local/cuda/compute-sanitizer", "/opt/cuda/bin")
+
+
+def find_tool(name: str) -> str:
+    """A CUDA toolkit program on PATH or in the usual install folders."""
+    found = shutil.which(name) or shutil.which(name, path=os.pathsep.join(CUDA_BIN))
+    if found is None:
+        sys.exit(f"{name} was not found on PATH or in {', '.join(CUDA_BIN)}: it comes with the "
+                 f"CUDA toolkit")
+    return found
 
 
 # ---- one case, in the process compute-sanitizer watches -------------------------------------
@@ -44,7 +56,6 @@ def load_with_lineinfo(kernel, dim, block_dim, arch: str = "sm_90") -> None:
     runtime's module cache, so the ordinary ``simt.launch`` uses it."""
     from simt.gpu import runtime
     from simt.gpu.ptx import emit
-    from simt.gpu.ptxas import find_ptxas
     from simt.launch import launch_geometry, normalise_dim
     sig, _, _ = launch_geometry(normalise_dim(dim), block_dim, kernel.key)
     fn = kernel.compile(sig)
@@ -52,7 +63,7 @@ def load_with_lineinfo(kernel, dim, block_dim, arch: str = "sm_90") -> None:
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
         src.write_text(text)
-        subprocess.run([find_ptxas(), f"-arch={arch}", "-lineinfo", str(src), "-o", str(out)],
+        subprocess.run([find_tool("ptxas"), f"-arch={arch}", "-lineinfo", str(src), "-o", str(out)],
                        check=True, capture_output=True)
         cubin = out.read_bytes()
     what = f"kernel '{kernel.key}' with line info"
@@ -74,24 +85,30 @@ def run_case(name: str) -> None:
 
 # ---- every case under every tool ------------------------------------------------------------
 
-def sanitize(name: str, tool: str, raw: Path) -> None:
+def run_with_timeout(cmd: list[str], env: dict) -> tuple[str, str]:
+    """(status, output); on timeout the whole process group goes (the tool and its python)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=env, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=TIMEOUT_S)
+        return f"exit {proc.returncode}", out
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        return f"timeout after {TIMEOUT_S} s", out
+
+
+def sanitize(sanitizer: str, name: str, tool: str, raw: Path) -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(HERE.parent.parent),
                                                                      os.environ.get("PYTHONPATH")])))
     extra = ["--racecheck-report", "all"] if tool == "racecheck" else []
-    cmd = ["compute-sanitizer", "--tool", tool, *extra, sys.executable, str(Path(__file__).resolve()),
+    cmd = [sanitizer, "--tool", tool, *extra, sys.executable, str(Path(__file__).resolve()),
            "--case", name]
     start = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
-        text = proc.stdout + proc.stderr
-        if extra and "racecheck-report" in text and DONE not in text:     # an older tool: no such option
-            cmd = [c for c in cmd if c not in extra]
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
-            text = proc.stdout + proc.stderr
-        status = f"exit {proc.returncode}"
-    except subprocess.TimeoutExpired as e:
-        text = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        status = f"timeout after {TIMEOUT_S} s"
+    status, text = run_with_timeout(cmd, env)
+    if extra and "racecheck-report" in text and DONE not in text:    # an older tool: no such option
+        cmd = [c for c in cmd if c not in extra]
+        status, text = run_with_timeout(cmd, env)
     raw.write_text(f"# {' '.join(cmd)}\n# {status}, {time.perf_counter() - start:.1f} s\n{text}")
 
 
@@ -140,7 +157,10 @@ def main(argv=None) -> int:
     ap.add_argument("--case", help="run one corpus case on the GPU (what compute-sanitizer runs)")
     ap.add_argument("--parse", metavar="OUTDIR", help="only re-parse OUTDIR/raw into the CSV")
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 4))
+    ap.add_argument("--timeout", type=int, default=0, help=f"seconds per run (default {TIMEOUT_S})")
     args = ap.parse_args(argv)
+    if args.timeout:
+        globals()["TIMEOUT_S"] = args.timeout
     if args.case:
         run_case(args.case)
         return 0
@@ -150,12 +170,14 @@ def main(argv=None) -> int:
     if not args.outdir:
         ap.error("give OUTDIR (or --case NAME, or --parse OUTDIR)")
     from sanitizer_corpus import CASES
+    sanitizer = find_tool("compute-sanitizer")
     outdir = Path(args.outdir)
     (outdir / "raw").mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     jobs = [(c.name, tool) for c in CASES for tool in TOOLS]
     with ThreadPoolExecutor(args.jobs) as pool:
-        for _ in pool.map(lambda job: sanitize(*job, outdir / "raw" / f"{job[0]}.{job[1]}.txt"), jobs):
+        for _ in pool.map(lambda job: sanitize(sanitizer, *job, outdir / "raw" / f"{job[0]}.{job[1]}.txt"),
+                          jobs):
             pass
     target = write_csv(outdir)
     print(f"{len(jobs)} runs in {time.perf_counter() - start:.0f} s; wrote {target}")
