@@ -174,3 +174,21 @@ def test_simt_run_check_prints_reports_and_fails(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "racecheck: read-after-write hazard in kernel 'k'" in err and "1 hazard report" in err
     assert main(["run", str(script), "--check", "init"]) == 0
+
+
+def test_ptx_with_line_info_names_the_kernel_source_lines(tmp_path):
+    import shutil
+    import subprocess
+    case = by_name("barrier_in_wrong_place")
+    text = wp.ptx(case.kernel, lineinfo=True)
+    marks = case.marker_lines()
+    assert f'.file 1 "{case.kernel.py_func.__code__.co_filename}"' in text
+    assert f".loc 1 {marks['w']} " in text and f".loc 1 {marks['r']} " in text
+    assert ".loc" not in wp.ptx(case.kernel)                # off by default: golden PTX unchanged
+    if shutil.which("ptxas") is None:
+        pytest.skip("ptxas is not on PATH")
+    (tmp_path / "k.ptx").write_text(text)
+    proc = subprocess.run(["ptxas", "-arch=sm_90", "-lineinfo", str(tmp_path / "k.ptx"), "-o",
+                           str(tmp_path / "k.cubin")], text=True, capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    assert case.kernel.py_func.__code__.co_filename.encode() in (tmp_path / "k.cubin").read_bytes()
