@@ -54,8 +54,31 @@ def _normalise_shape(shape) -> tuple[int, ...]:
     return shape
 
 
+class Unwritten:
+    """initcheck's memory of an array made by ``simt.empty``: True per scalar nothing wrote yet.
+
+    Launches with ``check="init"`` read and update it; any other way of writing the array
+    (host access through ``numpy()``, ``fill_``, ``assign``, ``copy``, or a launch without
+    initcheck) counts as writing all of it, so initcheck never reports a value someone set.
+    """
+
+    __slots__ = ("size", "_mask")
+
+    def __init__(self, size: int):
+        self.size = size
+        self._mask: np.ndarray | None = np.ones(size, dtype=bool)
+
+    def mask(self) -> np.ndarray | None:
+        return self._mask
+
+    def clear(self) -> None:
+        self._mask = None
+
+
 class array:
     """A device array, or (with neither data nor shape) an ``array(dtype=...)`` annotation."""
+
+    _unwritten: Unwritten | None = None     # set by simt.empty (cpu devices)
 
     def __init__(self, data=None, dtype=typing.Any, shape=None, strides=None, ptr=None,
                  capacity=None, device=None, pinned=False, copy=True, deleter=None, ndim=None,
@@ -125,6 +148,7 @@ class array:
         out._finish(buffer, base._ir_dtype, None)
         out.ptr = base.ptr
         out._gpu = base._gpu
+        out._unwritten = base._unwritten
         return out
 
     # properties ----------------------------------------------------------------------
@@ -161,7 +185,13 @@ class array:
     def numpy(self) -> np.ndarray:
         """The host buffer itself (a view, as Warp gives for cpu arrays); a copy from a GPU."""
         buf = self._require_buffer()
+        self._host_access()
         return buf if self._gpu is None else self._gpu.download(buf)
+
+    def _host_access(self) -> None:
+        """The host may write the buffer now: initcheck counts every element as written."""
+        if self._unwritten is not None:
+            self._unwritten.clear()
 
     def _host_written(self) -> None:
         """After writing the host buffer of a GPU array: send it to the GPU."""
@@ -186,6 +216,7 @@ class array:
 
     def fill_(self, value) -> None:
         buf = self._require_buffer()
+        self._host_access()
         buf[...] = np.asarray(value, dtype=buf.dtype)
         self._host_written()
 
@@ -194,6 +225,7 @@ class array:
 
     def assign(self, src) -> None:
         buf = self._require_buffer()
+        self._host_access()
         data = src.numpy() if isinstance(src, array) else np.asarray(src)
         buf[...] = np.asarray(data, dtype=buf.dtype).reshape(buf.shape)
         self._host_written()
@@ -272,8 +304,12 @@ def zeros(shape=None, dtype=float, device=None, requires_grad=False, pinned=Fals
 
 
 def empty(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
-    """Zero-filled, so results never depend on leftover memory."""
-    return zeros(shape, dtype, device, requires_grad)
+    """Zero-filled, so results never depend on leftover memory; launches with
+    ``check="init"`` report reads of elements nothing wrote (and see them poisoned)."""
+    out = zeros(shape, dtype, device, requires_grad)
+    if out.device.is_cpu:
+        out._unwritten = Unwritten(out.flat_scalars().size)
+    return out
 
 
 def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False, **kwargs) -> array:
@@ -292,7 +328,7 @@ def zeros_like(src: array, device=None, requires_grad=None, pinned=None) -> arra
 
 
 def empty_like(src: array, device=None, requires_grad=None, pinned=None) -> array:
-    return zeros_like(src, device)
+    return empty(src.shape, src._ir_dtype, device or src.device)
 
 
 def ones_like(src: array, device=None, requires_grad=None, pinned=None) -> array:
@@ -318,6 +354,7 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     ncomp = max(1, int(np.prod(t.component_shape(src._ir_dtype))))
     n = count or src.size - src_offset
     d, s = dest.flat_scalars(), src.flat_scalars()
+    dest._host_access()
     if (dest_offset + n) * ncomp > d.size or (src_offset + n) * ncomp > s.size:
         raise ValueError(f"copy of {n} elements runs past the end of an array")
     if dest._gpu is not None or src._gpu is not None:

@@ -110,13 +110,19 @@ def _transpose_story(rng) -> bool:
 
 
 def run_file(path: str, device: str | None = None, trace: str | None = None,
-             arch: str | None = None) -> int:
+             arch: str | None = None, check: str | None = None,
+             raise_on_hazard: bool = False) -> int:
     """Run a user's script as ``__main__``; its launches that name no device use ``device``.
 
     With ``trace``, launches on cpu:trace (the default device then) record to that file
-    (later launches to FILE.1.jsonl, ...). Long launches show progress on stderr.
+    (later launches to FILE.1.jsonl, ...). Long launches show progress on stderr. With
+    ``check`` (race, init, sync, all, or a comma-separated list) every launch is checked,
+    its reports go to stderr, and the exit status is 1 when any launch reported a hazard.
     """
     options = {"progress": True}
+    if check:
+        options["check"] = check
+        options["raise_on_hazard"] = raise_on_hazard
     if trace:
         device = device or "cpu:trace"
         options["trace"] = trace
@@ -129,8 +135,29 @@ def run_file(path: str, device: str | None = None, trace: str | None = None,
     except simt.SimtError as e:
         print(f"simt run: {e}", file=sys.stderr)
         return 2
-    runpy.run_path(path, run_name="__main__")
-    return 0
+    if not check:
+        runpy.run_path(path, run_name="__main__")
+        return 0
+    from .sim.check.launching import add_reporter, remove_reporter
+    from .sim.check.report import summary
+    found: list = []
+
+    def report(kernel: str, hazards: list) -> None:
+        if hazards:
+            found.extend(hazards)
+            print(f"simt run: kernel '{kernel}':\n{summary(hazards)}\n", file=sys.stderr)
+
+    add_reporter(report)
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except simt.HazardError:
+        print("simt run: stopped at the first launch with a hazard (--raise-on-hazard)", file=sys.stderr)
+        return 1
+    finally:
+        remove_reporter(report)
+    print(f"simt run --check {check}: {len(found)} hazard report{'s' if len(found) != 1 else ''}",
+          file=sys.stderr)
+    return 1 if found else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,6 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--device", help="default device: cpu, cpu:precise, cpu:trace, cuda, cuda:N")
     run.add_argument("--trace", metavar="PATH", help="record launches on cpu:trace to PATH (.jsonl or .jsonl.gz)")
     run.add_argument("--arch", choices=("sm_90", "sm_80"), help="architecture the timing model uses")
+    run.add_argument("--check", metavar="CHECKS",
+                     help="sanitizers for every launch: race, init, sync, all, or a comma-separated list; "
+                          "reports go to stderr and the exit status is 1 if any launch has one")
+    run.add_argument("--raise-on-hazard", action="store_true",
+                     help="with --check: stop at the first launch with a hazard (HazardError)")
     report = commands.add_parser("report", help="analyse a trace written with device='cpu:trace'")
     report.add_argument("analysis", choices=("banks", "coalescing", "divergence"))
     report.add_argument("trace", help="a .jsonl or .jsonl.gz trace file")
@@ -156,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     diff.add_argument("--block-dim", help="threads per block, e.g. 256 or 8,32")
     diff.add_argument("--rtol", type=float, help="relative float tolerance (default 1e-5)")
     diff.add_argument("--atol", type=float, help="absolute float tolerance (default 1e-6)")
+    diff.add_argument("--check", metavar="CHECKS", help="also run sanitizers on the CPU engines "
+                      "(race, init, sync, all); any hazard fails the diff")
     args = parser.parse_args(argv)
     if args.command == "report":
         from .analysis.report import report as print_report
@@ -163,14 +197,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "diff":
         from .testing import diff_command
         try:
-            return diff_command(args.target, args.dim, args.engines, args.block_dim, args.rtol, args.atol)
+            return diff_command(args.target, args.dim, args.engines, args.block_dim, args.rtol, args.atol,
+                                args.check)
         except (simt.SimtError, ValueError, OSError) as e:
             print(f"simt diff: {e}", file=sys.stderr)
             return 2
     if args.command == "demo":
         return demo()
     if args.command == "run":
-        return run_file(args.file, args.device, args.trace, args.arch)
+        return run_file(args.file, args.device, args.trace, args.arch, args.check, args.raise_on_hazard)
     parser.print_help()
     return 2
 

@@ -72,3 +72,12 @@ class StepLimitError(KernelRuntimeError):
 
 class DeviceError(SimtError):
     pass
+
+
+class HazardError(SimtError):
+    """A launch run with ``check=...`` and ``raise_on_hazard`` found hazards. ``hazards`` is
+    the DataFrame ``result.hazards`` would have held; the message holds every report."""
+
+    def __init__(self, message: str, hazards=None):
+        self.hazards = hazards
+        super().__init__(message)

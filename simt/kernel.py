@@ -172,12 +172,14 @@ def mir(k: Kernel, dim_ndim: int = 1, block_ndim: int = 1) -> str:
     return format_function(k.compile(LaunchSig(dim_ndim, block_ndim)))
 
 
-def ptx(k: Kernel, arch: str = "sm_90", dim_ndim: int = 1, block_ndim: int = 1) -> str:
-    """The PTX text of a kernel compiled for a launch signature (with the module options)."""
+def ptx(k: Kernel, arch: str = "sm_90", dim_ndim: int = 1, block_ndim: int = 1,
+        lineinfo: bool = False) -> str:
+    """The PTX text of a kernel compiled for a launch signature (with the module options);
+    ``lineinfo`` adds .file/.loc directives naming the kernel's source lines."""
     from .gpu.ptx import emit
     if not isinstance(k, Kernel):
         raise TypeError(f"simt.ptx expects a @simt.kernel, got {k!r}")
-    return emit(k.compile(LaunchSig(dim_ndim, block_ndim)), arch)[0]
+    return emit(k.compile(LaunchSig(dim_ndim, block_ndim)), arch, lineinfo)[0]
 
 
 def ptxas_info(k: Kernel, arch: str = "sm_90", dim_ndim: int = 1, block_ndim: int = 1) -> dict:

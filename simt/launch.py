@@ -286,11 +286,15 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
            adj_outputs: Sequence = (), device=None, stream=None, adjoint: bool = False,
            record_tape: bool = True, record_cmd: bool = False, max_blocks: int = 0,
            block_dim=256, arch: str | None = None, max_steps: int | None = None,
-           trace=None, trace_options: dict | None = None) -> LaunchResult:
+           trace=None, trace_options: dict | None = None, check=None,
+           raise_on_hazard: bool | None = None) -> LaunchResult:
     """Run ``kernel`` over ``dim`` threads; ``outputs`` are appended to ``inputs`` (as in Warp).
 
     ``trace="run.jsonl"`` (device ``cpu:trace``) records every warp instruction; trace_options:
-    ``memory_only``, ``blocks``, ``warps``, ``max_records`` (see traces/README.md)."""
+    ``memory_only``, ``blocks``, ``warps``, ``max_records`` (see traces/README.md).
+    ``check="race" | "init" | "sync" | "all" | [...]`` runs sanitizers (on the precise engine)
+    and returns their reports in ``result.hazards``; ``raise_on_hazard=True`` raises
+    HazardError instead (see docs/checks/README.md)."""
     if not isinstance(kernel, Kernel):
         raise LaunchError(f"simt.launch expects a @simt.kernel, got {kernel!r}")
     if adjoint:
@@ -305,6 +309,9 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
     arch = arch or opts["arch"]
     if arch not in ARCHS:
         raise LaunchError(f"kernel '{kernel.key}': unknown arch {arch!r}; simt models {', '.join(ARCHS)}")
+    from .sim.check import launching as checking
+    check_plan = checking.plan(kernel.key, dev, check, raise_on_hazard, opts)
+    run_engine = checking.engine(dev, run_engine, check_plan.checks)
     steps = opts["max_steps"] if max_steps is None else max_steps
     if isinstance(steps, bool) or not isinstance(steps, int) or steps <= 0:
         raise LaunchError(f"kernel '{kernel.key}': max_steps must be a positive int, got {steps!r}")
@@ -316,10 +323,12 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
     fn = kernel.compile(sig, opts["debug"], opts["fastmath"])
     check_shared_memory(kernel, fn, arch)
     args = engine_arguments(kernel, fn, bound)
+    checking.attach_arrays(check_plan.checks, bound, args)
     if math.prod(dims) == 0:
         return LaunchResult(kernel.key, str(dev), {})
     cfg = LaunchConfig(dim=dims, block=block, grid=grid, sig=sig, arch=arch, max_steps=steps,
-                       timing=bool(opts.get("timing", True)), progress=bool(opts.get("progress")))
+                       timing=bool(opts.get("timing", True)), progress=bool(opts.get("progress")),
+                       checks=check_plan.checks)
     if str(dev) == "cpu:trace":
         if trace is None and opts.get("trace"):      # e.g. `simt run FILE --trace out.jsonl`
             trace = _default_trace_path(opts["trace"], kernel.key)
@@ -328,4 +337,6 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
         raise LaunchError(f"kernel '{kernel.key}': trace= records on device 'cpu:trace', not '{dev}'")
     else:
         metrics = run_engine(fn, cfg, args)
-    return LaunchResult(kernel.key, str(dev), dict(metrics), getattr(metrics, "details", {}))
+    result = LaunchResult(kernel.key, str(dev), dict(metrics), getattr(metrics, "details", {}))
+    checking.finish(kernel.key, result, check_plan, bound)
+    return result

@@ -14,7 +14,8 @@ from .errors import SimtError
 ARCHS = ("sm_90", "sm_80")
 
 DEFAULTS = {"debug": False, "fastmath": False, "max_steps": 1_000_000, "arch": "sm_90",
-            "timing": True, "progress": False, "trace": None}
+            "timing": True, "progress": False, "trace": None, "check": None,
+            "raise_on_hazard": False}
 
 _WARP_IGNORED = frozenset({
     "enable_backward", "max_unroll", "lineinfo", "block_dim", "fuse_fp", "cuda_output",
@@ -51,7 +52,11 @@ def _check(key: str, value):
         if value is not None and not isinstance(value, str):
             raise SimtError(f"module option 'trace' must be a file path or None, got {value!r}")
         return value
-    if key in ("debug", "fastmath", "timing", "progress"):
+    if key == "check":     # None, "race", "init", "sync", "all" or a list of them
+        from .sim.check import parse_checks
+        checks = parse_checks(value)
+        return sorted(checks) if checks else None
+    if key in ("debug", "fastmath", "timing", "progress", "raise_on_hazard"):
         if not isinstance(value, (bool, int)):
             raise SimtError(f"module option {key!r} must be True or False, got {value!r}")
         return bool(value)

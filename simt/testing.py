@@ -106,10 +106,11 @@ class CompareReport:
     results: dict[str, object]                  # engine -> LaunchResult
     rtol: float
     atol: float
+    hazards: dict[str, list] = field(default_factory=dict)   # engine -> hazard reports (check=...)
 
     @property
     def ok(self) -> bool:
-        return all(d.ok for d in self.diffs)
+        return all(d.ok for d in self.diffs) and not any(self.hazards.values())
 
     @property
     def compared(self) -> bool:
@@ -127,6 +128,11 @@ class CompareReport:
             verdict = "matches" if all(d.ok for d in diffs) else "DIFFERS"
             lines.append(f" {engine} {verdict}:")
             lines.extend(d.describe() for d in diffs)
+        for engine, found in self.hazards.items():
+            if found:
+                from .sim.check.report import summary
+                lines.append(f" {engine} found hazards:")
+                lines.extend("   " + line for line in summary(found).splitlines())
         for engine, why in self.skipped.items():
             lines.append(f" {engine} skipped: {why}")
         if not self.compared:
@@ -202,13 +208,15 @@ def _fresh_args(kernel: Kernel, snapshots: list, engine: str) -> list:
 
 def compare(kernel: Kernel, dim, inputs: Sequence = (), engines: Sequence[str] = DEFAULT_ENGINES,
             block_dim=256, outputs: Sequence = (), rtol: float | None = None,
-            atol: float | None = None, raise_on_mismatch: bool = True) -> CompareReport:
+            atol: float | None = None, raise_on_mismatch: bool = True, check=None) -> CompareReport:
     """Launch ``kernel`` on each engine with fresh copies of the arguments and diff the arrays.
 
     ``inputs`` and ``outputs`` are joined as in ``simt.launch``; array arguments may be
     ``simt.array`` objects on any device or numpy arrays (converted to the parameter's
     element type). Raises AssertionError with the report's summary when an engine differs
     from the reference (unless ``raise_on_mismatch=False``); returns the report.
+    ``check`` ("race", "init", "sync", "all", a list) runs the sanitizers on the CPU engines;
+    their hazards are in ``report.hazards``, printed in the summary, and fail the comparison.
     """
     if not isinstance(kernel, Kernel):
         raise TypeError(f"simt.testing.compare expects a @simt.kernel, got {kernel!r}")
@@ -217,7 +225,7 @@ def compare(kernel: Kernel, dim, inputs: Sequence = (), engines: Sequence[str] =
     snapshots = [_host_copy(v) for v in [*inputs, *(outputs or ())]]
     array_names = [name for (name, ptype), v in zip(kernel.params, snapshots)
                    if isinstance(ptype, ArrayType) and isinstance(v, np.ndarray)]
-    skipped, ran, results, produced = {}, [], {}, {}
+    skipped, ran, results, produced, hazards = {}, [], {}, {}, {}
     for k, engine in enumerate(engines):
         label = engine if list(engines).count(engine) == 1 else f"{engine}#{k + 1}"
         why = engine_unavailable(engine)
@@ -225,7 +233,11 @@ def compare(kernel: Kernel, dim, inputs: Sequence = (), engines: Sequence[str] =
             skipped[label] = why
             continue
         args = _fresh_args(kernel, snapshots, engine)
-        results[label] = launch(kernel, dim=dim, inputs=args, device=engine, block_dim=block_dim)
+        on_cpu = parse_device(engine).is_cpu
+        results[label] = launch(kernel, dim=dim, inputs=args, device=engine, block_dim=block_dim,
+                                check=check if on_cpu else None)
+        if check and on_cpu:
+            hazards[label] = results[label].details.get("hazards", [])
         by_name = dict(zip((n for n, _ in kernel.params), args))
         produced[label] = {name: by_name[name].numpy().copy() for name in array_names}
         ran.append(label)
@@ -233,9 +245,11 @@ def compare(kernel: Kernel, dim, inputs: Sequence = (), engines: Sequence[str] =
     diffs = [diff_arrays(name, produced[reference][name], produced[engine][name], engine,
                          reference, rtol, atol)
              for engine in ran[1:] for name in array_names]
-    report = CompareReport(kernel.key, reference, ran, skipped, diffs, produced, results, rtol, atol)
+    report = CompareReport(kernel.key, reference, ran, skipped, diffs, produced, results, rtol, atol,
+                           hazards)
     if raise_on_mismatch and not report.ok:
-        raise AssertionError(f"simt.testing.compare: engines disagree\n{report.summary()}")
+        what = "engines disagree" if not all(d.ok for d in diffs) else "the sanitizers found hazards"
+        raise AssertionError(f"simt.testing.compare: {what}\n{report.summary()}")
     return report
 
 
@@ -279,14 +293,14 @@ def target_inputs(kernel: Kernel, namespace: dict, dim_override):
 
 
 def diff_command(target: str, dim: str | None, engines: str, block_dim: str | None,
-                 rtol: float | None, atol: float | None) -> int:
+                 rtol: float | None, atol: float | None, check: str | None = None) -> int:
     """``simt diff``: print the report; 0 when the engines agree, 1 when they differ."""
     kernel, namespace = load_target(target)
     dim_value, inputs, block = target_inputs(kernel, namespace, _parse_dim(dim))
     if block_dim is not None:
         block = _parse_dim(block_dim)
     report = compare(kernel, dim_value, inputs, engines=[e.strip() for e in engines.split(",")],
-                     block_dim=block, rtol=rtol, atol=atol, raise_on_mismatch=False)
+                     block_dim=block, rtol=rtol, atol=atol, raise_on_mismatch=False, check=check)
     print(report.summary())
     return 0 if report.ok else 1
 

@@ -79,8 +79,8 @@ def test_divergent_branch_reconverges_and_counts():
     assert m["smsp__sass_average_branch_targets_threads_uniform.pct"] < 100
 
 
-def loop_kernel(limit_from_lane: bool):
-    """for k in range(lane % 5 (or forever)): acc += k -> per-lane trip counts."""
+def loop_kernel(limit_from_lane: bool, step: int = 0):
+    """for k in range(lane % 5 (or forever)): acc += k + step -> per-lane trip counts."""
     b = Builder(LOC)
     out = array("out")
     entry, head, body, exit_ = (b.new_block(h) for h in ("entry", "head", "body", "exit"))
@@ -94,7 +94,7 @@ def loop_kernel(limit_from_lane: bool):
     cond = b.compare(Op.LT, k, n)
     b.cbr(cond, body, exit_)
     b.set_block(body)
-    b.mov(b.binary(Op.ADD, acc, k), acc)
+    b.mov(b.binary(Op.ADD, acc, b.binary(Op.ADD, k, b.imm(step, I32))), acc)
     if limit_from_lane:
         b.mov(b.binary(Op.ADD, k, b.imm(1, I32)), k)
     b.br(head)
@@ -112,9 +112,16 @@ def test_per_lane_trip_counts():
 
 
 def test_runaway_loop_stops_with_step_limit():
-    data = np.zeros(32, np.int32)
+    data = np.zeros(32, np.int32)       # acc grows every iteration: no state repeats
     with pytest.raises(StepLimitError, match="more than 1000 basic blocks"):
-        run(loop_kernel(False), cfg(32, max_steps=1000), [arg(data)])
+        run(loop_kernel(False, step=1), cfg(32, max_steps=1000), [arg(data)])
+
+
+def test_a_loop_that_repeats_its_state_is_stopped_long_before_the_step_limit():
+    data = np.zeros(64, np.int32)       # acc += 0 forever: the same state every iteration
+    with pytest.raises(StepLimitError, match=r"the loop at line 1 never ends: after (\d+) steps") as e:
+        run(loop_kernel(False), cfg(64, max_steps=10**6), [arg(data)])
+    assert int(str(e.value).split("after ")[1].split(" ")[0]) < 2000
 
 
 def test_out_of_bounds_names_array_index_thread():

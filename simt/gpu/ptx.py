@@ -49,12 +49,14 @@ class KernelArg(NamedTuple):
     name: str              # "x", "x.shape[0]", "a", "dim[0]": for messages
 
 
-def emit(fn: Function, arch: str = "sm_90") -> tuple[str, str, list[KernelArg]]:
-    """The PTX module for ``fn``, its entry name and its argument layout."""
+def emit(fn: Function, arch: str = "sm_90", lineinfo: bool = False) -> tuple[str, str, list[KernelArg]]:
+    """The PTX module for ``fn``, its entry name and its argument layout. ``lineinfo`` adds
+    ``.file``/``.loc`` directives naming the kernel's Python source lines, so tools such as
+    compute-sanitizer (with the JIT's or ptxas's -lineinfo) report file:line."""
     if arch not in ARCHS:
         raise ValueError(f"unsupported PTX target {arch!r}; choose one of {', '.join(ARCHS)}")
     from .ptx_ops import lower_function
-    em = Emitter(fn, arch)
+    em = Emitter(fn, arch, lineinfo)
     lower_function(em)
     return em.text(), em.entry, em.layout
 
@@ -97,9 +99,11 @@ def _identifier(name: str) -> str:
 class Emitter:
     """The text being built and the names in it: registers, labels, parameters."""
 
-    def __init__(self, fn: Function, arch: str):
+    def __init__(self, fn: Function, arch: str, lineinfo: bool = False):
         self.fn = fn
         self.arch = arch
+        self.files: dict[str, int] | None = {} if lineinfo else None   # source file -> .file index
+        self._last_loc: tuple[int, int] | None = None
         self.entry = _identifier(fn.name)
         self.body: list[str] = []
         self.next_id = 1 + max((r.id for r in fn.registers()), default=0)
@@ -147,6 +151,15 @@ class Emitter:
     def ins(self, text: str) -> None:
         self.body.append(f"\t{text};")
 
+    def loc(self, loc) -> None:
+        """A ``.loc`` directive before the next instructions (line info only, when asked)."""
+        if self.files is None or loc is None:
+            return
+        index = self.files.setdefault(loc.file, len(self.files) + 1)
+        if (index, loc.line) != self._last_loc:
+            self._last_loc = (index, loc.line)
+            self.body.append(f"\t.loc {index} {loc.line} {loc.col + 1}")
+
     def label(self, name: str) -> None:
         self.body.append(f"{name}:")
 
@@ -164,8 +177,10 @@ class Emitter:
         fn = self.fn
         head = [f"// simt kernel {fn.name}: launch dim={fn.launch.dim_ndim}d block={fn.launch.block_ndim}d"
                 f"{', debug' if fn.debug else ''}{', fastmath' if fn.fastmath else ''}",
-                f".version {PTX_VERSION}", f".target {self.arch}", ".address_size 64", "",
-                f".visible .entry {self.entry}("]
+                f".version {PTX_VERSION}", f".target {self.arch}", ".address_size 64", ""]
+        for path, index in (self.files or {}).items():
+            head.append(f'.file {index} "{path}"')
+        head.append(f".visible .entry {self.entry}(")
         params = [f"\t.param .{t} {n}" for t, n, _ in self.params]
         for i, (_, _, what) in enumerate(self.params):
             params[i] += ("," if i + 1 < len(params) else "") + f"  // {what}"

@@ -18,6 +18,7 @@ def lower_function(em: Emitter) -> None:
         following = fn.blocks[i + 1].label if i + 1 < len(fn.blocks) else None
         em.label(block_label(block.label))
         for ins in block.instrs:
+            em.loc(ins.loc)
             if ins.is_terminator:
                 lower_terminator(em, ins, following)
             else:

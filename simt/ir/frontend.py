@@ -17,8 +17,9 @@ from ..errors import CompileError
 from . import hir
 from .frontend_rules import (BINARY_OPERATORS, COMPARE_OPERATORS, COMPONENT_NAMES, UNSUPPORTED,
                              ArrayPlace, CompileContext, ComponentPlace, PartialIndex, Static,
-                             adapt, assigned_names, atomic_capable, component_count,
-                             component_type, constant, describe, fold, same_type, store_counts)
+                             adapt, assigned_names, atomic_capable, check_constant_operands,
+                             component_count, component_type, constant, describe, fold, same_type,
+                             store_counts)
 from .mir import Loc
 from .pyfunc import PyFunc
 from .registry import BuiltinTypeError, lookup
@@ -42,6 +43,8 @@ class FunctionChecker:
     # ---- entry ----------------------------------------------------------------------
     def check(self) -> hir.FuncDef:
         body = self.block(self.pf.tree.body)
+        from .definite import check_definite_assignment     # after the body: its errors come first
+        check_definite_assignment(self.pf.tree, {n for n, _ in self.params}, self.error)
         rt = self.return_type if self.return_type is not None else VOID
         counts = store_counts(self.pf.tree)
         return hir.FuncDef(self.pf.name, self.params, body, rt, self.pf.loc(self.pf.tree),
@@ -516,6 +519,10 @@ class FunctionChecker:
         self.require_value(a, node)
         self.require_value(b, node)
         a, b = adapt(a, b.type), adapt(b, a.type)
+        if symbol == "@" and (isinstance(a.type, Scalar) or isinstance(b.type, Scalar)):
+            raise self.error(f"'@' is matrix multiplication: it takes matrices and vectors, got "
+                             f"{a.type} @ {b.type}; multiply scalars with '*'", node)
+        check_constant_operands(name, symbol, a, b)
         if isinstance(a, hir.Const) and isinstance(b, hir.Const) and a.literal and b.literal:
             folded = fold(name, a, b, self.loc(node))
             if folded is not None:
@@ -560,6 +567,11 @@ class FunctionChecker:
         shown = shown or name
         if builtin is None:
             raise self.error(f"unknown builtin {shown!r}", node)
+        # A literal past int32 but within uint32 (a 0xFFFFFFFF mask) is a uint32, as in C.
+        args = [adapt(a, Scalar.U32) if isinstance(a, hir.Const) and a.literal
+                and isinstance(a.value, int) and (1 << 31) <= a.value < (1 << 32) else a for a in args]
+        if len(args) == 2:
+            check_constant_operands(name, shown, args[0], args[1])
         try:
             t = builtin.infer([a.type for a in args])
         except BuiltinTypeError as first:
@@ -602,10 +614,13 @@ class FunctionChecker:
     def expr_IfExp(self, node: ast.IfExp):
         cond = self.condition(node.test)
         a, b = self.value(node.body), self.value(node.orelse)
-        a, b = adapt(a, b.type), adapt(b, a.type)
+        a, b = adapt(a, b.type), adapt(b, a.type)      # the binary operators' rule: literals adapt
         if not same_type(a.type, b.type):
+            hint = (f"; values are never converted implicitly: convert one side, e.g. "
+                    f"{b.type}(...) or {a.type}(...)"
+                    if isinstance(a.type, Scalar) and isinstance(b.type, Scalar) else "")
             raise self.error(f"both sides of 'x if c else y' must have one type, got {a.type} and "
-                             f"{b.type}", node)
+                             f"{b.type}{hint}", node)
         return hir.IfExp(a.type, self.loc(node), cond=cond, then=a, orelse=b)
 
     def expr_Tuple(self, node: ast.Tuple):

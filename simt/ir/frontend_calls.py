@@ -112,7 +112,7 @@ def _builtin(ck: "FunctionChecker", name: str, node: ast.Call, shown: str,
         raise ck.error(f"{shown}() does not take keyword arguments in kernels", node)
     args = [ck.value(a) for a in node.args]
     if literal_type is not None:
-        args = [adapt(a, scalar_of(literal_type)) for a in args]
+        args = [adapt(a, scalar_of(literal_type), explicit=True) for a in args]
     if lookup(name) is None:
         raise ck.error(f"unknown builtin {shown!r} (no builtin named {name!r} is registered)", node)
     return ck.call_builtin(name, args, node, shown)

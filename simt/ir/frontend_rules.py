@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import CompileError
 from . import hir
 from .mir import LaunchSig, Loc
 from .types import (AnyType, ArrayType, MatrixType, QuatType, Scalar, VectorType, resolve_type,
@@ -123,15 +124,55 @@ def literal_fits(value, target: Scalar) -> bool:
     return target.is_float
 
 
-def adapt(e: hir.Expr, target: AnyType) -> hir.Expr:
-    """An untyped literal takes ``target``'s scalar type when it fits; anything else is kept."""
+def adapt(e: hir.Expr, target: AnyType, explicit: bool = False) -> hir.Expr:
+    """An untyped literal takes ``target``'s scalar type when it fits; anything else is kept.
+
+    An integer literal must hold in its new type (``explicit``: a conversion the user wrote,
+    such as ``uint32(-1)``, wraps as C's cast does, within 64 bits)."""
     if not (isinstance(e, hir.Const) and e.literal) or not hir.is_value_type(target):
         return e
     s = scalar_of(target)
     if s == e.type or not literal_fits(e.value, s):
         return e
     value = float(e.value) if s.is_float else int(e.value)
+    if s.is_int:
+        check_int_constant(value, Scalar.U64 if explicit and value >= 0 else
+                           Scalar.I64 if explicit else s, e.loc)
     return hir.Const(s, e.loc, value=value, literal=False)
+
+
+def int_range(t: Scalar) -> tuple[int, int]:
+    bits = t.bits
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if t.is_signed else (0, (1 << bits) - 1)
+
+
+def check_int_constant(value: int, t: Scalar, loc: Loc | None) -> None:
+    """CompileError when an integer constant does not fit its type (it would wrap silently)."""
+    lo, hi = int_range(t)
+    if not lo <= value <= hi:
+        wider = "int64(...)" if t is not Scalar.I64 and -(1 << 63) <= value < (1 << 63) else \
+            "uint64(...)" if 0 <= value < (1 << 64) else None
+        hint = f"; write {wider} for a wider integer" if wider else "; no integer type holds it"
+        raise CompileError(f"integer constant {value} does not fit in {t.value} "
+                           f"({lo}..{hi}){hint}", loc)
+
+
+_DIVISIONS = {"div": "division", "mod": "modulo", "floordiv": "floor division"}
+
+
+def check_constant_operands(name: str, symbol: str, a: hir.Expr, b: hir.Expr) -> None:
+    """Operations whose constant right operand is an error, as Python or C says: division and
+    modulo by zero, and shifts by a count outside 0..bits-1 (undefined in C, wrapped by PTX)."""
+    if not isinstance(b, hir.Const) or isinstance(b.value, bool):
+        return
+    if name in _DIVISIONS and b.value == 0:
+        raise CompileError(f"{_DIVISIONS[name]} by zero: the right operand of '{symbol}' is the "
+                           f"constant {b.value!r}", b.loc)
+    if name in ("lshift", "rshift") and isinstance(b.value, int) and hir.is_value_type(a.type):
+        t = scalar_of(a.type)
+        if t.is_int and not 0 <= b.value < t.bits:
+            raise CompileError(f"shift by {b.value}: {t.value} values can only be shifted by 0 to "
+                               f"{t.bits - 1} bits", b.loc)
 
 
 def constant(value, loc: Loc) -> hir.Const | None:

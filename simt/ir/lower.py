@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ..errors import CompileError
 from . import hir
 from .builder import Builder, _convert_constant as convert_constant
-from .frontend_rules import component_count, component_type
+from .frontend_rules import check_int_constant, component_count, component_type
 from .lower_memory import MemoryLowering
 from .mir import (ArrayParam, Block, Function, Imm, Instr, LaunchSig, MemRef, Op, Operand, Reg,
                   ScalarParam, Space, SReg)
@@ -443,7 +443,9 @@ class Lowerer(MemoryLowering):
         return self.b.cvt(op, Scalar.I32)
 
     def expr_Const(self, e: hir.Const) -> list[Operand]:
-        return [self.b.imm(convert_constant(e.value, e.type), e.type)]   # wraps like the type
+        if e.literal and e.type.is_int and not isinstance(e.value, bool):
+            check_int_constant(int(e.value), e.type, e.loc)    # an untyped literal must fit
+        return [self.b.imm(convert_constant(e.value, e.type), e.type)]   # typed values wrap
 
     def expr_Var(self, e: hir.Var) -> list[Operand]:
         v = self.frame.vars.get(e.name)

@@ -19,6 +19,7 @@ class LaunchConfig:
     max_steps: int = 1_000_000           # basic blocks one warp may execute before StepLimitError
     timing: bool = True                  # run the precise engine's timing model and memory counters
     progress: bool = False               # report progress on stderr during long launches
+    checks: frozenset = frozenset()      # sanitizers to run: "race", "init", "sync" (simt/sim/check)
 
     @property
     def threads_per_block(self) -> int:
@@ -36,6 +37,7 @@ class ArrayArg:
     shape: tuple[int, ...]               # element shape as the kernel indexes it
     base_addr: int                       # simulated device address, 256-byte aligned
     name: str = ""                       # the parameter name, for error messages
+    unwritten: np.ndarray | None = None  # initcheck: True per scalar never written (simt.empty)
 
 
 @dataclass
@@ -62,6 +64,13 @@ class LaunchResult:
     @property
     def stalls(self) -> dict:
         return self.details["stalls"]
+
+    @property
+    def hazards(self):
+        """What ``check=...`` found: a pandas DataFrame, one row per report (none when clean
+        or when the launch ran no checks); see simt/sim/check/report.py for the columns."""
+        from .check.report import frame
+        return frame(self.details.get("hazards", []))
 
     def __getitem__(self, key: str) -> float:
         return self.metrics[key]

@@ -22,31 +22,36 @@ def lane_ranges(lanes: list[int]) -> str:
     return s if len(s) < 120 else s[:117] + "..."
 
 
+def describe_thread(cfg, lanes_per_cta: int, lane: int) -> dict:
+    """threadIdx, blockIdx and Warp's tid of launch-wide lane ``lane`` (block * padded size +
+    linear thread index), as the error messages print them."""
+    t = lane % lanes_per_cta
+    bx, by, _ = cfg.block
+    thread = (t % bx, (t // bx) % by, t // (bx * by))
+    cta = lane // lanes_per_cta
+    gx, gy, _ = cfg.grid
+    block = (cta % gx, (cta // gx) % gy, cta // (gx * gy))
+    return {"thread": f"threadIdx (x={thread[0]}, y={thread[1]}, z={thread[2]})",
+            "block": f"blockIdx (x={block[0]}, y={block[1]}, z={block[2]})",
+            "tid": _tid_string(cfg, thread, block)}
+
+
+def _tid_string(cfg, thread, block) -> str:
+    if cfg.sig.block_ndim == 1:
+        lin = block[0] * cfg.block[0] + thread[0]
+        total = int(np.prod(cfg.dim))
+        coords = tuple(int(c) for c in np.unravel_index(lin, cfg.dim)) if lin < total else (lin,)
+    else:
+        cuda = [block[k] * cfg.block[k] + thread[k] for k in range(3)]
+        coords = tuple(cuda[:len(cfg.dim)][::-1])
+    return str(coords[0]) if len(coords) == 1 else str(coords)
+
+
 class Diagnostics:
     """Mixed into the engine's Batch: needs cfg, kernel, lanes_per_cta, first_cta, pc, ..."""
 
     def thread_details(self, lane: int) -> dict:
-        cfg = self.cfg
-        t = lane % self.lanes_per_cta
-        bx, by, _ = cfg.block
-        thread = (t % bx, (t // bx) % by, t // (bx * by))
-        cta = self.first_cta + lane // self.lanes_per_cta
-        gx, gy, _ = cfg.grid
-        block = (cta % gx, (cta // gx) % gy, cta // (gx * gy))
-        return {"thread": f"threadIdx (x={thread[0]}, y={thread[1]}, z={thread[2]})",
-                "block": f"blockIdx (x={block[0]}, y={block[1]}, z={block[2]})",
-                "tid": self._tid_string(thread, block)}
-
-    def _tid_string(self, thread, block) -> str:
-        cfg = self.cfg
-        if cfg.sig.block_ndim == 1:
-            lin = block[0] * cfg.block[0] + thread[0]
-            total = int(np.prod(cfg.dim))
-            coords = tuple(int(c) for c in np.unravel_index(lin, cfg.dim)) if lin < total else (lin,)
-        else:
-            cuda = [block[k] * cfg.block[k] + thread[k] for k in range(3)]
-            coords = tuple(cuda[:len(cfg.dim)][::-1])
-        return str(coords[0]) if len(coords) == 1 else str(coords)
+        return describe_thread(self.cfg, self.lanes_per_cta, self.first_cta * self.lanes_per_cta + lane)
 
     def _first_bad(self, bad) -> int:
         """Position (in the current env layout) of the first failing lane."""
@@ -80,8 +85,12 @@ class Diagnostics:
             array=f"{arg.mem.name}, shape {tuple(st.shape)}, dtype {arg.mem.dtype_name or arg.mem.elem}",
             index=f"{i} in dimension {arg.dim} (valid: 0..{n - 1})", **self.thread_details(lane))
 
-    def raise_warp_sync(self, ins: Instr, k: int, why: str) -> None:
+    def raise_warp_sync(self, ins: Instr, k: int, why: str, count: int = 1) -> None:
+        """WarpSyncError; with synccheck on, a report instead, and the instruction goes on."""
         lane = int(self.sel()[k])
+        checker = getattr(self, "checker", None)
+        if checker is not None and checker.warp_sync_error(self, ins, lane, why, count):
+            return
         raise WarpSyncError(f"{ins.op.name.lower()} sync error: {why}", self.kernel, ins.loc,
                             **self.thread_details(lane))
 
@@ -90,13 +99,16 @@ class Diagnostics:
         live_per_cta = np.bincount(self.cta_local[live], minlength=self.n_ctas)
         here = np.bincount(self.cta_local[self.mask], minlength=self.n_ctas)
         bad = np.flatnonzero((here > 0) & (here != live_per_cta))
-        if bad.size == 0:
-            return
-        c = int(bad[0])
-        lanes = np.flatnonzero(live & (self.cta_local == c))
-        arrived = lanes[self.pc[lanes] == blk.index]
-        missing = lanes[self.pc[lanes] != blk.index]
-        other = self.prog.blocks[int(self.pc[missing[0]])]
+        checker = getattr(self, "checker", None)
+        for c in bad.tolist():      # with synccheck on: one report per block, and the barrier goes on
+            lanes = np.flatnonzero(live & (self.cta_local == c))
+            arrived = lanes[self.pc[lanes] == blk.index]
+            missing = lanes[self.pc[lanes] != blk.index]
+            other = self.prog.blocks[int(self.pc[missing[0]])]
+            if checker is None or not checker.divergent_barrier(self, blk, arrived, missing, other):
+                self._raise_divergent_barrier(blk, arrived, missing, other)
+
+    def _raise_divergent_barrier(self, blk, arrived, missing, other) -> None:
         where = f"line {other.loc.line}" if other.loc else other.label
         details = self.thread_details(int(arrived[0]))
         ids = lambda a: lane_ranges((a % self.lanes_per_cta).tolist())  # noqa: E731

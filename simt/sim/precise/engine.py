@@ -35,6 +35,7 @@ from .warp import LANE_BITS
 from ...arch import Arch, load_arch
 from . import stepping
 from .program import Program, prepare
+from .runaway import WATCH_FROM, LoopWatch
 
 MAX_BATCH_LANES = 1 << 15
 RECORD_BUDGET = 40_000_000   # warp instructions recorded for the timing model before sampling
@@ -53,6 +54,8 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     """Run ``fn`` over the whole grid; return Nsight-Compute-named metrics.
 
     ``listener`` (optional) is told about every warp-level instruction: see simt/sim/trace.
+    With ``cfg.checks``, a checker (simt/sim/check) sees every access and barrier and its
+    reports come back in ``details["hazards"]``.
     """
     prog = prepare(fn)
     arch = load_arch(cfg.arch)
@@ -74,6 +77,10 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     ctas_per_batch = max(1, min(cfg.num_blocks, MAX_BATCH_LANES // lanes_per_cta, by_regs))
     if listener is not None:
         listener.launch_started(fn, cfg, arch)
+    checker = None
+    if cfg.checks:
+        from ..check.checker import Checker
+        checker = Checker(prog, cfg, globals_, args)
     progress = Progress(fn.name, cfg.num_blocks) if cfg.progress else None
     with np.errstate(all="ignore"):
         for first in range(0, cfg.num_blocks, ctas_per_batch):
@@ -81,7 +88,7 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
             if recorder is not None:
                 recorder.batch_started(first, n)
             Batch(prog, cfg, args, globals_, counters, first, n, lanes_per_cta, arch, listener,
-                  recorder, isolated).run()
+                  recorder, isolated, checker).run()
             if recorder is not None:
                 recorder.batch_finished(counters.warp_instructions())
             if progress:
@@ -91,6 +98,8 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     values, details = counters.metrics(occupancy, recorder, cfg.num_blocks, fn.shared_bytes)
     out = Metrics(values)
     out.details = details
+    if checker is not None:
+        out.details["hazards"] = checker.finish()
     if listener is not None:
         listener.launch_finished(out)
     return out
@@ -142,11 +151,12 @@ class Batch(Diagnostics):
 
     def __init__(self, prog: Program, cfg: LaunchConfig, args: list, globals_: dict,
                  counters: Counters, first_cta: int, n_ctas: int, lanes_per_cta: int,
-                 arch: Arch, listener=None, recorder=None, isolated: bool = False):
+                 arch: Arch, listener=None, recorder=None, isolated: bool = False, checker=None):
         self.prog, self.cfg, self.counters, self.arch = prog, cfg, counters, arch
         self.listener = listener
         self.recorder = recorder
         self.isolated = isolated
+        self.checker = checker
         self.timings = prog.block_timings(arch)
         self.kernel = prog.fn.name
         self.n_ctas, self.first_cta, self.lanes_per_cta = n_ctas, first_cta, lanes_per_cta
@@ -192,6 +202,8 @@ class Batch(Diagnostics):
             self._level_latency = np.array([lat["l1"], lat["l2"], lat["dram"]], dtype=np.int64)
             self._atomic_latency = int(lat["atomic_global"])
         self.warp_wavefronts = np.zeros(n // 32, dtype=np.int64)
+        if checker is not None:
+            checker.batch_started(self)
 
     # --- the scheduler -----------------------------------------------------------------
     def run(self) -> None:
@@ -202,9 +214,12 @@ class Batch(Diagnostics):
         mask = self.mask = np.zeros(n, dtype=bool)
         warp_bits = self.warp_bits = np.zeros(n // 32, dtype=np.uint32)
         step = 0
+        watch = LoopWatch()
         b = int(pc.min())
         self.count = stepping.select_lanes(pc, b, mask, warp_bits, self.warp_steps)
         while b != self.done_pc:
+            if step >= WATCH_FROM:
+                watch.visit(self, b, step)
             blk = blocks[b]
             count = self.count
             self.dense = dense = always_dense or count * DENSE_FRACTION >= n
@@ -225,6 +240,8 @@ class Batch(Diagnostics):
                 self.recorder.step(b, warp_bits)
             if blk.barrier is not None:
                 self.check_barrier(blk)
+                if self.checker is not None:
+                    self.checker.barrier(self)
                 if self.isolated:
                     self.times.barrier(np.flatnonzero(warp_bits))
             if dense:

@@ -261,6 +261,8 @@ def _make_load(ins: Instr, d: list[int], s: list[int]) -> Step:
         idx = env[i]
         flat = ctx.flat_index(st, idx, width, ins)
         ctx.record_memory(ins, st, idx, width)
+        if ctx.checker is not None:
+            ctx.checker.load(ctx, ins, st, flat, width)
         data = st.data
         for k, out in enumerate(d):
             env[out] = data[flat + k] if k else data[flat]
@@ -277,6 +279,8 @@ def _make_store(ins: Instr, s: list[int]) -> Step:
         ctx.record_memory(ins, st, env[i], len(vals))
         n = ctx.n_active
         where = np.broadcast_to(ctx.pick(flat), (n,))   # several lanes, one word: the last lands
+        if ctx.checker is not None:
+            ctx.checker.store(ctx, ins, st, flat, [ctx.pick(env[v]) for v in vals])
         data = st.data
         for k, v in enumerate(vals):
             data[where + k if k else where] = np.broadcast_to(ctx.pick(env[v]), (n,))
@@ -295,6 +299,8 @@ def _make_atomic(ins: Instr, d: list[int], s: list[int]) -> Step:
         st = ctx.storage[arg.mem]
         flat = np.broadcast_to(ctx.pick(ctx.flat_index(st, env[i], 1, ins)), (ctx.n_active,))
         ctx.record_memory(ins, st, env[i], 1)
+        if ctx.checker is not None:
+            ctx.checker.atomic(ctx, ins, st, flat)
         cmp = None if cmp_i is None else ctx.pick(env[cmp_i])
         old = atomic(st.data, np.ascontiguousarray(flat), arg.op, ctx.pick(env[val_i]), cmp)
         env[out] = ctx.spread(old, dtype)

@@ -43,6 +43,8 @@ def make_warp_op(ins: Instr, d: list[int], s: list[int]):
 
         def syncwarp(env, ctx):
             check_mask(ctx, ins, env[m])
+            if ctx.checker is not None:
+                ctx.checker.syncwarp(ctx)
         return syncwarp
     if op is Op.VOTE:
         p, m = s
@@ -117,5 +119,5 @@ def check_mask(ctx, ins: Instr, mask_value) -> np.ndarray:
             lanes = [i for i in range(32) if int(missing[k]) >> i & 1]
             why = (f"mask 0x{int(mask[k]):08x} names lanes {lane_ranges(lanes)} that did not reach this "
                    f"instruction with lane {int(ctx.laneid_of_active()[k])} (they are inactive on this path)")
-        ctx.raise_warp_sync(ins, k, why)
+        ctx.raise_warp_sync(ins, k, why, count=int(np.count_nonzero(bad)))
     return mask
