@@ -189,6 +189,18 @@ def _atomic(ck: "FunctionChecker", op: AtomOp, name: str, node: ast.Call) -> hir
     return hir.Atomic(at.dtype, ck.loc(node), op=op, array=array, indices=indices, values=values)
 
 
+def _static_value(ck: "FunctionChecker", node: ast.expr):
+    """A compile-time constant (a literal, or a constant from the kernel's scope), else None."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    v = ck.expr(node)
+    if isinstance(v, hir.Const):
+        return v.value
+    if isinstance(v, Static) and isinstance(v.obj, (str, int)):
+        return v.obj
+    return None
+
+
 def _static_shape(ck: "FunctionChecker", node: ast.expr) -> tuple[int, ...]:
     elts = node.elts if isinstance(node, ast.Tuple) else [node]
     shape = []
@@ -209,15 +221,15 @@ def _static_shape(ck: "FunctionChecker", node: ast.expr) -> tuple[int, ...]:
 
 
 def _shared_array(ck: "FunctionChecker", node: ast.Call) -> hir.Expr:
-    names = ["shape", "dtype", "layout"]
+    names = ["shape", "dtype", "layout", "pad"]
     given: dict[str, ast.expr] = {}
-    if len(node.args) > 3:
-        raise ck.error("shared.array(shape, dtype, layout) takes at most 3 arguments", node)
+    if len(node.args) > 4:
+        raise ck.error("shared.array(shape, dtype, layout, pad) takes at most 4 arguments", node)
     for n, a in zip(names, node.args):
         given[n] = a
     for k in node.keywords:
         if k.arg not in names:
-            raise ck.error(f"shared.array() has no argument {k.arg!r} (shape, dtype, layout)", k.value)
+            raise ck.error(f"shared.array() has no argument {k.arg!r} (shape, dtype, layout, pad)", k.value)
         if k.arg in given:
             raise ck.error(f"shared.array() got {k.arg!r} twice", k.value)
         given[k.arg] = k.value
@@ -235,10 +247,17 @@ def _shared_array(ck: "FunctionChecker", node: ast.Call) -> hir.Expr:
     layout = "row_major"
     if "layout" in given:
         lnode = given["layout"]
-        if not (isinstance(lnode, ast.Constant) and lnode.value in ("row_major", "column_major")):
-            raise ck.error('layout must be "row_major" or "column_major"', lnode)
-        layout = lnode.value
-    t = ArrayType(dtype, len(shape), shape, layout)
+        layout = _static_value(ck, lnode)
+        if layout not in ("row_major", "column_major"):
+            raise ck.error('layout must be the constant "row_major" or "column_major"', lnode)
+    pad = 0
+    if "pad" in given:
+        pnode = given["pad"]
+        pad = _static_value(ck, pnode)
+        if not (type(pad) is int and 0 <= pad <= 1024):
+            raise ck.error("pad must be a constant int from 0 to 1024: the elements added to each row "
+                           "(each column for column_major)", pnode)
+    t = ArrayType(dtype, len(shape), shape, layout, pad)
     return hir.SharedArray(t, ck.loc(node))
 
 

@@ -57,7 +57,8 @@ class MemoryLowering:
             unique, n = f"{name}_{n}", n + 1
         offset = (self.shared_end + 15) // 16 * 16
         mem = MemRef(unique, Space.SHARED, scalar_of(t.dtype), t.ndim, flat_count(t.dtype),
-                     shape=t.shape, layout=t.layout, offset=offset, dtype_name=str(t.dtype))
+                     shape=t.shape, layout=t.layout, offset=offset, dtype_name=str(t.dtype),
+                     pad=t.pad)
         self.shared_end = offset + mem.size * mem.elem.nbytes
         self.shared.append(mem)
         self.shared_by_node[id(e)] = mem
@@ -96,9 +97,11 @@ class MemoryLowering:
         order = range(len(ops))
         if mem.layout == "column_major":
             order = reversed(order)   # the first index varies fastest
+        padded = mem.padded_shape() if mem.shape is not None else None
         linear = None
         for k in order:
-            linear = ops[k] if linear is None else self.iadd(self.imul(linear, self.extent(mem, k)), ops[k])
+            extent = Imm(padded[k], Scalar.I32) if padded is not None else self.extent(mem, k)
+            linear = ops[k] if linear is None else self.iadd(self.imul(linear, extent), ops[k])
         return linear
 
     def address(self, e) -> tuple[MemRef, Operand, int, int]:

@@ -160,13 +160,20 @@ class MemRef:
     layout: str = "row_major"
     offset: int = 0                                # byte offset in the block's shared window
     dtype_name: str = ""                           # the element type as the user wrote it
+    pad: int = 0                                   # elements added to the fastest dimension
+
+    def padded_shape(self) -> tuple[int, ...]:
+        """The allocated shape: ``pad`` more elements along the fastest-varying dimension."""
+        assert self.shape is not None
+        shape = list(self.shape)
+        shape[0 if self.layout == "column_major" else -1] += self.pad
+        return tuple(shape)
 
     @property
     def size(self) -> int:
-        """Scalar count of a shared allocation."""
-        assert self.shape is not None
+        """Scalar count of a shared allocation (padding included)."""
         n = self.ncomp
-        for s in self.shape:
+        for s in self.padded_shape():
             n *= s
         return n
 

@@ -89,7 +89,8 @@ def format_memref(mem: MemRef) -> str:
         elem += f"x{mem.ncomp}"
     if mem.shape is not None:
         dims = ",".join(str(s) for s in mem.shape)
-        return f"{mem}: {elem}[{dims}] {mem.layout} +{mem.offset}"
+        pad = f" pad {mem.pad}" if mem.pad else ""
+        return f"{mem}: {elem}[{dims}] {mem.layout}{pad} +{mem.offset}"
     return f"{mem}: {mem.space.value} {elem}[{mem.ndim}d]"
 
 

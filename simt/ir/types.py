@@ -107,6 +107,7 @@ class ArrayType:
     ndim: int
     shape: tuple[int, ...] | None = None  # static shape: shared arrays only
     layout: str = "row_major"             # shared arrays may be column_major
+    pad: int = 0                          # shared arrays: extra elements on the fastest dimension
 
     def __str__(self) -> str:
         dims = ",".join(str(s) for s in self.shape) if self.shape else f"{self.ndim}d"
