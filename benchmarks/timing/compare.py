@@ -29,6 +29,9 @@ def predict(launches, seed: int = 0, progress=print) -> pd.DataFrame:
                "sampling_error_pct": r.metrics.get("simt__sampling_error.pct", 0.0)}
         for m in METRICS:
             row[f"pred:{m}"] = r.metrics.get(m, np.nan)
+        row["global_sectors"] = sum(r.metrics.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{k}.sum", 0)
+                                    for k in ("ld", "st", "atom"))
+        row["inst"] = r.metrics["smsp__inst_executed.sum"]
         rows.append(row)
         if progress:
             progress(f"  {launch.name:28s} {row[f'pred:{CYC}']:>11,.0f} cycles  ({seconds:.1f} s)")

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
@@ -43,8 +44,8 @@ def harmonic(k):
 
 
 def fit() -> dict:
-    micro, micro2 = ncu.load("micro"), ncu.load("micro2")
-    probe = ncu.load("probes")
+    micro, micro2, micro3 = ncu.load("micro"), ncu.load("micro2"), ncu.load("micro3")
+    probe = pd.concat([ncu.load("probes"), ncu.load("probes2")])
     n_sm = 132
     t = {}
 
@@ -56,8 +57,13 @@ def fit() -> dict:
     t["launch_floor_cycles"] = note("launch_floor_cycles", float(micro[micro.bench == "floor"][CYC].median()),
                                     "micro.cu floor: an empty one-warp kernel, median of 5")
     d32 = micro[(micro.bench == "dispatch32") & (micro.value >= 16)]
-    t["cta_dispatch_cycles"] = note("cta_dispatch_cycles", round(float(np.polyfit(d32.value, d32[CYC], 1)[0]) / n_sm, 3),
-                                    "micro.cu dispatch32: empty blocks, cycles per block per SM / SMs (one block scheduler)")
+    t["cta_launch_cycles"] = note("cta_launch_cycles", round(float(np.polyfit(d32.value, d32[CYC], 1)[0]), 2),
+                                  "micro.cu dispatch32: empty blocks, cycles per block per SM (an SM starts one "
+                                  "block at a time)")
+    d1024 = micro[(micro.bench == "dispatch1024") & (micro.value >= 16)]
+    t["cta_relaunch_cycles"] = note("cta_relaunch_cycles", round(2 * float(np.polyfit(d1024.value, d1024[CYC], 1)[0]), 2),
+                                    "micro.cu dispatch1024: empty blocks, two fit an SM: a slot takes its next block "
+                                    "this long after its block ends (2 x cycles per block per SM)")
 
     # issue: pipe rates per scheduler (warp instructions per cycle) from the throughput kernels
     def rate(bench):
@@ -125,8 +131,15 @@ def fit() -> dict:
                                           "micro.cu tput_lds_stride1: conflict-free loads, cycles per instruction per SM")
     t["l2_read_bytes_per_cycle"] = note("l2_read_bytes_per_cycle", round(1.0 / slope(micro, "tput_l2"), 1),
                                         "micro.cu tput_l2: a 16 MB buffer read repeatedly with ld.global.cg, bytes per cycle")
-    t["l2_write_bytes_per_cycle"] = note("l2_write_bytes_per_cycle", round(1.0 / slope(micro2, "store_l2"), 1),
-                                         "micro2.cu store_l2: a 16 MB buffer written repeatedly, bytes per cycle")
+    # L2 writes cost per line and per sector: full-line float4 stores against one-sector stores
+    full = slope(micro2, "store_l2") * 32 * 4           # cycles per line of 4 written sectors
+    one = slope(micro3, "scatter_store_l2")              # cycles per line of 1 written sector
+    per_sector = (full - one) / 3
+    t["l2_write_cycles_per_sector"] = note("l2_write_cycles_per_sector", round(per_sector, 5),
+                                           "micro2.cu store_l2 (4 sectors a line) and micro3.cu scatter_store_l2 "
+                                           "(1 sector a line): GPU-wide L2 cycles per written sector")
+    t["l2_write_cycles_per_line"] = note("l2_write_cycles_per_line", round(one - per_sector, 5),
+                                         "same fit: GPU-wide L2 cycles per written line")
     rd = micro[(micro.bench == "stream_read") & (micro.value >= 256)]
     dram_bpc = 1.0 / float(np.polyfit(rd["dram__bytes_read.sum"], rd[CYC], 1)[0])
     t["dram_bytes_per_cycle"] = note("dram_bytes_per_cycle", round(dram_bpc, 1),
@@ -197,6 +210,12 @@ def fit() -> dict:
     t["barrier_cycles"] = note("barrier_cycles", round(float(a), 2), "micro.cu chain_barrier32/256/1024: fixed part")
     t["barrier_cycles_per_warp"] = note("barrier_cycles_per_warp", round(float(b), 3), "same fit: part per warp")
 
+    loop = probe[probe.name == f"{probes.LOOP_PROBE}@loop"].iloc[0]
+    base = probe[(probe.name == probes.LOOP_PROBE) & (probe.unroll == probes.UNROLLS[0])].iloc[-1]
+    per_step = (loop[INST] - base[INST]) / (probes.LOOP_STEPS - probes.STEPS)
+    t["loop_control_factor"] = note("loop_control_factor", round((per_step - probes.UNROLLS[0]) / 3, 3),
+                                    "probes.py f32_add at two step counts: issue slots of a counted loop's control "
+                                    "(increment, compare, branch) per iteration / 3")
     t["ops"] = op_table(probe, lat)
     SOURCES["ops"] = ("probes.py through simt's PTX: SASS instructions and dependent cycles per MIR op "
                       "(companion ops subtracted); class fallbacks from the micro.cu chains")
@@ -208,7 +227,9 @@ def op_table(df, lat) -> dict:
     n = 8 * probes.STEPS
     per = {}
     for name, g in df.groupby("name", sort=False):
-        a, b = g[g.unroll == 8].iloc[0], g[g.unroll == 16].iloc[0]
+        if name.endswith("@loop"):
+            continue
+        a, b = g[g.unroll == 8].iloc[-1], g[g.unroll == 16].iloc[-1]
         per[name] = ((b[INST] - a[INST]) / n, (b[CYC] - a[CYC]) / n)
 
     def minus(name, *companions):
@@ -229,7 +250,6 @@ def op_table(df, lat) -> dict:
         "XOR.i32": [*[x / 2 for x in minus("i32_xor_add")], "alu"],
         "SHL.i32": [*[x / 2 for x in minus("i32_shift_xor")], "alu"],
         "MUL.i32": [*minus("i32_mad"), "imad"],
-        "DIV.i32": [*minus("i32_div_add", "i32_mad"), "alu"], "REM.i32": [*minus("i32_rem_add", "i32_mad"), "alu"],
         "MIN.i32": [*minus("i32_min_add"), "alu"],
         "ADD.f64": [*minus("f64_add"), "fp64"], "MUL.f64": [*minus("f64_mul"), "fp64"],
         "DIV.f64": [*minus("f64_div"), "fp64"], "SQRT.f64": [*minus("f64_sqrt"), "fp64"],
@@ -237,11 +257,9 @@ def op_table(df, lat) -> dict:
     }
     for div in ("div", "rem"):
         for kind in ("pow2", "const"):
-            name = f"i32_{div}_{kind}_add"
-            if name in per:
-                ops[f"{div.upper()}.i32.{kind}"] = [*minus(name, "i32_mad"), "alu"]
-            else:   # not measured yet: the runtime divisor's cost
-                ops[f"{div.upper()}.i32.{kind}"] = list(ops[f"{div.upper()}.i32"])
+            ops[f"{div.upper()}.i32.{kind}"] = [*minus(f"i32_{div}_{kind}_add", "i32_mad"), "alu"]
+        # a divisor in a register: the probe whose divisor changes every step
+        ops[f"{div.upper()}.i32"] = [*minus(f"i32_{div}_vary_add", "i32_mad"), "alu"]
     cvt = minus("f32_cvt_add", "f32_add")
     ops["CVT.f32>i32"] = ops["CVT.i32>f32"] = [round(cvt[0] / 2, 2), round(cvt[1] / 2, 2), "alu"]
     sel = minus("f32_select")

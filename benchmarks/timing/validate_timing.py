@@ -26,25 +26,21 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
-import simt as wp  # noqa: E402
 from simt.arch import load_arch  # noqa: E402
 from timing import cases, compare  # noqa: E402
 
 CYC = compare.CYC
 
 
-def baseline(launch) -> float:
-    """A roofline: max(launch floor, touched bytes / DRAM bandwidth, instructions / issue rate)."""
+def baseline(row) -> float:
+    """A roofline: max(launch floor, touched bytes / DRAM bandwidth, instructions / issue rate),
+    from the launch's counters (global sectors, warp instructions) and the same constants."""
     arch = load_arch("sm_90")
     t = arch.data["timing"]
-    inputs, dim, block = cases.instantiate(launch, "cpu")
-    wp.set_module_options({"timing": True})
-    r = wp.launch(launch.kernel, dim=dim, inputs=inputs, block_dim=block, device="cpu:precise")
-    m = r.metrics
-    sectors = sum(m.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{k}.sum", 0) for k in ("ld", "st", "atom"))
+    floor = t["launch_floor_cycles"]
     issue_rate = 4 * arch.sm_count                       # one instruction per scheduler per cycle
-    return max(t["launch_floor_cycles"], t["launch_floor_cycles"] + 32 * sectors / t["dram_bytes_per_cycle"],
-               t["launch_floor_cycles"] + m["smsp__inst_executed.sum"] / issue_rate)
+    return max(floor, floor + 32 * row["global_sectors"] / t["dram_bytes_per_cycle"],
+               floor + row["inst"] / issue_rate)
 
 
 def main() -> None:
@@ -56,8 +52,7 @@ def main() -> None:
     launches = [l for l in cases.LAUNCHES if not only or l.name in only]
     print(f"predicting {len(launches)} held-out launches on cpu:precise ...")
     pred = compare.predict(launches)
-    base = {l.name: baseline(l) for l in launches}
-    pred["baseline"] = pred.name.map(base)
+    pred["baseline"] = pred.apply(baseline, axis=1)
     df = compare.join(pred, compare.measured("validation"))
     meas, model, roof = df[f"meas:{CYC}"], df[f"pred:{CYC}"], df["baseline"]
 

@@ -447,7 +447,8 @@ class Batch(Diagnostics):
                           ins.op is Op.ATOM)
         addr = st.base_addr + i * nbytes
         warps, rows = rows_from_lanes(sel, addr if addr.size == sel.size else np.repeat(addr, sel.size), n_rows)
-        sectors = rec.global_(rows, ins.op is Op.ATOM)
+        sectors = rec.global_(rows, 1 if ins.op is Op.ATOM else 2 if ins.op is Op.ST else 0,
+                              width * nbytes)
         self.counters.memory(k, n_rows, 0, 0, int(sectors.sum()))
         if self.listener is not None:
             self.listener.memory(self, ins, warps, rows, width * nbytes, sectors=sectors)

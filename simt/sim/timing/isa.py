@@ -156,8 +156,32 @@ def _compiled_away(instrs, index):
     return out
 
 
+def _loop_control(blk, b: int) -> set[int]:
+    """Positions in a loop's back-edge block of its control: the branch, the compare that
+    decides it and the counter's increment. ptxas unrolls such loops, so these cost only a
+    fraction of an issue slot per iteration (``loop_control_factor``)."""
+    term = blk.instrs[-1]
+    if term.op is not Op.CBR or not any(t <= b for t in blk.targets):
+        return set()
+    out = {len(blk.instrs) - 1}
+    cond = term.srcs[0]
+    for k in range(len(blk.instrs) - 2, -1, -1):
+        ins = blk.instrs[k]
+        if cond in ins.dsts and ins.op in (Op.LT, Op.LE, Op.GT, Op.GE, Op.NE, Op.EQ):
+            out.add(k)
+            for j in range(k - 1, -1, -1):
+                inc = blk.instrs[j]
+                if (inc.op in (Op.ADD, Op.SUB) and inc.dsts and inc.dsts[0] in ins.srcs
+                        and any(isinstance(x, Imm) for x in inc.srcs)):
+                    out.add(j)
+                    break
+            break
+    return out
+
+
 def tables(prog, arch) -> Tables:
     ops = arch.data["timing"]["ops"]
+    loop_factor = float(arch.data["timing"].get("loop_control_factor", 1.0))
     kind, pipe, sass, lat, mem_slot, fatom = [], [], [], [], [], []
     src_ptr, src, dst_ptr, dst = [0], [], [0], []
     first, length = [], []
@@ -167,8 +191,11 @@ def tables(prog, arch) -> Tables:
         length.append(len(blk.instrs))
         slot = 0
         away = _compiled_away(blk.instrs, index)
-        for ins, gone in zip(blk.instrs, away):
+        control = _loop_control(blk, b)
+        for pos, (ins, gone) in enumerate(zip(blk.instrs, away)):
             c = cost(ins, ops)
+            if pos in control:
+                c = Cost(c.kind, c.pipe, c.sass * loop_factor, c.latency)
             reads = [index[s.id] for s in ins.srcs if isinstance(s, Reg)]
             if gone is not None or (ins.op is Op.BR and blk.targets == (b + 1,)):
                 c = Cost(FREE, NO_PIPE, 0.0, 0.0)      # folded, repeated, or a fall-through jump

@@ -39,7 +39,8 @@ from .caches import find, set_of, victim
  P_DRAM_TAIL, P_L2_READ_BPC, P_L2_WRITE_BPC, P_DRAM_BPC, P_DRAM_WRITE_COST, P_DRAM_FETCH,
  P_SH_LAT, P_SH_MIN, P_SH_ATOM_LAT, P_SH_ATOM_SAME_LAT, P_SH_ATOM_SAME_TPUT, P_SH_FATOM_ROUND,
  P_SH_FATOM_SASS, P_G_ATOM_LAT, P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_UNITS, P_ATOM_INTERLEAVE,
- P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, N_PARAMS) = range(30)
+ P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, P_L2_WRITE_LINE,
+ P_L2_WRITE_SECTOR, P_RELAUNCH, N_PARAMS) = range(33)
 
 # stall reasons (columns of the stall table)
 S_WAIT, S_LONG, S_SHORT, S_THROTTLE, S_NOT_SELECTED, S_BARRIER, S_LG_THROTTLE = range(7)
@@ -125,23 +126,26 @@ def _l2_writeback(l2_tag, l2_dirty, line, P, state, glob):
     for b in range(4):
         if d & (1 << b):
             n += 1
+    bursts = (1 if d & 3 else 0) + (1 if d & 12 else 0)
     l2_dirty[0, s, w] = 0
-    _dram_write(n * 32.0, P, state, glob)
+    _dram_write(n * 32.0, bursts * P[P_DRAM_FETCH], P, state, glob)
     return n
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _dram_write(nbytes, P, state, glob):
-    busy = nbytes * P[P_DRAM_WRITE_COST] / P[P_DRAM_BPC]
+def _dram_write(nbytes, burst_bytes, P, state, glob):
+    busy = burst_bytes * P[P_DRAM_WRITE_COST] / P[P_DRAM_BPC]
     state[1] = max(state[1], state[3]) + busy          # the DRAM queue, at the current time
     glob[G_DRAM_WRITE] += nbytes
     glob[G_DRAM_BUSY] += busy
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _l2_touch(line, mask, write, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, state, P, glob):
+def _l2_touch(line, mask, write, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, state, P, glob,
+              partial=0):
     """Look ``mask``'s sectors of ``line`` up in the L2 (allocating the line); for writes mark
-    them valid and dirty. Returns the mask of sectors that missed (reads only)."""
+    them valid and dirty (a ``partial`` sector that is not there is read from DRAM first).
+    Returns the mask of sectors that missed (reads only)."""
     sets = l2_tag.shape[1]
     s = set_of(line, sets)
     w = find(l2_tag, 0, s, line)
@@ -156,6 +160,11 @@ def _l2_touch(line, mask, write, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, sta
         l2_dirty[0, s, w] = 0
     l2_stamp[0, s, w] = int(state[4])
     if write:
+        fill = partial & ~l2_valid[0, s, w]
+        if fill:
+            for b in range(4):
+                if fill & (1 << b):
+                    _dram_read(32.0, P[P_DRAM_FETCH], state[3], P, state, glob)
         fresh = mask & ~l2_dirty[0, s, w]
         l2_valid[0, s, w] |= mask
         l2_dirty[0, s, w] |= mask
@@ -185,9 +194,9 @@ def _l2_touch(line, mask, write, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, sta
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _dram_read(nbytes, arrive, P, state, glob):
-    """Queue a DRAM read; return the queueing delay."""
-    busy = nbytes / P[P_DRAM_BPC]
+def _dram_read(nbytes, burst_bytes, arrive, P, state, glob):
+    """Queue a DRAM read of ``nbytes`` (occupying DRAM for ``burst_bytes``); return the delay."""
+    busy = burst_bytes / P[P_DRAM_BPC]
     start = max(arrive, state[1])
     state[1] = start + busy
     glob[G_DRAM_READ] += nbytes
@@ -197,7 +206,11 @@ def _dram_read(nbytes, arrive, P, state, glob):
 
 @njit(cache=True, nogil=True, inline="always")
 def _l2_queue(nbytes, bpc, arrive, state, glob):
-    busy = nbytes / bpc
+    return _l2_busy(nbytes / bpc, arrive, state, glob)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _l2_busy(busy, arrive, state, glob):
     start = max(arrive, state[0])
     state[0] = start + busy
     glob[G_L2_BUSY] += busy
@@ -207,7 +220,7 @@ def _l2_queue(nbytes, bpc, arrive, state, glob):
 @njit(cache=True, nogil=True, inline="always")
 def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l1_valid,
                    l1_stamp, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, atom_free, atom_busy,
-                   l1t_free, state, glob, smstat, lines_buf, masks_buf, wbuf):
+                   l1t_free, state, glob, smstat, lines_buf, masks_buf, wbuf, partial_buf):
     """A global load, store or atomic of one warp issued at T on SM m: its completion time."""
     n = ev_n[ev]
     p0 = ev_ptr[ev]
@@ -224,13 +237,15 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
         if f < 0:
             lines_buf[n_lines] = line
             masks_buf[n_lines] = bit
+            partial_buf[n_lines] = 0
             wbuf[n_lines] = 0.0
             f = n_lines
             n_lines += 1
         else:
             masks_buf[f] |= bit
-        if sec_w[p0 + q] > wbuf[f]:
-            wbuf[f] = sec_w[p0 + q]
+        wbuf[f] += sec_w[p0 + q]             # atomics: the lanes one unit serialises, per sector
+        if sec_w[p0 + q] < 8:
+            partial_buf[f] |= bit            # stores: fewer than the sector's 8 words
     state[2] = 0.0          # out: until when the issuing warp is held by full queues
     if n_lines == 0:
         return T
@@ -241,7 +256,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
     state[3] = start
     l1sets = l1_tag.shape[1]
     if k == isa.GLOBAL_ST:
-        wbytes = 0.0
+        n_sec = 0
         for i in range(n_lines):
             mask = masks_buf[i]
             s = set_of(lines_buf[i], l1sets)
@@ -252,13 +267,14 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
             for b in range(4):
                 if mask & (1 << b):
                     nb += 1
-            wbytes += nb * 32.0
+            n_sec += nb
             glob[G_L2_WRITE] += nb
             _l2_touch(lines_buf[i], mask, True, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo,
-                      state, P, glob)
-        q = _l2_queue(wbytes, P[P_L2_WRITE_BPC], start + P[P_L1_LAT], state, glob)
+                      state, P, glob, partial_buf[i])
+        busy = n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
+        q = _l2_busy(busy, start + P[P_L1_LAT], state, glob)
         state[2] = max(state[2], T + q - P[P_QUEUE_ALLOWANCE])
-        return start + P[P_L1_LAT]
+        return start + q + P[P_L2_LAT]          # when the L2 acknowledges the store
     if k == isa.GLOBAL_ATOM:
         done = start
         t_arr = start + P[P_L1_LAT]
@@ -285,12 +301,12 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
                 for b in (0, 2):
                     if missed & (3 << b):
                         pairs += 1
-                qd = _dram_read(pairs * P[P_DRAM_FETCH], t_arr + q2, P, state, glob)
+                qd = _dram_read(pairs * P[P_DRAM_FETCH], pairs * P[P_DRAM_FETCH], t_arr + q2, P, state, glob)
                 extra = qd + P[P_DRAM_LAT] - P[P_L2_LAT]
             unit = int((lines_buf[i] * 128) // int(P[P_ATOM_INTERLEAVE])) % units
             a0 = max(t_arr + q2 + extra, atom_free[unit])
             state[2] = max(state[2], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
-            service = wbuf[i] * same * nb
+            service = wbuf[i] * same
             atom_free[unit] = a0 + service
             atom_busy[unit] += service
             glob[G_ATOM_BUSY] += service
@@ -354,7 +370,8 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
             for b in (0, 2):
                 if missed & (3 << b):
                     pairs += 1
-            qd = _dram_read(pairs * P[P_DRAM_FETCH], t_l2 + q2 + P[P_L2_LAT] * 0.5, P, state, glob)
+            qd = _dram_read(pairs * P[P_DRAM_FETCH], pairs * P[P_DRAM_FETCH], t_l2 + q2 + P[P_L2_LAT] * 0.5,
+                            P, state, glob)
             if qd > worst_qd:
                 worst_qd = qd
             k_dram += 1
@@ -442,6 +459,7 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
     sl_src = np.zeros(G, np.float64)           # when the next instruction's sources are ready
     sl_sprod = np.full(G, -1, np.int64)        # ... and which instruction produces the last one
     sl_scls = np.zeros(G, np.int8)             # ... and its stall class
+    sl_store = np.zeros(G, np.float64)         # when the warp's stores and atomics are acknowledged
     nr = max(1, n_regs)
     reg_ready = np.zeros((G, nr), np.float64)
     reg_prod = np.full((G, nr), -1, np.int64)
@@ -479,6 +497,7 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
     lines_buf = np.zeros(32, np.int64)
     masks_buf = np.zeros(32, np.int64)
     wbuf = np.zeros(32, np.float64)
+    partial_buf = np.zeros(32, np.int64)
     H = np.zeros(33, np.float64)
     for k in range(1, 33):
         H[k] = H[k - 1] + 1.0 / k
@@ -489,21 +508,23 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
     hsize = 0
     # first wave: one block per SM per round, as long as slots and blocks last
     next_cta = 0
-    disp_free = 0.0
+    launcher = np.zeros(n_sm, np.float64)      # an SM starts one block at a time
     for rnd in range(blocks_per_sm):
         for m in range(n_sm):
             if next_cta >= n_ctas:
                 break
-            _place(next_cta, m, disp_free, S, warps_per_cta, entry_ptr, entry_step, step_block,
+            t0 = launcher[m] + P[P_DISPATCH]
+            launcher[m] = t0
+            _place(next_cta, m, t0, S, warps_per_cta, entry_ptr, entry_step, step_block,
                    blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e,
                    sl_end, sl_j, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod,
                    reg_cls, smstat, sl_src, sl_sprod)
             for u in range(4):
                 sp_ver[m * 4 + u] += 1
-                hk, hv, hn, hsize = _push(hk, hv, hn, hsize, disp_free, m * 4 + u, sp_ver[m * 4 + u])
+                hk, hv, hn, hsize = _push(hk, hv, hn, hsize, t0, m * 4 + u, sp_ver[m * 4 + u])
             next_cta += 1
-            disp_free += P[P_DISPATCH]
     end_time = 0.0
+    drain = 0.0
     while hsize > 0:
         t, sp, ver, hsize = _pop(hk, hv, hn, hsize)
         if ver != sp_ver[sp]:
@@ -589,9 +610,11 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
                 done = _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H, l1_tag,
                                       l1_valid, l1_stamp, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo,
                                       atom_free, atom_busy, l1t_free, state, glob, smstat, lines_buf,
-                                      masks_buf, wbuf)
+                                      masks_buf, wbuf, partial_buf)
                 cls = S_LONG
                 held = state[2]
+                if k != isa.GLOBAL_LD and done > sl_store[g]:
+                    sl_store[g] = done
             elif pp < n_pipes:
                 pipe_free[sp, pp] = T + slots * pipe_interval[pp]
                 smstat[m, M_PIPE0 + pp] += slots * pipe_interval[pp]
@@ -658,6 +681,9 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
                 sl_src[g] = ready
             c = sl_cta[g]
             if exited:
+                if sl_store[g] > drain:       # the kernel ends when its writes are applied
+                    drain = sl_store[g]
+                sl_store[g] = 0.0
                 sl_warp[g] = -1
                 smstat[m, M_WARP_CYCLES] += own - sl_start[g]
                 cta_live[c] -= 1
@@ -690,8 +716,10 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
                 where = cta_where[c]
                 cta_slot[m, where % blocks_per_sm] = -1
                 if next_cta < n_ctas:
-                    td = max(own, disp_free)
-                    disp_free = td + P[P_DISPATCH]
+                    # the freed slot takes a new block after the relaunch latency, the SM's
+                    # launcher starting one block at a time
+                    td = max(own + P[P_RELAUNCH], launcher[m] + P[P_DISPATCH])
+                    launcher[m] = td
                     _place(next_cta, m, td, S, warps_per_cta, entry_ptr, entry_step, step_block,
                            blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp,
                            sl_e, sl_end, sl_j, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready,
@@ -729,6 +757,6 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
             sp_ver[sp] += 1
             hk, hv, hn, hsize = _push(hk, hv, hn, hsize, max(nxt_t, sp_free[sp], T + 1.0), sp, sp_ver[sp])
     # the kernel ends when the memory system has applied every store and atomic
-    drained = max(state[0], atom_free.max())
+    drained = max(state[0], atom_free.max(), drain)
     glob[G_ATOM_HOT] = atom_busy.max()
     return max(end_time, drained)

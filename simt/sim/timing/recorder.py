@@ -43,11 +43,12 @@ class _Grow:
 
 
 @njit(cache=True, nogil=True)
-def _sectors(rows, sec_out, w_out, start, counts, words):
+def _sectors(rows, sec_out, w_out, start, counts, words, span):
     """Distinct 32-byte sectors of each row of lane addresses (-1: inactive), in lane order,
-    written from ``sec_out[start]``; per row the number of sectors. With ``words``, per
-    sector the most lanes on one 4-byte word (what an atomic unit serialises), else 1.
-    Returns the new end."""
+    written from ``sec_out[start]``; per row the number of sectors. Per sector ``w_out``:
+    with ``words`` 1 (atomics), the most lanes on one 4-byte word (what an atomic unit
+    serialises); with 2 (stores), how many of its 8 words are written (each lane writes
+    ``span`` bytes); else 1. Returns the new end."""
     pos = start
     for r in range(rows.shape[0]):
         first = pos
@@ -70,7 +71,22 @@ def _sectors(rows, sec_out, w_out, start, counts, words):
                 w_out[pos] = 1
                 pos += 1
         counts[r] = pos - first
-        if words:
+        if words == 2:
+            for q in range(first, pos):
+                seen = 0
+                for lane in range(32):
+                    a = rows[r, lane]
+                    if a == -1:
+                        continue
+                    for b in range(a, a + max(span, 4), 4):
+                        if (b >> 5) == sec_out[q]:
+                            seen |= 1 << ((b >> 2) & 7)
+                n = 0
+                for b in range(8):
+                    if seen & (1 << b):
+                        n += 1
+                w_out[q] = n
+        elif words == 1:
             for q in range(first, pos):
                 most = 0
                 for lane in range(32):
@@ -139,17 +155,18 @@ class Recorder:
         self.ev_ptr.append(np.full(n, -1, np.int64))
         self.ev_same.append(same if same is not None else np.ones(n, np.int32))
 
-    def global_(self, rows: np.ndarray, atomic: bool) -> np.ndarray:
-        """Record one global access (rows of lane addresses per warp); return sectors per row."""
+    def global_(self, rows: np.ndarray, kind: int, span: int = 4) -> np.ndarray:
+        """Record one global access (rows of lane addresses per warp; ``kind`` 0 load, 1 atomic,
+        2 store; each lane touches ``span`` bytes); return sectors per row."""
         counts = np.empty(rows.shape[0], np.int64)
         if not self.active:
             scratch = np.empty(rows.shape[0] * 32, np.int64)
-            _sectors(rows, scratch, np.empty(scratch.size, np.int16), 0, counts, False)
+            _sectors(rows, scratch, np.empty(scratch.size, np.int16), 0, counts, 0, span)
             return counts
         sec = self.sec.reserve(rows.shape[0] * 32)
         w = self.sec_w.reserve(rows.shape[0] * 32)
         start = self.sec.n
-        end = _sectors(rows, sec, w, start, counts, atomic)
+        end = _sectors(rows, sec, w, start, counts, kind, span)
         self.sec.n = self.sec_w.n = end
         self.ev_n.append(counts.astype(np.int32))
         self.ev_ptr.append(start + np.concatenate(([0], np.cumsum(counts)[:-1])))
