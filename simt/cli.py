@@ -1,10 +1,12 @@
-"""The ``simt`` command: ``simt demo`` (a showcase on the CPU engines), ``simt run FILE``
-(optionally on a device, recording a trace), ``simt report banks|coalescing|divergence TRACE``,
-``simt diff FILE.py::kernel`` (engines compared), ``simt --version``. Only ``diff`` with a
-``cuda`` engine uses a GPU, and it skips that engine when there is none."""
+"""The ``simt`` command: ``simt demo`` (a showcase on the CPU engines), ``simt run [options]
+FILE [ARGS...]`` (optionally on a device, recording a trace), ``simt report
+banks|coalescing|divergence|lines|summary TRACE``, ``simt diff FILE.py::kernel`` (engines
+compared, or against a stored golden), ``simt cache info|clear``, ``simt --version``. Only
+``diff`` with a ``cuda`` engine uses a GPU, and it skips that engine when there is none."""
 from __future__ import annotations
 
 import argparse
+import os
 import runpy
 import sys
 
@@ -109,14 +111,17 @@ def _transpose_story(rng) -> bool:
     return ok
 
 
-def run_file(path: str, device: str | None = None, trace: str | None = None,
-             arch: str | None = None) -> int:
-    """Run a user's script as ``__main__``; its launches that name no device use ``device``.
+def run_file(path: str, args: list[str] | None = None, device: str | None = None,
+             trace: str | None = None, arch: str | None = None, progress: bool | None = None) -> int:
+    """Run a user's script as ``__main__`` with ``sys.argv == [path, *args]``, as ``python
+    path args...`` would; its launches that name no device use ``device``.
 
     With ``trace``, launches on cpu:trace (the default device then) record to that file
-    (later launches to FILE.1.jsonl, ...). Long launches show progress on stderr.
+    (later launches to FILE.1.jsonl, ...). The script's ``sys.exit(n)`` becomes the status.
     """
-    options = {"progress": True}
+    options = {}
+    if progress is not None:
+        options["progress"] = progress
     if trace:
         device = device or "cpu:trace"
         options["trace"] = trace
@@ -129,48 +134,119 @@ def run_file(path: str, device: str | None = None, trace: str | None = None,
     except simt.SimtError as e:
         print(f"simt run: {e}", file=sys.stderr)
         return 2
-    runpy.run_path(path, run_name="__main__")
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [path, *(args or [])]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))   # as `python FILE` does
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except SystemExit as e:
+        return _exit_status(e.code)
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
     return 0
 
 
+def _exit_status(code) -> int:
+    """What ``sys.exit(code)`` makes the process exit with."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The ``simt`` command; output cut short by a closed pipe (``simt demo | head``) ends
+    quietly, as other command-line tools do."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141          # 128 + SIGPIPE, what a shell reports for a tool killed by it
+
+
+def _silence_stdout() -> None:
+    """After EPIPE: send what is still buffered for stdout nowhere, so the interpreter's
+    final flush does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="simt", description="A SIMT GPU simulator for Warp-style kernels.")
     parser.add_argument("--version", action="version", version=f"simt {simt.__version__}")
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("demo", help="run a small showcase on the precise engine")
-    run = commands.add_parser("run", help="run a Python file that launches simt kernels")
-    run.add_argument("file")
+    run = commands.add_parser("run", help="run a Python file that launches simt kernels",
+                              usage="simt run [--device D] [--trace PATH] [--arch A] [--no-progress] "
+                                    "FILE [ARGS...]",
+                              description="Runs FILE as `python FILE ARGS...` would (sys.argv is "
+                                          "[FILE, *ARGS]); simt's options go before FILE.")
     run.add_argument("--device", help="default device: cpu, cpu:precise, cpu:trace, cuda, cuda:N")
     run.add_argument("--trace", metavar="PATH", help="record launches on cpu:trace to PATH (.jsonl or .jsonl.gz)")
     run.add_argument("--arch", choices=("sm_90", "sm_80"), help="architecture the timing model uses")
+    run.add_argument("--no-progress", action="store_true", help="no progress bars for long launches")
+    run.add_argument("file")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for FILE")
     report = commands.add_parser("report", help="analyse a trace written with device='cpu:trace'")
-    report.add_argument("analysis", choices=("banks", "coalescing", "divergence"))
+    report.add_argument("analysis", choices=REPORT_KINDS)
     report.add_argument("trace", help="a .jsonl or .jsonl.gz trace file")
     report.add_argument("--by", choices=("pc", "line"), help="one row per instruction or per source line")
-    diff = commands.add_parser("diff", help="run a kernel on several engines and diff its arrays",
-                               description="FILE.py defines the kernel and simt_inputs() returning "
-                                           "(dim, inputs) or (dim, inputs, block_dim); see simt.testing.")
+    report.add_argument("--csv", action="store_true", help="comma-separated values instead of a table")
+    diff = commands.add_parser(
+        "diff", help="run a kernel on several engines (or against a stored golden) and diff its arrays",
+        description="FILE.py defines the kernel and a function simt_inputs() (or "
+                    "simt_inputs_KERNEL()) returning (dim, inputs) or (dim, inputs, block_dim); "
+                    "it may take the --dim value as its one argument. See README.md, 'Golden "
+                    "comparisons'. Exit status: 0 the engines agree, 1 they differ, 2 a usage "
+                    "error, 3 nothing was compared (fewer than two engines could run).")
     diff.add_argument("target", metavar="FILE.py::kernel")
     diff.add_argument("--dim", help="launch dim, e.g. 1024 or 64,128 (overrides simt_inputs)")
-    diff.add_argument("--engines", default="cpu:precise,cuda", help="comma-separated; the first is the reference")
+    diff.add_argument("--engines", default=None,
+                      help="comma-separated; the first is the reference (default: $SIMT_ENGINES, "
+                           "else cpu:precise,cuda)")
     diff.add_argument("--block-dim", help="threads per block, e.g. 256 or 8,32")
     diff.add_argument("--rtol", type=float, help="relative float tolerance (default 1e-5)")
     diff.add_argument("--atol", type=float, help="absolute float tolerance (default 1e-6)")
+    diff.add_argument("--golden", metavar="FILE.npz",
+                      help="compare every engine that runs against the outputs stored in FILE.npz")
+    diff.add_argument("--record", metavar="FILE.npz",
+                      help="store the first engine's outputs (with the GPU, driver and simt "
+                           "version) in FILE.npz, after comparing the others with it")
+    cache = commands.add_parser("cache", help="the fast engine's compiled-kernel cache")
+    cache.add_argument("action", choices=("info", "clear"))
+    return parser
+
+
+REPORT_KINDS = ("banks", "coalescing", "divergence", "lines", "summary")
+
+
+def _main(argv: list[str] | None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "report":
         from .analysis.report import report as print_report
-        return print_report(args.analysis, args.trace, args.by)
+        return print_report(args.analysis, args.trace, args.by, csv=args.csv)
     if args.command == "diff":
         from .testing import diff_command
         try:
-            return diff_command(args.target, args.dim, args.engines, args.block_dim, args.rtol, args.atol)
+            return diff_command(args.target, args.dim, args.engines, args.block_dim, args.rtol,
+                                args.atol, golden=args.golden, record=args.record)
         except (simt.SimtError, ValueError, OSError) as e:
             print(f"simt diff: {e}", file=sys.stderr)
             return 2
+    if args.command == "cache":
+        from .sim.fast.cache import cache_command
+        return cache_command(args.action)
     if args.command == "demo":
         return demo()
     if args.command == "run":
-        return run_file(args.file, args.device, args.trace, args.arch)
+        return run_file(args.file, args.args, args.device, args.trace, args.arch,
+                        progress=False if args.no_progress else None)
     parser.print_help()
     return 2
 

@@ -72,3 +72,11 @@ class StepLimitError(KernelRuntimeError):
 
 class DeviceError(SimtError):
     pass
+
+
+class MetricUnavailableError(SimtError, KeyError):
+    """A launch result asked for something its engine does not report (a KeyError too, so
+    ``except KeyError`` and ``dict.get``-style code keep working)."""
+
+    def __str__(self) -> str:          # KeyError would print the message in quotes
+        return str(self.args[0]) if self.args else ""

@@ -310,7 +310,7 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
         raise LaunchError(f"kernel '{kernel.key}': max_steps must be a positive int, got {steps!r}")
     dims = normalise_dim(dim, kernel.key)
     sig, block, grid = launch_geometry(dims, 256 if block_dim is None else block_dim, kernel.key)
-    bound = bind_arguments(kernel, list(inputs) + list(outputs), dev)
+    bound = bind_arguments(kernel, list(inputs or ()) + list(outputs or ()), dev)   # None: none, as in Warp
 
     check_index_dims(kernel, sig, dims, block_dim)
     fn = kernel.compile(sig, opts["debug"], opts["fastmath"])

@@ -14,7 +14,7 @@ from .errors import SimtError
 ARCHS = ("sm_90", "sm_80")
 
 DEFAULTS = {"debug": False, "fastmath": False, "max_steps": 1_000_000, "arch": "sm_90",
-            "timing": True, "progress": False, "trace": None}
+            "timing": True, "progress": True, "trace": None}
 
 _WARP_IGNORED = frozenset({
     "enable_backward", "max_unroll", "lineinfo", "block_dim", "fuse_fp", "cuda_output",

@@ -24,6 +24,7 @@ import numpy as np
 
 from ...ir.mir import ArrayParam, Function, Instr, Op, ScalarParam, SReg
 from ..common import ArrayArg, LaunchConfig
+from ...progress import launch_progress
 from .diagnostics import Diagnostics
 from .memory import Storage, out_of_bounds
 from . import timing
@@ -65,15 +66,17 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     ctas_per_batch = max(1, min(cfg.num_blocks, MAX_BATCH_LANES // lanes_per_cta, by_regs))
     if listener is not None:
         listener.launch_started(fn, cfg, arch)
-    progress = Progress(fn.name, cfg.num_blocks) if cfg.progress else None
-    with np.errstate(all="ignore"):
-        for first in range(0, cfg.num_blocks, ctas_per_batch):
-            n = min(ctas_per_batch, cfg.num_blocks - first)
-            Batch(prog, cfg, args, globals_, counters, first, n, lanes_per_cta, arch, listener).run()
-            if progress:
-                progress.update(first + n)
-    if progress:
-        progress.done()
+    progress = launch_progress(fn.name, cfg.num_blocks, cfg.progress)
+    try:
+        with np.errstate(all="ignore"):
+            for first in range(0, cfg.num_blocks, ctas_per_batch):
+                n = min(ctas_per_batch, cfg.num_blocks - first)
+                Batch(prog, cfg, args, globals_, counters, first, n, lanes_per_cta, arch, listener).run()
+                if progress:
+                    progress.update(first + n)
+    finally:
+        if progress:
+            progress.close()
     occupancy = arch.occupancy(cfg.threads_per_block, estimate_registers(prog), fn.shared_bytes)
     counters.atomic_hotspot = max((int(st.atomic_counts.max()) for st in globals_.values()
                                    if st.atomic_counts.size), default=0)
@@ -83,34 +86,6 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     if listener is not None:
         listener.launch_finished(out)
     return out
-
-
-class Progress:
-    """A one-line progress report on stderr, shown once a launch has run for a second."""
-
-    def __init__(self, kernel: str, total: int):
-        import time
-        self.kernel, self.total, self.clock = kernel, total, time.perf_counter
-        self.start = self.last = self.clock()
-        self.shown = False
-
-    def update(self, done: int) -> None:
-        import sys
-        now = self.clock()
-        if now - self.last < 1.0 and not (self.shown and done == self.total):
-            return
-        self.last, self.shown = now, True
-        rate = done / max(1e-9, now - self.start)
-        eta = (self.total - done) / rate if rate else 0.0
-        sys.stderr.write(f"\r[simt] {self.kernel}: {done}/{self.total} blocks, "
-                         f"{now - self.start:.1f} s, about {eta:.0f} s left   ")
-        sys.stderr.flush()
-
-    def done(self) -> None:
-        import sys
-        if self.shown:
-            sys.stderr.write(f"\r[simt] {self.kernel}: {self.total}/{self.total} blocks in "
-                             f"{self.clock() - self.start:.1f} s{' ' * 20}\n")
 
 
 def estimate_registers(prog: Program) -> int:
