@@ -84,8 +84,7 @@ def iter_trace_chunks(path: str | os.PathLike, chunksize: int = CHUNK_RECORDS,
     """
     found: dict = {}
     yield from _chunks(path, chunksize, columns, found)
-    if found.get("damage"):
-        _warn_damage(path, found)
+    _warn_damage(path, found)
 
 
 def load_trace(path: str | os.PathLike, chunksize: int = CHUNK_RECORDS,
@@ -102,8 +101,7 @@ def load_trace(path: str | os.PathLike, chunksize: int = CHUNK_RECORDS,
     df = concat_frames(frames) if frames else empty_frame(columns)
     df.attrs = {"header": header, "end": end, "path": os.fspath(path),
                 "damage": found.get("damage")}
-    if found.get("damage"):
-        _warn_damage(path, found)
+    _warn_damage(path, found)
     return df
 
 
@@ -128,10 +126,18 @@ def _chunks(path, chunksize: int, columns, found: dict) -> Iterator[pd.DataFrame
 
 
 def _warn_damage(path, found: dict) -> None:
-    trailer = "" if found.get("end") else "; it has no trailer (the launch did not finish)"
-    warnings.warn(f"{os.fspath(path)} was cut short: {found['damage']}{trailer}. Read the "
-                  f"{found.get('records', 0)} whole records before the damage and dropped the "
-                  f"rest.", TraceDamageWarning, stacklevel=3)
+    """TraceDamageWarning for a file cut short, or one without a trailer."""
+    n = found.get("records", 0)
+    if found.get("damage"):
+        trailer = "" if found.get("end") else "; it has no trailer (the launch did not finish)"
+        message = (f"{os.fspath(path)} was cut short: {found['damage']}{trailer}. Read the {n} "
+                   f"whole records before the damage and dropped the rest.")
+    elif not found.get("end"):
+        message = (f"{os.fspath(path)} has no trailer: the launch did not finish (it raised, or "
+                   f"its process was stopped); read the {n} records written before that.")
+    else:
+        return
+    warnings.warn(message, TraceDamageWarning, stacklevel=3)
 
 
 def _check_columns(columns) -> tuple[str, ...]:
@@ -462,6 +468,8 @@ def _frame_from_columns(columns: dict, n: int, wanted: tuple | None = None) -> p
     for name, col in columns.items():
         if wanted is None or name in wanted:
             ordered.setdefault(name, col)
+    if wanted is not None:      # the order asked for
+        ordered = {name: ordered[name] for name in wanted if name in ordered}
     return pd.DataFrame(ordered, index=pd.RangeIndex(n))
 
 
