@@ -121,13 +121,20 @@ INNER = """
 
 
 def _inner(pytester, *args):
+    """A pytest run of INNER in its own process (an in-process run would unload the modules
+    it imported, numba's among them, which cannot be imported twice)."""
     pytester.makeconftest('pytest_plugins = ["simt.testing"]\n')
     pytester.makepyfile(test_inner=textwrap.dedent(INNER))
-    return pytester.runpytest_inprocess("-rs", "-p", "no:cacheprovider", *args)
+    return pytester.runpytest_subprocess("-rs", "-p", "no:cacheprovider", *args, timeout=300)
 
 
-def test_pytest_skip_points_at_the_test_and_plain_compare_fails(pytester, monkeypatch):
+@pytest.fixture
+def inner_env(monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(HERE.parent))     # this simt, not an installed one
     monkeypatch.delenv("SIMT_ENGINES", raising=False)
+
+
+def test_pytest_skip_points_at_the_test_and_plain_compare_fails(pytester, inner_env):
     result = _inner(pytester, "--simt-engines", "cpu:precise,cuda:7")
     result.assert_outcomes(skipped=1, failed=1)
     skip_line = next(line for line in result.outlines if line.startswith("SKIPPED"))
@@ -135,8 +142,7 @@ def test_pytest_skip_points_at_the_test_and_plain_compare_fails(pytester, monkey
     assert "cuda:7" in skip_line
 
 
-def test_engines_from_the_command_line_and_the_environment(pytester, monkeypatch):
-    monkeypatch.delenv("SIMT_ENGINES", raising=False)
+def test_engines_from_the_command_line_and_the_environment(pytester, inner_env, monkeypatch):
     _inner(pytester, "--simt-engines", "cpu:precise,cpu").assert_outcomes(passed=2)
     monkeypatch.setenv("SIMT_ENGINES", "cpu,cpu:precise")
     _inner(pytester).assert_outcomes(passed=2)

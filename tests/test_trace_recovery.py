@@ -140,7 +140,7 @@ def test_a_trace_killed_while_written_keeps_what_was_written(tmp_path, sig):
     (b'{"type":"inst","pc":7,"op":"add"}\n', "line 2: key 'pc' must be a string"),
     (b'{"type":"inst","pc":"b:0","addr":[1,"x"]}\n', "line 2: key 'addr' must be a list"),
     (b'{"type":"end","records":"many"}\n', "the trailer's 'records' must be an integer"),
-])
+], ids=["utf8-fast-path", "utf8-json", "deep-nesting", "block-str", "pc-int", "addr-str", "end-records"])
 def test_bad_records_are_trace_format_errors(tmp_path, capsys, line, message):
     path = tmp_path / "bad.jsonl"
     path.write_bytes(b'{"type":"header","schema":1,"kernel":"k"}\n' + line)
