@@ -119,6 +119,9 @@ def run_file(path: str, args: list[str] | None = None, device: str | None = None
     With ``trace``, launches on cpu:trace (the default device then) record to that file
     (later launches to FILE.1.jsonl, ...). The script's ``sys.exit(n)`` becomes the status.
     """
+    if not os.path.isfile(path):
+        print(f"simt run: no such file: {path}", file=sys.stderr)
+        return 2
     options = {}
     if progress is not None:
         options["progress"] = progress

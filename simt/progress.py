@@ -20,6 +20,13 @@ def enabled(option: bool) -> bool:
         "0", "false", "no", "off")
 
 
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 class LaunchProgress:
     """Blocks done out of a launch's total; safe to advance from several threads."""
 
@@ -46,7 +53,7 @@ class LaunchProgress:
 
 def launch_progress(kernel: str, total_blocks: int, option: bool) -> LaunchProgress | None:
     """A progress reporter for one launch, or None when bars are off."""
-    if not enabled(option) or total_blocks <= 1:
+    if not enabled(option) or total_blocks <= 1 or not _is_terminal(sys.stderr):
         return None
     progress = LaunchProgress(kernel, total_blocks)
     if progress.bar.disable:        # stderr is not a terminal

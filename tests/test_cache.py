@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import simt
+from simt import testing
 from simt.sim.fast import cache
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +39,7 @@ def scale(x: simt.array(dtype=float), k: float):
 def _launch_fresh(device="cpu", k=2.0, n=256, **kwargs):
     """A first launch: a kernel object nobody compiled yet (same source as ``scale``)."""
     kernel = simt.Kernel(scale.py_func)
-    x = simt.zeros(n)
+    x = simt.zeros(n, device=device if device.startswith("cuda") else None)
     simt.launch(kernel, n, [x, k], device=device, **kwargs)
     return np.array_equal(x.numpy(), np.arange(n, dtype=np.float32) * np.float32(k))
 
@@ -170,8 +171,10 @@ def test_cache_stays_under_its_size_cap(cache_root, monkeypatch, tmp_path):
     assert not any(name.startswith("k_sized1_") for name in found)   # the oldest went first
 
 
-@pytest.mark.parametrize("device", ["cpu", "cpu:precise", "cpu:trace"])
+@pytest.mark.parametrize("device", ["cpu", "cpu:precise", "cpu:trace", "cuda"])
 def test_first_launches_from_many_threads(device, cache_root, tmp_path):
+    if device == "cuda" and testing.gpu_unavailable():
+        pytest.skip(f"no GPU: {testing.gpu_unavailable()}")
     for attempt in ("cold", "warm"):
         cache.forget_loaded()
         results = []
