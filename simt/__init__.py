@@ -9,8 +9,8 @@ __version__ = "0.1.0"
 from importlib import import_module as _import_module
 
 from .errors import (BarrierDivergenceError, CompileError, DeviceError, HazardError,
-                     KernelRuntimeError, LaunchError, OutOfBoundsError, SimtError, StepLimitError,
-                     WarpSyncError)
+                     KernelRuntimeError, LaunchError, MetricUnavailableError, OutOfBoundsError,
+                     SimtError, StepLimitError, WarpSyncError)
 from .types import (float32, float64, int8, uint8, int32, uint32, int64, uint64,
                     vec2, vec3, vec4, mat22, mat33, mat44, quat,
                     vec2f, vec3f, vec4f, mat22f, mat33f, mat44f, quatf,

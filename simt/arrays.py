@@ -94,7 +94,8 @@ class array:
         self.device: Device = get_device(device)
         require_memory(self.device)
         if data is not None:
-            buffer, ir_dtype = _buffer_from_data(data, dtype, shape)
+            alias = not copy and not self.device.is_cuda    # Warp aliases host memory on the CPU
+            buffer, ir_dtype = _buffer_from_data(data, dtype, shape, alias)
         else:
             ir_dtype = t.ir_type(float if _is_unset(dtype) else dtype)
             elem_shape = _normalise_shape(shape)
@@ -251,8 +252,10 @@ class array:
         return str(self.numpy()) if self._buffer is not None else repr(self)
 
 
-def _buffer_from_data(data, dtype, shape) -> tuple[np.ndarray, ValueType]:
-    """A fresh C-contiguous buffer of the right scalar type, with component axes trailing."""
+def _buffer_from_data(data, dtype, shape, alias: bool = False) -> tuple[np.ndarray, ValueType]:
+    """A fresh C-contiguous buffer of the right scalar type, with component axes trailing;
+    with ``alias`` (``copy=False``), a view of ``data``'s own memory, or ValueError saying
+    why that is impossible (never a silent copy)."""
     if isinstance(data, array):
         if _is_unset(dtype):
             dtype = data._ir_dtype
@@ -272,8 +275,28 @@ def _buffer_from_data(data, dtype, shape) -> tuple[np.ndarray, ValueType]:
                          f"got numpy shape {source.shape}")
     if source.ndim == len(comp):
         source = source.reshape((1,) + comp) if source.size else source.reshape((0,) + comp)
-    buffer = np.array(source, dtype=t.numpy_scalar_type(ir_dtype), order="C", copy=True)
+    scalar = t.numpy_scalar_type(ir_dtype)
+    if alias and isinstance(data, np.ndarray):
+        return _alias(data, source, np.dtype(scalar)), ir_dtype
+    buffer = np.array(source, dtype=scalar, order="C", copy=True)
     return buffer, ir_dtype
+
+
+def _alias(data: np.ndarray, view: np.ndarray, scalar: np.dtype) -> np.ndarray:
+    """``view`` (a reshaped ``data``) as the array's buffer, sharing ``data``'s memory."""
+    why = None
+    if data.dtype != scalar:
+        why = f"its dtype is {data.dtype}, the array's is {scalar}"
+    elif not view.flags.c_contiguous:
+        why = "it is not C-contiguous (simt arrays are)"
+    elif not data.flags.writeable:
+        why = "it is read-only"
+    elif not np.shares_memory(view, data) and data.size:
+        why = "its memory cannot be viewed in the array's shape"
+    if why:
+        raise ValueError(f"simt.array(..., copy=False) cannot alias this numpy array: {why}; "
+                         f"pass copy=True, or a contiguous {scalar} array")
+    return view
 
 
 # ---- Warp-style constructors ---------------------------------------------------------

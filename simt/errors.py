@@ -81,3 +81,11 @@ class HazardError(SimtError):
     def __init__(self, message: str, hazards=None):
         self.hazards = hazards
         super().__init__(message)
+
+
+class MetricUnavailableError(SimtError, KeyError):
+    """A launch result asked for something its engine does not report (a KeyError too, so
+    ``except KeyError`` and ``dict.get``-style code keep working)."""
+
+    def __str__(self) -> str:          # KeyError would print the message in quotes
+        return str(self.args[0]) if self.args else ""

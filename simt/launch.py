@@ -317,7 +317,7 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
         raise LaunchError(f"kernel '{kernel.key}': max_steps must be a positive int, got {steps!r}")
     dims = normalise_dim(dim, kernel.key)
     sig, block, grid = launch_geometry(dims, 256 if block_dim is None else block_dim, kernel.key)
-    bound = bind_arguments(kernel, list(inputs) + list(outputs), dev)
+    bound = bind_arguments(kernel, list(inputs or ()) + list(outputs or ()), dev)   # None: none, as in Warp
 
     check_index_dims(kernel, sig, dims, block_dim)
     fn = kernel.compile(sig, opts["debug"], opts["fastmath"])
@@ -330,7 +330,7 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
                        timing=bool(opts.get("timing", True)), progress=bool(opts.get("progress")),
                        checks=check_plan.checks)
     if str(dev) == "cpu:trace":
-        if trace is None and opts.get("trace"):      # e.g. `simt run FILE --trace out.jsonl`
+        if trace is None and opts.get("trace"):      # e.g. `simt run --trace out.jsonl FILE`
             trace = _default_trace_path(opts["trace"], kernel.key)
         metrics = run_engine(fn, cfg, args, trace=_trace_options(kernel, trace, trace_options))
     elif trace is not None or trace_options:

@@ -14,7 +14,7 @@ from .errors import SimtError
 ARCHS = ("sm_90", "sm_80")
 
 DEFAULTS = {"debug": False, "fastmath": False, "max_steps": 1_000_000, "arch": "sm_90",
-            "timing": True, "progress": False, "trace": None, "check": None,
+            "timing": True, "progress": True, "trace": None, "check": None,
             "raise_on_hazard": False}
 
 _WARP_IGNORED = frozenset({

@@ -8,26 +8,38 @@ array (every array argument, inputs included, since a kernel may write any of th
 Integers and bools must match bit for bit. Floats match when
 ``|got - ref| <= atol + rtol * |ref|`` (defaults ``DEFAULT_RTOL = 1e-5``,
 ``DEFAULT_ATOL = 1e-6``), NaN matches NaN and infinities match themselves; the report also
-gives the largest difference in ulps. Engines that cannot run here (no GPU, an engine not
-built yet) are skipped with a note; through the pytest fixture ``simt_compare`` they skip the
-test instead.
+gives the largest difference in ulps. Engines that cannot run here (no GPU) are skipped with
+a note, but a comparison never passes empty: when fewer than two engines ran,
+``compare`` raises NothingComparedError (the pytest fixture skips the test instead, at the
+test's own location).
+
+With ``golden="file.npz"`` the reference is a stored golden (simt/golden.py: one engine's
+outputs, recorded once, e.g. on a machine with a GPU) and every engine that runs is
+compared with it; ``record=True`` (re)writes that file from the first engine's outputs.
+
+Engines default to ``$SIMT_ENGINES`` (comma-separated) or, under pytest,
+``--simt-engines``, else DEFAULT_ENGINES.
 
 This module is also a pytest plugin (entry point ``pytest11``, or ``pytest_plugins =
 ["simt.testing"]`` in a conftest): it registers the ``simt_gpu`` marker, which skips a test
-when no usable GPU is present, and the ``simt_compare`` fixture.
+when no usable GPU is present, the ``simt_compare`` fixture and the ``--simt-engines`` and
+``--simt-record`` options.
 """
 from __future__ import annotations
 
 import inspect
+import os
 import runpy
+import sys
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
+from . import golden as goldens
 from .arrays import array
 from .devices import engine_for, parse_device
-from .errors import DeviceError
+from .errors import DeviceError, SimtError
 from .ir.types import ArrayType
 from .kernel import Kernel
 from .launch import launch
@@ -36,6 +48,29 @@ DEFAULT_RTOL = 1e-5
 DEFAULT_ATOL = 1e-6
 DEFAULT_ENGINES = ("cpu:precise", "cuda")
 SHOWN_MISMATCHES = 5
+ENGINES_VARIABLE = "SIMT_ENGINES"
+_option_engines: tuple[str, ...] | None = None      # pytest --simt-engines
+
+
+class NothingComparedError(SimtError, AssertionError):
+    """Fewer than two engines (a stored golden counts as one) could run: nothing was compared."""
+
+
+def parse_engines(text: str) -> tuple[str, ...]:
+    engines = tuple(e.strip() for e in text.split(",") if e.strip())
+    if not engines:
+        raise ValueError(f"no engines named in {text!r}; give e.g. 'cpu:precise,cuda'")
+    for e in engines:
+        parse_device(e)
+    return engines
+
+
+def default_engines() -> tuple[str, ...]:
+    """pytest's ``--simt-engines``, else ``$SIMT_ENGINES``, else DEFAULT_ENGINES."""
+    if _option_engines:
+        return _option_engines
+    text = os.environ.get(ENGINES_VARIABLE, "")
+    return parse_engines(text) if text.strip() else DEFAULT_ENGINES
 
 
 # ---- engines ------------------------------------------------------------------------------
@@ -107,6 +142,7 @@ class CompareReport:
     rtol: float
     atol: float
     hazards: dict[str, list] = field(default_factory=dict)   # engine -> hazard reports (check=...)
+    golden: dict | None = None                  # the stored golden's metadata, if one was used
 
     @property
     def ok(self) -> bool:
@@ -206,28 +242,43 @@ def _fresh_args(kernel: Kernel, snapshots: list, engine: str) -> list:
     return args
 
 
-def compare(kernel: Kernel, dim, inputs: Sequence = (), engines: Sequence[str] = DEFAULT_ENGINES,
+def compare(kernel: Kernel, dim, inputs: Sequence = (), engines: Sequence[str] | None = None,
             block_dim=256, outputs: Sequence = (), rtol: float | None = None,
-            atol: float | None = None, raise_on_mismatch: bool = True, check=None) -> CompareReport:
+            atol: float | None = None, raise_on_mismatch: bool = True, check=None,
+            golden: str | os.PathLike | None = None, record: bool = False) -> CompareReport:
     """Launch ``kernel`` on each engine with fresh copies of the arguments and diff the arrays.
 
     ``inputs`` and ``outputs`` are joined as in ``simt.launch``; array arguments may be
     ``simt.array`` objects on any device or numpy arrays (converted to the parameter's
-    element type). Raises AssertionError with the report's summary when an engine differs
-    from the reference (unless ``raise_on_mismatch=False``); returns the report.
-    ``check`` ("race", "init", "sync", "all", a list) runs the sanitizers on the CPU engines;
-    their hazards are in ``report.hazards``, printed in the summary, and fail the comparison.
+    element type). ``engines`` defaults to ``default_engines()``. Raises AssertionError with
+    the report's summary when an engine differs from the reference or the sanitizers found
+    hazards (unless ``raise_on_mismatch=False``), and NothingComparedError when fewer than two
+    engines could run and nothing failed; returns the report. ``check`` ("race", "init", "sync", "all", a list)
+    runs the sanitizers on the CPU engines; their hazards are in ``report.hazards``, printed
+    in the summary, and fail the comparison. ``golden``/``record``: see the module docstring.
     """
     if not isinstance(kernel, Kernel):
         raise TypeError(f"simt.testing.compare expects a @simt.kernel, got {kernel!r}")
+    engines = list(default_engines() if engines is None else engines)
     rtol = DEFAULT_RTOL if rtol is None else float(rtol)
     atol = DEFAULT_ATOL if atol is None else float(atol)
-    snapshots = [_host_copy(v) for v in [*inputs, *(outputs or ())]]
+    snapshots = [_host_copy(v) for v in [*(inputs or ()), *(outputs or ())]]
     array_names = [name for (name, ptype), v in zip(kernel.params, snapshots)
                    if isinstance(ptype, ArrayType) and isinstance(v, np.ndarray)]
+    digest = goldens.inputs_digest([n for n, _ in kernel.params], snapshots)
+    stored = None
+    if golden is not None and not record:
+        stored = goldens.load(golden)
+        goldens.check_matches(stored, kernel.key, dim, block_dim, digest)
+    if record and engines and engine_unavailable(engines[0]):
+        raise NothingComparedError(f"cannot record {golden or 'a golden'}: the recording engine "
+                                   f"{engines[0]!r} is unavailable: {engine_unavailable(engines[0])}")
     skipped, ran, results, produced, hazards = {}, [], {}, {}, {}
+    if stored is not None:
+        ran.append(stored.label)
+        produced[stored.label] = {n: stored.outputs.get(n) for n in array_names}
     for k, engine in enumerate(engines):
-        label = engine if list(engines).count(engine) == 1 else f"{engine}#{k + 1}"
+        label = engine if engines.count(engine) == 1 else f"{engine}#{k + 1}"
         why = engine_unavailable(engine)
         if why:
             skipped[label] = why
@@ -242,15 +293,30 @@ def compare(kernel: Kernel, dim, inputs: Sequence = (), engines: Sequence[str] =
         produced[label] = {name: by_name[name].numpy().copy() for name in array_names}
         ran.append(label)
     reference = ran[0] if ran else None
-    diffs = [diff_arrays(name, produced[reference][name], produced[engine][name], engine,
-                         reference, rtol, atol)
+    diffs = [_diff_or_missing(name, produced[reference][name], produced[engine][name], engine,
+                              reference, rtol, atol)
              for engine in ran[1:] for name in array_names]
     report = CompareReport(kernel.key, reference, ran, skipped, diffs, produced, results, rtol, atol,
-                           hazards)
+                           hazards, stored.meta if stored else None)
+    if record and golden is not None and ran:
+        report.golden = goldens.save(golden, kernel.key, dim, block_dim, engines[0], digest,
+                                     produced[ran[0]])
     if raise_on_mismatch and not report.ok:
         what = "engines disagree" if not all(d.ok for d in diffs) else "the sanitizers found hazards"
         raise AssertionError(f"simt.testing.compare: {what}\n{report.summary()}")
+    # a report that already fails (hazards found, raise_on_mismatch=False) is returned as is:
+    # it cannot pass, empty or not
+    if not report.compared and report.ok and not (record and golden is not None):
+        raise NothingComparedError(f"simt.testing.compare: nothing compared\n{report.summary()}")
     return report
+
+
+def _diff_or_missing(name, ref, got, engine, reference, rtol, atol) -> ArrayDiff:
+    if ref is None:        # a stored golden without this array
+        got = np.asarray(got)
+        return ArrayDiff(name, engine, reference, str(got.dtype), tuple(got.shape), int(got.size),
+                         0, note=f"{reference} has no array '{name}'")
+    return diff_arrays(name, ref, got, engine, reference, rtol, atol)
 
 
 # ---- the command line: simt diff FILE.py::kernel ------------------------------------------
@@ -292,17 +358,34 @@ def target_inputs(kernel: Kernel, namespace: dict, dim_override):
     return (dim if dim_override is None else dim_override), list(inputs), block
 
 
-def diff_command(target: str, dim: str | None, engines: str, block_dim: str | None,
-                 rtol: float | None, atol: float | None, check: str | None = None) -> int:
-    """``simt diff``: print the report; 0 when the engines agree, 1 when they differ."""
+EXIT_AGREE, EXIT_DIFFER, EXIT_USAGE, EXIT_NOTHING_COMPARED = 0, 1, 2, 3
+
+
+def diff_command(target: str, dim: str | None, engines: str | None, block_dim: str | None,
+                 rtol: float | None, atol: float | None, check: str | None = None,
+                 golden: str | None = None, record: str | None = None) -> int:
+    """``simt diff``: print the report; 0 when the engines agree, 1 when they differ or the
+    sanitizers (``check``) found hazards, 3 when nothing else went wrong but nothing was
+    compared (fewer than two engines, a golden counting as one, could run)."""
     kernel, namespace = load_target(target)
     dim_value, inputs, block = target_inputs(kernel, namespace, _parse_dim(dim))
     if block_dim is not None:
         block = _parse_dim(block_dim)
-    report = compare(kernel, dim_value, inputs, engines=[e.strip() for e in engines.split(",")],
-                     block_dim=block, rtol=rtol, atol=atol, raise_on_mismatch=False, check=check)
+    if golden and record:
+        raise ValueError("give --golden FILE (compare with it) or --record FILE (write it), not both")
+    chosen = parse_engines(engines) if engines else default_engines()
+    try:
+        report = compare(kernel, dim_value, inputs, engines=chosen, block_dim=block, rtol=rtol,
+                         atol=atol, raise_on_mismatch=False, check=check, golden=record or golden,
+                         record=bool(record))
+    except NothingComparedError as e:
+        print(str(e).split("\n", 1)[-1])
+        print(f"simt diff: nothing compared (exit status {EXIT_NOTHING_COMPARED})", file=sys.stderr)
+        return EXIT_NOTHING_COMPARED
     print(report.summary())
-    return 0 if report.ok else 1
+    if record:
+        print(f" recorded {record} from {chosen[0]} ({report.golden['device']['name']})")
+    return EXIT_AGREE if report.ok else EXIT_DIFFER
 
 
 # ---- pytest plugin ------------------------------------------------------------------------
@@ -313,8 +396,20 @@ except ImportError:  # pragma: no cover - the plugin only matters under pytest
     _pytest = None
 
 if _pytest is not None:
+    def pytest_addoption(parser) -> None:
+        group = parser.getgroup("simt")
+        group.addoption("--simt-engines", default=None, metavar="E1,E2,...",
+                        help=f"engines the simt_compare fixture runs when a test names none "
+                             f"(default: ${ENGINES_VARIABLE}, else {','.join(DEFAULT_ENGINES)})")
+        group.addoption("--simt-record", action="store_true", default=False,
+                        help="simt_compare(..., golden=FILE) writes FILE from its first engine "
+                             "(run on a machine with that engine, e.g. a GPU) instead of reading it")
+
     def pytest_configure(config) -> None:
+        global _option_engines
         config.addinivalue_line("markers", "simt_gpu: needs a usable CUDA GPU; skipped without one")
+        text = config.getoption("--simt-engines", default=None)
+        _option_engines = parse_engines(text) if text else None
 
     def pytest_runtest_setup(item) -> None:
         if item.get_closest_marker("simt_gpu") is not None:
@@ -322,14 +417,38 @@ if _pytest is not None:
             if why:
                 _pytest.skip(f"no GPU: {why}")
 
+    def _skip_here(reason: str) -> None:
+        """Skip the running test, reported at the test's own location, not this file's."""
+        caller = sys._getframe(2)      # the test that called simt_compare(...)
+        reason = f"{reason} [{os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}]"
+        try:
+            raise _pytest.skip.Exception(reason, _use_item_location=True)
+        except TypeError:     # a pytest without the keyword
+            _pytest.skip(reason)
+
     @_pytest.fixture
-    def simt_compare():
-        """``simt_compare(kernel, dim, inputs, engines=[...], ...)``: ``compare`` that skips the
-        test when one of the engines cannot run here."""
-        def run(kernel, dim, inputs=(), engines=DEFAULT_ENGINES, **kwargs) -> CompareReport:
-            for engine in engines:
-                why = engine_unavailable(engine)
-                if why:
-                    _pytest.skip(f"engine {engine!r} unavailable: {why}")
-            return compare(kernel, dim, inputs, engines=engines, **kwargs)
+    def simt_compare(request):
+        """``simt_compare(kernel, dim, inputs, engines=None, golden=None, ...)``: ``compare``
+        that skips the test (at the test's location) when an engine it needs cannot run here.
+        Without ``golden`` every engine must be available; with one, any engine that runs is
+        compared with the stored file (a path relative to the test's folder), and
+        ``pytest --simt-record`` writes the file instead."""
+        record = bool(request.config.getoption("--simt-record", default=False))
+        folder = os.path.dirname(str(request.node.fspath))
+
+        def run(kernel, dim, inputs=(), engines=None, golden=None, **kwargs) -> CompareReport:
+            engines = list(default_engines() if engines is None else engines)
+            missing = {e: engine_unavailable(e) for e in engines}
+            missing = {e: why for e, why in missing.items() if why}
+            path = None if golden is None else os.path.join(folder, os.fspath(golden))
+            if path is None or record:
+                needed = engines if path is None else engines[:1]
+                for engine in needed:
+                    if engine in missing:
+                        _skip_here(f"engine {engine!r} unavailable: {missing[engine]}")
+            elif len(missing) == len(engines):
+                _skip_here(f"none of the engines {engines} can run here: "
+                           + "; ".join(f"{e}: {w}" for e, w in missing.items()))
+            return compare(kernel, dim, inputs, engines=engines, golden=path,
+                           record=record and path is not None, **kwargs)
         return run

@@ -129,7 +129,8 @@ def test_load_trace_columns_and_addresses(naive):
     assert isinstance(first["addr"], np.ndarray) and first["addr"].shape == (32,)
     assert (first["addr"] == GLOBAL_BASE + LANES * 4).all()
     assert df.loc[df["op"] == "bar", "addr"].isna().all()
-    assert df["cycle"].dtype == np.int64 and str(df["width"].dtype) == "Int64"
+    assert df["cycle"].dtype == np.int64 and str(df["width"].dtype) == "Int16"
+    assert df["active"].dtype == np.int8 and df["mask"].dtype == np.uint32
 
 
 def test_chunks_gzip_and_separators_agree(tmp_path, naive):

@@ -233,7 +233,7 @@ def test_arrays_on_any_cpu_device_live_in_host_memory():
 
 def test_module_options_round_trip():
     assert simt.get_module_options() == {"debug": False, "fastmath": False, "max_steps": 1_000_000,
-                                         "arch": "sm_90", "timing": True, "progress": False,
+                                         "arch": "sm_90", "timing": True, "progress": True,
                                          "trace": None, "check": None, "raise_on_hazard": False}
     simt.set_module_options({"debug": True, "max_steps": 50, "arch": "sm_80"})
     opts = simt.get_module_options()
@@ -383,3 +383,30 @@ def test_cli_version(capsys):
     with pytest.raises(SystemExit) as info:
         main(["--version"])
     assert info.value.code == 0 and simt.__version__ in capsys.readouterr().out
+
+
+# ---- copy=False ----------------------------------------------------------------------------
+
+@simt.kernel
+def _add_one(a: simt.array(dtype=float)):
+    i = simt.tid()
+    a[i] = a[i] + 1.0
+
+
+def test_copy_false_aliases_numpy_memory_as_warp_does_on_the_cpu():
+    src = np.zeros(64, np.float32)
+    a = simt.array(src, dtype=simt.float32, copy=False)
+    for device in ("cpu", "cpu:precise"):
+        simt.launch(_add_one, 64, [a], device=device)
+    assert (src == 2.0).all()                       # the kernels wrote into src itself
+    vecs = np.zeros((4, 3), np.float32)
+    v = simt.array(vecs, dtype=simt.vec3, copy=False)
+    v.fill_(5.0)
+    assert (vecs == 5.0).all()
+    copied = simt.array(src, dtype=simt.float32)    # copy=True stays a copy
+    simt.launch(_add_one, 64, [copied])
+    assert (src == 2.0).all()
+    for bad, why in ((np.zeros(8), "dtype is float64"),
+                     (np.zeros((8, 2), np.float32)[:, 0], "not C-contiguous")):
+        with pytest.raises(ValueError, match=why):
+            simt.array(bad, dtype=simt.float32, copy=False)

@@ -27,7 +27,7 @@ def test_run_with_trace_then_report(tmp_path, capsys):
     """))
     trace = tmp_path / "run.jsonl"
     try:
-        assert main(["run", str(script), "--trace", str(trace)]) == 0
+        assert main(["run", "--trace", str(trace), str(script)]) == 0
     finally:
         simt.set_device("cpu:precise")
         simt.set_module_options({"trace": None, "progress": False})

@@ -1,5 +1,5 @@
 """A user script for ``simt run``: it launches the unpadded tile transpose naming no device,
-so ``simt run traces/transpose_example.py --trace out.jsonl.gz`` records it on cpu:trace."""
+so ``simt run --trace out.jsonl.gz traces/transpose_example.py`` records it on cpu:trace."""
 import numpy as np
 
 import simt

@@ -171,8 +171,9 @@ cli("report", "banks", "traces/transpose_tile.jsonl.gz")
 cli("report", "banks", "traces/transpose_tile_padded.jsonl.gz", "--by", "line")
 cli("report", "coalescing", "traces/transpose_tile.jsonl.gz")
 cli("report", "divergence", "traces/nested_branches.jsonl.gz", "--by", "line")
+cli("report", "lines", "traces/transpose_tile.jsonl.gz")
 
 # %% simt run
 with tempfile.TemporaryDirectory() as tmp:
-    cli("run", "traces/transpose_example.py", "--trace", os.path.join(tmp, "t.jsonl.gz"))
+    cli("run", "--trace", os.path.join(tmp, "t.jsonl.gz"), "traces/transpose_example.py")
     print(analysis.read_header(os.path.join(tmp, "t.jsonl.gz"))["kernel"])

@@ -1,4 +1,4 @@
-"""A program with a race, for `simt run docs/checks/cli_example.py --check all`."""
+"""A program with a race, for `simt run --check all docs/checks/cli_example.py`."""
 import numpy as np
 
 import simt as wp

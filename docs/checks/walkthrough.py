@@ -68,8 +68,8 @@ except wp.HazardError as e:
     print(type(e).__name__, "with", len(e.hazards), "report(s):", str(e).splitlines()[0])
 
 # %% cli
-proc = subprocess.run([sys.executable, "-m", "simt", "run", "docs/checks/cli_example.py",
-                       "--check", "all"], capture_output=True, text=True,
+proc = subprocess.run([sys.executable, "-m", "simt", "run", "--check", "all",
+                       "docs/checks/cli_example.py"], capture_output=True, text=True,
                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
 print(proc.stdout + proc.stderr + f"(exit status {proc.returncode})")
 

@@ -16,12 +16,13 @@ the ``LaunchResult`` of the same launch.
 from .banks import bank_conflicts, bank_histogram, lane_bank_counts
 from .coalescing import coalescing
 from .divergence import active_lanes, divergence
-from .loading import TraceFormatError, iter_trace_chunks, load_trace, read_header
+from .loading import (FilteredTraceError, TraceDamageWarning, TraceFormatError, iter_trace_chunks,
+                      load_trace, read_header)
 from .perfetto import to_perfetto
 from .plots import plot_bank_heatmap, plot_line_conflicts, plot_warp_timeline
 from .summary import per_line, trace_metrics
 
-__all__ = ["TraceFormatError", "active_lanes", "bank_conflicts", "bank_histogram", "coalescing",
+__all__ = ["FilteredTraceError", "TraceDamageWarning", "TraceFormatError", "active_lanes", "bank_conflicts", "bank_histogram", "coalescing",
            "divergence", "iter_trace_chunks", "lane_bank_counts", "load_trace", "per_line",
            "plot_bank_heatmap", "plot_line_conflicts", "plot_warp_timeline", "read_header",
            "to_perfetto", "trace_metrics"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .loading import Trace, chunks_of, int_values
+from .loading import Trace, chunks_of, int_values, require_unfiltered
 from .tables import by_line, combine, order_by_source, per_pc
 
 BRANCH_OPS = ("cbr",)
@@ -53,7 +53,11 @@ def active_lanes(trace: Trace, by: str = "pc") -> pd.DataFrame:
 
 
 def branches_per_pc(trace: Trace) -> pd.DataFrame:
-    return combine([branch_partial(chunk) for chunk in chunks_of(trace)])
+    parts = []
+    for chunk in chunks_of(trace):
+        require_unfiltered(chunk, "divergence", "branch records (op 'cbr')")
+        parts.append(branch_partial(chunk))
+    return combine(parts)
 
 
 def instructions_per_pc(trace: Trace) -> pd.DataFrame:

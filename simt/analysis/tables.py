@@ -6,6 +6,8 @@ line aggregate the per-pc rows. Nothing here holds more than one chunk of record
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -79,13 +81,30 @@ def by_line(table: pd.DataFrame, sums: tuple, maxima: tuple = (), minima: tuple 
     return t.groupby(list(keys), dropna=False, sort=True).agg(**rules).reset_index()
 
 
+def pc_sort_key(pc) -> tuple:
+    """``"body0:46"`` -> ("body", 0, 46): pcs sort by block label, then by the label's number
+    and the instruction's index as numbers (so ``body0:46`` comes before ``body0:106``)."""
+    label, _, index = str(pc).rpartition(":")
+    m = _LABEL.match(label)
+    stem, number = (m.group(1), int(m.group(2))) if m else (label, -1)
+    return stem, number, int(index) if index.isdigit() else -1
+
+
+_LABEL = re.compile(r"^(.*?)(\d+)$")
+
+
 def order_by_source(table: pd.DataFrame) -> pd.DataFrame:
-    """Sort a per-pc table by source line and column, then pc."""
+    """Sort a per-pc table by source line and column, then pc (numbers as numbers)."""
     if table.empty:
         return table.reset_index()
     t = table.reset_index()
-    key = pd.DataFrame({"line": t["line"].astype("Int64"), "col": t["col"].astype("Int64"), "pc": t["pc"]})
-    return t.iloc[key.sort_values(["line", "col", "pc"], na_position="last").index].reset_index(drop=True)
+    keys = [pc_sort_key(pc) for pc in t["pc"]]
+    key = pd.DataFrame({"line": t["line"].astype("Int64"), "col": t["col"].astype("Int64"),
+                        "stem": [k[0] for k in keys], "number": [k[1] for k in keys],
+                        "index": [k[2] for k in keys]})
+    order = key.sort_values(["line", "col", "stem", "number", "index"], na_position="last",
+                            kind="stable").index
+    return t.iloc[order].reset_index(drop=True)
 
 
 def space_is(frame: pd.DataFrame, space: str) -> np.ndarray:

@@ -146,6 +146,7 @@ class Context:
         self.num_sms = self._attribute("MULTIPROCESSOR_COUNT")
         self.make_current()
         self._events = None
+        self.launch_lock = threading.Lock()
 
     def _name(self) -> str:
         raw = check(driver().cuDeviceGetName(256, self.device), "cuDeviceGetName")
@@ -248,6 +249,11 @@ def get_function(module, entry: str, what: str):
 
 def compile_and_load(fn: Function, arch: str, ordinal: int) -> LoadedKernel:
     """The kernel for ``fn`` on ``cuda:ordinal``: emitted, loaded and cached per (MIR, arch)."""
+    with _lock:           # first launches from several threads load the module once
+        return _compile_and_load(fn, arch, ordinal)
+
+
+def _compile_and_load(fn: Function, arch: str, ordinal: int) -> LoadedKernel:
     per_fn = _modules.setdefault(fn, {})
     loaded = per_fn.get((arch, ordinal))
     if loaded is not None:
@@ -290,6 +296,12 @@ def launch_function(function, grid, block, values: list, ordinal: int, what: str
     drv = driver()
     ctx = context(ordinal)
     pointers = (ctypes.c_void_p * max(1, len(values)))(*[ctypes.addressof(v) for v in values])
+    with ctx.launch_lock:     # the context's one pair of timing events: a launch at a time
+        return _timed_launch(drv, ctx, function, grid, block, pointers, what, shared_bytes, repeat)
+
+
+def _timed_launch(drv, ctx, function, grid, block, pointers, what: str, shared_bytes: int,
+                  repeat: int) -> float:
     start, stop = ctx.events()
     stream = drv.CUstream(0)
     check(drv.cuEventRecord(start, stream), "cuEventRecord")

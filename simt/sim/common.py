@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import MetricUnavailableError
 from ..ir.mir import LaunchSig
 
 
@@ -18,7 +19,7 @@ class LaunchConfig:
     arch: str = "sm_90"
     max_steps: int = 1_000_000           # basic blocks one warp may execute before StepLimitError
     timing: bool = True                  # run the precise engine's timing model and memory counters
-    progress: bool = False               # report progress on stderr during long launches
+    progress: bool = False               # progress bars for long launches (simt/progress.py)
     checks: frozenset = frozenset()      # sanitizers to run: "race", "init", "sync" (simt/sim/check)
 
     @property
@@ -40,6 +41,21 @@ class ArrayArg:
     unwritten: np.ndarray | None = None  # initcheck: True per scalar never written (simt.empty)
 
 
+PRECISE_DEVICES = ("cpu:precise", "cpu:trace")
+
+
+class ResultMetrics(dict):
+    """Metric name -> value; a missing name raises MetricUnavailableError saying which engine
+    reports it (the fast engine and a GPU report few counters; timing needs the timing model)."""
+
+    def __init__(self, values, explain):
+        super().__init__(values)
+        self._explain = explain
+
+    def __missing__(self, key):
+        raise self._explain(repr(key))
+
+
 @dataclass
 class LaunchResult:
     """Returned by ``simt.launch``: ``metrics`` maps Nsight Compute metric names to values."""
@@ -48,14 +64,44 @@ class LaunchResult:
     metrics: dict[str, float] = field(default_factory=dict)
     details: dict = field(default_factory=dict)   # per-line table, per-SM/per-block cycles, stalls
 
+    def __post_init__(self):
+        self.metrics = ResultMetrics(self.metrics, self.unavailable)
+
+    def unavailable(self, what: str) -> MetricUnavailableError:
+        """The error for ``what`` (a metric or a property) missing from this launch."""
+        where = f"kernel '{self.kernel}' on '{self.device}'"
+        precise = "the precise engine (device 'cpu:precise' or 'cpu:trace')"
+        if self.device == "cpu":
+            why = (f"{what} is reported by {precise}; the fast engine ('cpu') runs kernels "
+                   f"without counting anything but launch__* sizes")
+        elif self.device.startswith("cuda"):
+            why = (f"{what} is predicted by {precise}; a GPU launch reports its measured "
+                   f"gpu__time_duration.sum only (profile it with Nsight Compute for more)")
+        elif not self.metrics:
+            why = f"{what} is not there: the launch had no threads, so nothing ran or was counted"
+        elif "stalls" not in self.details and self.device in PRECISE_DEVICES:
+            why = (f"{what} comes from the timing model, which was off for this launch "
+                   f"(module option 'timing': False); turn it on to get cycles, stalls and "
+                   f"memory counters")
+        else:
+            import difflib
+            close = difflib.get_close_matches(what.strip("'"), list(self.metrics), n=3)
+            hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+            why = f"no metric {what}{hint}; this launch reports {len(self.metrics)}: see r.metrics.keys()"
+        return MetricUnavailableError(f"{where}: {why}")
+
     @property
     def cycles(self) -> int:
         """Predicted kernel duration in SM cycles (``sm__cycles_elapsed.max``)."""
+        if "sm__cycles_elapsed.max" not in self.metrics:
+            raise self.unavailable("r.cycles ('sm__cycles_elapsed.max')")
         return int(self.metrics["sm__cycles_elapsed.max"])
 
     @property
     def lines(self):
         """Everything the engine counted, per source line (a pandas DataFrame)."""
+        if "lines" not in self.details:
+            raise self.unavailable("r.lines (the per-line table)")
         table = self.details["lines"]
         if callable(table):               # the engine builds it on first use
             table = self.details["lines"] = table()
@@ -63,6 +109,8 @@ class LaunchResult:
 
     @property
     def stalls(self) -> dict:
+        if "stalls" not in self.details:
+            raise self.unavailable("r.stalls (stall cycles by reason)")
         return self.details["stalls"]
 
     @property

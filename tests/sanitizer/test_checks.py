@@ -169,11 +169,47 @@ def test_simt_run_check_prints_reports_and_fails(tmp_path, capsys):
         "    s = wp.shared.array(shape=(64,), dtype=float)\n"
         "    s[wp.thread_idx()] = 1.0\n"
         "    out[wp.tid()] = s[63 - wp.thread_idx()]\n"
-        "wp.launch(k, dim=64, inputs=[wp.zeros(64)], block_dim=64)\n")
-    assert main(["run", str(script), "--check", "race"]) == 1
-    err = capsys.readouterr().err
+        "wp.launch(k, dim=64, inputs=[wp.zeros(64)], block_dim=64)\n"
+        "import sys; print('argv', sys.argv[1:])\n")
+    assert main(["run", "--check", "race", str(script)]) == 1      # simt's options before FILE
+    out, err = capsys.readouterr()
     assert "racecheck: read-after-write hazard in kernel 'k'" in err and "1 hazard report" in err
-    assert main(["run", str(script), "--check", "init"]) == 0
+    assert "argv []" in out
+    assert main(["run", "--check", "init", str(script)]) == 0
+    # after FILE, arguments are the script's own: no check runs
+    assert main(["run", str(script), "--check", "race"]) == 0
+    out, err = capsys.readouterr()
+    assert "argv ['--check', 'race']" in out and "racecheck" not in err
+
+
+def test_simt_diff_check_fails_on_hazards_even_when_nothing_else_was_compared(tmp_path, capsys):
+    from simt.cli import main
+    script = tmp_path / "racy.py"
+    script.write_text(
+        "import numpy as np, simt as wp\n"
+        "@wp.kernel\n"
+        "def k(out: wp.array(dtype=float)):\n"
+        "    s = wp.shared.array(shape=(64,), dtype=float)\n"
+        "    s[0] = 1.0\n"                         # every thread: a race, but one value
+        "    out[wp.tid()] = s[0]\n"
+        "def simt_inputs():\n"
+        "    return 64, [np.zeros(64, np.float32)], 64\n")
+    target = f"{script}::k"
+    # one engine ran (no GPU 7): without --check nothing was compared (3); with it, the
+    # hazards fail the diff (1)
+    assert main(["diff", target, "--engines", "cpu:precise,cuda:7"]) == 3
+    capsys.readouterr()
+    assert main(["diff", target, "--engines", "cpu:precise,cuda:7", "--check", "race"]) == 1
+    assert "racecheck: read-after-write" in capsys.readouterr().out
+    # against a stored golden, the engines agree but the sanitizers still fail the diff
+    golden = tmp_path / "k.npz"
+    assert main(["diff", target, "--engines", "cpu:precise,cpu", "--record", str(golden)]) == 0
+    capsys.readouterr()
+    assert main(["diff", target, "--engines", "cpu", "--golden", str(golden)]) == 0
+    assert main(["diff", target, "--engines", "cpu:precise", "--golden", str(golden),
+                 "--check", "race"]) == 1
+    out = capsys.readouterr().out
+    assert "cpu:precise matches" in out and "found hazards" in out
 
 
 def test_ptx_with_line_info_names_the_kernel_source_lines(tmp_path):

@@ -30,6 +30,7 @@ import numpy as np
 from ...ir.mir import Function
 from ..common import ArrayArg, LaunchConfig
 from . import cache, codegen
+from ...progress import launch_progress
 from .codegen import ERR_FIELDS, Generated
 from .errors import FaultReport
 
@@ -43,9 +44,12 @@ CHUNKS_PER_WORKER = 4             # more chunks than cores: cheap load balancing
 # False: always spread (the tests use it to exercise atomics across OS threads).
 ADAPTIVE_PARALLEL = True
 REPROBE_EVERY = 32
+PROGRESS_ABOVE_S = 0.5           # launches expected to take longer may show a progress bar
+SERIAL_CHUNK_S = 0.1
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+_compile_lock = threading.RLock()
 
 
 class CompiledKernel:
@@ -66,9 +70,10 @@ class CompiledKernel:
         """The code for launches on one OS thread (plain atomics where the kernel has any)."""
         if not self.gen.has_global_atomics:
             return self.run_blocks
-        if self._serial_blocks is None:
-            gen = codegen.generate(self.fn, plain_atomics=True)
-            self._serial_blocks = cache.load_module(self.fn.name, gen.source).run_blocks
+        with _compile_lock:
+            if self._serial_blocks is None:
+                gen = codegen.generate(self.fn, plain_atomics=True)
+                self._serial_blocks = cache.load_module(self.fn.name, gen.source).run_blocks
         return self._serial_blocks
 
     def prefer_parallel(self) -> bool:
@@ -105,10 +110,13 @@ def compile_function(fn: Function) -> CompiledKernel:
     """The compiled kernel for ``fn`` (generated once per Function; machine code from disk)."""
     compiled = getattr(fn, "_fast_compiled", None)
     if compiled is None:
-        gen = codegen.generate(fn)
-        module = cache.load_module(fn.name, gen.source)
-        compiled = CompiledKernel(gen, module.run_blocks, fn)
-        fn._fast_compiled = compiled  # type: ignore[attr-defined]
+        with _compile_lock:          # launches from several threads compile once
+            compiled = getattr(fn, "_fast_compiled", None)
+            if compiled is None:
+                gen = codegen.generate(fn)
+                module = cache.load_module(fn.name, gen.source)
+                compiled = CompiledKernel(gen, module.run_blocks, fn)
+                fn._fast_compiled = compiled  # type: ignore[attr-defined]
     return compiled
 
 
@@ -163,15 +171,25 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
     if compiled_now and run_blocks.signatures:
         compiled_now = False
     compiled.warm.add(id(run_blocks))
+    progress = None
+    if compiled.estimate(threads) >= PROGRESS_ABOVE_S or compiled.seconds_per_thread is None:
+        progress = launch_progress(fn.name, n_blocks, cfg.progress)
+    signatures = len(run_blocks.signatures)
     start = time.perf_counter()
-    if not parallel:
-        results = [run_chunk(0, n_blocks)]
-        wall = time.perf_counter() - start
-        compiled.observe(wall, threads, compiled_now)
-    else:
-        results = _run_parallel(run_chunk, n_blocks, n_workers, threads)
-        wall = time.perf_counter() - start
-        compiled.observe(wall * n_workers, threads, compiled_now)
+    try:
+        if not parallel:
+            results = _run_serial(run_chunk, n_blocks, progress)
+            wall = time.perf_counter() - start
+            compiled.observe(wall, threads, compiled_now)
+        else:
+            results = _run_parallel(run_chunk, n_blocks, n_workers, threads, progress)
+            wall = time.perf_counter() - start
+            compiled.observe(wall * n_workers, threads, compiled_now)
+    finally:
+        if progress:
+            progress.close()
+    if len(run_blocks.signatures) != signatures:     # numba compiled (and saved) machine code
+        cache.seal(run_blocks)
     if not compiled_now and compiled.estimate(threads) >= PARALLEL_ABOVE_S:
         compiled.observe_wall(parallel, wall, threads)
     failed = [(int(e[1]), e, s) for e, s in results if e[0] != 0]
@@ -183,7 +201,26 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
             "launch__thread_count": float(threads)}
 
 
-def _run_parallel(run_chunk, n_blocks: int, n_workers: int, threads: int) -> list:
+def _run_serial(run_chunk, n_blocks: int, progress) -> list:
+    """All blocks on this thread: in one call, or, with a progress bar, in chunks that grow
+    until each takes about SERIAL_CHUNK_S (the first call may compile: it is one block)."""
+    if progress is None:
+        return [run_chunk(0, n_blocks)]
+    results, begin, size = [], 0, 1
+    while begin < n_blocks:
+        end = min(n_blocks, begin + size)
+        t0 = time.perf_counter()
+        results.append(run_chunk(begin, end))
+        progress.advance(end - begin)
+        if results[-1][0][0] != 0:        # a runtime error: the blocks after it do not run
+            break
+        if time.perf_counter() - t0 < SERIAL_CHUNK_S:
+            size *= 2
+        begin = end
+    return results
+
+
+def _run_parallel(run_chunk, n_blocks: int, n_workers: int, threads: int, progress=None) -> list:
     n_chunks = min(n_blocks, n_workers * CHUNKS_PER_WORKER,
                    max(n_workers, threads // MIN_THREADS_PER_CHUNK))
     bounds = [n_blocks * k // n_chunks for k in range(n_chunks + 1)]
@@ -197,6 +234,8 @@ def _run_parallel(run_chunk, n_blocks: int, n_workers: int, threads: int) -> lis
             if k >= n_chunks:
                 return out
             out.append(run_chunk(bounds[k], bounds[k + 1]))
+            if progress:
+                progress.advance(bounds[k + 1] - bounds[k])
 
     pool = _get_pool()
     futures = [pool.submit(worker) for _ in range(n_workers - 1)]

@@ -24,6 +24,7 @@ import numpy as np
 
 from ...ir.mir import ArrayParam, Function, Instr, Op, ScalarParam, SReg
 from ..common import ArrayArg, LaunchConfig
+from ...progress import launch_progress
 from .diagnostics import Diagnostics
 from .memory import Storage, out_of_bounds
 from . import timing
@@ -81,20 +82,22 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     if cfg.checks:
         from ..check.checker import Checker
         checker = Checker(prog, cfg, globals_, args)
-    progress = Progress(fn.name, cfg.num_blocks) if cfg.progress else None
-    with np.errstate(all="ignore"):
-        for first in range(0, cfg.num_blocks, ctas_per_batch):
-            n = min(ctas_per_batch, cfg.num_blocks - first)
-            if recorder is not None:
-                recorder.batch_started(first, n)
-            Batch(prog, cfg, args, globals_, counters, first, n, lanes_per_cta, arch, listener,
-                  recorder, isolated, checker).run()
-            if recorder is not None:
-                recorder.batch_finished(counters.warp_instructions())
-            if progress:
-                progress.update(first + n)
-    if progress:
-        progress.done()
+    progress = launch_progress(fn.name, cfg.num_blocks, cfg.progress)
+    try:
+        with np.errstate(all="ignore"):
+            for first in range(0, cfg.num_blocks, ctas_per_batch):
+                n = min(ctas_per_batch, cfg.num_blocks - first)
+                if recorder is not None:
+                    recorder.batch_started(first, n)
+                Batch(prog, cfg, args, globals_, counters, first, n, lanes_per_cta, arch, listener,
+                      recorder, isolated, checker).run()
+                if recorder is not None:
+                    recorder.batch_finished(counters.warp_instructions())
+                if progress:
+                    progress.update(first + n)
+    finally:
+        if progress:
+            progress.close()
     values, details = counters.metrics(occupancy, recorder, cfg.num_blocks, fn.shared_bytes)
     out = Metrics(values)
     out.details = details
@@ -103,34 +106,6 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     if listener is not None:
         listener.launch_finished(out)
     return out
-
-
-class Progress:
-    """A one-line progress report on stderr, shown once a launch has run for a second."""
-
-    def __init__(self, kernel: str, total: int):
-        import time
-        self.kernel, self.total, self.clock = kernel, total, time.perf_counter
-        self.start = self.last = self.clock()
-        self.shown = False
-
-    def update(self, done: int) -> None:
-        import sys
-        now = self.clock()
-        if now - self.last < 1.0 and not (self.shown and done == self.total):
-            return
-        self.last, self.shown = now, True
-        rate = done / max(1e-9, now - self.start)
-        eta = (self.total - done) / rate if rate else 0.0
-        sys.stderr.write(f"\r[simt] {self.kernel}: {done}/{self.total} blocks, "
-                         f"{now - self.start:.1f} s, about {eta:.0f} s left   ")
-        sys.stderr.flush()
-
-    def done(self) -> None:
-        import sys
-        if self.shown:
-            sys.stderr.write(f"\r[simt] {self.kernel}: {self.total}/{self.total} blocks in "
-                             f"{self.clock() - self.start:.1f} s{' ' * 20}\n")
 
 
 def _reads_clock(fn: Function) -> bool:

@@ -101,12 +101,15 @@ class Counters:
         return m
 
     def per_line(self):
-        """Everything counted, per source line (a pandas DataFrame)."""
-        import pandas as pd
+        """Everything counted, per source line (a pandas DataFrame): ``file`` (the shortest
+        unambiguous name; ``attrs["files"]`` maps it to the full path), ``line``, ``source``
+        (the line's text, as Nsight Compute's source view shows it beside its counters), the
+        counters of LINE_COUNTERS, ``stall_<reason>`` cycles, then ratios derived from them."""
         rows = {}
+        width = len(LINE_COUNTERS) + len(STALL_NAMES)
         for k, (ins, b, warps, lanes) in enumerate(self._per_instruction()):
             key = (ins.loc.file, ins.loc.line) if ins.loc else ("", 0)
-            r = rows.setdefault(key, np.zeros(8 + len(STALL_NAMES), dtype=np.float64))
+            r = rows.setdefault(key, np.zeros(width, dtype=np.float64))   # stalls are fractional
             r[0] += warps
             r[1] += lanes
             mem = self.mem[k]
@@ -121,11 +124,47 @@ class Counters:
             if ins.is_terminator and ins.op is not Op.RET:
                 r[6] += self.uniform_targets[b] if ins.op is Op.CBR or ins.op is Op.BR else 0
                 r[7] += self.divergent_targets[b]
-            r[8:] += self.stalls[k]
-        cols = ["inst_executed", "thread_inst_executed", "shared_wavefronts", "shared_ideal_wavefronts",
-                "global_sectors", "global_requests", "branch_targets_uniform",
-                "branch_targets_divergent"] + [f"stall_{n}" for n in STALL_NAMES]
-        df = pd.DataFrame([[f, ln, *v] for (f, ln), v in rows.items()], columns=["file", "line", *cols])
-        df[cols[:8]] = df[cols[:8]].astype(np.int64)
-        df["bank_conflicts"] = df["shared_wavefronts"] - df["shared_ideal_wavefronts"]
-        return df.sort_values(["file", "line"]).reset_index(drop=True)
+            r[len(LINE_COUNTERS):] += self.stalls[k]
+        return line_table(rows)
+
+
+LINE_COUNTERS = ("inst_executed", "thread_inst_executed", "shared_wavefronts",
+                 "shared_ideal_wavefronts", "global_sectors", "global_requests",
+                 "branch_targets_uniform", "branch_targets_divergent")
+
+
+def line_table(rows: dict):
+    """The per-line DataFrame from {(file, line): counters then stall cycles}: the counters are
+    whole numbers, the stall cycles come from the timing model and may be fractional."""
+    import pandas as pd
+    files = short_names([f for f, _ in rows])
+    counters = list(LINE_COUNTERS) + [f"stall_{n}" for n in STALL_NAMES]
+    df = pd.DataFrame([[files[f], ln, source_text(f, ln), *v] for (f, ln), v in rows.items()],
+                      columns=["file", "line", "source", *counters])
+    df[list(LINE_COUNTERS)] = df[list(LINE_COUNTERS)].astype(np.int64)   # stalls stay float
+    df["bank_conflicts"] = df["shared_wavefronts"] - df["shared_ideal_wavefronts"]
+    targets = df["branch_targets_uniform"] + df["branch_targets_divergent"]
+    df["branch_efficiency_pct"] = 100.0 * df["branch_targets_uniform"] / targets.where(targets > 0)
+    df = df.sort_values(["file", "line"], kind="stable").reset_index(drop=True)
+    df.attrs["files"] = {short: full for full, short in files.items()}
+    return df
+
+
+def source_text(file: str, line: int) -> str:
+    import linecache
+    return linecache.getline(file, line).strip() if file and line > 0 else ""
+
+
+def short_names(paths) -> dict[str, str]:
+    """Each path -> its shortest trailing part (base name first) that no other path shares."""
+    import os
+    unique = sorted(set(paths))
+    parts = {p: p.replace(os.sep, "/").split("/") for p in unique}
+    out = {}
+    for p in unique:
+        for n in range(1, len(parts[p]) + 1):
+            tail = "/".join(parts[p][-n:])
+            if all("/".join(parts[q][-n:]) != tail for q in unique if q != p):
+                break
+        out[p] = tail
+    return out

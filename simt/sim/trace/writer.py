@@ -1,13 +1,21 @@
 """The trace listener: JSON Lines, one record per warp-level instruction, written as the
 precise engine runs (constant memory), gzip-compressed when the path ends in ``.gz``.
 
+Written to survive a crash: records go to the file in chunks (at most FLUSH_BYTES of text or
+FLUSH_SECONDS apart), each chunk whole lines and, for ``.gz``, one complete gzip member, in
+one write. The header is written at once, the trailer when the launch finishes. A process
+killed mid-launch (SIGKILL, SIGTERM) leaves every chunk written before, at most one cut
+piece after them, and no trailer; Ctrl-C (or any error) writes the pending chunk first.
+``simt.analysis.load_trace`` reads what is whole and says what it dropped.
+
 The format is documented in traces/README.md and versioned by SCHEMA_VERSION.
 """
 from __future__ import annotations
 
 import gzip
-import io
 import json
+import os
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,6 +26,9 @@ from ...ir.printer import format_instr
 
 SCHEMA_VERSION = 1
 MEMORY_OPS = (Op.LD, Op.ST, Op.ATOM)
+FLUSH_BYTES = 1 << 20        # text per chunk (one gzip member)
+FLUSH_SECONDS = 1.0          # a chunk at least this often while records come
+GZIP_LEVEL = 6
 
 
 @dataclass
@@ -55,8 +66,11 @@ class TraceWriter:
         self._memory: dict[int, tuple] = {}
         self._static: dict[int, tuple] = {}
         path = options.path
-        raw = gzip.open(path, "wb") if str(path).endswith(".gz") else open(path, "wb")
-        self.out = io.TextIOWrapper(raw, encoding="utf-8", newline="\n", write_through=False)
+        self._file = open(path, "wb", buffering=0)
+        self._gzip = str(path).endswith(".gz")
+        self._pending: list[str] = []
+        self._pending_chars = 0
+        self._last_flush = time.monotonic()
         self._blocks = None if options.blocks is None else set(options.blocks)
         self._warps = None if options.warps is None else set(options.warps)
 
@@ -68,7 +82,8 @@ class TraceWriter:
                   "dim": list(cfg.dim), "block": list(cfg.block), "grid": list(cfg.grid),
                   "threads_per_block": cfg.threads_per_block, "warps_per_block": warps_per_block,
                   "source": fn.loc.file if fn.loc else "", "filters": self.options.filters()}
-        self.out.write(json.dumps(header) + "\n")
+        self._write(json.dumps(header) + "\n")
+        self.flush()                 # a trace cut at once still says what it is
         self.kernel = fn.name
 
     def memory(self, batch, ins: Instr, warps, rows, width_bytes: int, waves=None, ideal=None,
@@ -124,12 +139,37 @@ class TraceWriter:
     def launch_finished(self, metrics) -> None:
         trailer = {"type": "end", "records": self.records, "truncated": self.truncated,
                    "metrics": {k: v for k, v in metrics.items() if isinstance(v, (int, float))}}
-        self.out.write(json.dumps(trailer) + "\n")
-        self.out.close()
+        self._write(json.dumps(trailer) + "\n")
+        self.close()
 
     def close(self) -> None:
-        if not self.out.closed:
-            self.out.close()
+        """Write what is pending (whole lines) and close; the file then ends at a chunk."""
+        if not self._file.closed:
+            try:
+                self.flush()
+            finally:
+                self._file.close()
+
+    # ---- output ---------------------------------------------------------------------------------
+    def _write(self, text: str) -> None:
+        self._pending.append(text)
+        self._pending_chars += len(text)
+        if self._pending_chars >= FLUSH_BYTES or time.monotonic() - self._last_flush >= FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """One chunk to the file: whole lines; for .gz, one complete gzip member; one write."""
+        self._last_flush = time.monotonic()
+        if not self._pending:
+            return
+        data = "".join(self._pending).encode("utf-8")
+        self._pending, self._pending_chars = [], 0
+        if self._gzip:
+            data = gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
+        view = memoryview(data)
+        while view:
+            written = self._file.write(view)
+            view = view[written:]
 
     # ---- formatting ----------------------------------------------------------------------------
     def _static_fields(self, blk, j: int, ins: Instr) -> str:
@@ -156,7 +196,7 @@ class TraceWriter:
             lines = lines[:max(0, cap - self.records)]
             self.truncated = True
         self.records += len(lines)
-        self.out.write("".join(lines))
+        self._write("".join(lines))
 
 
 def run(fn, cfg, args, trace: TraceOptions | None = None):
