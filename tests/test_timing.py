@@ -1,7 +1,9 @@
 """The timing model and memory counters of cpu:precise, through real kernels.
 
 The shared-memory and global-memory tables are the measured H200 figures in REFERENCE.md:
-one warp, one load (or store) instruction, index = lane * S.
+one warp, one load (or store) instruction, index = lane * S. The timing tests check
+behaviour: orderings, monotonicity, the limiter named in clear-cut cases, contention where
+it must appear. Accuracy against the hardware is benchmarks/timing/validate_timing.py's job.
 """
 import numpy as np
 import pytest
@@ -68,15 +70,58 @@ def test_global_sectors_match_the_measured_h200_table(dtype, stride, offset, sec
     assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == sectors
 
 
-def run(name):
-    return suite.run_case(suite.get(name), "small", device="cpu:precise").result
+def run(name, size="small"):
+    return suite.run_case(suite.get(name), size, device="cpu:precise").result
 
 
 def test_padding_removes_transpose_bank_conflicts_and_cycles():
     plain, padded = run("transpose_tile"), run("transpose_tile_padded")
     assert plain.metrics[CF.format("ld")] > 0 and padded.metrics[CF.format("ld")] == 0
-    assert plain.stalls["bank_conflict"] > 0 and padded.stalls["bank_conflict"] == 0
     assert plain.cycles > padded.cycles
+    # the conflicting loads wait on the shared pipe: short-scoreboard stalls, charged to them
+    assert plain.stalls["short_scoreboard"] > padded.stalls["short_scoreboard"]
+
+
+def transpose(layout, pad):
+    @wp.kernel
+    def k(src: wp.array2d(dtype=float), dst: wp.array2d(dtype=float)):
+        tile = wp.shared.array(shape=(32, 32), dtype=float, layout=layout, pad=pad)
+        ty, tx = wp.thread_idx()
+        by, bx = wp.block_idx()
+        for r in range(0, 32, 8):
+            tile[ty + r, tx] = src[by * 32 + ty + r, bx * 32 + tx]
+        wp.sync_threads()
+        for r in range(0, 32, 8):
+            dst[bx * 32 + ty + r, by * 32 + tx] = tile[tx, ty + r]
+    return k
+
+
+@pytest.mark.parametrize("device", ["cpu:precise", "cpu"])
+def test_shared_layout_and_padding_change_conflicts_not_results(device):
+    a = np.random.default_rng(0).random((128, 128), dtype=np.float32)
+    conflicts = {}
+    for layout, pad in (("row_major", 0), ("column_major", 0), ("row_major", 1), ("column_major", 1)):
+        dst = wp.zeros((128, 128))
+        r = wp.launch(transpose(layout, pad), dim=(32, 128), inputs=[wp.array(a), dst],
+                      block_dim=(8, 32), device=device)
+        assert np.array_equal(dst.numpy(), a.T)
+        if device == "cpu:precise":
+            conflicts[layout, pad] = (r.metrics[CF.format("ld")], r.metrics[CF.format("st")], r.cycles)
+    if conflicts:
+        assert conflicts["row_major", 0][0] > 0 and conflicts["row_major", 0][1] == 0     # column reads
+        assert conflicts["column_major", 0][0] == 0 and conflicts["column_major", 0][1] > 0
+        for layout in ("row_major", "column_major"):
+            assert conflicts[layout, 1][:2] == (0, 0)
+            assert conflicts[layout, 1][2] < conflicts[layout, 0][2]
+
+
+def test_bad_shared_layout_or_pad_is_a_compile_error():
+    @wp.kernel
+    def k(out: wp.array(dtype=float)):
+        s = wp.shared.array(shape=(32,), dtype=float, pad=-1)
+        out[0] = s[0]
+    with pytest.raises(wp.CompileError, match="pad must be"):
+        wp.launch(k, 1, [wp.zeros(1)])
 
 
 def test_per_line_table_adds_up_to_the_totals():
@@ -88,36 +133,188 @@ def test_per_line_table_adds_up_to_the_totals():
                                                 + m[SH.format("atom")])
     assert lines["global_sectors"].sum() == sum(
         m[f"l1tex__t_sectors_pipe_lsu_mem_global_op_{k}.sum"] for k in ("ld", "st", "atom"))
-    stall_cols = [c for c in lines.columns if c.startswith("stall_") and c != "stall_idle"]
-    for c in stall_cols:
-        assert lines[c].sum() == r.stalls[c[len("stall_"):]]
+    for name, total in r.stalls.items():
+        assert lines[f"stall_{name}"].sum() == pytest.approx(total)
 
 
-def test_timing_outputs_are_consistent():
-    r = run("block_sum_shared")
-    m, d = r.metrics, r.details
-    assert r.cycles == max(int(d["sm_cycles"].max()), d["atomic_hotspot_cycles"]) + 9500  # sm_90 launch overhead
-    assert m["sm__inst_executed.avg.per_cycle_active"] > 0
-    assert 0 < m["sm__warps_active.avg.pct_of_peak_sustained_active"] <= 100
-    assert r.stalls["barrier"] > 0                               # the tree reduction waits
-    assert len(d["block_cycles"]) == 4 and (d["block_cycles"] > 0).all()
+def test_stalls_are_charged_to_the_line_that_causes_them():
+    @wp.kernel
+    def chase(next_index: wp.array(dtype=int), out: wp.array(dtype=int)):
+        i = wp.tid()
+        j = i * 32
+        for k in range(64):
+            j = next_index[j]                 # every load waits on the one before: DRAM latency
+        out[i] = j
+    ring = ((np.arange(1 << 16) * 32 + 32 * 4099) % (1 << 21)).astype(np.int32)
+    ring_full = np.zeros(1 << 21, np.int32)
+    ring_full[np.arange(1 << 16) * 32] = ring
+    r = wp.launch(chase, 32, [wp.array(ring_full), wp.zeros(32, dtype=int)], block_dim=32)
+    lines = r.lines.set_index("line")
+    load_line = lines["stall_long_scoreboard"].idxmax()
+    assert "next_index[j]" in lines.loc[load_line, "source"]
+    assert lines.loc[load_line, "stall_long_scoreboard"] > 0.9 * r.stalls["long_scoreboard"]
 
 
-def test_more_work_takes_more_cycles_and_arch_matters():
+def streaming(n, block=256):
+    @wp.kernel
+    def copy(src: wp.array(dtype=float), dst: wp.array(dtype=float), stride: int):
+        i = wp.tid()
+        dst[i] = src[i * stride]
+    return copy
+
+
+def test_strided_copy_moves_more_dram_bytes_and_takes_longer():
+    n = 1 << 18
+    dst = wp.zeros(n)
+    unit = wp.launch(streaming(n), n, [wp.zeros(n), dst, 1], block_dim=256)
+    strided = wp.launch(streaming(n), n, [wp.zeros(n * 32), dst, 32], block_dim=256)
+    # one 4-byte word per 128-byte line: DRAM moves whole 64-byte bursts
+    assert strided.metrics["dram__bytes_read.sum"] >= 8 * unit.metrics["dram__bytes_read.sum"]
+    assert strided.cycles > 2 * unit.cycles
+    assert strided.details["bottleneck"]["limiter"] in ("dram", "l1", "l2")
+
+
+def test_cycles_grow_with_the_grid_once_it_fills_the_gpu():
+    n1 = 132 * 8 * 256            # one wave of 256-thread blocks
+    cycles = [wp.launch(streaming(n), n, [wp.zeros(n), wp.zeros(n), 1], block_dim=256).cycles
+              for n in (n1, 2 * n1, 4 * n1)]
+    assert cycles[0] < cycles[1] < cycles[2]
+    assert cycles[2] - cycles[1] > 1.5 * (cycles[1] - cycles[0])      # about linear in waves
+
+
+def test_a_tiny_launch_is_launch_bound():
+    r = wp.launch(streaming(32), 32, [wp.zeros(32), wp.zeros(32), 1], block_dim=32)
+    assert r.details["bottleneck"]["limiter"] == "launch"
+
+
+def test_atomics_to_one_address_serialise_and_are_the_limiter():
+    @wp.kernel
+    def count(total: wp.array(dtype=int)):
+        wp.atomic_add(total, 0, 1)
+
+    @wp.kernel
+    def spread(total: wp.array(dtype=int)):
+        i = wp.tid()
+        wp.atomic_add(total, i, 1)
+
+    n = 1 << 16
+    one, many = wp.zeros(1, dtype=int), wp.zeros(n, dtype=int)
+    hot = wp.launch(count, n, [one])
+    cold = wp.launch(spread, n, [many])
+    assert one.numpy()[0] == n and (many.numpy() == 1).all()
+    assert hot.cycles > 5 * cold.cycles
+    assert hot.details["bottleneck"]["limiter"] == "atomics"
+    # twice the lanes on the one address: about twice the cycles beyond the launch floor
+    two = wp.launch(count, 2 * n, [wp.zeros(1, dtype=int)])
+    extra = two.cycles - hot.cycles
+    assert 0.8 * (hot.cycles - cold.cycles) < extra < 1.2 * hot.cycles
+
+
+def test_shared_atomics_on_one_address_take_turns():
+    @wp.kernel
+    def bins(out: wp.array(dtype=int), k: int):
+        s = wp.shared.array(shape=(32,), dtype=int)
+        lane = wp.lane_id()
+        if lane < 32:
+            s[lane] = 0
+        wp.sync_threads()
+        for r in range(16):
+            wp.atomic_add(s, lane % k, 1)
+        wp.sync_threads()
+        if lane < k:
+            out[lane] = s[lane]
+    out = wp.zeros(32, dtype=int)
+    t32 = wp.launch(bins, 32, [out, 32], block_dim=32).cycles
+    t1 = wp.launch(bins, 32, [out, 1], block_dim=32).cycles
+    assert out.numpy()[0] == 16 * 32 and t1 > t32 + 16 * 31
+
+
+def spin_kernel():
     @wp.kernel
     def spin(out: wp.array(dtype=float), n: int):
         i = wp.tid()
-        x = float(0.0)
+        x = float(i)
         for k in range(n):
             x = x * 0.5 + 1.0
         out[i] = x
+    return spin
+
+
+def test_warps_on_one_scheduler_contend_for_issue():
+    spin = spin_kernel()
+    out = wp.zeros(1024)
+    alone = wp.launch(spin, 128, [out, 200], block_dim=128)     # one warp per scheduler
+    crowded = wp.launch(spin, 1024, [out, 200], block_dim=1024)  # eight per scheduler, one SM
+    assert alone.stalls["not_selected"] == 0
+    assert crowded.stalls["not_selected"] > 0
+    assert alone.cycles < crowded.cycles < 8 * alone.cycles
+
+
+def test_more_work_takes_more_cycles_and_arch_matters():
+    spin = spin_kernel()
     out = wp.zeros(256)
-    busy = lambda r: int(r.details["sm_cycles"].max())   # noqa: E731 - without launch overhead
-    short = busy(wp.launch(spin, 256, [out, 10]))
-    long = busy(wp.launch(spin, 256, [out, 100]))
-    assert long > short * 5                   # a dependent chain of 4-cycle FMAs per iteration
-    a100 = wp.launch(spin, 256, [out, 100], arch="sm_80").cycles
-    assert a100 != wp.launch(spin, 256, [out, 100]).cycles
+    short = wp.launch(spin, 256, [out, 10]).cycles
+    long = wp.launch(spin, 256, [out, 100]).cycles
+    longer = wp.launch(spin, 256, [out, 200]).cycles
+    assert short < long < longer
+    # a dependent chain: cycles grow linearly with the iterations
+    assert longer - long == pytest.approx((long - short) * 100 / 90, rel=0.25)
+    assert wp.launch(spin, 256, [out, 100], arch="sm_80").cycles != long
+
+
+def test_compute_bound_kernel_names_a_pipe_or_issue():
+    spin = spin_kernel()
+    n = 132 * 2048
+    r = wp.launch(spin, n, [wp.zeros(n), 64], block_dim=256)
+    assert r.details["bottleneck"]["limiter"] in ("issue", "fma", "alu")
+
+
+def test_barriers_align_warps_and_are_named():
+    @wp.kernel
+    def steps(out: wp.array(dtype=int), n: int):
+        v = wp.thread_idx()
+        for k in range(n):
+            wp.sync_threads()
+            v = v + k
+        out[wp.tid()] = v
+    r = wp.launch(steps, 1024, [wp.zeros(1024, dtype=int), 200], block_dim=1024)
+    assert r.stalls["barrier"] > 0
+    assert r.details["bottleneck"]["limiter"] == "barriers"
+
+
+def test_low_occupancy_hides_less_latency():
+    def make(size):
+        @wp.kernel
+        def scale(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+            stage = wp.shared.array(shape=(size,), dtype=float)
+            t = wp.thread_idx()
+            i = wp.tid()
+            stage[t] = x[i]
+            wp.sync_threads()
+            y[i] = stage[t] * 2.0
+        return scale
+    n = 132 * 2048 * 2
+    full = wp.launch(make(256), n, [wp.zeros(n), wp.zeros(n)], block_dim=256)
+    low = wp.launch(make(12288), n, [wp.zeros(n), wp.zeros(n)], block_dim=256)
+    assert low.details["occupancy"]["limiter"] == "shared"
+    assert low.metrics["sm__warps_active.avg.pct_of_peak_sustained_active"] < \
+        full.metrics["sm__warps_active.avg.pct_of_peak_sustained_active"]
+    assert low.cycles > full.cycles
+
+
+def test_big_grids_are_sampled_and_say_how_well(monkeypatch):
+    from simt.sim.precise import engine
+    n = 132 * 2048 * 8
+    args = lambda: [wp.zeros(n), wp.zeros(n), 1]      # noqa: E731
+    full = wp.launch(streaming(n), n, args(), block_dim=256)
+    assert full.metrics["simt__sampled_ctas.sum"] == n // 256
+    monkeypatch.setattr(engine, "RECORD_BUDGET", 1)
+    monkeypatch.setattr(engine, "MIN_RECORDED_WAVES", 2)
+    sampled = wp.launch(streaming(n), n, args(), block_dim=256)
+    assert sampled.metrics["simt__sampled_ctas.sum"] < n // 256
+    assert sampled.metrics["smsp__inst_executed.sum"] == full.metrics["smsp__inst_executed.sum"]
+    assert sampled.cycles == pytest.approx(full.cycles, rel=0.15)
+    assert 0 <= sampled.metrics["simt__sampling_error.pct"] < 25
 
 
 def test_clock_reads_the_cycle_counter():
@@ -132,39 +329,23 @@ def test_clock_reads_the_cycle_counter():
         out[i] = t1 - t0 + wp.int64(x * 0.0)
     out = wp.zeros(32, dtype=wp.int64)
     wp.launch(timed, 32, [out], block_dim=32)
-    assert (out.numpy() > 20 * 23).all()      # 20 dependent SFU latencies at least
+    from simt.arch import load_arch
+    latency = load_arch("sm_90").data["timing"]["ops"]["SQRT.f32"][1]
+    assert (out.numpy() >= 20 * latency).all()      # 20 dependent square roots at least
 
 
-def test_atomics_to_one_address_serialise():
-    @wp.kernel
-    def count(total: wp.array(dtype=int)):
-        wp.atomic_add(total, 0, 1)
-
-    @wp.kernel
-    def spread(total: wp.array(dtype=int)):
-        i = wp.tid()
-        wp.atomic_add(total, i, 1)
-
-    n = 1 << 14
-    one, many = wp.zeros(1, dtype=int), wp.zeros(n, dtype=int)
-    hot = wp.launch(count, n, [one])
-    cold = wp.launch(spread, n, [many])
-    assert one.numpy()[0] == n and (many.numpy() == 1).all()
-    assert hot.details["atomic_hotspot_cycles"] == int(n * 3.6)
-    assert hot.cycles >= n * 3.6 > cold.cycles
-
-
-def test_shared_atomics_on_one_address_take_turns():
-    @wp.kernel
-    def bins(out: wp.array(dtype=int), k: int):
-        s = wp.shared.array(shape=(32,), dtype=int)
-        lane = wp.lane_id()
-        wp.atomic_add(s, lane % k, 1)
-        wp.sync_threads()
-        if lane < k:
-            out[lane] = s[lane]
-    out = wp.zeros(32, dtype=int)
-    busy = lambda r: int(r.details["block_cycles"].max())   # noqa: E731
-    t32 = busy(wp.launch(bins, 32, [out, 32], block_dim=32))
-    t1 = busy(wp.launch(bins, 32, [out, 1], block_dim=32))
-    assert out.numpy()[0] == 32 and t1 >= t32 + 31
+def test_metrics_follow_nsight_compute_names_and_ranges():
+    r = run("block_sum_shared", "large")
+    m = r.metrics
+    for pct in ("lts__t_sector_hit_rate.pct", "sm__warps_active.avg.pct_of_peak_sustained_active",
+                "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                "dram__throughput.avg.pct_of_peak_sustained_elapsed"):
+        assert 0 <= m[pct] <= 100, pct
+    # every input byte comes from DRAM once: reads at least the input, at most its 64-byte bursts
+    n_bytes = 4 * (1 << 16)
+    assert n_bytes <= m["dram__bytes_read.sum"] <= 2 * n_bytes
+    assert m["gpu__time_duration.sum"] > 0 and m["sm__cycles_elapsed.max"] > m["sm__cycles_active.avg"]
+    assert r.bottleneck["limiter"] in ("launch", "latency", "occupancy", "barriers", "shared", "dram",
+                                       "l2", "l1", "issue", "fma", "alu", "imad", "fp64", "mufu",
+                                       "shfl", "atomics")

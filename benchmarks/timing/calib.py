@@ -105,6 +105,18 @@ def l1_window(src: wp.array(dtype=float), out: wp.array(dtype=float), n: int):
     out[wp.tid()] = acc
 
 
+@wp.kernel
+def one_store(out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = float(i)
+
+
+@wp.kernel
+def load_store(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = x[i] + 1.0
+
+
 def _ring(lines: int, seed: int) -> np.ndarray:
     order = np.random.default_rng(seed).permutation(lines).astype(np.int32)
     ring = np.zeros(lines * 32, np.int32)
@@ -145,5 +157,7 @@ LAUNCHES = [
     Launch("shared_loads_stride32", shared_loads, lambda rng: ([np.zeros(SMS * 8 * 256, f32), np.int32(32), np.int32(8)], SMS * 8 * 256, 256), "shared"),
     Launch("barrier_loop256", barrier_loop, lambda rng: ([np.zeros(256, np.int32), np.int32(512)], 256, 256), "barrier"),
     Launch("barrier_loop1024", barrier_loop, lambda rng: ([np.zeros(1024, np.int32), np.int32(256)], 1024, 1024), "barrier"),
+    Launch("one_store", one_store, lambda rng: ([np.zeros(32, f32)], 32, 32), "launch"),
+    Launch("load_store", load_store, lambda rng: ([np.ones(1 << 20, f32), np.zeros(1 << 20, f32)], 32, 32), "launch"),
     Launch("l1_window", l1_window, lambda rng: ([np.ones(SMS * 4 * 4096, f32), np.zeros(SMS * 4 * 256, f32), np.int32(64)], SMS * 4 * 256, 256), "l1"),
 ]

@@ -44,7 +44,7 @@ def harmonic(k):
 
 
 def fit() -> dict:
-    micro, micro2, micro3 = ncu.load("micro"), ncu.load("micro2"), ncu.load("micro3")
+    micro, micro2, micro3, micro4 = (ncu.load(n) for n in ("micro", "micro2", "micro3", "micro4"))
     probe = pd.concat([ncu.load("probes"), ncu.load("probes2")])
     n_sm = 132
     t = {}
@@ -56,15 +56,17 @@ def fit() -> dict:
     t["time_offset_ns"] = note("time_offset_ns", round(-off / f, 1), "same fit: gpu__time_duration.sum = offset + cycles / clock")
     t["launch_floor_cycles"] = note("launch_floor_cycles", float(micro[micro.bench == "floor"][CYC].median()),
                                     "micro.cu floor: an empty one-warp kernel, median of 5")
-    d32 = micro[(micro.bench == "dispatch32") & (micro.value >= 16)]
-    t["cta_launch_cycles"] = note("cta_launch_cycles", round(float(np.polyfit(d32.value, d32[CYC], 1)[0]), 2),
-                                  "micro.cu dispatch32: empty blocks, cycles per block per SM (an SM starts one "
-                                  "block at a time)")
-    d1024 = micro[(micro.bench == "dispatch1024") & (micro.value >= 16)]
-    t["cta_relaunch_cycles"] = note("cta_relaunch_cycles", round(2 * float(np.polyfit(d1024.value, d1024[CYC], 1)[0]), 2),
-                                    "micro.cu dispatch1024: empty blocks, two fit an SM: a slot takes its next block "
-                                    "this long after its block ends (2 x cycles per block per SM)")
-
+    per_sm = []
+    for df, bench in ((micro, "dispatch32"), (micro4, "dispatch64"), (micro4, "dispatch256")):
+        rows = df[(df.bench == bench) & (df.value >= 16)]
+        per_sm.append(float(np.polyfit(rows.value, rows[CYC], 1)[0]))
+    launch = float(np.mean(per_sm))
+    t["cta_launch_cycles"] = note("cta_launch_cycles", round(launch, 2),
+                                  "micro.cu dispatch32, micro4.cu dispatch64/256: empty blocks, many per SM: "
+                                  "cycles per block per SM (an SM starts one block at a time)")
+    t["cta_retire_cycles"] = note("cta_retire_cycles", round(slope(micro4, "rounds_nothing", x="value") - launch, 2),
+                                  "micro4.cu rounds_nothing: empty blocks one at a time per SM: cycles per round "
+                                  "less the launch (from a block's end until its slot takes the next)")
     # issue: pipe rates per scheduler (warp instructions per cycle) from the throughput kernels
     def rate(bench):
         return 1.0 / slope(micro, bench, x=INST) / (4 * n_sm)
@@ -103,6 +105,16 @@ def fit() -> dict:
     lat["l2"] = l2k[1]
     lat["dram"] = dk[1]
     t["latency"] = {k: round(v, 2) for k, v in lat.items()}
+    # a block that stores keeps its slot until the stores have left: the extra cycles per
+    # round over an empty block, less the store's own issue (two special registers, an add)
+    stores = slope(micro4, "rounds_store", x="value") - slope(micro4, "rounds_nothing", x="value")
+    t["store_retire_cycles"] = note("store_retire_cycles", round(stores - lat["shfl"] - alu, 2),
+                                    "micro4.cu rounds_store against rounds_nothing, less the store's issue")
+    # a loop whose exit test waits on the value it computes: FMA, compare, branch, per step
+    bc = slope(micro4, "branch_chain", x="value")
+    t["branch_cycles"] = note("branch_cycles", round(bc - lat["fma"] - alu - 1.0, 2),
+                              "micro4.cu branch_chain: cycles per step less the FMA and compare latencies "
+                              "and the branch's issue: a conditional branch resolving")
     SOURCES["latency"] = ("micro.cu chain_*: one warp, dependent steps, cycles per step (memory chains less their "
                           "address arithmetic); l1/l2/dram: micro2.cu chase_*_lanes with one lane")
     ks = sorted(dk)
@@ -171,6 +183,16 @@ def fit() -> dict:
     per_warp = 1.0 / slope(micro, "red_per_warp_address")        # lane operations per cycle
     t["atomic_units"] = note("atomic_units", int(round(per_warp * same)),
                              "micro.cu red_per_warp_address: lane operations per cycle x cycles per operation")
+    region = micro2[micro2.bench == "red_region"].copy()
+    region["words"] = region.value // 1000
+    g8 = region[region.words == 8]
+    per_request = float(np.polyfit(g8.work, g8[CYC], 1)[0]) * 32       # 8 words x 4 lanes each
+    t["atomic_spread_cycles"] = note("atomic_spread_cycles", round(per_request / 4, 3),
+                                     "micro2.cu red_region, 8 words of one sector, 4 lanes each: cycles per "
+                                     "lane a word (a few lanes a word; red_one_address gives the deep case)")
+    t["atomic_sectors_per_cycle"] = note("atomic_sectors_per_cycle", round(1.0 / slope(micro, "red_1024_addresses"), 2),
+                                         "micro.cu red_1024_addresses: every lane its own line: sector "
+                                         "operations per cycle the L2's atomic units manage together")
     r32 = 1.0 / slope(micro, "red_32_addresses")
     lines_per_unit = 32.0 / (r32 * same)
     t["atomic_interleave_bytes"] = note("atomic_interleave_bytes", int(128 * 2 ** round(np.log2(lines_per_unit))),

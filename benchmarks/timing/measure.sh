@@ -3,7 +3,7 @@
 # Compute. Writes raw CSVs (the profiler's long format, base units) and manifests to DIR:
 #
 #   micro.csv / micro_manifest.csv        CUDA C microbenchmarks (micro.cu): the constants
-#   micro2.csv / micro2_manifest.csv      more of them (micro2.cu), and micro3.csv (micro3.cu)
+#   micro2.csv / micro2_manifest.csv      more of them (micro2.cu), and micro3/micro4.csv likewise
 #   probes2.csv / probes2_manifest.csv    op probes added later (constant and varying divisors, loops)
 #   l2cap.csv / l2cap_manifest.csv        L2 capacity: reads of a buffer twice, cache control off
 #   probes.csv / probes_manifest.csv      op probes through simt's own PTX (probes.py)
@@ -15,7 +15,7 @@
 # Run from the repository root with PYTHONPATH=. (about 5 minutes on an H200).
 set -uo pipefail
 DIR=${1:?usage: measure.sh DIR [parts]}
-PARTS=${2:-micro,micro2,micro3,l2cap,probes,probes2,calib,validation}
+PARTS=${2:-micro,micro2,micro3,micro4,l2cap,probes,probes2,calib,validation}
 mkdir -p "$DIR"
 HERE=$(cd "$(dirname "$0")" && pwd)
 has() { [[ ",$PARTS," == *",$1,"* ]]; }
@@ -66,6 +66,12 @@ if has micro3; then
     /tmp/simt_micro3 "$DIR/micro3_manifest.csv" > "$DIR/micro3.log" 2>&1
   echo "micro3: exit $? $(tail -1 "$DIR/micro3.log")"
 fi
+if has micro4; then
+  nvcc -O3 -arch=sm_90 -o /tmp/simt_micro4 "$HERE/micro4.cu" || exit 1
+  timeout 600 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/micro4.csv" \
+    /tmp/simt_micro4 "$DIR/micro4_manifest.csv" > "$DIR/micro4.log" 2>&1
+  echo "micro4: exit $? $(tail -1 "$DIR/micro4.log")"
+fi
 if has probes2; then
   timeout 600 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/probes2.csv" \
     python3 "$HERE/measure_gpu.py" --set probes --only "$PROBES2" --manifest "$DIR/probes2_manifest.csv" \
@@ -93,6 +99,12 @@ if has calib; then
   timeout 600 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/calib.csv" \
     python3 "$HERE/measure_gpu.py" --set calib --manifest "$DIR/calib_manifest.csv" > "$DIR/calib.log" 2>&1
   echo "calib: exit $?"
+fi
+if has calib2; then     # calibration kernels added after the first measurement
+  timeout 600 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/calib2.csv" \
+    python3 "$HERE/measure_gpu.py" --set calib --only one_store,load_store --manifest "$DIR/calib2_manifest.csv" \
+    > "$DIR/calib2.log" 2>&1
+  echo "calib2: exit $?"
 fi
 if has validation; then
   timeout 900 "${NCU[@]}" --metrics "$VALID" --log-file "$DIR/validation.csv" \

@@ -20,9 +20,6 @@ class Arch:
         except KeyError:
             raise AttributeError(key) from None
 
-    def latency(self, cls: str) -> int:
-        return int(self.data["latency"][cls])
-
     def occupancy(self, threads_per_block: int, regs_per_thread: int, shared_per_block: int) -> dict:
         """Blocks per SM and the limiting resource (the CUDA occupancy calculator's formula)."""
         d = self.data

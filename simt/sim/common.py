@@ -114,6 +114,16 @@ class LaunchResult:
         return self.details["stalls"]
 
     @property
+    def bottleneck(self) -> dict:
+        """What limits the launch, as Nsight Compute's speed-of-light section would name it:
+        ``limiter`` (issue, a pipe, shared, l1, l2, dram, atomics, or launch, latency,
+        occupancy, barriers), ``pct_of_peak`` (how busy the busiest unit is), ``why`` (a
+        sentence) and ``units`` (every unit's percent of peak over the kernel's cycles)."""
+        if "bottleneck" not in self.details:
+            raise self.unavailable("r.bottleneck (the limiting resource)")
+        return self.details["bottleneck"]
+
+    @property
     def hazards(self):
         """What ``check=...`` found: a pandas DataFrame, one row per report (none when clean
         or when the launch ran no checks); see simt/sim/check/report.py for the columns."""

@@ -99,6 +99,7 @@ class Tables:
     pipe: np.ndarray
     sass: np.ndarray
     latency: np.ndarray
+    branch: np.ndarray          # cycles a conditional branch holds its warp until it resolves
     src_ptr: np.ndarray
     src: np.ndarray
     dst_ptr: np.ndarray
@@ -182,7 +183,8 @@ def _loop_control(blk, b: int) -> set[int]:
 def tables(prog, arch) -> Tables:
     ops = arch.data["timing"]["ops"]
     loop_factor = float(arch.data["timing"].get("loop_control_factor", 1.0))
-    kind, pipe, sass, lat, mem_slot, fatom = [], [], [], [], [], []
+    branch_cycles = float(arch.data["timing"].get("branch_cycles", 0.0))
+    kind, pipe, sass, lat, mem_slot, fatom, bpen = [], [], [], [], [], [], []
     src_ptr, src, dst_ptr, dst = [0], [], [0], []
     first, length = [], []
     index = prog.reg_index
@@ -204,6 +206,8 @@ def tables(prog, arch) -> Tables:
             pipe.append(c.pipe)
             sass.append(c.sass)
             lat.append(c.latency)
+            # a conditional branch waits to resolve; a counted loop's (unrolled by ptxas) rarely
+            bpen.append(branch_cycles * (loop_factor if pos in control else 1.0) if ins.op is Op.CBR else 0.0)
             if ins.op in (Op.LD, Op.ST, Op.ATOM):
                 mem_slot.append(slot)
                 slot += 1
@@ -216,6 +220,6 @@ def tables(prog, arch) -> Tables:
             dst_ptr.append(len(dst))
     i8, i32, f64 = np.int8, np.int32, np.float64
     return Tables(np.array(kind, i8), np.array(pipe, i8), np.array(sass, f64), np.array(lat, f64),
-                  np.array(src_ptr, np.int64), np.array(src, i32), np.array(dst_ptr, np.int64),
+                  np.array(bpen, f64), np.array(src_ptr, np.int64), np.array(src, i32), np.array(dst_ptr, np.int64),
                   np.array(dst, i32), np.array(mem_slot, i32), np.array(fatom, i8),
                   np.array(first, np.int64), np.array(length, np.int64))

@@ -40,7 +40,8 @@ from .caches import find, set_of, victim
  P_SH_LAT, P_SH_MIN, P_SH_ATOM_LAT, P_SH_ATOM_SAME_LAT, P_SH_ATOM_SAME_TPUT, P_SH_FATOM_ROUND,
  P_SH_FATOM_SASS, P_G_ATOM_LAT, P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_UNITS, P_ATOM_INTERLEAVE,
  P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, P_L2_WRITE_LINE,
- P_L2_WRITE_SECTOR, P_RELAUNCH, N_PARAMS) = range(33)
+ P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_PER_CYCLE,
+ N_PARAMS) = range(37)
 
 # stall reasons (columns of the stall table)
 S_WAIT, S_LONG, S_SHORT, S_THROTTLE, S_NOT_SELECTED, S_BARRIER, S_LG_THROTTLE = range(7)
@@ -114,8 +115,9 @@ def _pop(hk, hv, hn, size):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _l2_writeback(l2_tag, l2_dirty, line, P, state, glob):
-    """Write the dirty sectors of ``line`` (if still in L2) to DRAM; return dirty sectors freed."""
+def _l2_writeback(l2_tag, l2_valid, l2_dirty, line, P, state, glob):
+    """Write the dirty sectors of ``line`` (if still in L2) to DRAM; return dirty sectors freed.
+    A sector only partly written (never read in whole) is read from DRAM first."""
     sets = l2_tag.shape[1]
     s = set_of(line, sets)
     w = find(l2_tag, 0, s, line)
@@ -126,6 +128,8 @@ def _l2_writeback(l2_tag, l2_dirty, line, P, state, glob):
     for b in range(4):
         if d & (1 << b):
             n += 1
+            if not (l2_valid[0, s, w] & (1 << b)):
+                _dram_read(32.0, P[P_DRAM_FETCH], state[3], P, state, glob)
     bursts = (1 if d & 3 else 0) + (1 if d & 12 else 0)
     l2_dirty[0, s, w] = 0
     _dram_write(n * 32.0, bursts * P[P_DRAM_FETCH], P, state, glob)
@@ -141,11 +145,11 @@ def _dram_write(nbytes, burst_bytes, P, state, glob):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _l2_touch(line, mask, write, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, state, P, glob,
-              partial=0):
-    """Look ``mask``'s sectors of ``line`` up in the L2 (allocating the line); for writes mark
-    them valid and dirty (a ``partial`` sector that is not there is read from DRAM first).
-    Returns the mask of sectors that missed (reads only)."""
+def _l2_touch(line, mask, write, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state, P,
+              glob, words=0):
+    """Look ``mask``'s sectors of ``line`` up in the L2 (allocating the line). Writes mark
+    their sectors dirty and the ``words`` they wrote (8 bits a sector); a sector all of whose
+    words are written is whole. Returns the mask of sectors that missed (reads only)."""
     sets = l2_tag.shape[1]
     s = set_of(line, sets)
     w = find(l2_tag, 0, s, line)
@@ -153,20 +157,20 @@ def _l2_touch(line, mask, write, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, sta
     if w < 0:
         w = victim(l2_tag, l2_stamp, 0, s)
         if l2_tag[0, s, w] != -1 and l2_dirty[0, s, w] != 0:
-            n = _l2_writeback(l2_tag, l2_dirty, l2_tag[0, s, w], P, state, glob)
+            n = _l2_writeback(l2_tag, l2_valid, l2_dirty, l2_tag[0, s, w], P, state, glob)
             state[5] -= n
         l2_tag[0, s, w] = line
         l2_valid[0, s, w] = 0
         l2_dirty[0, s, w] = 0
+        l2_words[0, s, w] = 0
     l2_stamp[0, s, w] = int(state[4])
     if write:
-        fill = partial & ~l2_valid[0, s, w]
-        if fill:
-            for b in range(4):
-                if fill & (1 << b):
-                    _dram_read(32.0, P[P_DRAM_FETCH], state[3], P, state, glob)
+        wm = l2_words[0, s, w] | words
+        l2_words[0, s, w] = wm
+        for b in range(4):
+            if ((wm >> (8 * b)) & 0xFF) == 0xFF:
+                l2_valid[0, s, w] |= 1 << b
         fresh = mask & ~l2_dirty[0, s, w]
-        l2_valid[0, s, w] |= mask
         l2_dirty[0, s, w] |= mask
         if fresh:
             n = 0
@@ -181,7 +185,7 @@ def _l2_touch(line, mask, write, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, sta
             while state[5] > P[P_L2_DIRTY_SECTORS] and state[7] < state[6]:
                 old = fifo[int(state[7]) % fifo.size]
                 state[7] += 1
-                state[5] -= _l2_writeback(l2_tag, l2_dirty, old, P, state, glob)
+                state[5] -= _l2_writeback(l2_tag, l2_valid, l2_dirty, old, P, state, glob)
             if state[6] - state[7] >= fifo.size:           # never overwrite unread entries
                 state[7] = state[6] - fifo.size + 1
         return 0
@@ -219,7 +223,7 @@ def _l2_busy(busy, arrive, state, glob):
 
 @njit(cache=True, nogil=True, inline="always")
 def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l1_valid,
-                   l1_stamp, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, atom_free, atom_busy,
+                   l1_stamp, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, atom_free, atom_busy,
                    l1t_free, state, glob, smstat, lines_buf, masks_buf, wbuf, partial_buf):
     """A global load, store or atomic of one warp issued at T on SM m: its completion time."""
     n = ev_n[ev]
@@ -243,9 +247,14 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
             n_lines += 1
         else:
             masks_buf[f] |= bit
-        wbuf[f] += sec_w[p0 + q]             # atomics: the lanes one unit serialises, per sector
-        if sec_w[p0 + q] < 8:
-            partial_buf[f] |= bit            # stores: fewer than the sector's 8 words
+        kq = sec_w[p0 + q]
+        if k == isa.GLOBAL_ATOM:            # lanes on one word take turns at the atomic unit
+            per = P[P_ATOM_SAME] if kq > 4 else P[P_ATOM_SPREAD]
+            if fatom:
+                per *= P[P_ATOM_SAME_F] / P[P_ATOM_SAME]
+            wbuf[f] += kq * per
+        elif k == isa.GLOBAL_ST:            # stores: which of the sector's 8 words are written
+            partial_buf[f] |= (kq & 0xFF) << (8 * (sec[p0 + q] & 3))
     state[2] = 0.0          # out: until when the issuing warp is held by full queues
     if n_lines == 0:
         return T
@@ -269,7 +278,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
                     nb += 1
             n_sec += nb
             glob[G_L2_WRITE] += nb
-            _l2_touch(lines_buf[i], mask, True, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo,
+            _l2_touch(lines_buf[i], mask, True, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
                       state, P, glob, partial_buf[i])
         busy = n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
         q = _l2_busy(busy, start + P[P_L1_LAT], state, glob)
@@ -288,7 +297,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
                     nb += 1
             glob[G_L2_ATOM] += nb
             q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob)
-            missed = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_valid, l2_dirty, l2_stamp,
+            missed = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp,
                                fifo, state, P, glob)
             extra = 0.0
             nm = 0
@@ -304,9 +313,11 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
                 qd = _dram_read(pairs * P[P_DRAM_FETCH], pairs * P[P_DRAM_FETCH], t_arr + q2, P, state, glob)
                 extra = qd + P[P_DRAM_LAT] - P[P_L2_LAT]
             unit = int((lines_buf[i] * 128) // int(P[P_ATOM_INTERLEAVE])) % units
-            a0 = max(t_arr + q2 + extra, atom_free[unit])
+            a1 = max(t_arr + q2 + extra, state[8])            # the atomic units' total rate
+            state[8] = a1 + nb / P[P_ATOM_PER_CYCLE]
+            a0 = max(a1, atom_free[unit])
             state[2] = max(state[2], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
-            service = wbuf[i] * same
+            service = wbuf[i]
             atom_free[unit] = a0 + service
             atom_busy[unit] += service
             glob[G_ATOM_BUSY] += service
@@ -356,7 +367,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
                 nn += 1
         glob[G_L2_READ] += nn
         q2 = _l2_queue(nn * 32.0, P[P_L2_READ_BPC], t_l2, state, glob)
-        missed = _l2_touch(line, need, False, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo, state,
+        missed = _l2_touch(line, need, False, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state,
                            P, glob)
         nm = 0
         for b in range(4):
@@ -435,12 +446,13 @@ def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_fir
 
 
 @njit(cache=True, nogil=True)
-def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_first, blk_len,
+def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_first, blk_len,
         entry_ptr, entry_step, entry_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same,
         sec, sec_w, n_ctas, warps_per_cta, blocks_per_sm, n_sm, n_regs, P, pipe_interval,
-        l1_lines, l1_ways, l2_lines, l2_ways, stalls, cta_done, smstat, glob):
-    """Simulate ``n_ctas`` blocks; fills ``stalls`` [instr, reason], ``cta_done`` [block],
-    ``smstat`` [SM, stat] and ``glob`` [stat]. Returns the time the last block finished."""
+        l1_lines, l1_ways, l2_lines, l2_ways, stalls, cta_start, cta_done, cta_sm, smstat, glob):
+    """Simulate ``n_ctas`` blocks; fills ``stalls`` [instr, reason], ``cta_start``, ``cta_done``
+    and ``cta_sm`` [block], ``smstat`` [SM, stat] and ``glob`` [stat]. Returns the time the
+    kernel ends."""
     S = blocks_per_sm * warps_per_cta          # warp slots per SM
     G = n_sm * S
     n_sp = n_sm * 4
@@ -469,6 +481,9 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
     pipe_free = np.zeros((n_sp, n_pipes), np.float64)
     sp_ver = np.zeros(n_sp, np.int64)
     sp_last = np.full(n_sp, -1, np.int64)
+    sp_next = np.full(n_sp, INF, np.float64)   # the time of each scheduler's pending event
+    cand_g = np.zeros(S, np.int64)             # a scheduler's warps and when each could issue
+    cand_c = np.zeros(S, np.float64)
     lsu_free = np.zeros(n_sm, np.float64)
     l1t_free = np.zeros(n_sm, np.float64)
     cta_slot = np.full((n_sm, blocks_per_sm), -1, np.int64)
@@ -476,6 +491,7 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
     cta_arrived = np.zeros(n_ctas, np.int64)
     cta_bar_t = np.zeros(n_ctas, np.float64)
     cta_where = np.zeros(n_ctas, np.int64)
+    cta_free = np.zeros(n_ctas, np.float64)    # when the block's last writes have left the SM
     # memory system
     l1w = max(1, min(l1_ways, l1_lines))
     l1_sets = max(1, l1_lines // l1w)
@@ -487,13 +503,14 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
     l2_tag = np.full((1, l2_sets, l2w), -1, np.int64)
     l2_valid = np.zeros((1, l2_sets, l2w), np.uint8)
     l2_dirty = np.zeros((1, l2_sets, l2w), np.uint8)
+    l2_words = np.zeros((1, l2_sets, l2w), np.int64)
     l2_stamp = np.zeros((1, l2_sets, l2w), np.int64)
     fifo = np.zeros(max(1024, 2 * int(P[P_L2_DIRTY_SECTORS])), np.int64)
     atom_free = np.zeros(max(1, int(P[P_ATOM_UNITS])), np.float64)
     atom_busy = np.zeros(atom_free.size, np.float64)
-    # state: 0 L2 queue free, 1 DRAM queue free, 2 unused, 3 now, 4 LRU clock,
-    #        5 dirty sectors, 6 fifo head, 7 fifo tail
-    state = np.zeros(8, np.float64)
+    # state: 0 L2 queue free, 1 DRAM queue free, 2 the issuing warp held until, 3 now,
+    #        4 LRU clock, 5 dirty sectors, 6 fifo head, 7 fifo tail, 8 atomic units' total rate
+    state = np.zeros(9, np.float64)
     lines_buf = np.zeros(32, np.int64)
     masks_buf = np.zeros(32, np.int64)
     wbuf = np.zeros(32, np.float64)
@@ -515,13 +532,17 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
                 break
             t0 = launcher[m] + P[P_DISPATCH]
             launcher[m] = t0
+            cta_start[next_cta] = t0
+            cta_sm[next_cta] = m
             _place(next_cta, m, t0, S, warps_per_cta, entry_ptr, entry_step, step_block,
                    blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e,
                    sl_end, sl_j, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod,
                    reg_cls, smstat, sl_src, sl_sprod)
             for u in range(4):
-                sp_ver[m * 4 + u] += 1
-                hk, hv, hn, hsize = _push(hk, hv, hn, hsize, t0, m * 4 + u, sp_ver[m * 4 + u])
+                if t0 < sp_next[m * 4 + u]:
+                    sp_ver[m * 4 + u] += 1
+                    sp_next[m * 4 + u] = t0
+                    hk, hv, hn, hsize = _push(hk, hv, hn, hsize, t0, m * 4 + u, sp_ver[m * 4 + u])
             next_cta += 1
     end_time = 0.0
     drain = 0.0
@@ -529,10 +550,11 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
         t, sp, ver, hsize = _pop(hk, hv, hn, hsize)
         if ver != sp_ver[sp]:
             continue
+        sp_next[sp] = INF
         m = sp // 4
-        best = -1
-        best_c = INF
-        second_c = INF
+        # pass 1: when each warp's next instruction could issue; the earliest of them
+        n_cand = 0
+        first_c = INF
         for s in range(sp % 4, S, 4):
             g = m * S + s
             if sl_warp[g] < 0 or sl_bar[g]:
@@ -542,19 +564,34 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
             pp = pipe[ins]
             if pp < n_pipes and pipe_free[sp, pp] > c:
                 c = pipe_free[sp, pp]
-            if c < best_c or (c == best_c and g == sp_last[sp]):
-                second_c = best_c
-                best_c = c
-                best = g
-            elif c < second_c:
-                second_c = c
-        if best < 0:
+            cand_g[n_cand] = g
+            cand_c[n_cand] = c
+            n_cand += 1
+            if c < first_c:
+                first_c = c
+        if n_cand == 0:
             continue
-        T = max(best_c, sp_free[sp])
+        T = max(first_c, sp_free[sp], t)
         if T > t:
             sp_ver[sp] += 1
+            sp_next[sp] = T
             hk, hv, hn, hsize = _push(hk, hv, hn, hsize, T, sp, sp_ver[sp])
             continue
+        # pass 2: of the warps that can issue at T, the one that issued last, else the oldest
+        best = -1
+        second_c = INF
+        for i in range(n_cand):
+            g = cand_g[i]
+            if cand_c[i] > T:
+                if cand_c[i] < second_c:
+                    second_c = cand_c[i]
+                continue
+            if best < 0 or g == sp_last[sp] or (best != sp_last[sp] and sl_warp[g] < sl_warp[best]):
+                if best >= 0:
+                    second_c = min(second_c, T)
+                best = g
+            else:
+                second_c = min(second_c, T)
         g = best
         while True:
             # ---- issue the next instruction of warp ``best`` at T -------------------------------
@@ -608,13 +645,16 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
                 ev = step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
                 done = _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H, l1_tag,
-                                      l1_valid, l1_stamp, l2_tag, l2_valid, l2_dirty, l2_stamp, fifo,
+                                      l1_valid, l1_stamp, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
                                       atom_free, atom_busy, l1t_free, state, glob, smstat, lines_buf,
                                       masks_buf, wbuf, partial_buf)
                 cls = S_LONG
                 held = state[2]
-                if k != isa.GLOBAL_LD and done > sl_store[g]:
-                    sl_store[g] = done
+                if k != isa.GLOBAL_LD:
+                    if done > sl_store[g]:
+                        sl_store[g] = done
+                    if T + P[P_STORE_RETIRE] > cta_free[sl_cta[g]]:
+                        cta_free[sl_cta[g]] = T + P[P_STORE_RETIRE]
             elif pp < n_pipes:
                 pipe_free[sp, pp] = T + slots * pipe_interval[pp]
                 smstat[m, M_PIPE0 + pp] += slots * pipe_interval[pp]
@@ -627,6 +667,8 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
                 reg_prod[g, dst[p]] = ins
                 reg_cls[g, dst[p]] = cls
             own = T + slots
+            if bpen[ins] > 0.0:          # a conditional branch resolves before the next fetch
+                own = T + bpen[ins]
             if held > own:           # a full memory queue holds the warp
                 stalls[ins, S_LG_THROTTLE] += held - own
                 own = held
@@ -704,8 +746,9 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
                         sp2 = m * 4 + (q * warps_per_cta + w) % 4
                         if sp2 == sp:
                             wake = min(wake, release)
-                        else:
+                        elif release < sp_next[sp2]:
                             sp_ver[sp2] += 1
+                            sp_next[sp2] = release
                             hk, hv, hn, hsize = _push(hk, hv, hn, hsize, release, sp2, sp_ver[sp2])
                 cta_arrived[c] = 0
                 cta_bar_t[c] = 0.0
@@ -716,10 +759,12 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
                 where = cta_where[c]
                 cta_slot[m, where % blocks_per_sm] = -1
                 if next_cta < n_ctas:
-                    # the freed slot takes a new block after the relaunch latency, the SM's
-                    # launcher starting one block at a time
-                    td = max(own + P[P_RELAUNCH], launcher[m] + P[P_DISPATCH])
+                    # the block retires, then the SM's launcher (one block at a time) starts
+                    # the next block of the grid in its slot
+                    td = max(max(own, cta_free[c]) + P[P_RETIRE], launcher[m]) + P[P_DISPATCH]
                     launcher[m] = td
+                    cta_start[next_cta] = td
+                    cta_sm[next_cta] = m
                     _place(next_cta, m, td, S, warps_per_cta, entry_ptr, entry_step, step_block,
                            blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp,
                            sl_e, sl_end, sl_j, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready,
@@ -727,9 +772,11 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
                     next_cta += 1
                     wake = min(wake, td)
                     for u in range(4):
-                        if m * 4 + u != sp:
-                            sp_ver[m * 4 + u] += 1
-                            hk, hv, hn, hsize = _push(hk, hv, hn, hsize, td, m * 4 + u, sp_ver[m * 4 + u])
+                        sp2 = m * 4 + u
+                        if sp2 != sp and td < sp_next[sp2]:
+                            sp_ver[sp2] += 1
+                            sp_next[sp2] = td
+                            hk, hv, hn, hsize = _push(hk, hv, hn, hsize, td, sp2, sp_ver[sp2])
             # greedy: the same warp goes on without a trip through the event queue while it is
             # ready as soon as the scheduler is, and stays within a few cycles of the earliest
             # pending event of the other schedulers
@@ -755,7 +802,8 @@ def run(kind, pipe, sass, lat, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_
             nxt_t = wake
         if nxt_t < INF:
             sp_ver[sp] += 1
-            hk, hv, hn, hsize = _push(hk, hv, hn, hsize, max(nxt_t, sp_free[sp], T + 1.0), sp, sp_ver[sp])
+            sp_next[sp] = max(nxt_t, sp_free[sp])      # issued slots > 0: time moves on
+            hk, hv, hn, hsize = _push(hk, hv, hn, hsize, sp_next[sp], sp, sp_ver[sp])
     # the kernel ends when the memory system has applied every store and atomic
     drained = max(state[0], atom_free.max(), drain)
     glob[G_ATOM_HOT] = atom_busy.max()

@@ -59,7 +59,11 @@ def params(arch, shared_per_sm: int):
     P[M.P_L2_WRITE_LINE] = t["l2_write_cycles_per_line"]
     P[M.P_L2_WRITE_SECTOR] = t["l2_write_cycles_per_sector"]
     P[M.P_DISPATCH] = t["cta_launch_cycles"]
-    P[M.P_RELAUNCH] = t["cta_relaunch_cycles"]
+    P[M.P_RETIRE] = t["cta_retire_cycles"]
+    P[M.P_STORE_RETIRE] = t["store_retire_cycles"]
+    P[M.P_BRANCH] = t["branch_cycles"]
+    P[M.P_ATOM_SPREAD] = t["atomic_spread_cycles"]
+    P[M.P_ATOM_PER_CYCLE] = t["atomic_sectors_per_cycle"]
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
     l1_lines = max(64, (t["l1_bytes"] - carveout(arch, shared_per_sm)) // 128)
     l2_lines = t["l2_bytes"] // 128
@@ -95,15 +99,17 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     P, pipes, l1_lines, l2_lines = params(arch, bpsm * _shared_allocation(arch, shared_per_block))
     ptr, e_step, e_k = rec.streams(n * warps_per_cta)
     stalls = np.zeros((tab.kind.size, len(M.STALL_NAMES)), np.float64)
+    cta_start = np.zeros(n, np.float64)
     cta_done = np.zeros(n, np.float64)
+    cta_sm = np.zeros(n, np.int64)
     smstat = np.zeros((n_sm, M.N_SM_STATS), np.float64)
     glob = np.zeros(M.N_GLOBAL_STATS, np.float64)
-    end = M.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
+    end = M.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
                 tab.mem_slot, tab.float_atomic, tab.block_first, tab.block_len, ptr, e_step, e_k,
                 rec.step_block.view(), rec.step_nrun.view(), rec.step_ev.view(), rec.ev_n.view(),
                 rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), rec.sec_w.view(), n,
                 warps_per_cta, bpsm, n_sm, prog.nregs, P, pipes, l1_lines, int(t.get("l1_ways", 8)),
-                l2_lines, int(t.get("l2_ways", 16)), stalls, cta_done, smstat, glob)
+                l2_lines, int(t.get("l2_ways", 16)), stalls, cta_start, cta_done, cta_sm, smstat, glob)
     sim_cycles, error = _extrapolate(cta_done, float(end), total_ctas)
     scale = total_ctas / n if n else 1.0
     # the floor (an empty one-block kernel) already holds one block launch
@@ -114,6 +120,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     metrics["simt__sampling_error.pct"] = 100.0 * error
     details["stall_table"] = stalls * scale
     details["block_cycles"] = cta_done
+    details["blocks"] = {"start": cta_start, "end": cta_done, "sm": cta_sm}
     return metrics, details
 
 
@@ -190,8 +197,11 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
             100.0 * (g[M.G_DRAM_READ] + g[M.G_DRAM_WRITE]) / (dram_peak * elapsed),
     }
     stall_totals = stalls.sum(axis=0) * scale
+    issued = float(smstat[:, M.M_ISSUE].sum()) * scale
     for name, v in zip(M.STALL_NAMES, stall_totals):
-        m[f"smsp__pcsamp_warps_issue_stalled_{name}.sum"] = float(v)
+        m[f"simt__warp_stall_{name}_cycles.sum"] = float(v)
+        # Nsight Compute: warps waiting for this reason per cycle an instruction issued
+        m[f"smsp__average_warps_issue_stalled_{name}_per_issue_active.ratio"] = float(v) / issued if issued else 0.0
     bottleneck = _bottleneck(units, stall_totals, elapsed, sim_cycles, float(t["launch_floor_cycles"]),
                              achieved, m["sm__maximum_warps_per_active_cycle_pct"])
     details = {"units": units, "bottleneck": bottleneck,

@@ -47,8 +47,8 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
     """Distinct 32-byte sectors of each row of lane addresses (-1: inactive), in lane order,
     written from ``sec_out[start]``; per row the number of sectors. Per sector ``w_out``:
     with ``words`` 1 (atomics), the most lanes on one 4-byte word (what an atomic unit
-    serialises); with 2 (stores), how many of its 8 words are written (each lane writes
-    ``span`` bytes); else 1. Returns the new end."""
+    serialises); with 2 (stores), which of its 8 words are written (a bit each; each lane
+    writes ``span`` bytes); else 1. Returns the new end."""
     pos = start
     for r in range(rows.shape[0]):
         first = pos
@@ -81,11 +81,7 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
                     for b in range(a, a + max(span, 4), 4):
                         if (b >> 5) == sec_out[q]:
                             seen |= 1 << ((b >> 2) & 7)
-                n = 0
-                for b in range(8):
-                    if seen & (1 << b):
-                        n += 1
-                w_out[q] = n
+                w_out[q] = seen
         elif words == 1:
             for q in range(first, pos):
                 most = 0
