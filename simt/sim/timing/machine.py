@@ -552,48 +552,44 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             continue
         sp_next[sp] = INF
         m = sp // 4
-        # pass 1: when each warp's next instruction could issue; the earliest of them
-        n_cand = 0
-        first_c = INF
-        for s in range(sp % 4, S, 4):
-            g = m * S + s
-            if sl_warp[g] < 0 or sl_bar[g]:
-                continue
-            ins = sl_ins[g]
-            c = max(sl_own[g], sl_src[g])
-            pp = pipe[ins]
-            if pp < n_pipes and pipe_free[sp, pp] > c:
-                c = pipe_free[sp, pp]
-            cand_g[n_cand] = g
-            cand_c[n_cand] = c
-            n_cand += 1
-            if c < first_c:
-                first_c = c
-        if n_cand == 0:
-            continue
-        T = max(first_c, sp_free[sp], t)
-        if T > t:
-            sp_ver[sp] += 1
-            sp_next[sp] = T
-            hk, hv, hn, hsize = _push(hk, hv, hn, hsize, T, sp, sp_ver[sp])
-            continue
-        # pass 2: of the warps that can issue at T, the one that issued last, else the oldest
-        best = -1
-        second_c = INF
-        for i in range(n_cand):
-            g = cand_g[i]
-            if cand_c[i] > T:
-                if cand_c[i] < second_c:
-                    second_c = cand_c[i]
-                continue
-            if best < 0 or g == sp_last[sp] or (best != sp_last[sp] and sl_warp[g] < sl_warp[best]):
-                if best >= 0:
-                    second_c = min(second_c, T)
-                best = g
-            else:
-                second_c = min(second_c, T)
-        g = best
+        # the scheduler issues, picking among its warps each time, while it stays within a few
+        # cycles of the earliest pending event of the others; then it goes back to the queue
         while True:
+            # pass 1: when each warp's next instruction could issue; the earliest of them
+            n_cand = 0
+            first_c = INF
+            for s in range(sp % 4, S, 4):
+                g = m * S + s
+                if sl_warp[g] < 0 or sl_bar[g]:
+                    continue
+                ins = sl_ins[g]
+                c = max(sl_own[g], sl_src[g])
+                pp = pipe[ins]
+                if pp < n_pipes and pipe_free[sp, pp] > c:
+                    c = pipe_free[sp, pp]
+                cand_g[n_cand] = g
+                cand_c[n_cand] = c
+                n_cand += 1
+                if c < first_c:
+                    first_c = c
+            if n_cand == 0:
+                break                      # nothing to run: a wake-up will queue the scheduler
+            T = max(first_c, sp_free[sp], t)
+            if T > t and hsize > 0 and T > hk[0] + RUN_AHEAD:
+                sp_ver[sp] += 1
+                sp_next[sp] = T
+                hk, hv, hn, hsize = _push(hk, hv, hn, hsize, T, sp, sp_ver[sp])
+                break
+            t = T
+            # pass 2: of the warps that can issue at T, the one that issued last, else the oldest
+            best = -1
+            for i in range(n_cand):
+                g = cand_g[i]
+                if cand_c[i] > T:
+                    continue
+                if best < 0 or g == sp_last[sp] or (best != sp_last[sp] and sl_warp[g] < sl_warp[best]):
+                    best = g
+            g = best
             # ---- issue the next instruction of warp ``best`` at T -------------------------------
             sp_last[sp] = g
             ins = sl_ins[g]
@@ -777,33 +773,6 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                             sp_ver[sp2] += 1
                             sp_next[sp2] = td
                             hk, hv, hn, hsize = _push(hk, hv, hn, hsize, td, sp2, sp_ver[sp2])
-            # greedy: the same warp goes on without a trip through the event queue while it is
-            # ready as soon as the scheduler is, and stays within a few cycles of the earliest
-            # pending event of the other schedulers
-            if exited or sl_bar[g] or wake < INF:
-                break
-            cg = max(sl_own[g], sl_src[g])
-            pg = pipe[sl_ins[g]]
-            if pg < n_pipes and pipe_free[sp, pg] > cg:
-                cg = pipe_free[sp, pg]
-            if cg > sp_free[sp] or cg > second_c or (hsize > 0 and sp_free[sp] > hk[0] + RUN_AHEAD):
-                break
-            T = sp_free[sp]
-        # the scheduler's next chance: the next-best warp, or this one's next instruction
-        nxt_t = second_c
-        if not exited and not sl_bar[g]:
-            cg = max(sl_own[g], sl_src[g])
-            pg = pipe[sl_ins[g]]
-            if pg < n_pipes and pipe_free[sp, pg] > cg:
-                cg = pipe_free[sp, pg]
-            if cg < nxt_t:
-                nxt_t = cg
-        if wake < nxt_t:
-            nxt_t = wake
-        if nxt_t < INF:
-            sp_ver[sp] += 1
-            sp_next[sp] = max(nxt_t, sp_free[sp])      # issued slots > 0: time moves on
-            hk, hv, hn, hsize = _push(hk, hv, hn, hsize, sp_next[sp], sp, sp_ver[sp])
     # the kernel ends when the memory system has applied every store and atomic
     drained = max(state[0], atom_free.max(), drain)
     glob[G_ATOM_HOT] = atom_busy.max()
