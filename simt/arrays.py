@@ -17,7 +17,7 @@ import numpy as np
 
 from . import types as t
 from .devices import Device, get_device, parse_device, require_memory
-from .ir.types import ArrayType, Scalar, ValueType
+from .ir.types import ANY, ArrayType, Scalar, ValueType
 
 ALIGNMENT = 256
 _BASE_ADDRESS = 0x7F00_0000_0000    # looks like a device pointer in messages
@@ -85,6 +85,10 @@ class array:
         else:
             self.ptr = _allocator.allocate(self._buffer.nbytes)
 
+    def __class_getitem__(cls, params) -> "array":
+        """Warp 1.19's subscript annotations: ``array[float]``, ``array[vec3, Literal[2]]``."""
+        return _subscript_annotation(params, None)
+
     # construction helpers ----------------------------------------------------------
     def _init_annotation(self, dtype, ndim) -> None:
         self._buffer = None
@@ -95,7 +99,7 @@ class array:
         if _is_unset(dtype):
             self._ir_dtype = None
             self.dtype = typing.Any
-            self._simt_type = None   # a generic array: the front end reports it as unsupported
+            self._simt_type = ArrayType(ANY, self.ndim)   # generic: typed per call or launch
         else:
             self._ir_dtype = t.ir_type(dtype)
             self.dtype = t.public_type(self._ir_dtype)
@@ -246,24 +250,43 @@ def _buffer_from_data(data, dtype, shape) -> tuple[np.ndarray, ValueType]:
 
 # ---- Warp-style constructors ---------------------------------------------------------
 
-def _annotation_or_array(ndim: int, data, dtype, shape, device, **kwargs) -> array:
-    return array(data=data, dtype=dtype, shape=shape, device=device, ndim=ndim, **kwargs)
+def _subscript_annotation(params, fixed_ndim: int | None) -> array:
+    """``array[dtype]``, ``array[dtype, Literal[ndim]]`` (or a plain int), ``array2d[dtype]``."""
+    if not isinstance(params, tuple):
+        params = (params,)
+    if not 1 <= len(params) <= (1 if fixed_ndim else 2):
+        raise TypeError(f"array annotations take [dtype] or [dtype, Literal[ndim]], got {params!r}")
+    ndim = fixed_ndim or 1
+    if len(params) == 2:
+        value = params[1]
+        args = typing.get_args(value)
+        if typing.get_origin(value) is typing.Literal and len(args) == 1:
+            value = args[0]
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= 4:
+            raise TypeError(f"an array's ndim must be 1 to 4 (Literal[n]), got {params[1]!r}")
+        ndim = int(value)
+    return array(dtype=params[0], ndim=ndim)
 
 
-def array1d(data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
-    return _annotation_or_array(1, data, dtype, shape, device, **kwargs)
+class _ArrayOfDims:
+    """``array1d`` ... ``array4d``: called, an array (or annotation) of that many dimensions;
+    subscripted (``array2d[float]``), an annotation."""
+
+    def __init__(self, ndim: int):
+        self.ndim = ndim
+        self.__name__ = f"array{ndim}d"
+
+    def __call__(self, data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
+        return array(data=data, dtype=dtype, shape=shape, device=device, ndim=self.ndim, **kwargs)
+
+    def __getitem__(self, params) -> array:
+        return _subscript_annotation(params, self.ndim)
+
+    def __repr__(self) -> str:
+        return f"simt.{self.__name__}"
 
 
-def array2d(data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
-    return _annotation_or_array(2, data, dtype, shape, device, **kwargs)
-
-
-def array3d(data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
-    return _annotation_or_array(3, data, dtype, shape, device, **kwargs)
-
-
-def array4d(data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
-    return _annotation_or_array(4, data, dtype, shape, device, **kwargs)
+array1d, array2d, array3d, array4d = (_ArrayOfDims(n) for n in (1, 2, 3, 4))
 
 
 def zeros(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, **kwargs) -> array:

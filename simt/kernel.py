@@ -11,10 +11,10 @@ import inspect
 
 from .errors import LaunchError
 from .ir.mir import Function, LaunchSig
-from .ir.types import AnyType, resolve_type
+from .ir.types import AnyType, is_generic, resolve_type
 from .options import get_module_options
 
-CacheKey = tuple[LaunchSig, bool, bool]
+CacheKey = tuple[LaunchSig, bool, bool, tuple | None]
 
 
 class Kernel:
@@ -50,17 +50,24 @@ class Kernel:
         from .options import _normalise
         return get_module_options() | _normalise(self.module_options)
 
+    @property
+    def is_generic(self) -> bool:
+        """Whether some parameter is annotated with ``Any``: typed at each launch."""
+        return any(is_generic(t) for _, t in self.params)
+
     def compile(self, sig: LaunchSig = LaunchSig(), debug: bool | None = None,
-                fastmath: bool | None = None) -> Function:
-        """The MIR for one launch signature; cached."""
+                fastmath: bool | None = None, param_types: tuple | None = None) -> Function:
+        """The MIR for one launch signature (and, for a generic kernel, one set of concrete
+        parameter types); cached."""
         opts = self.options()
         debug = opts["debug"] if debug is None else bool(debug)
         fastmath = opts["fastmath"] if fastmath is None else bool(fastmath)
-        key = (sig, debug, fastmath)
+        param_types = tuple(param_types) if param_types is not None and self.is_generic else None
+        key = (sig, debug, fastmath, param_types)
         fn = self._compiled.get(key)
         if fn is None:
             from .ir.compile import compile_kernel
-            fn = compile_kernel(self.py_func, sig, debug, fastmath)
+            fn = compile_kernel(self.py_func, sig, debug, fastmath, param_types=param_types)
             self._compiled[key] = fn
         return fn
 
@@ -162,6 +169,15 @@ def func(f=None, *, name: str | None = None, module=None, inline=None):
 def constant(x):
     """Warp's ``wp.constant``: the value itself; kernels read module globals at compile time."""
     return x
+
+
+def static(expr):
+    """Warp's ``wp.static(expr)``: in a kernel, ``expr`` is evaluated while compiling (in the
+    function's module and closure); on the host it is the value itself."""
+    return expr
+
+
+static._simt_static = True
 
 
 def mir(k: Kernel, dim_ndim: int = 1, block_ndim: int = 1) -> str:

@@ -16,8 +16,9 @@ from .devices import Device, engine_for, get_device
 from .errors import DeviceError, LaunchError
 from .ir import mir
 from .ir.mir import Function, LaunchSig
-from .ir.types import ArrayType, Scalar, ValueType, flat_count, scalar_of
+from .ir.types import ArrayType, Scalar, StructType, ValueType, flat_count, is_generic, scalar_of
 from .kernel import Kernel
+from .launch_values import convert_struct, specialize
 from .options import ARCHS
 from .sim.common import ArrayArg, LaunchConfig, LaunchResult
 
@@ -192,7 +193,11 @@ def bind_arguments(kernel: Kernel, values: Sequence, device: Device) -> list[tup
                           f"got {len(values)} (inputs + outputs)")
     bound = []
     for (name, ptype), value in zip(params, values):
-        if isinstance(ptype, ArrayType):
+        if is_generic(ptype):
+            ptype = specialize(kernel.key, name, ptype, value)
+        if isinstance(ptype, StructType):
+            bound.append((name, ptype, convert_struct(kernel.key, name, ptype, value, device)))
+        elif isinstance(ptype, ArrayType):
             bound.append((name, ptype, check_array(kernel, name, ptype, value, device)))
         elif isinstance(ptype, Scalar):
             bound.append((name, ptype, [convert_scalar(kernel, name, ptype, value)]))
@@ -313,7 +318,7 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
     bound = bind_arguments(kernel, list(inputs) + list(outputs), dev)
 
     check_index_dims(kernel, sig, dims, block_dim)
-    fn = kernel.compile(sig, opts["debug"], opts["fastmath"])
+    fn = kernel.compile(sig, opts["debug"], opts["fastmath"], tuple(t for _, t, _ in bound))
     check_shared_memory(kernel, fn, arch)
     args = engine_arguments(kernel, fn, bound)
     if math.prod(dims) == 0:

@@ -16,10 +16,13 @@ import numpy as np
 from .ir import types as ir
 from .ir.types import Scalar
 
+float16 = np.float16
 float32 = np.float32
 float64 = np.float64
 int8 = np.int8
 uint8 = np.uint8
+int16 = np.int16
+uint16 = np.uint16
 int32 = np.int32
 uint32 = np.uint32
 int64 = np.int64
@@ -45,10 +48,26 @@ bool_ = BoolType()
 class CompositeType:
     """``simt.vec3`` and friends: an IR type plus a host-side constructor returning numpy arrays."""
 
-    def __init__(self, ir_type: ir.VectorType | ir.MatrixType | ir.QuatType):
+    def __init__(self, ir_type: ir.VectorType | ir.MatrixType | ir.QuatType | ir.TransformType):
         self._simt_type = ir_type
-        self.__name__ = ir_type.name
-        self.__qualname__ = ir_type.name
+        self.__name__ = str(ir_type)
+        self.__qualname__ = str(ir_type)
+
+    @property
+    def _length_(self) -> int:      # Warp's attribute names, read by code written for Warp
+        return self.length
+
+    @property
+    def _shape_(self) -> tuple[int, ...]:
+        return self.shape
+
+    @property
+    def _wp_scalar_type_(self) -> type:
+        return self.scalar_type
+
+    @property
+    def dtype(self) -> type:
+        return self.scalar_type
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -85,10 +104,6 @@ class CompositeType:
         return f"simt.{self.__name__}"
 
 
-_SUFFIX = {Scalar.F32: "", Scalar.F64: "d", Scalar.I32: "i", Scalar.U32: "ui", Scalar.I64: "l",
-           Scalar.U64: "ul", Scalar.I8: "b", Scalar.U8: "ub"}
-
-
 # ---- translating between what users write and IR types ---------------------------------
 
 def ir_type(dtype) -> ir.ValueType:
@@ -100,67 +115,87 @@ def ir_type(dtype) -> ir.ValueType:
     t = ir.resolve_type(dtype)
     if t is None and isinstance(dtype, str):
         t = ir.SCALARS.get(dtype) or ir.COMPOSITES.get(dtype)
-    if t is None or not isinstance(t, (Scalar, ir.VectorType, ir.MatrixType, ir.QuatType)):
+    if t is None or not isinstance(t, (Scalar, ir.VectorType, ir.MatrixType, ir.QuatType,
+                                       ir.TransformType, ir.StructType)):
         raise TypeError(f"unsupported dtype {dtype!r}; use a simt scalar type (float32, int32, ...) "
                         f"or a composite (vec3, mat33, quat, ...)")
     return t
 
 
 @lru_cache(maxsize=None)
-def _composite(kind: str, scalar: Scalar, rows: int, cols: int = 1) -> CompositeType:
+def _composite(ir_type) -> CompositeType:
     """One CompositeType object per IR type, so ``simt.vector(3, float32) is simt.vec3``."""
-    if scalar is Scalar.F32 and kind == "vec" and rows in (2, 3, 4):
-        return CompositeType(ir.COMPOSITES[f"vec{rows}"])
-    if scalar is Scalar.F32 and kind == "mat" and rows == cols and rows in (2, 3, 4):
-        return CompositeType(ir.COMPOSITES[f"mat{rows}{cols}"])
-    if scalar is Scalar.F32 and kind == "quat":
-        return CompositeType(ir.quat)
-    suffix = _SUFFIX[scalar]
-    if kind == "vec":
-        return CompositeType(ir.VectorType(scalar, rows, f"vec{rows}{suffix}"))
-    if kind == "mat":
-        return CompositeType(ir.MatrixType(scalar, rows, cols, f"mat{rows}{cols}{suffix}"))
-    return CompositeType(ir.QuatType(scalar, f"quat{suffix}"))
+    return CompositeType(ir_type)
 
 
 def _scalar_arg(dtype, what: str) -> Scalar:
     s = ir_type(dtype)
-    if not isinstance(s, Scalar) or s is Scalar.BOOL:
-        raise TypeError(f"{what} needs a numeric scalar dtype, got {dtype!r}")
+    if not isinstance(s, Scalar):
+        raise TypeError(f"{what} needs a scalar dtype, got {dtype!r}")
     return s
 
 
-def vector(length: int, dtype=float32) -> CompositeType:
+def _static_int(value, what: str) -> int:
+    """An int, or typing.Literal[n] as Warp's subscript forms write it."""
+    args = typing.get_args(value)
+    if typing.get_origin(value) is typing.Literal and len(args) == 1:
+        value = args[0]
+    if isinstance(value, builtins.bool) or not isinstance(value, (builtins.int, np.integer)):
+        raise TypeError(f"{what} must be an int, got {value!r}")
+    return builtins.int(value)
+
+
+def vector(length=None, dtype=float32) -> CompositeType:
     """Warp's ``wp.types.vector(length, dtype)``."""
-    return _composite("vec", _scalar_arg(dtype, "vector"), int(length))
+    return _composite(ir.vector_type(_scalar_arg(dtype, "vector"), _static_int(length, "vector length")))
 
 
-def matrix(shape: tuple[int, int], dtype=float32) -> CompositeType:
+def matrix(shape=None, dtype=float32) -> CompositeType:
     """Warp's ``wp.types.matrix(shape, dtype)``."""
     rows, cols = shape
-    return _composite("mat", _scalar_arg(dtype, "matrix"), int(rows), int(cols))
+    return _composite(ir.matrix_type(_scalar_arg(dtype, "matrix"), _static_int(rows, "matrix rows"),
+                                     _static_int(cols, "matrix columns")))
 
 
 def quaternion(dtype=float32) -> CompositeType:
-    return _composite("quat", _scalar_arg(dtype, "quaternion"), 4)
+    return _composite(ir.quat_type(_scalar_arg(dtype, "quaternion")))
 
+
+def transformation(dtype=float32) -> CompositeType:
+    """Warp's ``wp.types.transformation(dtype)``: translation p then rotation q (7 scalars)."""
+    return _composite(ir.transform_type(_scalar_arg(dtype, "transformation")))
+
+
+for _factory in (vector, matrix, quaternion, transformation):
+    _factory._simt_type_factory = True     # callable in kernels, at compile time
 
 vec2, vec3, vec4 = vector(2), vector(3), vector(4)
 mat22, mat33, mat44 = matrix((2, 2)), matrix((3, 3)), matrix((4, 4))
 quat = quaternion()
+transform = transformation()
+spatial_vector, spatial_matrix = vector(6), matrix((6, 6))
 vec2f, vec3f, vec4f = vec2, vec3, vec4
-mat22f, mat33f, mat44f, quatf = mat22, mat33, mat44, quat
+mat22f, mat33f, mat44f, quatf, transformf = mat22, mat33, mat44, quat, transform
+spatial_vectorf, spatial_matrixf = spatial_vector, spatial_matrix
 vec2d, vec3d, vec4d = (vector(n, float64) for n in (2, 3, 4))
+vec2h, vec3h, vec4h = (vector(n, float16) for n in (2, 3, 4))
 vec2i, vec3i, vec4i = (vector(n, int32) for n in (2, 3, 4))
 vec2ui, vec3ui, vec4ui = (vector(n, uint32) for n in (2, 3, 4))
 vec2l, vec3l, vec4l = (vector(n, int64) for n in (2, 3, 4))
 vec2ul, vec3ul, vec4ul = (vector(n, uint64) for n in (2, 3, 4))
+vec2s, vec3s, vec4s = (vector(n, int16) for n in (2, 3, 4))
+vec2us, vec3us, vec4us = (vector(n, uint16) for n in (2, 3, 4))
 vec2b, vec3b, vec4b = (vector(n, int8) for n in (2, 3, 4))
 vec2ub, vec3ub, vec4ub = (vector(n, uint8) for n in (2, 3, 4))
 mat22d, mat33d, mat44d = (matrix((n, n), float64) for n in (2, 3, 4))
-quatd = quaternion(float64)
+mat22h, mat33h, mat44h = (matrix((n, n), float16) for n in (2, 3, 4))
+quatd, quath = quaternion(float64), quaternion(float16)
+transformd, transformh = transformation(float64), transformation(float16)
+spatial_vectord, spatial_vectorh = vector(6, float64), vector(6, float16)
+spatial_matrixd, spatial_matrixh = matrix((6, 6), float64), matrix((6, 6), float16)
 
-_NAMED_COMPOSITES = [v for v in list(globals().values()) if isinstance(v, CompositeType)]
+TYPE_NAMES = [name for name, v in list(globals().items())
+              if isinstance(v, CompositeType) or (isinstance(v, type) and issubclass(v, np.generic))]
 
 
 def public_type(t: ir.ValueType):
@@ -169,10 +204,12 @@ def public_type(t: ir.ValueType):
         return bool_
     if isinstance(t, Scalar):
         return t.np.type
-    for c in _NAMED_COMPOSITES:
-        if c._simt_type == t:
-            return c
-    return CompositeType(t)
+    if isinstance(t, ir.StructType):
+        return _STRUCT_CLASSES.get(t.key, t)
+    return _composite(t)
+
+
+_STRUCT_CLASSES: dict[str, type] = {}     # StructType.key -> the user's @simt.struct class
 
 
 def component_shape(t: ir.ValueType) -> tuple[int, ...]:

@@ -22,8 +22,20 @@ from .frontend_rules import (BINARY_OPERATORS, COMPARE_OPERATORS, COMPONENT_NAME
 from .mir import Loc
 from .pyfunc import PyFunc
 from .registry import BuiltinTypeError, lookup
-from .types import (VOID, AnyType, ArrayType, MatrixType, QuatType, Scalar, TupleType, VectorType,
+from .types import (VOID, AnyType, ArrayType, MatrixType, QuatType, Scalar, StructType,
+                    TransformType, TupleType, VectorType,
                     resolve_type)
+
+def _is_compile_time(obj) -> bool:
+    """Objects a local name may stand for: device functions, builtins, types."""
+    from .registry import BuiltinFunction
+    return (getattr(obj, "_simt_func", False) or isinstance(obj, BuiltinFunction)
+            or resolve_type(obj) is not None)
+
+
+def _is_reversed(obj) -> bool:
+    return obj is reversed or getattr(obj, "name", None) == "reversed"
+
 
 class FunctionChecker:
     """Type-checks one function body into HIR statements."""
@@ -38,6 +50,7 @@ class FunctionChecker:
         self.vars: dict[str, AnyType] = dict(params)
         self.local_names = assigned_names(pf.tree) | {n for n, _ in params}
         self.loop_depth = 0
+        self.aliases: dict[str, Static] = {}   # local names bound to functions or types
 
     # ---- entry ----------------------------------------------------------------------
     def check(self) -> hir.FuncDef:
@@ -108,7 +121,12 @@ class FunctionChecker:
         if isinstance(target, (ast.Tuple, ast.List)):
             return [self.unpack(target, node.value, node)]
         if isinstance(target, ast.Name):
-            return [self.assign_name(target.id, self.value(node.value), node)]
+            value = self.expr(node.value)
+            if isinstance(value, Static) and _is_compile_time(value.obj) \
+                    and target.id not in self.vars:
+                self.aliases[target.id] = value       # f = my_func: a name for a function
+                return []
+            return [self.assign_name(target.id, self.as_value(value, node.value), node)]
         if isinstance(target, (ast.Subscript, ast.Attribute)):
             place = self.place(target)
             return [self.store(place, self.value(node.value), node)]
@@ -172,9 +190,14 @@ class FunctionChecker:
             raise self.error("'else' on a for loop is not supported", node)
         it = node.iter
         func = self.expr(it.func) if isinstance(it, ast.Call) else None
+        backwards = False
+        if isinstance(func, Static) and _is_reversed(func.obj) and len(it.args) == 1 \
+                and not it.keywords and isinstance(it.args[0], ast.Call):
+            backwards, it = True, it.args[0]
+            func = self.expr(it.func)
         if not (isinstance(func, Static) and func.obj is range):
-            raise self.error("for loops can only iterate over range(...), e.g. "
-                             "'for i in range(n):'", it)
+            raise self.error("for loops can only iterate over range(...) or reversed(range(...)), "
+                             "e.g. 'for i in range(n):'", it)
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.error("range() takes 1 to 3 positional arguments", it)
         bounds = []
@@ -191,6 +214,8 @@ class FunctionChecker:
             bounds.append(hir.Const(Scalar.I32, bounds[0].loc, value=1))
         if isinstance(bounds[2], hir.Const) and bounds[2].value == 0:
             raise self.error("range() step must not be zero", it.args[2])
+        if backwards:
+            bounds = self.reversed_bounds(bounds, it)
         if not isinstance(node.target, ast.Name):
             raise self.error("the loop variable must be a plain name", node.target)
         self.declare(node.target.id, Scalar.I32, node.target)
@@ -199,6 +224,33 @@ class FunctionChecker:
         self.loop_depth -= 1
         start, stop, step = bounds
         return [hir.ForRange(self.loc(node), var=node.target.id, start=start, stop=stop, step=step, body=body)]
+
+    def reversed_bounds(self, bounds: list[hir.Expr], node: ast.AST) -> list[hir.Expr]:
+        """reversed(range(a, b, s)) as a range, the way Warp's iter_reverse computes it:
+        from the last element a + ((b - a - sign(s)) / s) * s down to a, step -s (empty stays
+        empty)."""
+        a, b, s = (self.call_builtin("int32", [x], node) if x.type is not Scalar.I32 else x
+                   for x in bounds)
+
+        def lit(v):
+            return hir.Const(Scalar.I32, a.loc, value=v, literal=True)
+
+        def op(name, x, y):
+            return self.binary(name, name, x, y, node)
+
+        if isinstance(s, hir.Const):          # the usual case: the step's sign is known
+            step = int(s.value)
+            empty = op("ge", a, b) if step > 0 else op("le", a, b)
+            sign, neg_s = lit(1 if step > 0 else -1), lit(-step)
+        else:
+            up = op("gt", s, lit(0))
+            empty = self.call_builtin("where", [up, op("ge", a, b), op("le", a, b)], node)
+            sign = self.call_builtin("where", [up, lit(1), lit(-1)], node)
+            neg_s = self.call_builtin("neg", [s], node)
+        last = op("add", a, op("mul", op("div", op("sub", op("sub", b, a), sign), s), s))
+        start = self.call_builtin("where", [empty, a, last], node)
+        stop = self.call_builtin("where", [empty, a, op("sub", a, s)], node)
+        return [start, stop, neg_s]
 
     def stmt_Break(self, node: ast.Break) -> list[hir.Stmt]:
         return [hir.Break(self.loc(node))]
@@ -300,7 +352,7 @@ class FunctionChecker:
             var = hir.Var(t, self.loc(node), name=node.id)
             if isinstance(t, ArrayType):
                 return ArrayPlace(t.dtype, var, [], [], t.ndim)
-            if component_type(t) is None:
+            if component_count(t) == 0:
                 raise self.error(f"{node.id!r} is a {t}; it has no components to assign", node)
             return ComponentPlace(t, node.id, [])
         if isinstance(node, ast.Subscript):
@@ -310,6 +362,12 @@ class FunctionChecker:
                 base = self.extend_place(base, self.index(k), k)
             return base
         if isinstance(node, ast.Attribute):
+            base = self.struct_field_place(node)
+            if base is not None and isinstance(base.type, ArrayType):
+                return ArrayPlace(base.type.dtype, self.place_value(base, node), [], [],
+                                  base.type.ndim)
+            if base is not None:
+                return base
             base = self.place(node.value)
             if node.attr not in COMPONENT_NAMES:
                 raise self.error(f"cannot assign to attribute {node.attr!r}", node)
@@ -319,9 +377,29 @@ class FunctionChecker:
             return self.extend_place(base, k, node)
         raise self.error(f"cannot assign to {ast.unparse(node)!r}", node)
 
+    def struct_field_place(self, node: ast.Attribute):
+        """``s.field`` as a place when ``s`` names (a part of) a struct, else None. A field
+        holding an array is returned as a place of ArrayType (the array to index)."""
+        try:
+            base = self.place(node.value)
+        except CompileError:
+            return None
+        if not isinstance(base.type, StructType):
+            return None
+        k = base.type.field_index(node.attr)
+        if k < 0:
+            raise self.error(f"struct {base.type.name} has no field {node.attr!r}", node)
+        return self.extend_place(base, hir.Const(Scalar.I32, self.loc(node), value=k), node)
+
     def extend_place(self, place, index: hir.Expr, node: ast.AST):
         if isinstance(place, ArrayPlace) and len(place.indices) < place.ndim:
             place.indices.append(index)
+            return place
+        if isinstance(place.type, StructType):
+            if not isinstance(index, hir.Const):
+                raise self.error("struct fields are named: s.field", node)
+            place.path.append(index)
+            place.type = component_type(place.type, index.value)
             return place
         sub = component_type(place.type)
         if sub is None:
@@ -354,7 +432,8 @@ class FunctionChecker:
         t = self.vars[place.name]
         e: hir.Expr = hir.Var(t, self.loc(node), name=place.name)
         for k in place.path:
-            e = hir.Extract(component_type(e.type), self.loc(node), base=e, index=k)
+            e = hir.Extract(component_type(e.type, getattr(k, "value", None)), self.loc(node),
+                            base=e, index=k)
         return e
 
     # ---- expressions ------------------------------------------------------------------
@@ -415,6 +494,8 @@ class FunctionChecker:
         return c
 
     def expr_Name(self, node: ast.Name):
+        if node.id in self.aliases:
+            return self.aliases[node.id]
         if node.id in self.vars:
             return hir.Var(self.vars[node.id], self.loc(node), name=node.id)
         if node.id in self.local_names:
@@ -451,6 +532,14 @@ class FunctionChecker:
         if node.attr in COMPONENT_NAMES and isinstance(t, (VectorType, QuatType)):
             k = hir.Const(Scalar.I32, self.loc(node), value=COMPONENT_NAMES[node.attr])
             return self.component(base, k, node)
+        if isinstance(t, StructType):
+            k = t.field_index(node.attr)
+            if k < 0:
+                raise self.error(f"struct {t.name} has no field {node.attr!r}", node)
+            return self.component(base, hir.Const(Scalar.I32, self.loc(node), value=k), node)
+        if isinstance(t, TransformType) and node.attr in ("p", "q"):
+            getter = "transform_get_translation" if node.attr == "p" else "transform_get_rotation"
+            return self.call_builtin(getter, [base], node)
         raise self.error(f"a {t} has no attribute {node.attr!r}", node)
 
     def array_dim(self, array: hir.Expr, k: int, node: ast.AST) -> hir.Expr:
@@ -472,7 +561,9 @@ class FunctionChecker:
 
     def component(self, base, index: hir.Expr, node: ast.AST) -> hir.Expr:
         """``base[index]`` for a composite value (an array element keeps its load narrow)."""
-        sub = component_type(base.type)
+        if isinstance(base.type, StructType) and not isinstance(index, hir.Const):
+            raise self.error("struct fields are named: s.field", node)
+        sub = component_type(base.type, getattr(index, "value", None))
         if sub is None:
             raise self.error(f"a {base.type} cannot be indexed", node)
         self.check_constant_index(index, base.type, node)
@@ -577,7 +668,28 @@ class FunctionChecker:
             if t is None:
                 types = ", ".join(str(a.type) for a in args)
                 raise self.error(f"{shown}({types}): {first}", node) from None
+        if builtin.inout:
+            return self.write_back(t, args, builtin.inout, node,
+                                   lambda full: hir.Call(full, self.loc(node), builtin=name, args=args))
         return hir.Call(t, self.loc(node), builtin=name, args=args)
+
+    def write_back(self, result: AnyType, args: list[hir.Expr], inout, node, make_call) -> hir.Expr:
+        """A call updating arguments ``inout``: its full result is (result, new values...)."""
+        updated = [args[k] for k in inout if k < len(args)]
+        parts = ([] if result == VOID else [result]) + [a.type for a in updated]
+        call = make_call(TupleType(tuple(parts)))
+        targets = [self.write_target(a) for a in updated]
+        return hir.WriteBack(result, self.loc(node), call=call, targets=targets,
+                             target_types=[a.type for a in updated])
+
+    @staticmethod
+    def write_target(e: hir.Expr):
+        """(variable, component path) an updated argument came from, or None."""
+        path = []
+        while isinstance(e, hir.Extract) and isinstance(e.index, hir.Const):
+            path.insert(0, e.index)
+            e = e.base
+        return (e.name, path) if isinstance(e, hir.Var) else None
 
     def expr_BoolOp(self, node: ast.BoolOp):
         values = [self.condition(v) for v in node.values]

@@ -6,6 +6,7 @@ import ast
 import builtins
 import inspect
 import math
+import typing
 from typing import TYPE_CHECKING
 
 from ..errors import CompileError
@@ -13,8 +14,8 @@ from . import hir
 from .mir import AtomOp
 from .frontend_rules import Static, adapt, component_count, constant, same_type
 from .pyfunc import parse_function
-from .registry import BuiltinFunction, lookup
-from .types import VOID, ArrayType, Scalar, TupleType, resolve_type, scalar_of
+from .registry import LIBRARY, BuiltinFunction, LibraryFunction, lookup
+from .types import ANY, VOID, ArrayType, Scalar, StructType, TupleType, resolve_type, scalar_of
 
 if TYPE_CHECKING:
     from .frontend import FunctionChecker
@@ -69,9 +70,17 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
     if isinstance(obj, BuiltinFunction):
         if obj.name in SPECIAL_NAMES:
             return _special(ck, obj.name, node, unpack)
+        if obj.name in LIBRARY:
+            return _library_call(ck, LIBRARY[obj.name], node, callee.text)
         return _builtin(ck, obj.name, node, f"{callee.text}")
     if getattr(obj, "_simt_func", False):
         return _device_call(ck, obj, node, callee.text)
+    if getattr(obj, "_simt_static", False):        # simt.static(expr): evaluated now
+        _arity(ck, node, 1, "static")
+        value = ck.pf.evaluate(node.args[0], node.args[0])
+        return ck.static_or_constant(value, ast.unparse(node.args[0]), node)
+    if getattr(obj, "_simt_type_factory", False):  # vector(3, float32) & co: a type, now
+        return _static_call(ck, obj, node, callee.text)
     if obj is builtins.range:
         raise ck.error("range() can only be used in a for loop: 'for i in range(n):'", node)
     if obj is builtins.len:
@@ -90,6 +99,8 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
     if python_builtin is not None:
         return _builtin(ck, python_builtin, node, callee.text)
     t = resolve_type(obj)
+    if isinstance(t, StructType):
+        return _struct_new(ck, t, node, callee.text)
     if t is not None:
         if isinstance(t, ArrayType):
             raise ck.error("arrays cannot be created inside kernels; use simt.shared.array(...) or "
@@ -104,6 +115,23 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
                    f"type or @simt.func", node)
 
 
+def _static_call(ck: "FunctionChecker", obj, node: ast.Call, shown: str) -> Static:
+    """A call evaluated while compiling (all arguments are constants or types)."""
+    def static_value(arg: ast.expr):
+        v = ck.expr(arg)
+        if isinstance(v, Static):
+            return v.obj
+        if isinstance(v, hir.Const):
+            return v.value
+        raise ck.error(f"{shown}() needs compile-time arguments (numbers and types)", arg)
+    args = [static_value(a) for a in node.args]
+    kwargs = {k.arg: static_value(k.value) for k in node.keywords}
+    try:
+        return Static(obj(*args, **kwargs), f"{shown}(...)")
+    except (TypeError, ValueError) as e:
+        raise ck.error(f"{shown}(): {e}", node) from None
+
+
 def _builtin(ck: "FunctionChecker", name: str, node: ast.Call, shown: str,
              literal_type=None) -> hir.Expr:
     """A registry builtin. ``literal_type``: constructors give untyped literals their type
@@ -114,8 +142,44 @@ def _builtin(ck: "FunctionChecker", name: str, node: ast.Call, shown: str,
     if literal_type is not None:
         args = [adapt(a, scalar_of(literal_type)) for a in args]
     if lookup(name) is None:
-        raise ck.error(f"unknown builtin {shown!r} (no builtin named {name!r} is registered)", node)
+        raise ck.error(unsupported_builtin(name, shown), node)
     return ck.call_builtin(name, args, node, shown)
+
+
+def unsupported_builtin(name: str, shown: str) -> str:
+    """The message for a builtin simt does not have: Warp's name and group when it is one."""
+    from .warp_names import SKIPPED_GROUPS, WARP_BUILTINS
+    group = WARP_BUILTINS.get(name)
+    if group is None:
+        return f"unknown builtin {shown!r} (no builtin named {name!r} is registered)"
+    if group in SKIPPED_GROUPS:
+        return (f"{shown}() is not supported by simt: Warp's {SKIPPED_GROUPS[group]} "
+                f"({group}) are outside simt's kernel language")
+    return f"{shown}() is not supported by simt yet (Warp builtin '{name}', group {group})"
+
+
+def _struct_new(ck: "FunctionChecker", t: StructType, node: ast.Call, shown: str) -> hir.Expr:
+    """``S(...)``: fields by position or by name; fields not given are zero."""
+    names = [n for n, _ in t.fields]
+    if len(node.args) > len(names):
+        raise ck.error(f"{shown}() takes at most {len(names)} field values, got {len(node.args)}", node)
+    given: dict[int, ast.expr] = dict(enumerate(node.args))
+    for k in node.keywords:
+        if k.arg not in names:
+            raise ck.error(f"struct {t.name} has no field {k.arg!r}", k.value)
+        if names.index(k.arg) in given:
+            raise ck.error(f"{shown}() got field {k.arg!r} twice", k.value)
+        given[names.index(k.arg)] = k.value
+    fields: list = []
+    for k, (fname, ftype) in enumerate(t.fields):
+        if k not in given:
+            fields.append(None)
+            continue
+        v = adapt(ck.value(given[k]), ftype)
+        if not same_type(v.type, ftype):
+            raise ck.error(f"field {fname!r} of {t.name} is {ftype}, got {v.type}", given[k])
+        fields.append(v)
+    return hir.StructNew(t, ck.loc(node), fields=fields)
 
 
 # ---- special forms --------------------------------------------------------------------
@@ -244,13 +308,40 @@ def _shared_array(ck: "FunctionChecker", node: ast.Call) -> hir.Expr:
 
 # ---- device functions -----------------------------------------------------------------
 
-def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str) -> hir.Expr:
+def _library_call(ck: "FunctionChecker", lib: LibraryFunction, node: ast.Call, text: str) -> hir.Expr:
+    """A builtin written in the kernel language (simt/lib): a device call whose tuple result
+    ends with the new values of the arguments it updates."""
+    import importlib
+    func = getattr(importlib.import_module(lib.module), lib.function)
+    args = [ck.value(a) for a in node.args]
+    kwargs = {k.arg: ck.value(k.value) for k in node.keywords}
+    call = _device_call(ck, func, node, text, args, kwargs)
+    if not lib.inout:
+        return call
+    full = call.type
+    n_updated = len([k for k in lib.inout if k < len(args)])
+    if not isinstance(full, TupleType) or len(full.elems) < n_updated:
+        raise ck.error(f"internal error: library function {lib.name} must return the new values "
+                       f"of the arguments it updates", node)
+    result_parts = full.elems[:len(full.elems) - n_updated]
+    result = VOID if not result_parts else result_parts[0] if len(result_parts) == 1 \
+        else TupleType(tuple(result_parts))
+
+    def make_call(_full):
+        call.type = full
+        return call
+    return ck.write_back(result, args, lib.inout, node, make_call)
+
+
+def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str, args=None,
+                 kwargs=None) -> hir.Expr:
     from .frontend import FunctionChecker
     overloads = list(getattr(obj, "overloads", None) or [getattr(obj, "py_func", None)])
     if overloads[0] is None:
         raise ck.error(f"{text!r} is marked as a simt function but has no .py_func", node)
-    args = [ck.value(a) for a in node.args]
-    kwargs = {k.arg: ck.value(k.value) for k in node.keywords}
+    if args is None:
+        args = [ck.value(a) for a in node.args]
+        kwargs = {k.arg: ck.value(k.value) for k in node.keywords}
     reasons = []
     for py_func in overloads:
         pf = parse_function(py_func)
@@ -277,8 +368,11 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str) -> hir.E
             if isinstance(returns, ast.Constant) and returns.value is None:
                 declared = VOID
             else:
-                declared = resolve_type(pf.evaluate(returns, returns))
-                if declared is None or not hir.is_value_type(declared):
+                annotation = pf.evaluate(returns, returns)
+                declared = resolve_type(annotation)
+                if declared is ANY or typing.get_origin(annotation) is tuple or annotation is tuple:
+                    declared = None                    # inferred from the returns
+                elif declared is None or not hir.is_value_type(declared):
                     raise CompileError(f"unsupported return annotation {ast.unparse(returns)!r}",
                                        pf.loc(returns))
         ck.ctx.stack.append(py_func)
@@ -314,9 +408,16 @@ def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
             if annotated is None:
                 raise CompileError(f"unsupported annotation {ann!r} for parameter {pname!r}",
                                    pf.loc(_param_node(pf, pname)))
-            v = adapt(v, annotated)
-            if not same_type(v.type, annotated):
-                return f"{pf.name}(): argument {pname!r} must be {annotated}, got {v.type}"
+            if annotated is ANY:
+                pass                                  # generic: takes the argument's type
+            elif isinstance(annotated, ArrayType) and annotated.dtype is ANY:
+                if not (isinstance(v.type, ArrayType) and v.type.ndim == annotated.ndim):
+                    return (f"{pf.name}(): argument {pname!r} must be a {annotated.ndim}-d array, "
+                            f"got {v.type}")
+            else:
+                v = adapt(v, annotated)
+                if not same_type(v.type, annotated):
+                    return f"{pf.name}(): argument {pname!r} must be {annotated}, got {v.type}"
         if v.type == VOID or isinstance(v.type, TupleType):
             return f"{pf.name}(): argument {pname!r} is not a value"
         params.append((pname, v.type))

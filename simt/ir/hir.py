@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .mir import AtomOp, Loc
-from .types import AnyType, MatrixType, QuatType, Scalar, VectorType
+from .types import AnyType, MatrixType, QuatType, Scalar, StructType, TransformType, VectorType
 
 
 # ---- expressions ----------------------------------------------------------------------
@@ -123,6 +123,17 @@ class Atomic(Expr):
     indices: list[Expr] = field(default_factory=list)
     path: list[Expr] = field(default_factory=list)
     values: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class WriteBack(Expr):
+    """A call that updates some of its arguments (Warp's ``uint32& state``): ``call`` yields
+    the result (of this node's ``type``) followed by the arguments' new values, which are
+    stored into ``targets``: (variable, component path) or None where an argument was no
+    variable (then the update is dropped, as Warp's temporary would be)."""
+    call: Expr | None = None
+    targets: list = field(default_factory=list)      # (name, [index Exprs]) | None
+    target_types: list = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -249,5 +260,11 @@ class FuncDef:
 
 
 def is_value_type(t: AnyType) -> bool:
-    """Scalars and composites: what registers can hold (not arrays, tuples or None)."""
-    return isinstance(t, (Scalar, VectorType, MatrixType, QuatType))
+    """Scalars, composites and structs: what variables hold (not arrays, tuples or None)."""
+    return isinstance(t, (Scalar, VectorType, MatrixType, QuatType, TransformType, StructType))
+
+
+@dataclass(eq=False)
+class StructNew(Expr):
+    """``S(...)`` in a kernel: a struct value from its fields (missing ones are zero)."""
+    fields: list = field(default_factory=list)    # one Expr or None per field, in order

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from ..errors import CompileError
 from . import hir
 from .builder import Builder, _convert_constant as convert_constant
-from .frontend_rules import component_count, component_type
+from .frontend_rules import component_count, component_type, member_offset
 from .lower_memory import MemoryLowering
 from .mir import (ArrayParam, Block, Function, Imm, Instr, LaunchSig, MemRef, Op, Operand, Reg,
                   ScalarParam, Space, SReg)
 from .registry import lookup
-from .types import (VOID, AnyType, ArrayType, Scalar, TupleType, flat_count, scalar_of)
+from .types import (VOID, AnyType, ArrayType, Scalar, StructType, TupleType, flat_count,
+                    flat_slots, scalar_of)
 
 
 def flat_size(t: AnyType) -> int:
@@ -26,15 +27,33 @@ def flat_size(t: AnyType) -> int:
         return sum(flat_size(e) for e in t.elems)
     if t == VOID:
         return 0
+    if isinstance(t, ArrayType):      # an array field of a struct: one slot
+        return 1
     return flat_count(t)
 
 
-def scalar_types(t: AnyType) -> list[Scalar]:
+def scalar_types(t: AnyType) -> list:
+    """What each flat position of a value of type ``t`` holds: a Scalar, or an ArrayType for
+    an array field of a struct (that position holds the array's MemRef, not a register)."""
     if isinstance(t, TupleType):
         return [s for e in t.elems for s in scalar_types(e)]
     if t == VOID:
         return []
-    return [scalar_of(t)] * flat_count(t)
+    return flat_slots(t)
+
+
+class _NoArray:
+    """The array field of a struct built without one (``S()``): an error if it is used."""
+
+    def __repr__(self) -> str:
+        return "<no array>"
+
+
+NO_ARRAY = _NoArray()
+
+
+def is_array_slot(x) -> bool:
+    return isinstance(x, (MemRef, _NoArray))
 
 
 @dataclass
@@ -125,12 +144,19 @@ class Lowerer(MemoryLowering):
                 params.append(ArrayParam(name, mem))
                 self.frame.vars[name] = mem
             else:
-                n = flat_count(t)
-                regs = [self.b.reg(scalar_of(t), name if n == 1 else f"{name}_{i}") for i in range(n)]
-                for i, r in enumerate(regs):
-                    params.append(ScalarParam(name if n == 1 else f"{name}_{i}", r))
+                slots = []
+                for pname, slot in param_slots(name, t):
+                    if isinstance(slot, ArrayType):
+                        mem = MemRef(pname, Space.GLOBAL, scalar_of(slot.dtype), slot.ndim,
+                                     flat_count(slot.dtype), dtype_name=str(slot.dtype))
+                        params.append(ArrayParam(pname, mem))
+                        slots.append(mem)
+                        continue
+                    r = self.b.reg(slot, pname)
+                    params.append(ScalarParam(pname, r))
                     self.pinned.add(r.id)
-                self.frame.vars[name] = list(regs)
+                    slots.append(r)
+                self.frame.vars[name] = slots
             self.frame.types[name] = t
         self.entry = self.b.new_block("entry")
         self.start(self.entry)
@@ -141,7 +167,7 @@ class Lowerer(MemoryLowering):
             if name in k.assigned:
                 self.frame.vars[name] = self.adopt(self.frame.vars[name], name)
             else:
-                self.immutable.update(r.id for r in self.frame.vars[name])
+                self.immutable.update(r.id for r in self.frame.vars[name] if isinstance(r, Reg))
         self.block(k.body)
         if not self.b.terminated:
             self.b.ret()
@@ -216,7 +242,7 @@ class Lowerer(MemoryLowering):
 
     def assign(self, name: str, t: AnyType, ops: list[Operand]) -> None:
         if name not in self.frame.vars and name in self.frame.func.assigned_once and \
-                all(isinstance(o, Imm) or o.id in self.immutable for o in ops):
+                all(isinstance(o, Imm) or is_array_slot(o) or o.id in self.immutable for o in ops):
             self.frame.vars[name] = list(ops)   # a value that never changes needs no copy
             self.frame.types[name] = t
         elif name not in self.frame.vars:
@@ -230,6 +256,9 @@ class Lowerer(MemoryLowering):
         regs = []
         n = len(ops)
         for i, op in enumerate(ops):
+            if is_array_slot(op):            # an array field of a struct: not a register
+                regs.append(op)
+                continue
             if isinstance(op, Reg) and op.id not in self.pinned:
                 reg = op
             else:
@@ -240,7 +269,18 @@ class Lowerer(MemoryLowering):
         return regs
 
     def move_into(self, dsts: list[Reg], srcs: list[Operand]) -> None:
-        """dsts[i] = srcs[i] for all i at once (safe when srcs is a permutation of dsts)."""
+        """dsts[i] = srcs[i] for all i at once (safe when srcs is a permutation of dsts).
+        An array slot of a struct is set at compile time: once, or to the array it holds."""
+        for i, (d, s) in enumerate(zip(dsts, srcs)):
+            if not is_array_slot(d):
+                continue
+            if d is not s and d is not NO_ARRAY:
+                raise CompileError("a struct field holding an array cannot be given another "
+                                   "array; use another struct variable", self.b.loc)
+            dsts[i] = s
+        pairs = [(d, s) for d, s in zip(dsts, srcs) if not is_array_slot(d)]
+        dsts = [d for d, _ in pairs]
+        srcs = [s for _, s in pairs]
         position = {d.id: i for i, d in enumerate(dsts)}
         if any(isinstance(s, Reg) and position.get(s.id, i) != i for i, s in enumerate(srcs)):
             srcs = [self.b.mov(s) if isinstance(s, Reg) and s.id in position else s for s in srcs]
@@ -268,6 +308,7 @@ class Lowerer(MemoryLowering):
             target = regs[offset:offset + size]
             if not preds:
                 self.move_into(target, value)
+                regs[offset:offset + size] = target     # array slots set by move_into
                 continue
             p = self.all_of(preds)
             for d, v in zip(target, value):
@@ -278,6 +319,11 @@ class Lowerer(MemoryLowering):
         a dynamic index yields one slot per component, guarded by ``index == k``."""
         slots = [([], 0)]
         for index in path:
+            if isinstance(t, StructType):
+                k = int(index.value)
+                slots = [(preds, off + member_offset(t, k)) for preds, off in slots]
+                t = t.fields[k][1]
+                continue
             sub = component_type(t)
             stride, n = flat_size(sub), component_count(t)
             new = []
@@ -530,6 +576,9 @@ class Lowerer(MemoryLowering):
         ops = self.value(e.base)
         index = self.value(e.index)[0]
         self.b.loc = e.loc
+        if isinstance(e.base.type, StructType):
+            start = member_offset(e.base.type, int(index.value))
+            return ops[start:start + flat_size(e.type)]
         stride, n = flat_size(e.type), component_count(e.base.type)
         if isinstance(index, Imm):
             k = int(index.value)
@@ -582,7 +631,8 @@ class Lowerer(MemoryLowering):
                     frame.vars[name] = ops
                     self.pinned.update(o.id for o in ops if isinstance(o, Reg))
             frame.types[name] = t
-        frame.ret_regs = [self.b.reg(s, "ret") for s in scalar_types(fd.return_type)]
+        frame.ret_regs = [NO_ARRAY if isinstance(s, ArrayType) else self.b.reg(s, "ret")
+                          for s in scalar_types(fd.return_type)]
         frame.ret_block = self.b.new_block("ret_" + fd.name)
         caller, self.frame = self.frame, frame
         self.inline_depth += 1
@@ -593,6 +643,42 @@ class Lowerer(MemoryLowering):
             self.inline_depth -= 1
         self.start(frame.ret_block)
         return list(frame.ret_regs)
+
+    def expr_WriteBack(self, e: hir.WriteBack) -> list[Operand]:
+        ops = self.value(e.call)
+        self.b.loc = e.loc
+        n = flat_size(e.type)
+        result, rest = ops[:n], ops[n:]
+        if rest:      # the result may name the same registers: keep it before storing
+            result = [self.b.mov(o) if isinstance(o, Reg) and o.id in self.pinned else o
+                      for o in result]
+        for target, t in zip(e.targets, e.target_types):
+            k = flat_size(t)
+            value, rest = rest[:k], rest[k:]
+            if target is None:
+                continue
+            name, path = target
+            if not path:
+                self.assign(name, t, value)
+                continue
+            path_ops = [self.value(p)[0] for p in path]
+            regs = self.frame.vars[name]
+            for _, offset, size in self.component_slots(self.frame.types[name], path_ops):
+                target_regs = regs[offset:offset + size]
+                self.move_into(target_regs, value)
+        return result
+
+    def expr_StructNew(self, e: hir.StructNew) -> list[Operand]:
+        out: list = []
+        for (_, t), value in zip(e.type.fields, e.fields):
+            if value is None:
+                out.extend(NO_ARRAY if isinstance(s, ArrayType) else Imm(False, s) if s is Scalar.BOOL
+                           else self.b.imm(0, s) for s in scalar_types(t))
+            elif isinstance(t, ArrayType):
+                out.append(self.array(value))
+            else:
+                out.extend(self.value(value))
+        return out
 
     def expr_SharedArray(self, e: hir.SharedArray) -> list[Operand]:
         raise CompileError("assign the shared array to a variable: s = simt.shared.array(...)", e.loc)
@@ -690,6 +776,17 @@ def fold_copies(blocks: list[Block], params: set[int]) -> None:
                     continue
             kept.append(ins)
         block.instrs = kept
+
+
+def param_slots(name: str, t: AnyType) -> list[tuple[str, object]]:
+    """(parameter name, Scalar or ArrayType) for each flat slot of a kernel parameter:
+    ``v_0``, ``v_1``... for a composite, ``s.field`` for a struct's fields."""
+    if isinstance(t, StructType):
+        return [slot for fname, ft in t.fields
+                for slot in ([(f"{name}.{fname}", ft)] if isinstance(ft, ArrayType)
+                             else param_slots(f"{name}.{fname}", ft))]
+    n = flat_count(t)
+    return [(name if n == 1 else f"{name}_{i}", scalar_of(t)) for i in range(n)]
 
 
 def lower_kernel(kernel: hir.FuncDef, sig: LaunchSig, debug: bool, fastmath: bool) -> Function:

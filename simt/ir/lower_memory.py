@@ -43,6 +43,11 @@ class MemoryLowering:
             return v
         if isinstance(e, hir.SharedArray):
             return self.allocate_shared(e, name or "shared")
+        if isinstance(e.type, ArrayType):          # an array field of a struct
+            slots = self.value(e)
+            if len(slots) == 1 and isinstance(slots[0], MemRef):
+                return slots[0]
+            raise CompileError("this struct's array field was never given an array", e.loc)
         raise CompileError("expected an array variable here", e.loc)
 
     def allocate_shared(self, e: hir.SharedArray, name: str) -> MemRef:

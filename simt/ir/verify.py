@@ -50,6 +50,8 @@ def _types(ins: Instr) -> str:
 
 def _value_class(op: Op, t: Scalar) -> str | None:
     """Whether an arithmetic/logic op accepts values of type ``t``."""
+    if t is Scalar.F16:
+        return f"{op.name} on f16: float16 is computed in f32 (CVT there and back)"
     if op in FLOAT_ONLY and not t.is_float:
         return f"{op.name} needs a float type, got {t}"
     if op in INT_ONLY and not t.is_int:
@@ -89,8 +91,8 @@ def check_classify(ins: Instr) -> str | None:     # ISNAN, ISINF
         return err
     if ins.dst.type is not Scalar.BOOL:
         return f"{ins.op.name} writes bool, not {ins.dst.type}"
-    if not ins.srcs[0].type.is_float:
-        return f"{ins.op.name} needs a float source, got {ins.srcs[0].type}"
+    if not ins.srcs[0].type.is_float or ins.srcs[0].type is Scalar.F16:
+        return f"{ins.op.name} needs an f32 or f64 source, got {ins.srcs[0].type}"
     return None
 
 
@@ -102,6 +104,8 @@ def check_compare(ins: Instr) -> str | None:
         return f"comparison writes bool, not {ins.dst.type}"
     if ins.srcs[0].type is not ins.srcs[1].type:
         return f"comparison sources must share one type, got {_types(ins)}"
+    if ins.srcs[0].type is Scalar.F16:
+        return "comparison of f16: float16 is compared in f32 (CVT first)"
     return None
 
 
@@ -115,7 +119,13 @@ def check_mov(ins: Instr) -> str | None:
 
 
 def check_cvt(ins: Instr) -> str | None:
-    return _shape(ins, 1, 1)
+    err = _shape(ins, 1, 1)
+    if err:
+        return err
+    pair = {ins.srcs[0].type, ins.dst.type}
+    if Scalar.F16 in pair and pair != {Scalar.F16, Scalar.F32}:
+        return f"CVT {ins.srcs[0].type} -> {ins.dst.type}: f16 converts only to and from f32"
+    return None
 
 
 def check_select(ins: Instr) -> str | None:

@@ -1,7 +1,7 @@
 """The builtin library: importing this package registers every builtin in
 ``simt.ir.registry.REGISTRY`` (operators, math, vectors, matrices, quaternions, casts,
 warp intrinsics)."""
-from . import operators, scalar_math, vector, matrix, quat, casts, warp_intrinsics  # noqa: F401
+from . import operators, scalar_math, vector, matrix, quat, casts, warp_intrinsics, random  # noqa: F401
 from ..registry import lookup
 from ..types import MatrixType, QuatType, ValueType, VectorType
 from .casts import CASTS

@@ -33,8 +33,9 @@ RUNTIME_NAMES = ("record_error", "div_signed", "rem_signed", "div_unsigned", "re
                  "atomic_sub_int", "atomic_min_int", "atomic_max_int", "atomic_exch_int",
                  "atomic_cas_bits", "atomic_add_float", "atomic_sub_float", "atomic_min_float",
                  "atomic_max_float", "atomic_exch_float", "atomic_cas_value",
-                 "float_to_i8_sat", "float_to_u8_sat", "float_to_i32_sat", "float_to_u32_sat",
-                 "float_to_i64_sat", "float_to_u64_sat")
+                 "float_to_i8_sat", "float_to_u8_sat", "float_to_i16_sat", "float_to_u16_sat",
+                 "float_to_i32_sat", "float_to_u32_sat", "float_to_i64_sat", "float_to_u64_sat",
+                 "f32_to_f16_bits", "f16_bits_to_f32")
 
 GEOMETRY = ("bx", "by", "bz", "gx", "gy", "gz", "dim0", "dim1", "dim2", "max_steps")
 ERR_FIELDS = 8
@@ -182,7 +183,7 @@ class _Generator:
             for d in range(p.mem.ndim):
                 src.add(f"shape{k}_{d} = shapes[{off + d}]")
         for k, mem in enumerate(self.fn.shared):
-            src.add(f"s{k} = np.zeros({mem.size}, np.{mem.elem.np.name})")
+            src.add(f"s{k} = np.zeros({mem.size}, {CAST[mem.elem]})")
         src.add("T = bx * by * bz", "t = 0")
 
     def _block_header(self, src: Source) -> None:
