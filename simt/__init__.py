@@ -11,7 +11,8 @@ from importlib import import_module as _import_module
 from .errors import (BarrierDivergenceError, CompileError, DeviceError, KernelRuntimeError,
                      LaunchError, OutOfBoundsError, SimtError, StepLimitError, WarpSyncError)
 from . import types as _types
-from .types import vector, matrix, quaternion, transformation
+from .types import vector, matrix, quaternion, transformation, Float, Int
+from .types import Scalar_ as Scalar
 
 globals().update({_name: getattr(_types, _name) for _name in _types.TYPE_NAMES})
 from .arrays import (array, array1d, array2d, array3d, array4d, zeros, zeros_like, empty,
@@ -22,6 +23,8 @@ from .devices import (Device, ScopedDevice, get_device, set_device, get_devices,
 from .options import config, get_module_options, set_module_options
 from .kernel import Func, Kernel, constant, func, kernel, mir, ptx, ptxas_info, static
 from .structs import struct
+from .warp_compat import (dtype_from_numpy, dtype_to_numpy, func_grad, func_native, func_replay,
+                          overload)
 
 # Warp's math constants (Python floats: in kernels they are literals, float32 unless the
 # other operand makes them float64).
@@ -79,9 +82,12 @@ _export_builtins(globals())
 def __getattr__(name: str):
     """``simt.<name>`` of a Warp builtin simt does not have: a handle that is a CompileError
     naming it when a kernel uses it (tiles, meshes, volumes, ... are outside simt)."""
-    from .ir.warp_names import WARP_BUILTINS
+    from .ir.warp_names import WARP_API, WARP_BUILTINS
     if name in WARP_BUILTINS and not name.startswith("_"):
         return _BuiltinFunction(name)
+    if name in WARP_API:
+        from .warp_compat import Unsupported
+        return Unsupported(name)
     raise AttributeError(f"module 'simt' has no attribute {name!r}")
 
 # Last, because it shadows the Python builtin in this module: simt.bool is the kernel bool type.

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import types as t
 from .devices import Device, get_device, parse_device, require_memory
-from .ir.types import ANY, ArrayType, Scalar, ValueType
+from .ir.types import ANY, ArrayType, Scalar, StructType, ValueType
 
 ALIGNMENT = 256
 _BASE_ADDRESS = 0x7F00_0000_0000    # looks like a device pointer in messages
@@ -237,6 +237,9 @@ def _buffer_from_data(data, dtype, shape) -> tuple[np.ndarray, ValueType]:
     else:
         ir_dtype = t.ir_type(dtype)
     comp = t.component_shape(ir_dtype)
+    if isinstance(ir_dtype, StructType) and not source.dtype.names:     # struct instances
+        items = np.asarray(data, dtype=object).reshape(-1)
+        source = np.array([x.numpy_value() for x in items], dtype=t.numpy_scalar_type(ir_dtype))
     if shape is not None:
         source = source.reshape(_normalise_shape(shape) + comp)
     if comp and source.shape[source.ndim - len(comp):] != comp:

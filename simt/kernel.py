@@ -20,7 +20,12 @@ CacheKey = tuple[LaunchSig, bool, bool, tuple | None]
 class Kernel:
     """A ``@simt.kernel`` function: launch it with ``simt.launch``; it is compiled on first launch."""
 
-    def __init__(self, py_func, name: str | None = None, module_options: dict | None = None):
+    def __init__(self, py_func=None, name: str | None = None, module_options: dict | None = None,
+                 *, func=None, key: str | None = None, options: dict | None = None, module=None):
+        """``Kernel(f)``; Warp's spelling ``Kernel(func=f, key=..., options=...)`` works too."""
+        py_func = py_func if py_func is not None else func
+        name = name or key
+        module_options = module_options if module_options is not None else options
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.key = name or py_func.__name__

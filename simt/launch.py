@@ -18,7 +18,7 @@ from .ir import mir
 from .ir.mir import Function, LaunchSig
 from .ir.types import ArrayType, Scalar, StructType, ValueType, flat_count, is_generic, scalar_of
 from .kernel import Kernel
-from .launch_values import convert_struct, specialize
+from .launch_values import Bound, array_arguments, convert_struct, specialize
 from .options import ARCHS
 from .sim.common import ArrayArg, LaunchConfig, LaunchResult
 
@@ -208,10 +208,12 @@ def bind_arguments(kernel: Kernel, values: Sequence, device: Device) -> list[tup
 
 def engine_arguments(kernel: Kernel, fn: Function, bound) -> list:
     """Arguments aligned with ``fn.params``: composites occupy consecutive scalar params."""
-    args: list = []
+    args = Bound()       # and what to do after the launch (arrays of structs)
     for name, ptype, value in bound:
         if isinstance(ptype, ArrayType):
-            args.append(ArrayArg(value.flat_scalars(), value.shape, value.ptr, name))
+            args.extend_bound(array_arguments(name, value))
+        elif isinstance(value, Bound):
+            args.extend_bound(value)
         else:
             args.extend(value)
     if len(args) != len(fn.params):
@@ -333,4 +335,6 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
         raise LaunchError(f"kernel '{kernel.key}': trace= records on device 'cpu:trace', not '{dev}'")
     else:
         metrics = run_engine(fn, cfg, args)
+    for write_back in args.write_backs:
+        write_back()
     return LaunchResult(kernel.key, str(dev), dict(metrics), getattr(metrics, "details", {}))

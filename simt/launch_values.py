@@ -46,32 +46,39 @@ def specialize(kernel_name: str, name: str, annotated, value):
     """The concrete type of ``value`` for a parameter annotated ``Any`` or ``array(dtype=Any)``."""
     where = f"kernel '{kernel_name}', parameter '{name}'"
     t = value_type(value)
-    if annotated is ANY:
-        if t is None:
-            raise LaunchError(f"{where} is generic (Any), and {type(value).__name__} {value!r} has "
-                              f"no kernel type to give it")
-        return t
-    if not isinstance(t, ArrayType):
-        raise LaunchError(f"{where}: expected an array (array(dtype=Any, ndim={annotated.ndim})), "
-                          f"got {type(value).__name__}")
-    if t.ndim != annotated.ndim:
-        raise LaunchError(f"{where}: expected a {annotated.ndim}-d array, got a {t.ndim}-d array")
+    if t is None:
+        raise LaunchError(f"{where} is generic ({annotated}), and {type(value).__name__} "
+                          f"{value!r} has no kernel type to give it")
+    if not ir.generic_matches(annotated, t):
+        raise LaunchError(f"{where}: expected {annotated}, got {t}")
     return t
 
 
-def convert_struct(kernel_name: str, name: str, st: StructType, value, device) -> list:
+class Bound(list):
+    """The engine arguments one kernel argument becomes, and what to do after the launch
+    (copy the fields of an array of structs back into it)."""
+
+    def __init__(self, items=(), write_backs=()):
+        super().__init__(items)
+        self.write_backs = list(write_backs)
+
+    def extend_bound(self, other: "Bound") -> None:
+        self.extend(other)
+        self.write_backs.extend(other.write_backs)
+
+
+def convert_struct(kernel_name: str, name: str, st: StructType, value, device) -> Bound:
     """A struct argument as its flat slots, in the order of the compiled kernel's parameters:
     numpy scalars for scalar slots, ArrayArg for array fields."""
-    from .sim.common import ArrayArg
     where = f"kernel '{kernel_name}', parameter '{name}'"
     if getattr(type(value), "_simt_type", None) != st:
         raise LaunchError(f"{where}: expected a {st.name} struct, got {type(value).__name__}")
-    out: list = []
+    out = Bound()
     for field, t in st.fields:
         v = getattr(value, field)
         path = f"{name}.{field}"
         if isinstance(t, StructType):
-            out.extend(convert_struct(kernel_name, path, t, v, device))
+            out.extend_bound(convert_struct(kernel_name, path, t, v, device))
         elif isinstance(t, ArrayType):
             if v is None:
                 raise LaunchError(f"kernel '{kernel_name}': struct field '{path}' holds no array; "
@@ -79,8 +86,38 @@ def convert_struct(kernel_name: str, name: str, st: StructType, value, device) -
             if v.device.memory_space != device.memory_space:
                 raise LaunchError(f"kernel '{kernel_name}': the array in '{path}' is on "
                                   f"'{v.device}' but the launch is on '{device}'")
-            out.append(ArrayArg(v.flat_scalars(), v.shape, v.ptr, path))
+            out.extend_bound(array_arguments(path, v))
         else:
             scalar = ir.scalar_of(t)
             out.extend(np.asarray(v, dtype=scalar.np).reshape(-1)[k] for k in range(ir.flat_count(t)))
     return out
+
+
+def array_arguments(name: str, value: array) -> Bound:
+    """An array argument: one ArrayArg, or for an array of structs one per leaf field (each a
+    contiguous copy of that field, copied back after the launch)."""
+    from .ir.lower_memory import struct_leaves
+    from .sim.common import ArrayArg
+    st = value._ir_dtype
+    if not isinstance(st, StructType):
+        return Bound([ArrayArg(value.flat_scalars(), value.shape, value.ptr, name)])
+    host = value.numpy()
+    temps = []
+    for path, leaf in struct_leaves(st):
+        data = host
+        for part in path.split("."):
+            data = data[part]
+        temps.append((path, array(np.ascontiguousarray(data), dtype=leaf, device=value.device)))
+
+    def write_back() -> None:
+        out = value.numpy()
+        for path, tmp in temps:
+            *parents, last = path.split(".")
+            target = out
+            for part in parents:
+                target = target[part]
+            target[last] = tmp.numpy().reshape(target[last].shape)
+        value.assign(out)
+
+    return Bound([ArrayArg(t.flat_scalars(), value.shape, t.ptr, f"{name}.{p}") for p, t in temps],
+                 [write_back])

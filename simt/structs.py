@@ -28,14 +28,16 @@ def struct(cls):
     """Decorator: a Warp-style struct type from a class with annotated fields."""
     hints = _field_annotations(cls)
     fields = []
+    error = ""
     for name, annotation in hints.items():
         t = ir.resolve_type(annotation)
         if t is None or ir.is_generic(t) or not (isinstance(t, ArrayType) or _is_value(t)):
-            raise TypeError(f"struct {cls.__qualname__}: field {name!r} has an unsupported type "
-                            f"{annotation!r}")
+            # the class still loads; kernels that use it get a CompileError saying why
+            error = error or f"field {name!r} has an unsupported type {annotation!r}"
+            continue
         fields.append((name, t))
     key = f"{cls.__module__}.{cls.__qualname__}#{next(_serial)}"
-    st = StructType(cls.__name__, key, tuple(fields))
+    st = StructType(cls.__name__, key, tuple(fields), error)
     namespace = {"_simt_type": st, "__module__": cls.__module__, "__qualname__": cls.__qualname__,
                  "__doc__": cls.__doc__, "vars": dict(fields)}
     out = type(cls.__name__, (StructInstance,), namespace)

@@ -145,24 +145,65 @@ def _static_int(value, what: str) -> int:
     return builtins.int(value)
 
 
-def vector(length=None, dtype=float32) -> CompositeType:
-    """Warp's ``wp.types.vector(length, dtype)``."""
+class GenericAnnotation:
+    """An annotation with something left open: ``Float``, ``vector(Any, float32)``... Kernels
+    and functions annotated with one are typed from their arguments."""
+
+    def __init__(self, t: ir.GenericType, name: str):
+        self._simt_type = t
+        self.__name__ = name
+
+    def __repr__(self) -> str:
+        return f"simt.types.{self.__name__}"
+
+
+Float = GenericAnnotation(ir.GenericType("float"), "Float")
+Int = GenericAnnotation(ir.GenericType("int"), "Int")
+Scalar_ = GenericAnnotation(ir.GenericType("scalar"), "Scalar")
+
+
+def _open(value) -> bool:
+    return value is typing.Any or isinstance(getattr(value, "_simt_type", None), ir.GenericType)
+
+
+def _elem_constraint(dtype):
+    t = ir.resolve_type(dtype)
+    if t is None or not isinstance(t, (Scalar, ir.GenericType)):
+        raise TypeError(f"unsupported dtype {dtype!r}; use a scalar type")
+    return None if t == ir.ANY else t
+
+
+def vector(length=None, dtype=float32):
+    """Warp's ``wp.types.vector(length, dtype)`` (either may be ``Any``: an annotation)."""
+    if _open(length) or _open(dtype):
+        n = None if _open(length) else _static_int(length, "vector length")
+        return GenericAnnotation(ir.GenericType("vec", _elem_constraint(dtype), n=n), "vector")
     return _composite(ir.vector_type(_scalar_arg(dtype, "vector"), _static_int(length, "vector length")))
 
 
-def matrix(shape=None, dtype=float32) -> CompositeType:
-    """Warp's ``wp.types.matrix(shape, dtype)``."""
+def matrix(shape=None, dtype=float32):
+    """Warp's ``wp.types.matrix(shape, dtype)`` (shape entries or dtype may be ``Any``)."""
     rows, cols = shape
+    if _open(rows) or _open(cols) or _open(dtype):
+        r = None if _open(rows) else _static_int(rows, "matrix rows")
+        c = None if _open(cols) else _static_int(cols, "matrix columns")
+        return GenericAnnotation(ir.GenericType("mat", _elem_constraint(dtype), rows=r, cols=c),
+                                 "matrix")
     return _composite(ir.matrix_type(_scalar_arg(dtype, "matrix"), _static_int(rows, "matrix rows"),
                                      _static_int(cols, "matrix columns")))
 
 
-def quaternion(dtype=float32) -> CompositeType:
+def quaternion(dtype=float32):
+    if _open(dtype):
+        return GenericAnnotation(ir.GenericType("quat", _elem_constraint(dtype)), "quaternion")
     return _composite(ir.quat_type(_scalar_arg(dtype, "quaternion")))
 
 
-def transformation(dtype=float32) -> CompositeType:
+def transformation(dtype=float32):
     """Warp's ``wp.types.transformation(dtype)``: translation p then rotation q (7 scalars)."""
+    if _open(dtype):
+        return GenericAnnotation(ir.GenericType("transform", _elem_constraint(dtype)),
+                                 "transformation")
     return _composite(ir.transform_type(_scalar_arg(dtype, "transformation")))
 
 
@@ -213,8 +254,9 @@ _STRUCT_CLASSES: dict[str, type] = {}     # StructType.key -> the user's @simt.s
 
 
 def component_shape(t: ir.ValueType) -> tuple[int, ...]:
-    """Trailing numpy axes one element of type ``t`` occupies: () scalar, (3,) vec3, (3, 3) mat33."""
-    if isinstance(t, Scalar):
+    """Trailing numpy axes one element of type ``t`` occupies: () scalar, (3,) vec3, (3, 3) mat33;
+    () for a struct, whose elements are numpy structured values."""
+    if isinstance(t, (Scalar, ir.StructType)):
         return ()
     if isinstance(t, ir.MatrixType):
         return (t.rows, t.cols)
@@ -222,6 +264,9 @@ def component_shape(t: ir.ValueType) -> tuple[int, ...]:
 
 
 def numpy_scalar_type(t: ir.ValueType) -> np.dtype:
+    if isinstance(t, ir.StructType):
+        from .structs import struct_numpy_dtype
+        return struct_numpy_dtype(t)
     return ir.scalar_of(t).np
 
 

@@ -56,7 +56,14 @@ def write_names(builtins: dict) -> None:
              "WARP_BUILTINS = {"]
     for name, f in builtins.items():
         lines.append(f"    {name!r}: {f.group!r},")
-    lines += ["}", "", f"SKIPPED_GROUPS = {SKIPPED_GROUPS!r}", ""]
+    import warp
+    api = sorted(n for n in dir(warp) if not n.startswith("_") and n not in builtins)
+    lines += ["}", "", f"SKIPPED_GROUPS = {SKIPPED_GROUPS!r}", "",
+              "# warp-lang's other public names: simt.<name> of one simt lacks is a placeholder",
+              "# that says so when used (simt/warp_compat.py).",
+              "WARP_API = frozenset({"]
+    lines += [f"    {n!r}," for n in api]
+    lines += ["})", ""]
     (ROOT / "simt" / "ir" / "warp_names.py").write_text("\n".join(lines))
 
 

@@ -15,7 +15,8 @@ from .mir import AtomOp
 from .frontend_rules import Static, adapt, component_count, constant, same_type
 from .pyfunc import parse_function
 from .registry import LIBRARY, BuiltinFunction, LibraryFunction, lookup
-from .types import ANY, VOID, ArrayType, Scalar, StructType, TupleType, resolve_type, scalar_of
+from .types import (ANY, VOID, ArrayType, GenericType, Scalar, StructType, TupleType, generic_matches,
+                    is_generic, resolve_type, scalar_of)
 
 if TYPE_CHECKING:
     from .frontend import FunctionChecker
@@ -73,6 +74,9 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
         if obj.name in LIBRARY:
             return _library_call(ck, LIBRARY[obj.name], node, callee.text)
         return _builtin(ck, obj.name, node, f"{callee.text}")
+    if getattr(obj, "_simt_native", False):
+        raise ck.error(f"{callee.text}() is a native C++/CUDA snippet (wp.func_native); simt "
+                       f"cannot run native code", node)
     if getattr(obj, "_simt_func", False):
         return _device_call(ck, obj, node, callee.text)
     if getattr(obj, "_simt_static", False):        # simt.static(expr): evaluated now
@@ -370,7 +374,7 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str, args=Non
             else:
                 annotation = pf.evaluate(returns, returns)
                 declared = resolve_type(annotation)
-                if declared is ANY or typing.get_origin(annotation) is tuple or annotation is tuple:
+                if is_generic(declared) or typing.get_origin(annotation) is tuple or annotation is tuple:
                     declared = None                    # inferred from the returns
                 elif declared is None or not hir.is_value_type(declared):
                     raise CompileError(f"unsupported return annotation {ast.unparse(returns)!r}",
@@ -408,12 +412,12 @@ def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
             if annotated is None:
                 raise CompileError(f"unsupported annotation {ann!r} for parameter {pname!r}",
                                    pf.loc(_param_node(pf, pname)))
-            if annotated is ANY:
-                pass                                  # generic: takes the argument's type
-            elif isinstance(annotated, ArrayType) and annotated.dtype is ANY:
-                if not (isinstance(v.type, ArrayType) and v.type.ndim == annotated.ndim):
-                    return (f"{pf.name}(): argument {pname!r} must be a {annotated.ndim}-d array, "
-                            f"got {v.type}")
+            if is_generic(annotated):                 # takes the argument's type, if it fits
+                if isinstance(v, hir.Const) and v.literal and isinstance(annotated, GenericType) \
+                        and annotated.kind in ("float", "scalar") and isinstance(v.value, float):
+                    v = adapt(v, Scalar.F32)
+                if not generic_matches(annotated, v.type):
+                    return f"{pf.name}(): argument {pname!r} must be {annotated}, got {v.type}"
             else:
                 v = adapt(v, annotated)
                 if not same_type(v.type, annotated):

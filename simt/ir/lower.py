@@ -14,7 +14,7 @@ from ..errors import CompileError
 from . import hir
 from .builder import Builder, _convert_constant as convert_constant
 from .frontend_rules import component_count, component_type, member_offset
-from .lower_memory import MemoryLowering
+from .lower_memory import MemoryLowering, StructArray, struct_leaves
 from .mir import (ArrayParam, Block, Function, Imm, Instr, LaunchSig, MemRef, Op, Operand, Reg,
                   ScalarParam, Space, SReg)
 from .registry import lookup
@@ -53,7 +53,7 @@ NO_ARRAY = _NoArray()
 
 
 def is_array_slot(x) -> bool:
-    return isinstance(x, (MemRef, _NoArray))
+    return isinstance(x, (MemRef, StructArray, _NoArray))
 
 
 @dataclass
@@ -139,18 +139,18 @@ class Lowerer(MemoryLowering):
         params = []
         for name, t in k.params:
             if isinstance(t, ArrayType):
-                mem = MemRef(name, Space.GLOBAL, scalar_of(t.dtype), t.ndim, flat_count(t.dtype),
-                             dtype_name=str(t.dtype))
-                params.append(ArrayParam(name, mem))
-                self.frame.vars[name] = mem
+                mems = array_param_mems(name, t)
+                params.extend(ArrayParam(m.name, m) for m in mems)
+                self.frame.vars[name] = StructArray(t.dtype, mems) \
+                    if isinstance(t.dtype, StructType) else mems[0]
             else:
                 slots = []
                 for pname, slot in param_slots(name, t):
                     if isinstance(slot, ArrayType):
-                        mem = MemRef(pname, Space.GLOBAL, scalar_of(slot.dtype), slot.ndim,
-                                     flat_count(slot.dtype), dtype_name=str(slot.dtype))
-                        params.append(ArrayParam(pname, mem))
-                        slots.append(mem)
+                        mems = array_param_mems(pname, slot)
+                        params.extend(ArrayParam(m.name, m) for m in mems)
+                        slots.append(StructArray(slot.dtype, mems)
+                                     if isinstance(slot.dtype, StructType) else mems[0])
                         continue
                     r = self.b.reg(slot, pname)
                     params.append(ScalarParam(pname, r))
@@ -776,6 +776,21 @@ def fold_copies(blocks: list[Block], params: set[int]) -> None:
                     continue
             kept.append(ins)
         block.instrs = kept
+
+
+def array_param_mems(name: str, t: ArrayType) -> list[MemRef]:
+    """The global arrays an array parameter is: itself, or for an array of structs one array
+    per leaf field (``a.pos``, ``a.vel``...)."""
+    if isinstance(t.dtype, StructType):
+        leaves = struct_leaves(t.dtype)
+        bad = [path for path, lt in leaves if isinstance(lt, ArrayType)]
+        if bad:
+            raise CompileError(f"arrays of structs that hold arrays (field {bad[0]!r} of "
+                               f"{t.dtype.name}) are not supported")
+        return [MemRef(f"{name}.{path}", Space.GLOBAL, scalar_of(lt), t.ndim, flat_count(lt),
+                       dtype_name=str(lt)) for path, lt in leaves]
+    return [MemRef(name, Space.GLOBAL, scalar_of(t.dtype), t.ndim, flat_count(t.dtype),
+                   dtype_name=str(t.dtype))]
 
 
 def param_slots(name: str, t: AnyType) -> list[tuple[str, object]]:

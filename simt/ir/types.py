@@ -119,6 +119,7 @@ class StructType:
     name: str
     key: str
     fields: tuple = field(default=(), compare=False)   # ((name, type), ...)
+    error: str = field(default="", compare=False)      # why kernels cannot use it, if they cannot
 
     def __str__(self) -> str:
         return self.name
@@ -157,10 +158,41 @@ class TupleType:
 
 @dataclass(frozen=True)
 class GenericType:
-    """``typing.Any`` in an annotation: any type, fixed per call (funcs) or per launch (kernels)."""
+    """A type with something left open, fixed per call (funcs) or per launch (kernels):
+    ``typing.Any`` (``kind`` "any"), Warp's ``Float``/``Int``/``Scalar`` ("float", "int",
+    "scalar"), or a composite whose length or element type is open (``vector(Any, float)``:
+    "vec" with ``n`` None and ``elem`` float32)."""
+    kind: str = "any"
+    elem: object = None            # Scalar or GenericType constraining the elements, or None
+    n: int | None = None           # vector length
+    rows: int | None = None
+    cols: int | None = None
 
     def __str__(self) -> str:
-        return "Any"
+        if self.kind == "any":
+            return "Any"
+        if self.kind in ("float", "int", "scalar"):
+            return self.kind.capitalize()
+        return f"{self.kind}({self.n or self.rows or 'Any'}, {self.elem or 'Any'})"
+
+    def matches(self, t) -> bool:
+        if self.kind == "any":
+            return True
+        if self.kind in ("float", "int", "scalar"):
+            return isinstance(t, Scalar) and t is not Scalar.BOOL and (
+                self.kind == "scalar" or (t.is_float if self.kind == "float" else t.is_int))
+        kinds = {"vec": VectorType, "mat": MatrixType, "quat": QuatType, "transform": TransformType}
+        if not isinstance(t, kinds[self.kind]):
+            return False
+        if self.elem is not None and not (t.elem is self.elem or (
+                isinstance(self.elem, GenericType) and self.elem.matches(t.elem))):
+            return False
+        if self.kind == "vec" and self.n is not None and t.n != self.n:
+            return False
+        if self.kind == "mat" and ((self.rows is not None and t.rows != self.rows) or
+                                   (self.cols is not None and t.cols != self.cols)):
+            return False
+        return True
 
 
 ANY = GenericType()
@@ -177,10 +209,18 @@ AnyType = ValueType | ArrayType | TupleType | VoidType | GenericType
 
 
 def is_generic(t) -> bool:
-    """Whether an annotation's type still has an ``Any`` in it."""
+    """Whether an annotation's type still has something open (``Any``, ``Float``...)."""
     if isinstance(t, GenericType):
         return True
     return isinstance(t, ArrayType) and isinstance(t.dtype, GenericType)
+
+
+def generic_matches(annotated, t) -> bool:
+    """Whether a value of type ``t`` fits a generic annotation."""
+    if isinstance(annotated, ArrayType):
+        return isinstance(t, ArrayType) and t.ndim == annotated.ndim and \
+            annotated.dtype.matches(t.dtype)
+    return annotated.matches(t) and not isinstance(t, ArrayType) or annotated.kind == "any"
 
 
 def scalar_of(t: ValueType) -> Scalar:
@@ -291,6 +331,8 @@ def resolve_type(obj) -> AnyType | None:
     except TypeError:   # unhashable
         return None
     t = getattr(obj, "_simt_type", None)
+    if isinstance(t, StructType) and t.error:
+        return None          # a struct with an unsupported field: not a type kernels can use
     if t is not None:
         return t
     foreign = _warp_type(obj)
