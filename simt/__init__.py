@@ -12,7 +12,7 @@ from .errors import (BarrierDivergenceError, CompileError, DeviceError, KernelRu
                      LaunchError, OutOfBoundsError, SimtError, StepLimitError, WarpSyncError)
 from . import types as _types
 from .types import vector, matrix, quaternion, transformation, Float, Int
-from .types import Scalar_ as Scalar
+from .types import Scalar_ as Scalar, ref
 
 globals().update({_name: getattr(_types, _name) for _name in _types.TYPE_NAMES})
 from .arrays import (array, array1d, array2d, array3d, array4d, zeros, zeros_like, empty,
@@ -23,8 +23,8 @@ from .devices import (Device, ScopedDevice, get_device, set_device, get_devices,
 from .options import config, get_module_options, set_module_options
 from .kernel import Func, Kernel, constant, func, kernel, mir, ptx, ptxas_info, static
 from .structs import struct
-from .warp_compat import (dtype_from_numpy, dtype_to_numpy, func_grad, func_native, func_replay,
-                          overload)
+from .warp_compat import (Module, dtype_from_numpy, dtype_to_numpy, func_grad, func_native,
+                          func_replay, get_module, overload)
 
 # Warp's math constants (Python floats: in kernels they are literals, float32 unless the
 # other operand makes them float64).

@@ -30,6 +30,9 @@ class Kernel:
         self.py_func = py_func
         self.key = name or py_func.__name__
         self.module_options = dict(module_options or {})
+        from .warp_compat import get_module
+        self._module = get_module(module if module is not None and module != "unique"
+                                  else getattr(py_func, "__module__", "") or "")
         self._params: list[tuple[str, AnyType]] | None = None
         self._compiled: dict[CacheKey, Function] = {}
         self._index_dims: tuple[int, int] | None = None
@@ -50,10 +53,23 @@ class Kernel:
             self._params = list(kernel_params(self.py_func))
         return self._params
 
-    def options(self) -> dict:
-        """The module options with this kernel's ``module_options`` on top."""
+    def effective_options(self) -> dict:
+        """The module options, this kernel's module's, then its ``module_options`` on top."""
         from .options import _normalise
-        return get_module_options() | _normalise(self.module_options)
+        from .warp_compat import WARP_MODULE_DEFAULTS
+        module = {k: v for k, v in self._module.options.items()
+                  if k not in WARP_MODULE_DEFAULTS or v != WARP_MODULE_DEFAULTS[k]}
+        return get_module_options() | _normalise(module) | _normalise(self.module_options)
+
+    @property
+    def options(self) -> dict:
+        """Warp's ``kernel.options``: the options given to this kernel."""
+        return self.module_options
+
+    @property
+    def module(self):
+        """Warp's ``kernel.module``: the named options it was declared with."""
+        return self._module
 
     @property
     def is_generic(self) -> bool:
@@ -64,7 +80,7 @@ class Kernel:
                 fastmath: bool | None = None, param_types: tuple | None = None) -> Function:
         """The MIR for one launch signature (and, for a generic kernel, one set of concrete
         parameter types); cached."""
-        opts = self.options()
+        opts = self.effective_options()
         debug = opts["debug"] if debug is None else bool(debug)
         fastmath = opts["fastmath"] if fastmath is None else bool(fastmath)
         param_types = tuple(param_types) if param_types is not None and self.is_generic else None
@@ -94,7 +110,7 @@ def kernel(f=None, *, name: str | None = None, enable_backward=None, launch_boun
            module=None, module_options: dict | None = None, entry_point_abi=None, grid_stride=None):
     """Decorator: ``@simt.kernel`` or ``@simt.kernel(...)`` (Warp's keywords are accepted)."""
     def wrap(fn) -> Kernel:
-        return Kernel(fn, name=name, module_options=module_options)
+        return Kernel(fn, name=name, module_options=module_options, module=module)
     return wrap(f) if f is not None else wrap
 
 

@@ -308,7 +308,7 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
         run_engine = engine_for(dev)
     except DeviceError as e:
         raise LaunchError(f"kernel '{kernel.key}': {e}") from None
-    opts = kernel.options()
+    opts = kernel.effective_options()
     arch = arch or opts["arch"]
     if arch not in ARCHS:
         raise LaunchError(f"kernel '{kernel.key}': unknown arch {arch!r}; simt models {', '.join(ARCHS)}")

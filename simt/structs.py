@@ -135,7 +135,7 @@ def _default(t):
         return user_types.public_type(t)()
     if isinstance(t, Scalar):
         return t.np.type(0)
-    return np.zeros(user_types.component_shape(t), dtype=ir.scalar_of(t).np)
+    return user_types.public_type(t)()
 
 
 def _convert(t, value, what: str):
@@ -164,7 +164,7 @@ def _convert(t, value, what: str):
     shape = user_types.component_shape(t)
     if data.size != int(np.prod(shape)):
         raise TypeError(f"{what} takes a {t} ({int(np.prod(shape))} numbers), got {value!r}")
-    return data.reshape(shape).copy()
+    return user_types.public_type(t)(data.reshape(-1))
 
 
 __all__ = ["struct", "StructInstance", "struct_numpy_dtype"]

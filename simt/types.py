@@ -45,6 +45,16 @@ class BoolType:
 bool_ = BoolType()
 
 
+class CompositeValue(np.ndarray):
+    """A host vector/matrix/quaternion value: a numpy array that knows its simt type, so that a
+    kernel reading it from the enclosing scope gets a constant of that type."""
+
+    _simt_value_type = None
+
+    def __array_finalize__(self, obj) -> None:
+        self._simt_value_type = getattr(obj, "_simt_value_type", None)
+
+
 class CompositeType:
     """``simt.vec3`` and friends: an IR type plus a host-side constructor returning numpy arrays."""
 
@@ -85,20 +95,26 @@ class CompositeType:
         return ir.scalar_of(self._simt_type).np.type
 
     def __call__(self, *args) -> np.ndarray:
-        """Zeros; one scalar filling every component; or the components (scalars or rows)."""
+        """Zeros; one scalar filling every component; or the components (scalars or rows).
+        The result is a numpy array that remembers its type (kernels can capture it)."""
         count = self.length
         dtype = self.scalar_type
         if not args:
-            return np.zeros(self.shape, dtype=dtype)
+            return self._tag(np.zeros(self.shape, dtype=dtype))
         if len(args) == 1:
             value = np.asarray(args[0], dtype=dtype)
             if value.ndim == 0:
-                return np.full(self.shape, value, dtype=dtype)
+                return self._tag(np.full(self.shape, value, dtype=dtype))
         else:
             value = np.concatenate([np.asarray(a, dtype=dtype).reshape(-1) for a in args])
         if value.size != count:
             raise ValueError(f"{self.__name__} takes {count} components, got {value.size}")
-        return value.reshape(self.shape).copy()
+        return self._tag(value.reshape(self.shape).copy())
+
+    def _tag(self, data: np.ndarray) -> np.ndarray:
+        out = data.view(CompositeValue)
+        out._simt_value_type = self._simt_type
+        return out
 
     def __repr__(self) -> str:
         return f"simt.{self.__name__}"
@@ -290,3 +306,35 @@ def infer_scalar_dtype(value) -> ir.ValueType:
 
 # ``bool`` last: from here on the name means simt.bool in this module.
 bool = bool_  # noqa: A001
+
+
+class _Ref:
+    """``simt.ref[T]``: a device-function parameter passed by reference (Warp 1.19)."""
+
+    def __getitem__(self, t):
+        inner = ir.resolve_type(t)
+        if inner is None:
+            raise TypeError(f"ref[...] needs a type, got {t!r}")
+        return RefAnnotation(inner)
+
+    def __repr__(self) -> str:
+        return "simt.ref"
+
+
+class RefAnnotation:
+    def __init__(self, inner):
+        self._simt_type = ir.RefType(inner)
+        self.dtype = self.value_type = public_type(inner) if not isinstance(
+            inner, (ir.ArrayType, ir.GenericType)) else inner
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, RefAnnotation) and other._simt_type == self._simt_type
+
+    def __hash__(self) -> int:
+        return hash(self._simt_type)
+
+    def __repr__(self) -> str:
+        return f"simt.ref[{self._simt_type.value}]"
+
+
+ref = _Ref()

@@ -46,6 +46,35 @@ def overload(target, arg_types=None):
     return target
 
 
+WARP_MODULE_DEFAULTS = {"enable_backward": True, "mode": "release", "fast_math": False,
+                        "max_unroll": 16, "block_dim": 256, "lineinfo": False}
+
+
+class Module:
+    """Warp's ``wp.Module``/``wp.get_module(name)``: a named set of options. Kernels declared
+    with ``@kernel(module=...)`` take its simt options (``mode``, ``fast_math``, ...); Warp's
+    build options are kept and ignored."""
+
+    def __init__(self, name: str, loader=None):
+        self.name = name
+        self.options = dict(WARP_MODULE_DEFAULTS)
+
+    def __repr__(self) -> str:
+        return f"<simt module {self.name!r}>"
+
+
+_modules: dict[str, Module] = {}
+
+
+def get_module(name: str) -> Module:
+    if isinstance(name, Module):
+        return name
+    module = _modules.get(name)
+    if module is None:
+        module = _modules[name] = Module(name)
+    return module
+
+
 def dtype_from_numpy(numpy_dtype):
     from .ir.types import resolve_type
     from .types import public_type
@@ -73,6 +102,9 @@ class Unsupported:
     __call__ = _fail
     __getitem__ = _fail
 
+    def __mro_entries__(self, bases):
+        return (UnsupportedBase,)      # `class X(wp.indexedarray)` still defines X
+
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
@@ -82,5 +114,9 @@ class Unsupported:
         return f"<warp.{self.name}: not supported by simt>"
 
 
-__all__ = ["func_grad", "func_replay", "func_native", "overload", "dtype_from_numpy",
+class UnsupportedBase:
+    """The base of classes derived from a Warp name simt does not provide."""
+
+
+__all__ = ["Module", "get_module", "func_grad", "func_replay", "func_native", "overload", "dtype_from_numpy",
            "dtype_to_numpy", "Unsupported"]

@@ -24,7 +24,7 @@ from .pyfunc import PyFunc
 from .registry import BuiltinTypeError, lookup
 from .types import (VOID, AnyType, ArrayType, MatrixType, QuatType, Scalar, StructType,
                     TransformType, TupleType, VectorType,
-                    resolve_type)
+                    resolve_type, scalar_of)
 
 def _is_compile_time(obj) -> bool:
     """Objects a local name may stand for: device functions, builtins, types."""
@@ -51,14 +51,19 @@ class FunctionChecker:
         self.local_names = assigned_names(pf.tree) | {n for n, _ in params}
         self.loop_depth = 0
         self.aliases: dict[str, Static] = {}   # local names bound to functions or types
+        self.updated_by_calls: set[str] = set()  # variables calls write through (state, ref)
+        self.ref_params: set[str] = set()        # this function's wp.ref[...] parameters
 
     # ---- entry ----------------------------------------------------------------------
     def check(self) -> hir.FuncDef:
         body = self.block(self.pf.tree.body)
         rt = self.return_type if self.return_type is not None else VOID
         counts = store_counts(self.pf.tree)
+        for name in self.updated_by_calls:          # randf(state), f(x) with x: ref[...]
+            counts[name] = counts.get(name, 0) + 2
         return hir.FuncDef(self.pf.name, self.params, body, rt, self.pf.loc(self.pf.tree),
-                           self.is_kernel, set(counts), {n for n, c in counts.items() if c == 1})
+                           self.is_kernel, set(counts), {n for n, c in counts.items() if c == 1},
+                           ref_params=set(self.ref_params))
 
     def loc(self, node: ast.AST) -> Loc:
         return self.pf.loc(node)
@@ -510,7 +515,32 @@ class FunctionChecker:
 
     def static_or_constant(self, obj: Any, text: str, node: ast.AST):
         c = constant(obj, self.loc(node))
-        return c if c is not None else Static(obj, text)
+        if c is not None:
+            return c
+        value = self.composite_constant(obj, node)
+        return value if value is not None else Static(obj, text)
+
+    def composite_constant(self, obj: Any, node: ast.AST) -> hir.Expr | None:
+        """A captured vector/matrix/quaternion or struct value, as an expression building it."""
+        t = getattr(obj, "_simt_value_type", None)
+        if t is not None and obj.shape == tuple(np.shape(obj)):
+            from .builtins import constructor_for
+            parts = [hir.Const(scalar_of(t), self.loc(node), value=v.item())
+                     for v in np.asarray(obj).reshape(-1)]
+            return self.call_builtin(constructor_for(t), parts, node)
+        st = getattr(type(obj), "_simt_type", None)
+        if isinstance(st, StructType) and hasattr(obj, "numpy_value"):
+            fields = []
+            for fname, ftype in st.fields:
+                v = getattr(obj, fname)
+                if isinstance(ftype, ArrayType):
+                    return None                     # arrays are passed, not captured
+                e = constant(v, self.loc(node)) or self.composite_constant(v, node)
+                if e is None:
+                    return None
+                fields.append(adapt(e, ftype))
+            return hir.StructNew(st, self.loc(node), fields=fields)
+        return None
 
     def expr_Attribute(self, node: ast.Attribute):
         base = self.expr(node.value)
@@ -679,17 +709,21 @@ class FunctionChecker:
         parts = ([] if result == VOID else [result]) + [a.type for a in updated]
         call = make_call(TupleType(tuple(parts)))
         targets = [self.write_target(a) for a in updated]
+        self.updated_by_calls.update(t[0] for t in targets if isinstance(t, tuple))
         return hir.WriteBack(result, self.loc(node), call=call, targets=targets,
                              target_types=[a.type for a in updated])
 
     @staticmethod
     def write_target(e: hir.Expr):
-        """(variable, component path) an updated argument came from, or None."""
+        """Where an updated argument came from: (variable, component path), an array element
+        (its ArrayLoad), or None when it is no place (a temporary)."""
+        if isinstance(e, hir.ArrayLoad):
+            return e
         path = []
         while isinstance(e, hir.Extract) and isinstance(e.index, hir.Const):
             path.insert(0, e.index)
             e = e.base
-        return (e.name, path) if isinstance(e, hir.Var) else None
+        return (e.name, path) if isinstance(e, hir.Var) and hir.is_value_type(e.type) else None
 
     def expr_BoolOp(self, node: ast.BoolOp):
         values = [self.condition(v) for v in node.values]

@@ -14,9 +14,9 @@ from . import hir
 from .mir import AtomOp
 from .frontend_rules import Static, adapt, component_count, constant, same_type
 from .pyfunc import parse_function
-from .registry import LIBRARY, BuiltinFunction, LibraryFunction, lookup
-from .types import (ANY, VOID, ArrayType, GenericType, Scalar, StructType, TupleType, generic_matches,
-                    is_generic, resolve_type, scalar_of)
+from .registry import LIBRARY, BuiltinFunction, LibraryFunction, StaticArg, lookup
+from .types import (ANY, VOID, ArrayType, GenericType, RefType, Scalar, StructType, TupleType,
+                    generic_matches, is_generic, resolve_type, scalar_of)
 
 if TYPE_CHECKING:
     from .frontend import FunctionChecker
@@ -109,6 +109,9 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
         if isinstance(t, ArrayType):
             raise ck.error("arrays cannot be created inside kernels; use simt.shared.array(...) or "
                            "pass an array argument", node)
+        if not isinstance(t, Scalar):
+            from .builtins import constructor_for
+            return _builtin(ck, constructor_for(t), node, callee.text, literal_type=t)
         return _builtin(ck, str(t), node, callee.text, literal_type=t)
     if getattr(obj, "__module__", None) == "math" or getattr(math, getattr(obj, "__name__", ""), None) is obj:
         if lookup(obj.__name__) is not None:
@@ -140,11 +143,18 @@ def _builtin(ck: "FunctionChecker", name: str, node: ast.Call, shown: str,
              literal_type=None) -> hir.Expr:
     """A registry builtin. ``literal_type``: constructors give untyped literals their type
     (``float64(0.1)`` is the double nearest 0.1, not a widened float32)."""
-    if node.keywords:
-        raise ck.error(f"{shown}() does not take keyword arguments in kernels", node)
     args = [ck.value(a) for a in node.args]
     if literal_type is not None:
         args = [adapt(a, scalar_of(literal_type)) for a in args]
+    for k in node.keywords:          # compile-time keywords: dtype=float64, length=3, ...
+        v = ck.expr(k.value)
+        value = v.obj if isinstance(v, Static) else v.value if isinstance(v, hir.Const) else None
+        if value is None or k.arg is None:
+            raise ck.error(f"{shown}(): keyword {k.arg!r} must be a type or a constant here",
+                           k.value)
+        resolved = resolve_type(value)
+        args.append(hir.StaticKeyword(StaticArg(k.arg, resolved if resolved is not None else value),
+                                      ck.loc(k.value)))
     if lookup(name) is None:
         raise ck.error(unsupported_builtin(name, shown), node)
     return ck.call_builtin(name, args, node, shown)
@@ -354,7 +364,7 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str, args=Non
         if isinstance(fit, str):
             reasons.append(fit)
             continue
-        params, values = fit
+        params, values, refs = fit
         break
     else:
         types = ", ".join([str(a.type) for a in args] + [f"{k}={v.type}" for k, v in kwargs.items()])
@@ -384,8 +394,14 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str, args=Non
             fd = FunctionChecker(ck.ctx, pf, params, is_kernel=False, return_type=declared).check()
         finally:
             ck.ctx.stack.pop()
+        fd.ref_params = refs
         ck.ctx.specializations[key] = fd
-    return hir.InlineCall(fd.return_type, ck.loc(node), func=fd, args=values)
+    if not refs:
+        return hir.InlineCall(fd.return_type, ck.loc(node), func=fd, args=values)
+    # references: the call also yields the final values of its ref parameters, stored back
+    positions = tuple(k for k, (name, _) in enumerate(params) if name in refs)
+    return ck.write_back(fd.return_type, values, positions, node,
+                         lambda full: hir.InlineCall(full, ck.loc(node), func=fd, args=values))
 
 
 def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
@@ -397,6 +413,7 @@ def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
         return f"{pf.name}(): {e}"
     params: list[tuple[str, object]] = []
     values: list[hir.Expr] = []
+    refs: set[str] = set()
     for pname, p in signature.parameters.items():
         if pname in bound.arguments:
             v = bound.arguments[pname]
@@ -412,6 +429,12 @@ def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
             if annotated is None:
                 raise CompileError(f"unsupported annotation {ann!r} for parameter {pname!r}",
                                    pf.loc(_param_node(pf, pname)))
+            if isinstance(annotated, RefType):
+                if ck.write_target(v) is None:
+                    return (f"{pf.name}(): argument {pname!r} is passed by reference (ref[...]): "
+                            f"pass a variable, a field or an array element")
+                refs.add(pname)
+                annotated = annotated.value
             if is_generic(annotated):                 # takes the argument's type, if it fits
                 if isinstance(v, hir.Const) and v.literal and isinstance(annotated, GenericType) \
                         and annotated.kind in ("float", "scalar") and isinstance(v.value, float):
@@ -426,7 +449,7 @@ def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
             return f"{pf.name}(): argument {pname!r} is not a value"
         params.append((pname, v.type))
         values.append(v)
-    return params, values
+    return params, values, refs
 
 
 def _param_node(pf, name: str) -> ast.AST:

@@ -257,11 +257,18 @@ class FuncDef:
     assigned_once: set[str] = field(default_factory=set)  # names written at exactly one place
     tid_ndim: int = 0          # most values unpacked from tid() (0: never called)
     thread_idx_ndim: int = 0   # same for thread_idx/block_idx/block_dim/grid_dim
+    ref_params: set[str] = field(default_factory=set)   # passed by reference (wp.ref[T])
 
 
 def is_value_type(t: AnyType) -> bool:
     """Scalars, composites and structs: what variables hold (not arrays, tuples or None)."""
     return isinstance(t, (Scalar, VectorType, MatrixType, QuatType, TransformType, StructType))
+
+
+@dataclass(eq=False)
+class StaticKeyword(Expr):
+    """A compile-time keyword argument of a builtin call (its type is a registry StaticArg);
+    it lowers to no operands."""
 
 
 @dataclass(eq=False)

@@ -642,7 +642,11 @@ class Lowerer(MemoryLowering):
             self.frame = caller
             self.inline_depth -= 1
         self.start(frame.ret_block)
-        return list(frame.ret_regs)
+        refs = [o for name, _ in fd.params if name in fd.ref_params for o in frame.vars[name]]
+        return list(frame.ret_regs) + refs
+
+    def expr_StaticKeyword(self, e: hir.StaticKeyword) -> list[Operand]:
+        return []
 
     def expr_WriteBack(self, e: hir.WriteBack) -> list[Operand]:
         ops = self.value(e.call)
@@ -656,6 +660,9 @@ class Lowerer(MemoryLowering):
             k = flat_size(t)
             value, rest = rest[:k], rest[k:]
             if target is None:
+                continue
+            if isinstance(target, hir.ArrayLoad):          # an array element, by reference
+                self.store(target, value)
                 continue
             name, path = target
             if not path:

@@ -189,9 +189,11 @@ class MemoryLowering:
                 out.extend(dsts)
         return out
 
-    def store(self, s: hir.ArrayStore) -> None:
+    def store(self, s, value: list[Operand] | None = None) -> None:
+        """An ArrayStore, or ``value`` stored where an ArrayLoad reads."""
         parts = self.address_parts(s)
-        value = self.value(s.value)
+        if value is None:
+            value = self.value(s.value)
         self.b.loc = s.loc
         for mem, index, size, align in parts:
             part, value = value[:size], value[size:]

@@ -19,6 +19,17 @@ class BuiltinTypeError(Exception):
     """Raised by ``infer`` when the arguments do not fit; the front end adds the location."""
 
 
+@dataclass(frozen=True)
+class StaticArg:
+    """A keyword argument known while compiling (``dtype=float64``, ``length=3``): it reaches
+    ``infer`` as its type and ``lower`` as no operands."""
+    name: str
+    value: object
+
+    def __str__(self) -> str:
+        return f"{self.name}={getattr(self.value, '__name__', self.value)}"
+
+
 InferFn = Callable[[Sequence[AnyType]], AnyType]
 LowerFn = Callable[[Builder, Sequence[AnyType], Sequence[Sequence[Operand]]], list[Operand]]
 

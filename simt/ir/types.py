@@ -199,6 +199,16 @@ ANY = GenericType()
 
 
 @dataclass(frozen=True)
+class RefType:
+    """``wp.ref[T]`` on a device function's parameter: the argument (a variable, a field or an
+    array element) receives the parameter's final value when the call returns."""
+    value: object
+
+    def __str__(self) -> str:
+        return f"ref[{self.value}]"
+
+
+@dataclass(frozen=True)
 class VoidType:
     def __str__(self) -> str:
         return "None"
@@ -321,7 +331,7 @@ def resolve_type(obj) -> AnyType | None:
     itself. Warp's own type objects are understood too, so annotations that name them
     (``warp.types.vec3``) work unchanged."""
     if isinstance(obj, (Scalar, VectorType, MatrixType, QuatType, TransformType, StructType,
-                        ArrayType, GenericType)):
+                        ArrayType, GenericType, RefType)):
         return obj
     if obj is typing.Any:
         return ANY

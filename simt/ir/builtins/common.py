@@ -40,7 +40,7 @@ def is_quat(t: AnyType) -> bool:
 
 
 def is_composite(t: AnyType) -> bool:
-    return isinstance(t, (VectorType, MatrixType, QuatType))
+    return isinstance(t, (VectorType, MatrixType, QuatType, TransformType))
 
 
 def is_value(t: AnyType) -> bool:
@@ -61,6 +61,8 @@ def same_type(a: AnyType, b: AnyType) -> bool:
     if is_mat(a) and is_mat(b):
         return a.elem is b.elem and (a.rows, a.cols) == (b.rows, b.cols)
     if is_quat(a) and is_quat(b):
+        return a.elem is b.elem
+    if isinstance(a, TransformType) and isinstance(b, TransformType):
         return a.elem is b.elem
     return False
 
