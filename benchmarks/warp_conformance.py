@@ -106,7 +106,8 @@ def load_under_simt(path: Path, module: str, tmp: Path):
 def simt_dtype(wp, desc, mod):
     kind = desc[0]
     if kind == "scalar":
-        return {"bool": wp.bool, "int": wp.int32, "float": wp.float32}.get(desc[1]) or getattr(wp, desc[1])
+        name = desc[1].rsplit(".", 1)[-1]
+        return {"bool": wp.bool, "int": wp.int32, "float": wp.float32}.get(name) or getattr(wp, name)
     if kind == "vec":
         return wp.types.vector(desc[1], getattr(wp, desc[2]))
     if kind == "mat":
@@ -151,7 +152,7 @@ def simt_value(wp, snap, mod):
         _, desc, data = snap
         if desc[0] == "scalar":
             return data[()]
-        return data
+        return simt_dtype(wp, desc, mod)(data.reshape(-1))
     if kind == "none":
         return None
     raise ValueError(f"cannot replay an argument of kind {kind}")

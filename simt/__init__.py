@@ -66,7 +66,8 @@ shared = _Shared()
 # Execution-model queries and atomics the front end lowers itself, found by name.
 _SPECIAL_FORMS = ("tid", "thread_idx", "block_idx", "block_dim", "grid_dim", "lane_id", "warp_id",
                   "sync_threads", "block_until", "clock", "atomic_add", "atomic_sub", "atomic_min",
-                  "atomic_max", "atomic_cas", "atomic_exch")
+                  "atomic_max", "atomic_cas", "atomic_exch", "atomic_and", "atomic_or", "atomic_xor",
+                  "printf", "print", "expect_eq", "expect_neq", "expect_near")
 
 
 def _export_builtins(namespace: dict) -> None:

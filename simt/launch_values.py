@@ -27,6 +27,9 @@ def value_type(value) -> ir.AnyType | None:
     if isinstance(value, np.generic):
         t = ir.resolve_type(type(value))
         return t if isinstance(t, Scalar) else None
+    tagged = getattr(value, "_simt_value_type", None)     # simt.vec3(...) and friends
+    if tagged is not None:
+        return tagged
     foreign = ir.resolve_type(type(value))          # a value of one of Warp's own types
     if foreign is not None and ir.flat_count(foreign) == np.asarray(value).size:
         return foreign

@@ -118,6 +118,7 @@ class Emitter:
         self.launch_dim: list[str] = []
         self.smem_base: str | None = None
         self.fastmath = fn.fastmath
+        self.module_lines: list[str] = []      # declarations before the entry (vprintf, formats)
 
     # -- registers and operands --------------------------------------------------------------
     def _name(self, prefix: str, index: int) -> str:
@@ -171,6 +172,7 @@ class Emitter:
         head = [f"// simt kernel {fn.name}: launch dim={fn.launch.dim_ndim}d block={fn.launch.block_ndim}d"
                 f"{', debug' if fn.debug else ''}{', fastmath' if fn.fastmath else ''}",
                 f".version {PTX_VERSION}", f".target {self.arch}", ".address_size 64", "",
+                *self.module_lines, *([""] if self.module_lines else []),
                 f".visible .entry {self.entry}("]
         params = [f"\t.param .{t} {n}" for t, n, _ in self.params]
         for i, (_, _, what) in enumerate(self.params):

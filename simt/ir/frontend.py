@@ -20,6 +20,7 @@ from .frontend_rules import (BINARY_OPERATORS, COMPARE_OPERATORS, COMPONENT_NAME
                              adapt, assigned_names, atomic_capable, component_count,
                              component_type, constant, describe, fold, same_type, store_counts)
 from .mir import Loc
+from .frontend_forms import MultiPlace, WarpForms
 from .pyfunc import PyFunc
 from .registry import BuiltinTypeError, lookup
 from .types import (VOID, AnyType, ArrayType, MatrixType, QuatType, Scalar, StructType,
@@ -37,7 +38,7 @@ def _is_reversed(obj) -> bool:
     return obj is reversed or getattr(obj, "name", None) == "reversed"
 
 
-class FunctionChecker:
+class FunctionChecker(WarpForms):
     """Type-checks one function body into HIR statements."""
 
     def __init__(self, ctx: CompileContext, pf: PyFunc, params: list[tuple[str, AnyType]],
@@ -53,6 +54,7 @@ class FunctionChecker:
         self.aliases: dict[str, Static] = {}   # local names bound to functions or types
         self.updated_by_calls: set[str] = set()  # variables calls write through (state, ref)
         self.ref_params: set[str] = set()        # this function's wp.ref[...] parameters
+        self.temps = 0                           # hidden temporaries made so far
 
     # ---- entry ----------------------------------------------------------------------
     def check(self) -> hir.FuncDef:
@@ -230,33 +232,6 @@ class FunctionChecker:
         start, stop, step = bounds
         return [hir.ForRange(self.loc(node), var=node.target.id, start=start, stop=stop, step=step, body=body)]
 
-    def reversed_bounds(self, bounds: list[hir.Expr], node: ast.AST) -> list[hir.Expr]:
-        """reversed(range(a, b, s)) as a range, the way Warp's iter_reverse computes it:
-        from the last element a + ((b - a - sign(s)) / s) * s down to a, step -s (empty stays
-        empty)."""
-        a, b, s = (self.call_builtin("int32", [x], node) if x.type is not Scalar.I32 else x
-                   for x in bounds)
-
-        def lit(v):
-            return hir.Const(Scalar.I32, a.loc, value=v, literal=True)
-
-        def op(name, x, y):
-            return self.binary(name, name, x, y, node)
-
-        if isinstance(s, hir.Const):          # the usual case: the step's sign is known
-            step = int(s.value)
-            empty = op("ge", a, b) if step > 0 else op("le", a, b)
-            sign, neg_s = lit(1 if step > 0 else -1), lit(-step)
-        else:
-            up = op("gt", s, lit(0))
-            empty = self.call_builtin("where", [up, op("ge", a, b), op("le", a, b)], node)
-            sign = self.call_builtin("where", [up, lit(1), lit(-1)], node)
-            neg_s = self.call_builtin("neg", [s], node)
-        last = op("add", a, op("mul", op("div", op("sub", op("sub", b, a), sign), s), s))
-        start = self.call_builtin("where", [empty, a, last], node)
-        stop = self.call_builtin("where", [empty, a, op("sub", a, s)], node)
-        return [start, stop, neg_s]
-
     def stmt_Break(self, node: ast.Break) -> list[hir.Stmt]:
         return [hir.Break(self.loc(node))]
 
@@ -362,11 +337,17 @@ class FunctionChecker:
             return ComponentPlace(t, node.id, [])
         if isinstance(node, ast.Subscript):
             base = self.place(node.value)
+            if isinstance(node.slice, ast.Slice) and not isinstance(base.type, ArrayType):
+                picks = self.slice_picks(base.type, node.slice)
+                return self.slice_place(base, picks, self.sliced_type(base.type, picks), node)
             keys = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             for k in keys:
                 base = self.extend_place(base, self.index(k), k)
             return base
         if isinstance(node, ast.Attribute):
+            part = self.transform_part_place(node)
+            if part is not None:
+                return part
             base = self.struct_field_place(node)
             if base is not None and isinstance(base.type, ArrayType):
                 return ArrayPlace(base.type.dtype, self.place_value(base, node), [], [],
@@ -381,20 +362,6 @@ class FunctionChecker:
                 raise self.error("matrices have no .x/.y/.z/.w; index them: m[i, j]", node)
             return self.extend_place(base, k, node)
         raise self.error(f"cannot assign to {ast.unparse(node)!r}", node)
-
-    def struct_field_place(self, node: ast.Attribute):
-        """``s.field`` as a place when ``s`` names (a part of) a struct, else None. A field
-        holding an array is returned as a place of ArrayType (the array to index)."""
-        try:
-            base = self.place(node.value)
-        except CompileError:
-            return None
-        if not isinstance(base.type, StructType):
-            return None
-        k = base.type.field_index(node.attr)
-        if k < 0:
-            raise self.error(f"struct {base.type.name} has no field {node.attr!r}", node)
-        return self.extend_place(base, hir.Const(Scalar.I32, self.loc(node), value=k), node)
 
     def extend_place(self, place, index: hir.Expr, node: ast.AST):
         if isinstance(place, ArrayPlace) and len(place.indices) < place.ndim:
@@ -416,6 +383,8 @@ class FunctionChecker:
 
     def store(self, place, value: hir.Expr, node: ast.AST) -> hir.Stmt:
         self.require_value(value, node)
+        if isinstance(place, MultiPlace):
+            return self.store_multi(place, value, node)
         if isinstance(place, ArrayPlace) and len(place.indices) < place.ndim:
             raise self.error(f"index every dimension of the array ({place.ndim}-D): "
                              f"a[{', '.join('ijk'[:place.ndim])}] = ...", node)
@@ -429,6 +398,8 @@ class FunctionChecker:
         return hir.ComponentStore(self.loc(node), name=place.name, path=place.path, value=value)
 
     def place_value(self, place, node: ast.AST) -> hir.Expr:
+        if isinstance(place, MultiPlace):
+            return self.multi_value(place, node)
         if isinstance(place, ArrayPlace):
             if len(place.indices) < place.ndim:
                 raise self.error(f"index every dimension of the array ({place.ndim}-D)", node)
@@ -520,28 +491,6 @@ class FunctionChecker:
         value = self.composite_constant(obj, node)
         return value if value is not None else Static(obj, text)
 
-    def composite_constant(self, obj: Any, node: ast.AST) -> hir.Expr | None:
-        """A captured vector/matrix/quaternion or struct value, as an expression building it."""
-        t = getattr(obj, "_simt_value_type", None)
-        if t is not None and obj.shape == tuple(np.shape(obj)):
-            from .builtins import constructor_for
-            parts = [hir.Const(scalar_of(t), self.loc(node), value=v.item())
-                     for v in np.asarray(obj).reshape(-1)]
-            return self.call_builtin(constructor_for(t), parts, node)
-        st = getattr(type(obj), "_simt_type", None)
-        if isinstance(st, StructType) and hasattr(obj, "numpy_value"):
-            fields = []
-            for fname, ftype in st.fields:
-                v = getattr(obj, fname)
-                if isinstance(ftype, ArrayType):
-                    return None                     # arrays are passed, not captured
-                e = constant(v, self.loc(node)) or self.composite_constant(v, node)
-                if e is None:
-                    return None
-                fields.append(adapt(e, ftype))
-            return hir.StructNew(st, self.loc(node), fields=fields)
-        return None
-
     def expr_Attribute(self, node: ast.Attribute):
         base = self.expr(node.value)
         if isinstance(base, Static):
@@ -622,6 +571,8 @@ class FunctionChecker:
             return hir.TupleGet(base.type.elems[idx], self.loc(node), base=base, index=idx)
         if isinstance(base, hir.Expr) and isinstance(base.type, ArrayType):
             base = PartialIndex(base, [])
+        if len(keys) == 1 and isinstance(keys[0], ast.Slice) and isinstance(base, hir.Expr):
+            return self.slice_read(base, keys[0], node)
         for key in keys:
             index = self.index(key)
             if isinstance(base, PartialIndex):
@@ -702,28 +653,6 @@ class FunctionChecker:
             return self.write_back(t, args, builtin.inout, node,
                                    lambda full: hir.Call(full, self.loc(node), builtin=name, args=args))
         return hir.Call(t, self.loc(node), builtin=name, args=args)
-
-    def write_back(self, result: AnyType, args: list[hir.Expr], inout, node, make_call) -> hir.Expr:
-        """A call updating arguments ``inout``: its full result is (result, new values...)."""
-        updated = [args[k] for k in inout if k < len(args)]
-        parts = ([] if result == VOID else [result]) + [a.type for a in updated]
-        call = make_call(TupleType(tuple(parts)))
-        targets = [self.write_target(a) for a in updated]
-        self.updated_by_calls.update(t[0] for t in targets if isinstance(t, tuple))
-        return hir.WriteBack(result, self.loc(node), call=call, targets=targets,
-                             target_types=[a.type for a in updated])
-
-    @staticmethod
-    def write_target(e: hir.Expr):
-        """Where an updated argument came from: (variable, component path), an array element
-        (its ArrayLoad), or None when it is no place (a temporary)."""
-        if isinstance(e, hir.ArrayLoad):
-            return e
-        path = []
-        while isinstance(e, hir.Extract) and isinstance(e.index, hir.Const):
-            path.insert(0, e.index)
-            e = e.base
-        return (e.name, path) if isinstance(e, hir.Var) and hir.is_value_type(e.type) else None
 
     def expr_BoolOp(self, node: ast.BoolOp):
         values = [self.condition(v) for v in node.values]

@@ -13,6 +13,7 @@ from ..errors import CompileError
 from . import hir
 from .mir import AtomOp
 from .frontend_rules import Static, adapt, component_count, constant, same_type
+from .frontend_print import printing_name, printing_statement
 from .pyfunc import parse_function
 from .registry import LIBRARY, BuiltinFunction, LibraryFunction, StaticArg, lookup
 from .types import (ANY, VOID, ArrayType, GenericType, RefType, Scalar, StructType, TupleType,
@@ -45,10 +46,26 @@ def _resolve_callee(ck: "FunctionChecker", node: ast.Call):
     return callee
 
 
+def _from_warp(obj):
+    """One of warp-lang's builtin function objects (``wp.tid`` of a ``import warp``) stands for
+    the simt builtin of the same name."""
+    if type(obj).__name__ == "Function" and type(obj).__module__.startswith("warp.") \
+            and isinstance(getattr(obj, "key", None), str) and getattr(obj, "is_builtin", None):
+        try:
+            if obj.is_builtin():
+                return BuiltinFunction(obj.key)
+        except TypeError:
+            pass
+    return obj
+
+
 def statement_call(ck: "FunctionChecker", node: ast.Call) -> hir.Stmt | None:
     """sync_threads() and block_until(cond): calls that are statements."""
     callee = _resolve_callee(ck, node)
-    obj = callee.obj
+    obj = _from_warp(callee.obj)
+    printing = printing_name(obj)
+    if printing is not None:
+        return printing_statement(ck, printing, node)
     if not isinstance(obj, BuiltinFunction) or obj.name not in STATEMENT_ONLY:
         return None
     if obj.name == "sync_threads":
@@ -67,7 +84,7 @@ def _arity(ck, node: ast.Call, n: int, name: str) -> None:
 
 def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
     callee = _resolve_callee(ck, node)
-    obj = callee.obj
+    obj = _from_warp(callee.obj)
     if isinstance(obj, BuiltinFunction):
         if obj.name in SPECIAL_NAMES:
             return _special(ck, obj.name, node, unpack)
@@ -116,8 +133,8 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
     if getattr(obj, "__module__", None) == "math" or getattr(math, getattr(obj, "__name__", ""), None) is obj:
         if lookup(obj.__name__) is not None:
             return _builtin(ck, obj.__name__, node, callee.text)
-    if getattr(obj, "__name__", None) == "print" or obj is builtins.print:
-        raise ck.error("print() is not supported in kernels", node)
+    if printing_name(obj) is not None:
+        raise ck.error(f"{callee.text}() prints and returns nothing; call it as a statement", node)
     raise ck.error(f"{callee.text!r} cannot be called inside a kernel: it is not a simt builtin, "
                    f"type or @simt.func", node)
 

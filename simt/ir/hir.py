@@ -88,6 +88,13 @@ class Extract(Expr):
 
 
 @dataclass(eq=False)
+class Swizzle(Expr):
+    """Several components of a composite at once (``v[0:2]``, matrix rows ``m[1:3]``)."""
+    base: Expr | None = None
+    picks: list[int] = field(default_factory=list)
+
+
+@dataclass(eq=False)
 class TupleExpr(Expr):
     elems: list[Expr] = field(default_factory=list)
 
@@ -191,6 +198,19 @@ class ArrayStore(Stmt):
 @dataclass(eq=False)
 class ExprStmt(Stmt):
     value: Expr | None = None
+
+
+@dataclass(eq=False)
+class Print(Stmt):
+    """printf: ``args`` (integers, float32, float64) formatted with a C printf format."""
+    fmt: str = ""
+    args: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Seq(Stmt):
+    """Statements one source statement became (``v[0:2] = w`` stores each component)."""
+    body: list[Stmt] = field(default_factory=list)
 
 
 @dataclass(eq=False)

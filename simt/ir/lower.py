@@ -645,6 +645,19 @@ class Lowerer(MemoryLowering):
         refs = [o for name, _ in fd.params if name in fd.ref_params for o in frame.vars[name]]
         return list(frame.ret_regs) + refs
 
+    def stmt_Print(self, s: hir.Print) -> None:
+        ops = [o for a in s.args for o in self.value(a)]
+        self.b.loc = s.loc
+        self.b.emit(Op.PRINT, (), tuple(ops), s.fmt)
+
+    def stmt_Seq(self, s: hir.Seq) -> None:
+        self.block(s.body)
+
+    def expr_Swizzle(self, e: hir.Swizzle) -> list[Operand]:
+        ops = self.value(e.base)
+        stride = flat_size(component_type(e.base.type))
+        return [o for k in e.picks for o in ops[k * stride:(k + 1) * stride]]
+
     def expr_StaticKeyword(self, e: hir.StaticKeyword) -> list[Operand]:
         return []
 

@@ -291,6 +291,24 @@ def check_check(ins: Instr) -> str | None:
     return None
 
 
+def check_print(ins: Instr) -> str | None:
+    from .printf import conversions
+    if ins.dsts:
+        return "PRINT has no destinations"
+    if not isinstance(ins.arg, str):
+        return "PRINT needs a format string argument"
+    try:
+        n = len(conversions(ins.arg))
+    except ValueError as e:
+        return f"PRINT format: {e}"
+    if n != len(ins.srcs):
+        return f"PRINT format has {n} conversion(s) for {len(ins.srcs)} value(s)"
+    bad = [s.type for s in ins.srcs if s.type in (Scalar.BOOL, Scalar.F16)]
+    if bad:
+        return f"PRINT takes integers, f32 and f64 (convert first), not {bad[0]}"
+    return None
+
+
 def check_br(ins: Instr) -> str | None:
     err = _shape(ins, 0, 0)
     if err:
@@ -325,7 +343,7 @@ RULES: dict[Op, Check] = {
     Op.LD: check_ld, Op.ST: check_st, Op.ATOM: check_atom, Op.DIM: check_dim,
     Op.SREG: check_sreg, Op.BAR: check_bar, Op.BAR_AND: check_bar_and,
     Op.SYNCWARP: check_syncwarp, Op.SHFL: check_shfl, Op.VOTE: check_vote,
-    Op.ACTIVEMASK: check_activemask, Op.CHECK: check_check,
+    Op.ACTIVEMASK: check_activemask, Op.CHECK: check_check, Op.PRINT: check_print,
     Op.BR: check_br, Op.CBR: check_cbr, Op.RET: check_ret,
 }
 

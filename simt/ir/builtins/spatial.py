@@ -50,6 +50,8 @@ def make_transform_constructor(name: str, fixed: Scalar | None):
             return transform_type(dtype if fixed is None else fixed)
         if n == 1 and is_transform(values[0]):
             return transform_type(fixed or values[0].elem)
+        if n == 1 and is_scalar(values[0]) and values[0] is not Scalar.BOOL:
+            return transform_type(fixed or dtype)          # every component s
         if n == 2 and is_vec(values[0]) and values[0].n == 3 and is_quat(values[1]):
             elem = fixed or (dtype if any(isinstance(a, StaticArg) for a in arg_types) else values[0].elem)
             return transform_type(elem)
@@ -64,6 +66,8 @@ def make_transform_constructor(name: str, fixed: Scalar | None):
         flat = [x for a in args for x in a]
         if not flat:
             return zeros(t)
+        if len(flat) == 1:
+            flat = flat * 7
         return [b.cvt(x, t.elem) for x in flat]
 
     register(name, infer, lower,

@@ -63,6 +63,15 @@ class Constants:
         self.names: dict[tuple, str] = {}
         self.lines: list[str] = []
 
+    def text(self, value: str) -> str:
+        """A string constant (a print format)."""
+        key = (repr(value), None)
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = f"K{len(self.names)}"
+            self.lines.append(f"{name} = {value!r}")
+        return name
+
     def get(self, value, t: Scalar) -> str:
         key = (repr(value), t)
         name = self.names.get(key)
@@ -131,6 +140,10 @@ class OpWriter:
             return [f"{reg_name(ins.dst)} = np.int32({self.dim_of(arg.mem, arg.dim)})"]
         if op is Op.SREG:
             return [f"{reg_name(ins.dst)} = {self.sreg(ins.arg)}"]
+        if op is Op.PRINT:      # formatted on the host, in thread order (Python object mode)
+            values = ", ".join(self.val(s) for s in ins.srcs)
+            return ["with objmode():",
+                    f"    print_c({self.consts.text(ins.arg)}{', ' if values else ''}{values})"]
         if op is Op.CHECK:
             i, n = (self.val(s) for s in ins.srcs)
             return [f"if {i} < 0 or {i} >= {n}:",

@@ -199,6 +199,13 @@ def float_to_uint64_saturating(x):
     return np.uint64(t)
 
 
+def print_c(fmt, *values):
+    """PRINT: one thread's formatted output (called from compiled code in object mode)."""
+    import sys
+    from ...ir.printf import format_c
+    sys.stdout.write(format_c(fmt, values))
+
+
 # --- float16, held as its bits (numba has no float16 type) ---------------------------------
 
 @intrinsic

@@ -242,6 +242,8 @@ def make_step(ins: Instr, d: list[int], s: list[int]) -> Step:
         return warp.make_warp_op(ins, d, s)
     if op is Op.CHECK:
         return _make_check(ins, s)
+    if op is Op.PRINT:
+        return _make_print(ins, s)
     raise NotImplementedError(f"precise engine: no implementation of MIR op {op.name}")
 
 
@@ -311,3 +313,17 @@ def _make_check(ins: Instr, s: list[int]) -> Step:
         if np.any(bad):
             ctx.raise_check(ins, arg, idx, env[n], bad)
     return check
+
+
+def _make_print(ins: Instr, s: list[int]) -> Step:
+    import sys
+    from ...ir.printf import format_c
+    fmt: str = ins.arg
+
+    def print_(env, ctx):
+        n = ctx.n_active
+        columns = [np.broadcast_to(ctx.pick(env[k]), (n,)) for k in s]
+        out = sys.stdout
+        for lane in range(n):                 # active threads in thread order
+            out.write(format_c(fmt, [c[lane] for c in columns]))
+    return print_
