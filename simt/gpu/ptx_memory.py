@@ -110,6 +110,8 @@ def _atomic(em: Emitter, ins: Instr) -> None:
             em.ins(f"neg.{'s' + INT_TYPE[t][1:] if t.is_int else INT_TYPE[t]} {negated}, {value}")
             value = negated
         em.ins(f"atom.{space}.add.{_ATOM_ADD_TYPE[t]} {d}, {addr}, {value}")
+    elif arg.op in (AtomOp.AND, AtomOp.OR, AtomOp.XOR):
+        em.ins(f"atom.{space}.{arg.op.value}.{bits} {d}, {addr}, {value}")
     elif t.is_int:
         em.ins(f"atom.{space}.{arg.op.value}.{INT_TYPE[t]} {d}, {addr}, {value}")
     else:

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 LAUNCH_QUERIES = ("thread_idx", "block_idx", "block_dim", "grid_dim")
 SCALAR_QUERIES = {"lane_id": Scalar.I32, "warp_id": Scalar.I32, "clock": Scalar.I64}
 ATOMICS = {"atomic_add": AtomOp.ADD, "atomic_sub": AtomOp.SUB, "atomic_min": AtomOp.MIN,
-           "atomic_max": AtomOp.MAX, "atomic_cas": AtomOp.CAS, "atomic_exch": AtomOp.EXCH}
+           "atomic_max": AtomOp.MAX, "atomic_cas": AtomOp.CAS, "atomic_exch": AtomOp.EXCH,
+           "atomic_and": AtomOp.AND, "atomic_or": AtomOp.OR, "atomic_xor": AtomOp.XOR}
 STATEMENT_ONLY = ("sync_threads", "block_until")
 SPECIAL_NAMES = frozenset(("tid", *LAUNCH_QUERIES, *SCALAR_QUERIES, *ATOMICS, *STATEMENT_ONLY,
                            "shared_array"))
@@ -34,7 +35,15 @@ PYTHON_BUILTINS = {builtins.min: "min", builtins.max: "max", builtins.abs: "abs"
 
 
 def _resolve_callee(ck: "FunctionChecker", node: ast.Call):
-    callee = ck.expr(node.func)
+    if isinstance(node.func, ast.Call):       # vector(3, float32)(...): the type, then a value
+        inner = _resolve_callee(ck, node.func)
+        obj = _from_warp(inner.obj)
+        if getattr(obj, "_simt_type_factory", False):
+            callee = _static_call(ck, obj, node.func, inner.text, as_callee=True)
+        else:
+            callee = ck.expr(node.func)
+    else:
+        callee = ck.expr(node.func)
     if not isinstance(callee, Static):
         raise ck.error(f"{ast.unparse(node.func)!r} is not a function", node.func)
     for a in node.args:
@@ -139,21 +148,78 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
                    f"type or @simt.func", node)
 
 
-def _static_call(ck: "FunctionChecker", obj, node: ast.Call, shown: str) -> Static:
-    """A call evaluated while compiling (all arguments are constants or types)."""
+def _static_call(ck: "FunctionChecker", obj, node: ast.Call, shown: str, as_callee: bool = False):
+    """``vector(3, float32)`` and friends: called where a type is called (``vector(...)(x)``),
+    a type made while compiling; called on values (``vector(x, y, length=2)``), a value."""
     def static_value(arg: ast.expr):
         v = ck.expr(arg)
         if isinstance(v, Static):
             return v.obj
         if isinstance(v, hir.Const):
             return v.value
-        raise ck.error(f"{shown}() needs compile-time arguments (numbers and types)", arg)
+        return v
     args = [static_value(a) for a in node.args]
     kwargs = {k.arg: static_value(k.value) for k in node.keywords}
+    if not as_callee and (any(isinstance(a, hir.Expr) for a in args) or
+                          all(k in ("dtype", "length", "shape") for k in kwargs)):
+        return _value_factory(ck, obj.__name__, node, shown)
+    if any(isinstance(v, hir.Expr) for v in (*args, *kwargs.values())):
+        raise ck.error(f"{shown}() needs compile-time arguments (numbers and types)", node)
     try:
         return Static(obj(*args, **kwargs), f"{shown}(...)")
     except (TypeError, ValueError) as e:
         raise ck.error(f"{shown}(): {e}", node) from None
+
+
+def _value_factory(ck: "FunctionChecker", kind: str, node: ast.Call, shown: str) -> hir.Expr:
+    """Warp's ``vector(*args, length=, dtype=)``, ``matrix(*args, shape=, dtype=)``,
+    ``quaternion(*args, dtype=)``, ``transformation(p, q, dtype=)`` in kernels: the type comes
+    from the keywords, else from the arguments; the values go to that type's constructor."""
+    from .builtins import constructor_for
+    from .types import matrix_type, quat_type, transform_type, vector_type
+    args = [ck.value(a) for a in node.args]
+    kw = {}
+    for k in node.keywords:
+        v = ck.expr(k.value)
+        value = v.obj if isinstance(v, Static) else v.value if isinstance(v, hir.Const) else None
+        if value is None:
+            raise ck.error(f"{shown}(): {k.arg}= must be a constant or a type", k.value)
+        kw[k.arg] = value
+    dtype = resolve_type(kw["dtype"]) if "dtype" in kw else None
+    if dtype is not None and not isinstance(dtype, Scalar):
+        raise ck.error(f"{shown}(): dtype must be a scalar type", node)
+    values = [a for a in args if isinstance(a.type, Scalar)]
+    if dtype is None:
+        typed = [a for a in args if not (isinstance(a, hir.Const) and a.literal)]
+        first = typed[0] if typed else (args[0] if args else None)
+        dtype = scalar_of(first.type) if first is not None else Scalar.F32
+    if kind == "vector":
+        n = kw.get("length") or (args[0].type.n if len(args) == 1 and hasattr(args[0].type, "n")
+                                 else len(values))
+        t = vector_type(dtype, int(n))
+    elif kind == "matrix":
+        if len(args) == 3 and not values:               # matrix(pos, rot, scale): T R S
+            return _library(ck, "transform_compose", args, node)
+        shape = kw.get("shape")
+        if shape is None:
+            if len(args) == 1 and hasattr(args[0].type, "rows"):
+                shape = (args[0].type.rows, args[0].type.cols)
+            else:
+                raise ck.error(f"{shown}() needs shape=(rows, cols)", node)
+        t = matrix_type(dtype, int(shape[0]), int(shape[1]))
+    elif kind == "quaternion":
+        t = quat_type(dtype)
+    else:
+        t = transform_type(dtype)
+    args = [adapt(a, dtype) for a in args]
+    return ck.call_builtin(constructor_for(t), args, node, shown)
+
+
+def _library(ck, name: str, args: list, node: ast.Call) -> hir.Expr:
+    import importlib
+    lib = LIBRARY[name]
+    func = getattr(importlib.import_module(lib.module), lib.function)
+    return _device_call(ck, func, node, name, args, {})
 
 
 def _builtin(ck: "FunctionChecker", name: str, node: ast.Call, shown: str,
@@ -277,8 +343,10 @@ def _atomic(ck: "FunctionChecker", op: AtomOp, name: str, node: ast.Call) -> hir
                            v_node)
         values.append(v)
     s = scalar_of(at.dtype)
-    if s in (Scalar.BOOL, Scalar.I8, Scalar.U8):
+    if s.bits not in (32, 64):
         raise ck.error(f"atomics need 32- or 64-bit elements, the array holds {at.dtype}", node)
+    if op in (AtomOp.AND, AtomOp.OR, AtomOp.XOR) and not s.is_int:
+        raise ck.error(f"{name}() takes integer arrays (bitwise), not {at.dtype}", node)
     if op is AtomOp.CAS and not isinstance(at.dtype, Scalar):
         raise ck.error("atomic_cas works on arrays of scalars only", node)
     return hir.Atomic(at.dtype, ck.loc(node), op=op, array=array, indices=indices, values=values)

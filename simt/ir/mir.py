@@ -101,6 +101,7 @@ SREG_TYPE = {s: Scalar.I32 for s in SReg} | {SReg.CLOCK: Scalar.I64}
 
 class AtomOp(enum.Enum):
     ADD = "add"; SUB = "sub"; MIN = "min"; MAX = "max"; CAS = "cas"; EXCH = "exch"
+    AND = "and"; OR = "or"; XOR = "xor"          # bitwise, integers only
 
 
 class ShflMode(enum.Enum):

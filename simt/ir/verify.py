@@ -185,6 +185,8 @@ def check_atom(ins: Instr) -> str | None:
         return f"ATOM value and result must have the element type {elem} of {arg.mem}"
     if elem is Scalar.BOOL:
         return "ATOM on bool arrays is not supported"
+    if arg.op in (AtomOp.AND, AtomOp.OR, AtomOp.XOR) and not elem.is_int:
+        return f"atomic {arg.op.value} needs integer elements, not {elem}"
     return None
 
 

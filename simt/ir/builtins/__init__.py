@@ -2,7 +2,7 @@
 ``simt.ir.registry.REGISTRY`` (operators, math, vectors, matrices, quaternions, casts,
 warp intrinsics)."""
 from . import (operators, scalar_math, vector, matrix, quat, casts, warp_intrinsics, random,  # noqa: F401
-               spatial, library)
+               spatial, linalg, library)
 from ..registry import lookup
 from ..types import MatrixType, QuatType, TransformType, ValueType, VectorType
 from .casts import CASTS

@@ -31,6 +31,7 @@ RUNTIME_NAMES = ("record_error", "div_signed", "rem_signed", "div_unsigned", "re
                  "shr_signed", "shl_unsigned", "shr_unsigned", "fmin", "fmax", "round_half_away",
                  "float_to_int_saturating", "float_to_uint64_saturating", "atomic_add_int",
                  "atomic_sub_int", "atomic_min_int", "atomic_max_int", "atomic_exch_int",
+                 "atomic_and_int", "atomic_or_int", "atomic_xor_int",
                  "atomic_cas_bits", "atomic_add_float", "atomic_sub_float", "atomic_min_float",
                  "atomic_max_float", "atomic_exch_float", "atomic_cas_value",
                  "float_to_i8_sat", "float_to_u8_sat", "float_to_i16_sat", "float_to_u16_sat",

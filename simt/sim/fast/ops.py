@@ -293,6 +293,8 @@ class OpWriter:
             return f"fmax({old}, {v})" if t.is_float else f"{cast}(max({old}, {v}))"
         if op is AtomOp.EXCH:
             return v
+        if op in (AtomOp.AND, AtomOp.OR, AtomOp.XOR):
+            return f"{cast}({old} {_BITWISE[getattr(Op, op.name)]} {v})"
         if op is AtomOp.CAS:
             return f"{v} if {old} == {cmp} else {old}"
         raise UnsupportedOp(f"fast engine: no translation for atomic {op.name}")

@@ -308,6 +308,9 @@ atomic_sub_int = _int_rmw("sub", "sub")
 atomic_min_int = _int_rmw("min", "umin")
 atomic_max_int = _int_rmw("max", "umax")
 atomic_exch_int = _int_rmw("xchg", "xchg")
+atomic_and_int = _int_rmw("and", "and")
+atomic_or_int = _int_rmw("or", "or")
+atomic_xor_int = _int_rmw("xor", "xor")
 
 
 @intrinsic
