@@ -105,6 +105,7 @@ def load_under_simt(path: Path, module: str, tmp: Path):
 
 def simt_dtype(wp, desc, mod):
     kind = desc[0]
+    desc = tuple(d.rsplit(".", 1)[-1] if isinstance(d, str) and i else d for i, d in enumerate(desc))
     if kind == "scalar":
         name = desc[1].rsplit(".", 1)[-1]
         return {"bool": wp.bool, "int": wp.int32, "float": wp.float32}.get(name) or getattr(wp, name)

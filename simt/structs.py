@@ -162,6 +162,8 @@ def _convert(t, value, what: str):
             return t.np.type(value.item() if isinstance(value, np.ndarray) else value)
     data = np.asarray(value, dtype=ir.scalar_of(t).np)
     shape = user_types.component_shape(t)
+    if data.ndim == 0:
+        data = np.full(shape, data)                     # a number fills every component
     if data.size != int(np.prod(shape)):
         raise TypeError(f"{what} takes a {t} ({int(np.prod(shape))} numbers), got {value!r}")
     return user_types.public_type(t)(data.reshape(-1))

@@ -29,7 +29,9 @@ from .types import (VOID, AnyType, ArrayType, MatrixType, QuatType, Scalar, Stru
 
 def _is_compile_time(obj) -> bool:
     """Objects a local name may stand for: device functions, builtins, types."""
+    from .frontend_calls import _from_warp
     from .registry import BuiltinFunction
+    obj = _from_warp(obj)
     return (getattr(obj, "_simt_func", False) or isinstance(obj, BuiltinFunction)
             or resolve_type(obj) is not None)
 
@@ -55,6 +57,7 @@ class FunctionChecker(WarpForms):
         self.updated_by_calls: set[str] = set()  # variables calls write through (state, ref)
         self.ref_params: set[str] = set()        # this function's wp.ref[...] parameters
         self.temps = 0                           # hidden temporaries made so far
+        self.static_values: dict = {}            # loop variables of loops unrolled for static()
 
     # ---- entry ----------------------------------------------------------------------
     def check(self) -> hir.FuncDef:
@@ -131,7 +134,8 @@ class FunctionChecker(WarpForms):
             value = self.expr(node.value)
             if isinstance(value, Static) and _is_compile_time(value.obj) \
                     and target.id not in self.vars:
-                self.aliases[target.id] = value       # f = my_func: a name for a function
+                from .frontend_calls import _from_warp
+                self.aliases[target.id] = Static(_from_warp(value.obj), value.text)  # f = my_func
                 return []
             return [self.assign_name(target.id, self.as_value(value, node.value), node)]
         if isinstance(target, (ast.Subscript, ast.Attribute)):
@@ -223,13 +227,21 @@ class FunctionChecker(WarpForms):
             raise self.error("range() step must not be zero", it.args[2])
         if backwards:
             bounds = self.reversed_bounds(bounds, it)
+        if isinstance(node.target, ast.Name) and self.static_reads(node, node.target.id) and \
+                all(isinstance(x, hir.Const) for x in bounds):
+            return self.unrolled_for(node, node.target.id, range(*(int(x.value) for x in bounds)))
         if not isinstance(node.target, ast.Name):
             raise self.error("the loop variable must be a plain name", node.target)
         self.declare(node.target.id, Scalar.I32, node.target)
+        self.static_values.pop(node.target.id, None)
         self.loop_depth += 1
         body = self.block(node.body)
         self.loop_depth -= 1
         start, stop, step = bounds
+        if all(isinstance(x, hir.Const) for x in bounds) and not self.assigns(node.body, node.target.id):
+            last = range(*(int(x.value) for x in bounds))   # after the loop: its last value
+            if last:
+                self.static_values[node.target.id] = last[-1]
         return [hir.ForRange(self.loc(node), var=node.target.id, start=start, stop=stop, step=step, body=body)]
 
     def stmt_Break(self, node: ast.Break) -> list[hir.Stmt]:
@@ -282,6 +294,7 @@ class FunctionChecker(WarpForms):
                              f"or use a new variable", node)
 
     def assign_name(self, name: str, value: hir.Expr, node: ast.AST) -> hir.Stmt:
+        self.static_values.pop(name, None)        # static() no longer knows its value
         if isinstance(value.type, TupleType):
             raise self.error(f"cannot store a tuple of {len(value.type.elems)} values in {name!r}; "
                              f"unpack it: a, b = ...", node)

@@ -58,10 +58,17 @@ def _resolve_callee(ck: "FunctionChecker", node: ast.Call):
 def _from_warp(obj):
     """One of warp-lang's builtin function objects (``wp.tid`` of a ``import warp``) stands for
     the simt builtin of the same name."""
+    if getattr(obj, "__name__", None) == "static" and \
+            str(getattr(obj, "__module__", "")).startswith("warp."):
+        from ..kernel import static
+        return static
     if type(obj).__name__ == "Function" and type(obj).__module__.startswith("warp.") \
             and isinstance(getattr(obj, "key", None), str) and getattr(obj, "is_builtin", None):
         try:
             if obj.is_builtin():
+                if obj.key == "static":
+                    from ..kernel import static
+                    return static
                 return BuiltinFunction(obj.key)
         except TypeError:
             pass
@@ -107,7 +114,13 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
         return _device_call(ck, obj, node, callee.text)
     if getattr(obj, "_simt_static", False):        # simt.static(expr): evaluated now
         _arity(ck, node, 1, "static")
-        value = ck.pf.evaluate(node.args[0], node.args[0])
+        local = sorted({n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+                       & (ck.local_names | set(ck.vars)) - set(ck.static_values))
+        if local:
+            raise ck.error(f"static() of {local[0]!r}, a variable of the kernel: static() is "
+                           f"evaluated while compiling, so it reads names of the enclosing scope "
+                           f"and the variables of loops over constant ranges", node.args[0])
+        value = ck.pf.evaluate(node.args[0], node.args[0], ck.static_values)
         return ck.static_or_constant(value, ast.unparse(node.args[0]), node)
     if getattr(obj, "_simt_type_factory", False):  # vector(3, float32) & co: a type, now
         return _static_call(ck, obj, node, callee.text)
