@@ -268,7 +268,8 @@ class FunctionChecker(WarpForms):
                                             elems=elems)
         else:
             value = self.value(node.value)
-            self.require_value(value, node.value)
+            if not isinstance(value.type, TupleType):       # a call's several results pass on
+                self.require_value(value, node.value)
         if self.return_type is not None:
             value = adapt(value, self.return_type)
             if not same_type(value.type, self.return_type):

@@ -499,7 +499,8 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str, args=Non
     # references: the call also yields the final values of its ref parameters, stored back
     positions = tuple(k for k, (name, _) in enumerate(params) if name in refs)
     return ck.write_back(fd.return_type, values, positions, node,
-                         lambda full: hir.InlineCall(full, ck.loc(node), func=fd, args=values))
+                         lambda full: hir.InlineCall(full, ck.loc(node), func=fd, args=values),
+                         arrays=True)
 
 
 def _bind(ck: "FunctionChecker", pf, args, kwargs, node):

@@ -83,12 +83,17 @@ class WarpForms:
             return hir.StructNew(st, self.loc(node), fields=fields)
         return None
 
-    def write_back(self, result: AnyType, args: list[hir.Expr], inout, node, make_call) -> hir.Expr:
-        """A call updating arguments ``inout``: its full result is (result, new values...)."""
+    def write_back(self, result: AnyType, args: list[hir.Expr], inout, node, make_call,
+                   arrays: bool = False) -> hir.Expr:
+        """A call updating arguments ``inout``: its full result is (result, new values...).
+        Array elements are written back only for ``ref`` parameters (``arrays``): a builtin's
+        state argument read from an array is a temporary, as in Warp."""
         updated = [args[k] for k in inout if k < len(args)]
         parts = ([] if result == VOID else [result]) + [a.type for a in updated]
         call = make_call(TupleType(tuple(parts)))
         targets = [self.write_target(a) for a in updated]
+        if not arrays:
+            targets = [None if isinstance(t, hir.ArrayLoad) else t for t in targets]
         self.updated_by_calls.update(t[0] for t in targets if isinstance(t, tuple))
         return hir.WriteBack(result, self.loc(node), call=call, targets=targets,
                              target_types=[a.type for a in updated])

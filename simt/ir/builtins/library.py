@@ -40,6 +40,13 @@ LIBRARY_BUILTINS = [
      "transform_compose(position, rotation, scale): the 4x4 matrix T R S."),
     ("transform_decompose", MATH, "transformation", (),
      "transform_decompose(m): (position, rotation, scale) of a 4x4 matrix."),
+    ("noise", "simt.lib.noise", "random", (),
+     "noise(state, x): Perlin noise at x (a float or a 2-, 3- or 4-vector), in [-1, 1]."),
+    ("pnoise", "simt.lib.noise", "random", (),
+     "pnoise(state, x, px[, py, pz, pt]): Perlin noise periodic with the given periods."),
+    ("curlnoise", "simt.lib.noise", "random", (),
+     "curlnoise(state, x, octaves=1, lacunarity=2.0, gain=0.5): divergence-free noise "
+     "(x a 2-, 3- or 4-vector)."),
     ("lower_bound", "simt.lib.search", "utility", (),
      "lower_bound(arr[, begin, end], value): the first index in a sorted 1-D array whose "
      "element is not less than value."),
