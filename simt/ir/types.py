@@ -295,7 +295,7 @@ transform = TransformType(Scalar.F32, "transform")
 def vector_type(elem: Scalar, n: int) -> VectorType:
     """The vector type with Warp's name: vec3 for float32 vec2-4, else vec<n><suffix>."""
     if elem is Scalar.F32 and n in (2, 3, 4):
-        return VectorType(elem, n, f"vec{n}")
+        return (vec2, vec3, vec4)[n - 2]
     if n == 6 and elem in (Scalar.F16, Scalar.F32, Scalar.F64):
         return VectorType(elem, n, "spatial_vector" + ("" if elem is Scalar.F32 else SUFFIX[elem]))
     return VectorType(elem, n, f"vec{n}{SUFFIX[elem]}")
@@ -303,18 +303,18 @@ def vector_type(elem: Scalar, n: int) -> VectorType:
 
 def matrix_type(elem: Scalar, rows: int, cols: int) -> MatrixType:
     if elem is Scalar.F32 and rows == cols and rows in (2, 3, 4):
-        return MatrixType(elem, rows, cols, f"mat{rows}{cols}")
+        return (mat22, mat33, mat44)[rows - 2]
     if rows == cols == 6 and elem in (Scalar.F16, Scalar.F32, Scalar.F64):
         return MatrixType(elem, 6, 6, "spatial_matrix" + ("" if elem is Scalar.F32 else SUFFIX[elem]))
     return MatrixType(elem, rows, cols, f"mat{rows}{cols}{SUFFIX[elem]}")
 
 
 def quat_type(elem: Scalar) -> QuatType:
-    return QuatType(elem, "quat" if elem is Scalar.F32 else f"quat{SUFFIX[elem]}")
+    return quat if elem is Scalar.F32 else QuatType(elem, f"quat{SUFFIX[elem]}")
 
 
 def transform_type(elem: Scalar) -> TransformType:
-    return TransformType(elem, "transform" if elem is Scalar.F32 else f"transform{SUFFIX[elem]}")
+    return transform if elem is Scalar.F32 else TransformType(elem, f"transform{SUFFIX[elem]}")
 
 
 COMPOSITES: dict[str, ValueType] = {t.name: t for t in (vec2, vec3, vec4, mat22, mat33, mat44, quat,

@@ -75,7 +75,6 @@ def make_transform_constructor(name: str, fixed: Scalar | None):
              f"{name}() is all zeros (use transform_identity() for no motion).", GROUP)
 
 
-make_transform_constructor("transformation", None)
 for _elem, _suffixes in ((Scalar.F32, ("transform", "transformf")), (Scalar.F64, ("transformd",)),
                          (Scalar.F16, ("transformh",))):
     for _name in _suffixes:
