@@ -168,7 +168,7 @@ class _Generator:
                 "import numpy as np",
                 "from numba import njit, objmode",
                 "from numba.core.errors import NumbaWarning",
-                'warnings.filterwarnings("ignore", "Code running in object mode", NumbaWarning)',
+                'warnings.filterwarnings("ignore", ".*Code running in object mode", NumbaWarning)',
                 f"from simt.sim.fast.runtime import ({', '.join(RUNTIME_NAMES)})",
                 "", *self.consts.lines, *collectives.point_tables(self.layout), "",
                 "",
