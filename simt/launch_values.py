@@ -8,7 +8,7 @@ import numpy as np
 from .arrays import array
 from .errors import LaunchError
 from .ir import types as ir
-from .ir.types import ANY, ArrayType, Scalar, StructType
+from .ir.types import ArrayType, Scalar, StructType
 
 
 def value_type(value) -> ir.AnyType | None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import sys
-import typing
 
 import numpy as np
 

@@ -25,7 +25,7 @@ from .pyfunc import PyFunc
 from .registry import BuiltinTypeError, lookup
 from .types import (VOID, AnyType, ArrayType, MatrixType, QuatType, Scalar, StructType,
                     TransformType, TupleType, VectorType,
-                    resolve_type, scalar_of)
+                    resolve_type)
 
 def _is_compile_time(obj) -> bool:
     """Objects a local name may stand for: device functions, builtins, types."""

@@ -16,7 +16,7 @@ from .frontend_rules import Static, adapt, component_count, constant, same_type
 from .frontend_print import printing_name, printing_statement
 from .pyfunc import parse_function
 from .registry import LIBRARY, BuiltinFunction, LibraryFunction, StaticArg, lookup
-from .types import (ANY, VOID, ArrayType, GenericType, RefType, Scalar, StructType, TupleType,
+from .types import (VOID, ArrayType, GenericType, RefType, Scalar, StructType, TupleType,
                     generic_matches, is_generic, resolve_type, scalar_of)
 
 if TYPE_CHECKING:

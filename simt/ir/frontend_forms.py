@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import CompileError
 from . import hir
-from .frontend_rules import (ArrayPlace, ComponentPlace, adapt, component_count, component_type,
-                             constant)
-from .types import (VOID, AnyType, ArrayType, MatrixType, QuatType, Scalar, StructType,
-                    TransformType, TupleType, VectorType, matrix_type, scalar_of, vector_type)
+from .frontend_rules import ArrayPlace, adapt, component_count, component_type, constant
+from .types import (VOID, AnyType, ArrayType, MatrixType, Scalar, StructType, TransformType,
+                    TupleType, matrix_type, scalar_of, vector_type)
 
 
 class WarpForms:

@@ -14,46 +14,13 @@ from ..errors import CompileError
 from . import hir
 from .builder import Builder, _convert_constant as convert_constant
 from .frontend_rules import component_count, component_type, member_offset
-from .lower_memory import MemoryLowering, StructArray, struct_leaves
+from .lower_memory import MemoryLowering, StructArray
+from .lower_values import (NO_ARRAY, ValueLowering, array_param_mems, flat_size,
+                           is_array_slot, param_slots, scalar_types)
 from .mir import (ArrayParam, Block, Function, Imm, Instr, LaunchSig, MemRef, Op, Operand, Reg,
-                  ScalarParam, Space, SReg)
+                  ScalarParam, SReg)
 from .registry import lookup
-from .types import (VOID, AnyType, ArrayType, Scalar, StructType, TupleType, flat_count,
-                    flat_slots, scalar_of)
-
-
-def flat_size(t: AnyType) -> int:
-    if isinstance(t, TupleType):
-        return sum(flat_size(e) for e in t.elems)
-    if t == VOID:
-        return 0
-    if isinstance(t, ArrayType):      # an array field of a struct: one slot
-        return 1
-    return flat_count(t)
-
-
-def scalar_types(t: AnyType) -> list:
-    """What each flat position of a value of type ``t`` holds: a Scalar, or an ArrayType for
-    an array field of a struct (that position holds the array's MemRef, not a register)."""
-    if isinstance(t, TupleType):
-        return [s for e in t.elems for s in scalar_types(e)]
-    if t == VOID:
-        return []
-    return flat_slots(t)
-
-
-class _NoArray:
-    """The array field of a struct built without one (``S()``): an error if it is used."""
-
-    def __repr__(self) -> str:
-        return "<no array>"
-
-
-NO_ARRAY = _NoArray()
-
-
-def is_array_slot(x) -> bool:
-    return isinstance(x, (MemRef, StructArray, _NoArray))
+from .types import AnyType, ArrayType, Scalar, StructType, scalar_of
 
 
 @dataclass
@@ -90,7 +57,7 @@ LAUNCH_SREGS = {
 DIM_SREGS = (SReg.DIM_0, SReg.DIM_1, SReg.DIM_2)
 
 
-class Lowerer(MemoryLowering):
+class Lowerer(MemoryLowering, ValueLowering):
     def __init__(self, kernel: hir.FuncDef, sig: LaunchSig, debug: bool, fastmath: bool):
         self.kernel = kernel
         self.sig = sig
@@ -645,61 +612,6 @@ class Lowerer(MemoryLowering):
         refs = [o for name, _ in fd.params if name in fd.ref_params for o in frame.vars[name]]
         return list(frame.ret_regs) + refs
 
-    def stmt_Print(self, s: hir.Print) -> None:
-        ops = [o for a in s.args for o in self.value(a)]
-        self.b.loc = s.loc
-        self.b.emit(Op.PRINT, (), tuple(ops), s.fmt)
-
-    def stmt_Seq(self, s: hir.Seq) -> None:
-        self.block(s.body)
-
-    def expr_Swizzle(self, e: hir.Swizzle) -> list[Operand]:
-        ops = self.value(e.base)
-        stride = flat_size(component_type(e.base.type))
-        return [o for k in e.picks for o in ops[k * stride:(k + 1) * stride]]
-
-    def expr_StaticKeyword(self, e: hir.StaticKeyword) -> list[Operand]:
-        return []
-
-    def expr_WriteBack(self, e: hir.WriteBack) -> list[Operand]:
-        ops = self.value(e.call)
-        self.b.loc = e.loc
-        n = flat_size(e.type)
-        result, rest = ops[:n], ops[n:]
-        if rest:      # the result may name the same registers: keep it before storing
-            result = [self.b.mov(o) if isinstance(o, Reg) and o.id in self.pinned else o
-                      for o in result]
-        for target, t in zip(e.targets, e.target_types):
-            k = flat_size(t)
-            value, rest = rest[:k], rest[k:]
-            if target is None:
-                continue
-            if isinstance(target, hir.ArrayLoad):          # an array element, by reference
-                self.store(target, value)
-                continue
-            name, path = target
-            if not path:
-                self.assign(name, t, value)
-                continue
-            path_ops = [self.value(p)[0] for p in path]
-            regs = self.frame.vars[name]
-            for _, offset, size in self.component_slots(self.frame.types[name], path_ops):
-                target_regs = regs[offset:offset + size]
-                self.move_into(target_regs, value)
-        return result
-
-    def expr_StructNew(self, e: hir.StructNew) -> list[Operand]:
-        out: list = []
-        for (_, t), value in zip(e.type.fields, e.fields):
-            if value is None:
-                out.extend(NO_ARRAY if isinstance(s, ArrayType) else Imm(False, s) if s is Scalar.BOOL
-                           else self.b.imm(0, s) for s in scalar_types(t))
-            elif isinstance(t, ArrayType):
-                out.append(self.array(value))
-            else:
-                out.extend(self.value(value))
-        return out
-
     def expr_SharedArray(self, e: hir.SharedArray) -> list[Operand]:
         raise CompileError("assign the shared array to a variable: s = simt.shared.array(...)", e.loc)
 
@@ -796,32 +708,6 @@ def fold_copies(blocks: list[Block], params: set[int]) -> None:
                     continue
             kept.append(ins)
         block.instrs = kept
-
-
-def array_param_mems(name: str, t: ArrayType) -> list[MemRef]:
-    """The global arrays an array parameter is: itself, or for an array of structs one array
-    per leaf field (``a.pos``, ``a.vel``...)."""
-    if isinstance(t.dtype, StructType):
-        leaves = struct_leaves(t.dtype)
-        bad = [path for path, lt in leaves if isinstance(lt, ArrayType)]
-        if bad:
-            raise CompileError(f"arrays of structs that hold arrays (field {bad[0]!r} of "
-                               f"{t.dtype.name}) are not supported")
-        return [MemRef(f"{name}.{path}", Space.GLOBAL, scalar_of(lt), t.ndim, flat_count(lt),
-                       dtype_name=str(lt)) for path, lt in leaves]
-    return [MemRef(name, Space.GLOBAL, scalar_of(t.dtype), t.ndim, flat_count(t.dtype),
-                   dtype_name=str(t.dtype))]
-
-
-def param_slots(name: str, t: AnyType) -> list[tuple[str, object]]:
-    """(parameter name, Scalar or ArrayType) for each flat slot of a kernel parameter:
-    ``v_0``, ``v_1``... for a composite, ``s.field`` for a struct's fields."""
-    if isinstance(t, StructType):
-        return [slot for fname, ft in t.fields
-                for slot in ([(f"{name}.{fname}", ft)] if isinstance(ft, ArrayType)
-                             else param_slots(f"{name}.{fname}", ft))]
-    n = flat_count(t)
-    return [(name if n == 1 else f"{name}_{i}", scalar_of(t)) for i in range(n)]
 
 
 def lower_kernel(kernel: hir.FuncDef, sig: LaunchSig, debug: bool, fastmath: bool) -> Function:

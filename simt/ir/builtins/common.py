@@ -14,7 +14,7 @@ from ..builder import Builder
 from ..mir import COMPARE, Imm, Op, Operand
 from ..registry import BuiltinTypeError
 from .. import types
-from ..types import (SUFFIX, AnyType, MatrixType, QuatType, Scalar, TransformType, ValueType,
+from ..types import (AnyType, MatrixType, QuatType, Scalar, TransformType, ValueType,
                      VectorType, flat_count, scalar_of)
 
 FLOATS = (Scalar.F32, Scalar.F64)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..builder import Builder
-from ..mir import Op, Operand
+from ..mir import Operand
 from ..registry import StaticArg, register
 from ..types import AnyType, Scalar, TransformType, VectorType
 from .common import (FLOATS, Args, V, arity, const, fail, is_mat, is_quat, is_scalar, is_vec,

@@ -10,8 +10,8 @@ from typing import Sequence
 from ..builder import Builder
 from ..mir import Op, Operand
 from ..registry import register
-from ..types import AnyType, Scalar, VectorType, scalar_of
-from .common import (FLOATS, SUFFIX, Args, V, arity, const, elementwise, fail, fold, is_mat,
+from ..types import SUFFIX, AnyType, Scalar, VectorType, scalar_of
+from .common import (FLOATS, Args, V, arity, const, elementwise, fail, fold, is_mat,
                      is_quat, is_scalar, is_vec, ops, same_type, select, vals, vector_type, zeros)
 
 GROUP = "vector"
