@@ -146,8 +146,9 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
         return _struct_new(ck, t, node, callee.text)
     if t is not None:
         if isinstance(t, ArrayType):
-            raise ck.error("arrays cannot be created inside kernels; use simt.shared.array(...) or "
-                           "pass an array argument", node)
+            raise ck.error(f"{callee.text}() is not supported by simt in kernels: arrays cannot be "
+                           f"created inside kernels; use simt.shared.array(...) or pass an array "
+                           f"argument", node)
         if not isinstance(t, Scalar):
             from .builtins import constructor_for
             return _builtin(ck, constructor_for(t), node, callee.text, literal_type=t)
@@ -157,6 +158,11 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
             return _builtin(ck, obj.__name__, node, callee.text)
     if printing_name(obj) is not None:
         raise ck.error(f"{callee.text}() prints and returns nothing; call it as a statement", node)
+    name = getattr(obj, "__name__", "")
+    if str(getattr(obj, "__module__", "")).split(".")[0] in ("simt", "warp") and name:
+        from .warp_names import WARP_BUILTINS
+        if name in WARP_BUILTINS:                  # e.g. simt.zeros: a host function here
+            raise ck.error(unsupported_builtin(name, callee.text), node)
     raise ck.error(f"{callee.text!r} cannot be called inside a kernel: it is not a simt builtin, "
                    f"type or @simt.func", node)
 
@@ -480,7 +486,9 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str, args=Non
             if isinstance(returns, ast.Constant) and returns.value is None:
                 declared = VOID
             else:
-                annotation = pf.evaluate(returns, returns)
+                annotation = getattr(pf.func, "__annotations__", {}).get("return", returns)
+                if isinstance(annotation, (str, ast.AST)):   # written as text: evaluate it
+                    annotation = pf.evaluate(annotation, returns)
                 declared = resolve_type(annotation)
                 if is_generic(declared) or typing.get_origin(annotation) is tuple or annotation is tuple:
                     declared = None                    # inferred from the returns

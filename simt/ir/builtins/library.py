@@ -47,6 +47,13 @@ LIBRARY_BUILTINS = [
     ("curlnoise", "simt.lib.noise", "random", (),
      "curlnoise(state, x, octaves=1, lacunarity=2.0, gain=0.5): divergence-free noise "
      "(x a 2-, 3- or 4-vector)."),
+    ("svd3", "simt.lib.svd", "matrix", (),
+     "svd3(A): (U, sigma, V) with A = U diag(sigma) V^T, for a 3x3 float matrix."),
+    ("svd2", "simt.lib.svd", "matrix", (),
+     "svd2(A): (U, sigma, V) with A = U diag(sigma) V^T, for a 2x2 float matrix."),
+    ("qr3", "simt.lib.svd", "matrix", (), "qr3(A): (Q, R) with A = Q R, for a 3x3 float matrix."),
+    ("eig3", "simt.lib.svd", "matrix", (),
+     "eig3(A): (Q, d), eigenvectors and eigenvalues of a symmetric 3x3 float matrix."),
     ("lower_bound", "simt.lib.search", "utility", (),
      "lower_bound(arr[, begin, end], value): the first index in a sorted 1-D array whose "
      "element is not less than value."),
