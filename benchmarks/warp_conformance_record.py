@@ -48,10 +48,12 @@ def describe_type(wp, t):
 
 
 def describe_field(wp, t):
-    if wp._src.types.is_array(t) or isinstance(t, wp._src.types.array):
-        if type(t) is not wp._src.types.array and not isinstance(t, wp._src.types.array):
-            raise Unsupported(f"struct field of type {t!r}")
+    plain_array = isinstance(t, wp._src.types.array) or type(t).__name__ == "_ArrayAnnotation"
+    if plain_array and isinstance(getattr(t, "ndim", None), int) and type(t).__name__ in (
+            "array", "_ArrayAnnotation"):
         return ("array", t.ndim, describe_type(wp, t.dtype))
+    if wp._src.types.is_array(t):
+        raise Unsupported(f"struct field of type {t!r}")
     return describe_type(wp, t)
 
 
@@ -81,7 +83,8 @@ def snapshot(wp, value):
     if isinstance(value, np.generic):
         return ("np", value)
     t = type(value)
-    if T.type_is_vector(t) or T.type_is_matrix(t):
+    if T.type_is_vector(t) or T.type_is_matrix(t) or T.type_is_quaternion(t) or \
+            T.type_is_transformation(t):
         return ("value", describe_type(wp, t), np.array(value, copy=True))
     if t in T.scalar_types or t is T.bool:
         return ("value", describe_type(wp, t), np.array(value.value))

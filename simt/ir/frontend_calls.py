@@ -55,6 +55,16 @@ def _resolve_callee(ck: "FunctionChecker", node: ast.Call):
     return callee
 
 
+class _Shape:
+    """What static() sees of a vector/matrix variable: its length."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+
 def _from_warp(obj):
     """One of warp-lang's builtin function objects (``wp.tid`` of a ``import warp``) stands for
     the simt builtin of the same name."""
@@ -114,13 +124,17 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
         return _device_call(ck, obj, node, callee.text)
     if getattr(obj, "_simt_static", False):        # simt.static(expr): evaluated now
         _arity(ck, node, 1, "static")
-        local = sorted({n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
-                       & (ck.local_names | set(ck.vars)) - set(ck.static_values))
+        names = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+        known = dict(ck.static_values)
+        for name in names & set(ck.vars):          # len(v) of a vector, matrix... is static
+            if component_count(ck.vars[name]) and name not in known:
+                known[name] = _Shape(component_count(ck.vars[name]))
+        local = sorted(names & (ck.local_names | set(ck.vars)) - set(known))
         if local:
             raise ck.error(f"static() of {local[0]!r}, a variable of the kernel: static() is "
                            f"evaluated while compiling, so it reads names of the enclosing scope "
                            f"and the variables of loops over constant ranges", node.args[0])
-        value = ck.pf.evaluate(node.args[0], node.args[0], ck.static_values)
+        value = ck.pf.evaluate(node.args[0], node.args[0], known)
         return ck.static_or_constant(value, ast.unparse(node.args[0]), node)
     if getattr(obj, "_simt_type_factory", False):  # vector(3, float32) & co: a type, now
         return _static_call(ck, obj, node, callee.text)
