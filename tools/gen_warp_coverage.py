@@ -39,7 +39,6 @@ SYNTAX = {
     "transform_set_translation_copy": "`transform_set_translation`",
     "slice": "slices `v[a:b]`", "unot": "`not x`",
 }
-PROBE_ARGS = "()"
 
 
 def warp_builtins() -> dict:

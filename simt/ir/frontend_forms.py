@@ -185,6 +185,38 @@ class WarpForms:
         return hir.Swizzle(place.type, self.loc(node), base=base, picks=place.picks)
 
 
+    # ---- loops unrolled for static() -----------------------------------------------------
+    def static_reads(self, node: ast.For, var: str) -> bool:
+        """Whether the loop body reads ``var`` inside ``static(...)``."""
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1] == "static":
+                if any(isinstance(m, ast.Name) and m.id == var for a in n.args for m in ast.walk(a)):
+                    return True
+        return False
+
+
+    def unrolled_for(self, node: ast.For, var: str, values: range) -> list:
+        """A loop over a constant range whose body reads its variable in ``static()``: the body
+        once per value, with ``static()`` seeing that value (as Warp unrolls it)."""
+        for n in ast.walk(node):
+            if isinstance(n, (ast.Break, ast.Continue)):
+                raise self.error("break/continue in a loop unrolled for static() is not supported", n)
+        out = []
+        self.declare(var, Scalar.I32, node.target)
+        self.updated_by_calls.add(var)            # assigned once per copy of the body
+        for v in values:
+            out.append(self.assign_name(var, hir.Const(Scalar.I32, self.loc(node), value=v), node))
+            self.static_values[var] = v
+            out.extend(self.block(node.body))
+        return out
+
+
+
+    def assigns(self, body: list, name: str) -> bool:
+        return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                   for stmt in body for n in ast.walk(stmt))
+
+
 class MultiPlace:
     """Several components of one place assigned together (``v[0:2] = w``, ``t.p = p``)."""
 
@@ -194,39 +226,3 @@ class MultiPlace:
         self.picks = picks
         self.places = places
 
-
-def _static_reads(self, node: ast.For, var: str) -> bool:
-    """Whether the loop body reads ``var`` inside ``static(...)``."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1] == "static":
-            if any(isinstance(m, ast.Name) and m.id == var for a in n.args for m in ast.walk(a)):
-                return True
-    return False
-
-
-def _unrolled_for(self, node: ast.For, var: str, values: range) -> list:
-    """A loop over a constant range whose body reads its variable in ``static()``: the body
-    once per value, with ``static()`` seeing that value (as Warp unrolls it)."""
-    for n in ast.walk(node):
-        if isinstance(n, (ast.Break, ast.Continue)):
-            raise self.error("break/continue in a loop unrolled for static() is not supported", n)
-    out = []
-    self.declare(var, Scalar.I32, node.target)
-    self.updated_by_calls.add(var)            # assigned once per copy of the body
-    for v in values:
-        out.append(self.assign_name(var, hir.Const(Scalar.I32, self.loc(node), value=v), node))
-        self.static_values[var] = v
-        out.extend(self.block(node.body))
-    return out
-
-
-WarpForms.static_reads = _static_reads
-WarpForms.unrolled_for = _unrolled_for
-
-
-def _assigns(self, body: list, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-               for stmt in body for n in ast.walk(stmt))
-
-
-WarpForms.assigns = _assigns
