@@ -132,6 +132,20 @@ def test_annotation_spellings_and_forms_match_warp(on_warp):
         assert_close(g, w, True, f"output {k}")
 
 
+def view_args(api, n=N):
+    return [api.array(np.arange(4 * n, dtype=np.float32).reshape(n, 4), dtype=float),
+            api.array(np.arange(6 * n, dtype=np.float32).reshape(n, 2, 3), dtype=float),
+            api.zeros(n, dtype=float)]
+
+
+def test_array_views_match_warp(on_warp):
+    warp, wk = on_warp
+    want = run(warp, wk.array_views, view_args(warp), "cpu")
+    got = run(wp, K.array_views, view_args(wp), "cpu:precise")
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert_close(g, w, True, f"output {k}")
+
+
 # --- the engines agree, the PTX assembles ----------------------------------------------------------
 
 @wp.kernel
@@ -149,6 +163,7 @@ def test_fast_engine_matches_precise_engine():
     """Bit for bit (no transcendental function is involved)."""
     for kernel, make in ((K.structs_and_types, lambda: struct_args(wp, K)),
                          (K.annotations_and_forms, lambda: form_args(wp)),
+                         (K.array_views, lambda: view_args(wp)),
                          (uniform_draws, lambda: [9, wp.zeros((N, 3), dtype=int),
                                                   wp.zeros((N, 2), dtype=float)])):
         precise = run(wp, kernel, make(), "cpu:precise")
@@ -159,7 +174,7 @@ def test_fast_engine_matches_precise_engine():
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not installed")
 @pytest.mark.parametrize("kernel", [K.random_family, K.transforms_and_spatial, K.structs_and_types,
-                                    K.annotations_and_forms], ids=lambda k: k.key)
+                                    K.annotations_and_forms, K.array_views], ids=lambda k: k.key)
 def test_ptx_assembles(kernel, tmp_path):
     path = tmp_path / f"{kernel.key}.ptx"
     path.write_text(wp.ptx(kernel))

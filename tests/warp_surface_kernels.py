@@ -132,3 +132,22 @@ def annotations_and_forms(a: wp.array[float], b: wp.array2d[wp.vec3],
     wp.atomic_or(bits, 0, 1 << i)
     wp.atomic_and(bits, 1, ~(1 << i))
     wp.atomic_xor(bits, 2, i + 1)
+
+
+@wp.func
+def row_sum(row: wp.array[float]) -> float:
+    s = float(0.0)
+    for j in range(row.shape[0]):
+        s += row[j]
+    return s
+
+
+@wp.kernel
+def array_views(grid: wp.array2d[float], cube: wp.array3d[float], out: wp.array[float]):
+    i = wp.tid()
+    row = grid[i]
+    out[i] = row_sum(row) + row_sum(grid[i]) + cube[i][1][2] + float(len(row))
+    plane = cube[i]
+    line = plane[0]
+    line[1] = out[i]
+    wp.atomic_add(grid[i], 0, 1.0)

@@ -447,9 +447,13 @@ class FunctionChecker(WarpForms):
         if isinstance(e, hir.Expr):
             return e
         if isinstance(e, PartialIndex):
-            nd = e.array.type.ndim
-            raise self.error(f"index every dimension of the {nd}-D array: a[{', '.join('ijk'[:nd])}]",
-                             node)
+            at = e.array.type
+            if not e.indices or at.shape is not None or isinstance(at.dtype, StructType):
+                nd = at.ndim
+                raise self.error(f"index every dimension of the {nd}-D array: "
+                                 f"a[{', '.join('ijk'[:nd])}]", node)
+            return hir.ArrayView(ArrayType(at.dtype, at.ndim - len(e.indices)), self.loc(node),
+                                 array=e.array, indices=list(e.indices))
         obj = e.obj
         if isinstance(obj, (list, tuple, dict, set, np.ndarray, str)) or not callable(obj):
             if not isinstance(obj, pytypes.ModuleType):

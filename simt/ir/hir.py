@@ -115,6 +115,14 @@ class ArrayLoad(Expr):
 
 
 @dataclass(eq=False)
+class ArrayView(Expr):
+    """``a[i]`` of a multi-dimensional array: the sub-array at those leading indices (``type``
+    is an ArrayType of fewer dimensions), as Warp's array views."""
+    array: Expr | None = None
+    indices: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
 class ArrayDim(Expr):
     """``a.shape[k]``: an int32 extent (a constant for shared arrays)."""
     array: Expr | None = None

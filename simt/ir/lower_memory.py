@@ -58,6 +58,14 @@ class StructArray:
         return self.mems[lo:hi], t, path
 
 
+class ArrayViewRef:
+    """A sub-array: ``mem`` with its leading indices fixed to ``prefix`` (int32 operands)."""
+
+    def __init__(self, mem: MemRef, prefix: list):
+        self.mem = mem
+        self.prefix = prefix
+
+
 class MemoryLowering:
     """Array and shared-memory parts of the Lowerer; expects ``self.b``, ``self.frame`` etc."""
 
@@ -70,11 +78,19 @@ class MemoryLowering:
     def array(self, e: hir.Expr, name: str = "") -> "MemRef | StructArray":
         if isinstance(e, hir.Var):
             v = self.frame.vars.get(e.name)
-            if not isinstance(v, (MemRef, StructArray)):
+            if not isinstance(v, (MemRef, StructArray, ArrayViewRef)):
                 raise CompileError(f"{e.name!r} is not an array", e.loc)
             return v
         if isinstance(e, hir.SharedArray):
             return self.allocate_shared(e, name or "shared")
+        if isinstance(e, hir.ArrayView):
+            base = self.array(e.array)
+            if isinstance(base, StructArray):
+                raise CompileError("views of arrays of structs are not supported", e.loc)
+            prefix = [self.as_i32(self.value(i)[0]) for i in e.indices]
+            if isinstance(base, ArrayViewRef):
+                return ArrayViewRef(base.mem, base.prefix + prefix)
+            return ArrayViewRef(base, prefix)
         if isinstance(e.type, ArrayType):          # an array field of a struct
             slots = self.value(e)
             if len(slots) == 1 and isinstance(slots[0], (MemRef, StructArray)):
@@ -125,8 +141,10 @@ class MemoryLowering:
         return self.b.binary(Op.MUL, a, b)
 
     # ---- addressing ----------------------------------------------------------------------
-    def element_index(self, mem: MemRef, indices: list[hir.Expr]) -> Operand:
+    def element_index(self, mem, indices: list[hir.Expr]) -> Operand:
         ops = [self.as_i32(self.value(i)[0]) for i in indices]
+        if isinstance(mem, ArrayViewRef):            # a view: its fixed indices come first
+            mem, ops = mem.mem, mem.prefix + ops
         if self.debug:
             for k, op in enumerate(ops):
                 self.b.emit(Op.CHECK, (), (op, self.extent(mem, k)), CheckArg(mem, k))
@@ -159,9 +177,11 @@ class MemoryLowering:
                     for m in mems]
         return [self.address_in(mems[0], t, None, rest, element)]
 
-    def address_in(self, mem: MemRef, t: AnyType, indices, path, element=None):
+    def address_in(self, mem, t: AnyType, indices, path, element=None):
         if element is None:
             element = self.element_index(mem, indices)
+        if isinstance(mem, ArrayViewRef):
+            mem = mem.mem
         offset: Operand = Imm(0, Scalar.I32)
         align = mem.ncomp
         for step in path:
@@ -219,6 +239,8 @@ class MemoryLowering:
         target = self.array(e.array)
         if isinstance(target, StructArray):
             target = target.mems[0]
+        if isinstance(target, ArrayViewRef):
+            return [self.extent(target.mem, e.dim + len(target.prefix))]
         return [self.extent(target, e.dim)]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from . import hir
 from ..errors import CompileError
 from .frontend_rules import component_type
-from .lower_memory import StructArray, struct_leaves
+from .lower_memory import ArrayViewRef, StructArray, struct_leaves
 from .mir import Imm, MemRef, Op, Operand, Reg, Space
 from .types import (VOID, AnyType, ArrayType, Scalar, StructType, TupleType, flat_count,
                     flat_slots, scalar_of)
@@ -43,7 +43,7 @@ NO_ARRAY = _NoArray()
 
 
 def is_array_slot(x) -> bool:
-    return isinstance(x, (MemRef, StructArray, _NoArray))
+    return isinstance(x, (MemRef, StructArray, ArrayViewRef, _NoArray))
 
 
 def array_param_mems(name: str, t: ArrayType) -> list[MemRef]:
