@@ -190,7 +190,9 @@ class array:
 
     def fill_(self, value) -> None:
         buf = self._require_buffer()
-        buf[...] = np.asarray(value, dtype=buf.dtype)
+        value = np.asarray(value)
+        buf[...] = bits_of(value) if scalar_bits_from_float(self._ir_dtype, value) else \
+            np.asarray(value, dtype=buf.dtype)
         self._host_written()
 
     def zero_(self) -> None:
@@ -247,8 +249,22 @@ def _buffer_from_data(data, dtype, shape) -> tuple[np.ndarray, ValueType]:
                          f"got numpy shape {source.shape}")
     if source.ndim == len(comp):
         source = source.reshape((1,) + comp) if source.size else source.reshape((0,) + comp)
+    if scalar_bits_from_float(ir_dtype, source):
+        source = bits_of(source)
     buffer = np.array(source, dtype=t.numpy_scalar_type(ir_dtype), order="C", copy=True)
     return buffer, ir_dtype
+
+
+def scalar_bits_from_float(ir_dtype, data: np.ndarray) -> bool:
+    """Whether float data must become bfloat16 bits (integer data is taken as the bits)."""
+    from .ir.types import scalar_of
+    return (not isinstance(ir_dtype, StructType) and scalar_of(ir_dtype) is Scalar.BF16
+            and data.dtype.kind == "f")
+
+
+def bits_of(data) -> np.ndarray:
+    from .ir.bfloat16 import to_bits
+    return to_bits(data)
 
 
 # ---- Warp-style constructors ---------------------------------------------------------

@@ -148,6 +148,9 @@ def convert_scalar(kernel: Kernel, name: str, expected: Scalar, value) -> np.gen
         if is_float or (is_int and value not in (0, 1)):
             raise LaunchError(f"{where}: expected a bool, got {_describe(value)}")
         return np.bool_(bool(value))
+    if expected is Scalar.BF16:                 # passed as its bits
+        from .ir.bfloat16 import to_bits
+        return np.uint16(to_bits(float(value)))
     if expected.is_float:
         try:
             with np.errstate(over="ignore"):

@@ -157,6 +157,9 @@ def _convert(t, value, what: str):
     if isinstance(t, Scalar):
         if t is Scalar.BOOL:
             return np.bool_(bool(value))
+        if t is Scalar.BF16:
+            from .ir.bfloat16 import to_bits
+            return np.uint16(to_bits(float(value)))
         with np.errstate(over="ignore"):
             return t.np.type(value.item() if isinstance(value, np.ndarray) else value)
     data = np.asarray(value, dtype=ir.scalar_of(t).np)

@@ -45,6 +45,25 @@ class BoolType:
 bool_ = BoolType()
 
 
+class BFloat16Type:
+    """``simt.bfloat16``: arrays of it hold the values' 16 bits (numpy has no bfloat16), as
+    Warp's ``.numpy()`` of a bfloat16 array shows them; ``simt.bfloat16(x)`` on the host is x
+    rounded to bfloat16 (a float32)."""
+
+    _simt_type = Scalar.BF16
+    __name__ = "bfloat16"
+
+    def __call__(self, value=0.0) -> np.float32:
+        from .ir.bfloat16 import round_value
+        return np.float32(round_value(value))
+
+    def __repr__(self) -> str:
+        return "simt.bfloat16"
+
+
+bfloat16 = BFloat16Type()
+
+
 class CompositeValue(np.ndarray):
     """A host vector/matrix/quaternion value: a numpy array that knows its simt type, so that a
     kernel reading it from the enclosing scope gets a constant of that type."""
@@ -252,13 +271,16 @@ spatial_vectord, spatial_vectorh = vector(6, float64), vector(6, float16)
 spatial_matrixd, spatial_matrixh = matrix((6, 6), float64), matrix((6, 6), float16)
 
 TYPE_NAMES = [name for name, v in list(globals().items())
-              if isinstance(v, CompositeType) or (isinstance(v, type) and issubclass(v, np.generic))]
+              if isinstance(v, (CompositeType, BFloat16Type))
+              or (isinstance(v, type) and issubclass(v, np.generic))]
 
 
 def public_type(t: ir.ValueType):
     """What ``array.dtype`` reports for an IR type: numpy's scalar type or a CompositeType."""
     if t is Scalar.BOOL:
         return bool_
+    if t is Scalar.BF16:
+        return bfloat16
     if isinstance(t, Scalar):
         return t.np.type
     if isinstance(t, ir.StructType):

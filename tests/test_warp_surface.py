@@ -51,7 +51,8 @@ def struct_args(api, module, n=N):
     return [parts, scene, api.zeros(n, dtype=api.vec3),
             api.array(np.linspace(0.0, 2.0, n), dtype=api.float16),
             api.array(np.arange(n) * 50, dtype=api.int16),
-            api.array(np.arange(n), dtype=api.uint16)]
+            api.array(np.arange(n), dtype=api.uint16),
+            api.array(np.linspace(-3.0, 5.0, n), dtype=api.bfloat16)]
 
 
 def form_args(api, n=N):

@@ -94,7 +94,7 @@ def transforms_and_spatial(ps: wp.array[wp.vec3], angles: wp.array[float],
 @wp.kernel
 def structs_and_types(particles: wp.array[Particle], scene: Scene, out: wp.array[wp.vec3],
                       halves: wp.array[wp.float16], shorts: wp.array[wp.int16],
-                      ushorts: wp.array[wp.uint16]):
+                      ushorts: wp.array[wp.uint16], brains: wp.array[wp.bfloat16]):
     i = wp.tid()
     p = particles[i]
     moved = Particle(p.pos + scene.gravity * scene.scale, p.mass * scene.masses[i], p.tag + 1)
@@ -105,6 +105,7 @@ def structs_and_types(particles: wp.array[Particle], scene: Scene, out: wp.array
     halves[i] = h * wp.float16(3.0) + wp.float16(0.1)
     shorts[i] = shorts[i] * wp.int16(300)
     ushorts[i] = ushorts[i] - wp.uint16(7)
+    brains[i] = brains[i] * wp.bfloat16(1.7) - wp.bfloat16(0.3) * brains[i]
 
 
 Vec3 = wp.types.vector(length=3, dtype=float)

@@ -265,6 +265,13 @@ def convert(em: Emitter, d: str, x, dst: Scalar) -> None:
         em.ins(f"cvt.rn.f16.f32 {d}, {a}")
     elif src is Scalar.F16:
         em.ins(f"cvt.f32.f16 {d}, {a}")
+    elif dst is Scalar.BF16:
+        em.ins(f"cvt.rn.bf16.f32 {d}, {a}")
+    elif src is Scalar.BF16:                # exact: the bits are the top half of a float32
+        wide = em.tmp("%r")
+        em.ins(f"cvt.u32.u16 {wide}, {em.materialize(x)}")
+        em.ins(f"shl.b32 {wide}, {wide}, 16")
+        em.ins(f"mov.b32 {d}, {wide}")
     elif src.is_float and dst.is_float:
         em.ins(f"cvt.rn.f32.f64 {d}, {a}" if dst is Scalar.F32 else f"cvt.f64.f32 {d}, {a}")
     elif src.is_float:

@@ -78,7 +78,7 @@ def _printable(ck, v: hir.Expr, node) -> hir.Expr:
     """What PRINT takes: bools as int32, float16 as float32."""
     if v.type is Scalar.BOOL:
         return ck.call_builtin("int32", [v], node)
-    if v.type is Scalar.F16:
+    if v.type.is_storage:
         return ck.call_builtin("float32", [v], node)
     return v
 

@@ -22,7 +22,8 @@ class Scalar(enum.Enum):
     U32 = "uint32"
     I64 = "int64"
     U64 = "uint64"
-    F16 = "float16"     # storage type: arithmetic on it happens in float32 (see Builder)
+    F16 = "float16"     # storage types: arithmetic on them happens in float32 (see Builder)
+    BF16 = "bfloat16"   # held as its 16 bits (numpy has no bfloat16)
     F32 = "float32"
     F64 = "float64"
 
@@ -40,7 +41,12 @@ class Scalar(enum.Enum):
 
     @property
     def is_float(self) -> bool:
-        return self in (Scalar.F16, Scalar.F32, Scalar.F64)
+        return self in (Scalar.F16, Scalar.BF16, Scalar.F32, Scalar.F64)
+
+    @property
+    def is_storage(self) -> bool:
+        """float16 and bfloat16: only moved, stored and converted; computed in float32."""
+        return self in (Scalar.F16, Scalar.BF16)
 
     @property
     def is_int(self) -> bool:
@@ -61,13 +67,14 @@ class Scalar(enum.Enum):
     __str__ = __repr__
 
 
-_NP_NAMES = {s: s.value for s in Scalar}
+_NP_NAMES = {s: s.value for s in Scalar} | {Scalar.BF16: "uint16"}
 _BITS = {Scalar.BOOL: 1, Scalar.I8: 8, Scalar.U8: 8, Scalar.I16: 16, Scalar.U16: 16,
          Scalar.I32: 32, Scalar.U32: 32, Scalar.I64: 64, Scalar.U64: 64, Scalar.F16: 16,
-         Scalar.F32: 32, Scalar.F64: 64}
+         Scalar.BF16: 16, Scalar.F32: 32, Scalar.F64: 64}
 _SHORT = {Scalar.BOOL: "bool", Scalar.I8: "i8", Scalar.U8: "u8", Scalar.I16: "i16",
           Scalar.U16: "u16", Scalar.I32: "i32", Scalar.U32: "u32", Scalar.I64: "i64",
-          Scalar.U64: "u64", Scalar.F16: "f16", Scalar.F32: "f32", Scalar.F64: "f64"}
+          Scalar.U64: "u64", Scalar.F16: "f16", Scalar.BF16: "bf16", Scalar.F32: "f32",
+          Scalar.F64: "f64"}
 
 
 # Composite types compare by structure: the name is how the user spelled it (vec3, vec3f).
@@ -277,7 +284,7 @@ def value_nbytes(t: ValueType) -> int:
 
 
 # Warp's type-name suffixes: vec3h, vec3s, vec3i, mat33d, quatd ...
-SUFFIX = {Scalar.F16: "h", Scalar.F32: "f", Scalar.F64: "d", Scalar.I8: "b", Scalar.U8: "ub",
+SUFFIX = {Scalar.F16: "h", Scalar.BF16: "bf", Scalar.F32: "f", Scalar.F64: "d", Scalar.I8: "b", Scalar.U8: "ub",
           Scalar.I16: "s", Scalar.U16: "us", Scalar.I32: "i", Scalar.U32: "ui", Scalar.I64: "l",
           Scalar.U64: "ul", Scalar.BOOL: "bool"}
 

@@ -50,8 +50,8 @@ def _types(ins: Instr) -> str:
 
 def _value_class(op: Op, t: Scalar) -> str | None:
     """Whether an arithmetic/logic op accepts values of type ``t``."""
-    if t is Scalar.F16:
-        return f"{op.name} on f16: float16 is computed in f32 (CVT there and back)"
+    if t.is_storage:
+        return f"{op.name} on {t.short}: {t} is computed in f32 (CVT there and back)"
     if op in FLOAT_ONLY and not t.is_float:
         return f"{op.name} needs a float type, got {t}"
     if op in INT_ONLY and not t.is_int:
@@ -91,7 +91,7 @@ def check_classify(ins: Instr) -> str | None:     # ISNAN, ISINF
         return err
     if ins.dst.type is not Scalar.BOOL:
         return f"{ins.op.name} writes bool, not {ins.dst.type}"
-    if not ins.srcs[0].type.is_float or ins.srcs[0].type is Scalar.F16:
+    if not ins.srcs[0].type.is_float or ins.srcs[0].type.is_storage:
         return f"{ins.op.name} needs an f32 or f64 source, got {ins.srcs[0].type}"
     return None
 
@@ -104,8 +104,8 @@ def check_compare(ins: Instr) -> str | None:
         return f"comparison writes bool, not {ins.dst.type}"
     if ins.srcs[0].type is not ins.srcs[1].type:
         return f"comparison sources must share one type, got {_types(ins)}"
-    if ins.srcs[0].type is Scalar.F16:
-        return "comparison of f16: float16 is compared in f32 (CVT first)"
+    if ins.srcs[0].type.is_storage:
+        return f"comparison of {ins.srcs[0].type.short}: it is compared in f32 (CVT first)"
     return None
 
 
@@ -122,9 +122,9 @@ def check_cvt(ins: Instr) -> str | None:
     err = _shape(ins, 1, 1)
     if err:
         return err
-    pair = {ins.srcs[0].type, ins.dst.type}
-    if Scalar.F16 in pair and pair != {Scalar.F16, Scalar.F32}:
-        return f"CVT {ins.srcs[0].type} -> {ins.dst.type}: f16 converts only to and from f32"
+    src, dst = ins.srcs[0].type, ins.dst.type
+    if (src.is_storage or dst.is_storage) and Scalar.F32 not in (src, dst):
+        return f"CVT {src} -> {dst}: f16 and bf16 convert only to and from f32"
     return None
 
 
@@ -305,7 +305,7 @@ def check_print(ins: Instr) -> str | None:
         return f"PRINT format: {e}"
     if n != len(ins.srcs):
         return f"PRINT format has {n} conversion(s) for {len(ins.srcs)} value(s)"
-    bad = [s.type for s in ins.srcs if s.type in (Scalar.BOOL, Scalar.F16)]
+    bad = [s.type for s in ins.srcs if s.type is Scalar.BOOL or s.type.is_storage]
     if bad:
         return f"PRINT takes integers, f32 and f64 (convert first), not {bad[0]}"
     return None

@@ -17,7 +17,7 @@ from .. import types
 from ..types import (AnyType, MatrixType, QuatType, Scalar, TransformType, ValueType,
                      VectorType, flat_count, scalar_of)
 
-FLOATS = (Scalar.F32, Scalar.F64)
+FLOATS = (Scalar.F32, Scalar.F64, Scalar.F16, Scalar.BF16)   # halves compute in float32
 Args = Sequence[Sequence[Operand]]
 
 
@@ -121,8 +121,9 @@ def const(value, t: Scalar) -> Imm:
     """An immediate of type ``t`` (same rules as ``Builder.imm``)."""
     if t is Scalar.BOOL:
         return Imm(bool(value), t)
-    if t is Scalar.F16:
-        return Imm(float(np.float16(np.float32(value))), t)
+    if t.is_storage:
+        from ..builder import _convert_constant
+        return Imm(_convert_constant(float(value), t), t)
     return Imm(float(value), t) if t.is_float else Imm(int(value), t)
 
 

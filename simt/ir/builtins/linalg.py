@@ -92,7 +92,7 @@ register("identity", identity_infer, identity_lower,
 def from_matrix_infer(arg_types):
     arity("quat_from_matrix", arg_types, 1)
     m = arg_types[0]
-    if not (is_mat(m) and (m.rows, m.cols) in ((3, 3), (4, 4)) and m.elem in FLOATS + (Scalar.F16,)):
+    if not (is_mat(m) and (m.rows, m.cols) in ((3, 3), (4, 4)) and m.elem in FLOATS):
         fail(f"quat_from_matrix() takes a 3x3 or 4x4 float matrix, not {m}")
     return quat_type(m.elem)
 
@@ -158,7 +158,7 @@ def axis_angle_parts(b, q: list[V]) -> tuple[list[V], V]:
 def to_axis_angle_infer(arg_types):
     arity("quat_to_axis_angle", arg_types, 1)
     q = arg_types[0]
-    if not (is_quat(q) and q.elem in FLOATS + (Scalar.F16,)):
+    if not (is_quat(q) and q.elem in FLOATS):
         fail(f"quat_to_axis_angle() takes a quaternion, not {q}")
     from ..types import TupleType
     return TupleType((vector_type(q.elem, 3), q.elem))

@@ -81,7 +81,7 @@ def identity_infer(arg_types):
     if not arg_types:
         return quat_type(Scalar.F32)
     if len(arg_types) == 1 and isinstance(arg_types[0], StaticArg) and arg_types[0].name == "dtype" \
-            and arg_types[0].value in FLOATS + (Scalar.F16,):
+            and arg_types[0].value in FLOATS:
         return quat_type(arg_types[0].value)
     fail("quat_identity() takes only dtype= (a float type)")
     raise AssertionError

@@ -28,7 +28,7 @@ def static_dtype(name: str, args: Sequence[AnyType], default: Scalar = Scalar.F3
     values, dtype = [], None
     for a in args:
         if isinstance(a, StaticArg):
-            if a.name != "dtype" or not (isinstance(a.value, Scalar) and a.value in FLOATS + (Scalar.F16,)):
+            if a.name != "dtype" or not (isinstance(a.value, Scalar) and a.value in FLOATS):
                 fail(f"{name}() takes dtype=<float type>, not {a}")
             dtype = a.value
         else:
@@ -225,7 +225,7 @@ SPATIAL = "spatial"
 
 
 def _want_spatial(name: str, t) -> VectorType:
-    if not (is_vec(t) and t.n == 6 and t.elem in FLOATS + (Scalar.F16,)):
+    if not (is_vec(t) and t.n == 6 and t.elem in FLOATS):
         fail(f"{name}() takes a spatial vector (6 floats), not {t}")
     return t
 

@@ -36,7 +36,8 @@ RUNTIME_NAMES = ("record_error", "div_signed", "rem_signed", "div_unsigned", "re
                  "atomic_max_float", "atomic_exch_float", "atomic_cas_value",
                  "float_to_i8_sat", "float_to_u8_sat", "float_to_i16_sat", "float_to_u16_sat",
                  "float_to_i32_sat", "float_to_u32_sat", "float_to_i64_sat", "float_to_u64_sat",
-                 "f32_to_f16_bits", "f16_bits_to_f32", "print_c")
+                 "f32_to_f16_bits", "f16_bits_to_f32", "f32_to_bf16_bits", "bits_float32",
+                 "print_c")
 
 GEOMETRY = ("bx", "by", "bz", "gx", "gy", "gz", "dim0", "dim1", "dim2", "max_steps")
 ERR_FIELDS = 8

@@ -189,6 +189,8 @@ def storage_scalar(t: Scalar, value) -> np.generic:
     """A scalar argument as the compiled code holds it (float16 as its bits)."""
     if t is Scalar.F16:
         return np.float16(value).view(np.uint16)
+    if t is Scalar.BF16:                    # already bits (see launch.convert_scalar)
+        return np.uint16(value)
     return t.np.type(value)
 
 

@@ -21,7 +21,8 @@ from ...ir.types import Scalar
 CAST = {Scalar.BOOL: "np.bool_", Scalar.I8: "np.int8", Scalar.U8: "np.uint8",
         Scalar.I16: "np.int16", Scalar.U16: "np.uint16", Scalar.I32: "np.int32",
         Scalar.U32: "np.uint32", Scalar.I64: "np.int64", Scalar.U64: "np.uint64",
-        Scalar.F16: "np.uint16", Scalar.F32: "np.float32", Scalar.F64: "np.float64"}
+        Scalar.F16: "np.uint16", Scalar.BF16: "np.uint16", Scalar.F32: "np.float32",
+        Scalar.F64: "np.float64"}
 
 
 def float16_bits(value) -> int:
@@ -80,6 +81,9 @@ class Constants:
             literal = np.array(value).astype(t.np)[()]      # the precise engine's rounding
             if t is Scalar.F16:
                 text = f"np.uint16({float16_bits(literal)})"
+            elif t is Scalar.BF16:
+                from ...ir.bfloat16 import to_bits
+                text = f"np.uint16({int(to_bits(float(value)))})"
             elif t is Scalar.BOOL:
                 text = repr(bool(literal))
             elif t.is_float:
@@ -206,6 +210,10 @@ class OpWriter:
             return f"f32_to_f16_bits({a})"
         if src is Scalar.F16:
             return f"f16_bits_to_f32({a})"
+        if dst is Scalar.BF16:
+            return f"f32_to_bf16_bits({a})"
+        if src is Scalar.BF16:
+            return f"bits_float32(np.uint32({a}) << np.uint32(16))"
         if dst is Scalar.BOOL:
             return a if src is Scalar.BOOL else f"({a} != 0)"
         if src.is_float and dst.is_int:       # LLVM's saturating conversion: no branches

@@ -264,6 +264,18 @@ def f32_to_f16_bits(x):
 
 
 @njit(**JIT)
+def f32_to_bf16_bits(x):
+    """float32 -> bfloat16 bits: round to nearest even; NaN keeps a quiet bit (Warp's rule)."""
+    u = np.uint64(float32_bits(np.float32(x)))
+    if (u & np.uint64(0x7F800000)) == np.uint64(0x7F800000):
+        h = np.uint16(u >> np.uint64(16))
+        if (u & np.uint64(0x007FFFFF)) != np.uint64(0) and (h & np.uint16(0x007F)) == np.uint16(0):
+            h = np.uint16(h | np.uint16(0x0040))
+        return h
+    return np.uint16((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16))
+
+
+@njit(**JIT)
 def f16_bits_to_f32(h):
     """float16 bits -> float32 (exact)."""
     h = np.uint32(h)

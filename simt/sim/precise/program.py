@@ -14,6 +14,7 @@ import numpy as np
 
 from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, CheckArg, DimArg, Function, Imm,
                        Instr, Loc, MemRef, Op, Reg, ScalarParam, SReg)
+from ...ir import bfloat16
 from ...ir.types import Scalar
 from . import arith, warp
 
@@ -94,7 +95,8 @@ class _Preparer:
         key = (x.value, x.type)
         if key not in self.const_index:
             self.const_index[key] = len(self.consts)
-            self.consts.append(np.array(x.value).astype(x.type.np)[()])
+            self.consts.append(bfloat16.to_bits(x.value)[()] if x.type is Scalar.BF16
+                               else np.array(x.value).astype(x.type.np)[()])
         return -1 - self.const_index[key]  # resolved once nregs is known
 
     def build(self) -> Program:
