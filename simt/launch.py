@@ -115,6 +115,8 @@ def _param_name(kernel: Kernel, name: str) -> str:
 
 def check_array(kernel: Kernel, name: str, expected: ArrayType, value, device: Device) -> array:
     where = _param_name(kernel, name)
+    if value is None:           # Warp's null array: no elements (any access is out of bounds)
+        return array(shape=(0,) * expected.ndim, dtype=expected.dtype, device=device)
     if isinstance(value, np.ndarray):
         raise LaunchError(f"{where}: expected {expected}, got {_describe(value)}; "
                           f"wrap it with simt.array(...)")

@@ -474,6 +474,9 @@ class FunctionChecker(WarpForms):
     def truth(self, e: hir.Expr, node: ast.AST) -> hir.Expr:
         if e.type == Scalar.BOOL:
             return e
+        if isinstance(e.type, ArrayType):          # Warp: an array is true unless it is null
+            size = self.array_dim(e, 0, node)
+            return self.binary("ne", "!=", size, hir.Const(Scalar.I32, e.loc, value=0), node)
         if isinstance(e.type, Scalar):
             if isinstance(e, hir.Const):
                 return hir.Const(Scalar.BOOL, e.loc, value=bool(e.value))
