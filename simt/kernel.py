@@ -178,9 +178,16 @@ def func(f=None, *, name: str | None = None, module=None, inline=None):
         key = (fn.__module__, fn.__qualname__)
         existing = _funcs.get(key)
         sig = _signature_key(fn)
-        if existing is not None and all(_signature_key(f) != sig for f in existing.overloads):
-            existing.add_overload(fn)
-            return existing
+        if existing is not None:
+            same = [k for k, f in enumerate(existing.overloads) if _signature_key(f) == sig]
+            if not same:
+                existing.add_overload(fn)
+                return existing
+            if len(existing.overloads) > 1:   # redefines one overload; the others stay
+                existing.overloads[same[0]] = fn
+                if same[0] == 0:
+                    existing.py_func = fn
+                return existing
         made = Func(fn, name=name)
         _funcs[key] = made
         return made

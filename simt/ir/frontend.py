@@ -506,6 +506,9 @@ class FunctionChecker(WarpForms):
         return self.value(node)
 
     def static_or_constant(self, obj: Any, text: str, node: ast.AST):
+        from ..warp_compat import Unsupported
+        if isinstance(obj, Unsupported):
+            raise self.error(f"{text} (warp.{obj.name}) is not supported by simt", node)
         c = constant(obj, self.loc(node))
         if c is not None:
             return c

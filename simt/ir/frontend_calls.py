@@ -140,6 +140,10 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
         return _static_call(ck, obj, node, callee.text)
     if obj is builtins.range:
         raise ck.error("range() can only be used in a for loop: 'for i in range(n):'", node)
+    if obj is builtins.type:                      # type(x): x's type, known while compiling
+        _arity(ck, node, 1, "type")
+        from ..types import public_type
+        return Static(public_type(ck.value(node.args[0]).type), f"type({ast.unparse(node.args[0])})")
     if obj is builtins.len:
         _arity(ck, node, 1, "len")
         v = ck.value(node.args[0])
