@@ -130,8 +130,23 @@ def find_struct(mod, key: str):
     return obj
 
 
-def simt_value(wp, snap, mod):
+def simt_value(wp, snap, mod, ptype=None):
+    """The simt value of a recorded argument; ``ptype``, the kernel parameter's type, names
+    the struct class where the struct is not a module-level name."""
     kind = snap[0]
+    if ptype is not None and kind in ("array", "struct") and snap[1][0] == "struct":
+        from simt.ir import types as ir
+        from simt.types import public_type
+        st = ptype.dtype if isinstance(ptype, ir.ArrayType) else ptype
+        if isinstance(st, ir.StructType) and st.name == re.split(r"[.]|__locals__", snap[1][1])[-1]:
+            cls = public_type(st)
+            if kind == "array":
+                return struct_array(wp, cls, snap[2])
+            inst = cls()
+            for (name, ftype), value in zip(st.fields, snap[2].values()):
+                if value[0] != "none":
+                    setattr(inst, name, simt_value(wp, value, mod, ftype))
+            return inst
     if kind == "array":
         _, desc, data, ndim = snap
         dtype = simt_dtype(wp, desc, mod)
@@ -171,7 +186,9 @@ def replay(wp, kernel, rec, mod) -> str | None:
     dim = rec["dim"]
     size = int(np.prod(dim)) if not isinstance(dim, int) else dim
     DEVICE[0] = SIMT_DEVICE_SMALL if size <= SMALL_LAUNCH else SIMT_DEVICE_LARGE
-    args = [simt_value(wp, s, mod) for s in rec["before"]]
+    params = [t for _, t in kernel.params] if len(kernel.params) == len(rec["before"]) else \
+        [None] * len(rec["before"])
+    args = [simt_value(wp, s, mod, t) for s, t in zip(rec["before"], params)]
     kwargs = {}
     if rec.get("block_dim"):
         kwargs["block_dim"] = rec["block_dim"]

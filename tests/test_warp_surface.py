@@ -147,6 +147,22 @@ def test_array_views_match_warp(on_warp):
         assert_close(g, w, True, f"output {k}")
 
 
+def test_struct_array_fields_and_type_of_match_warp(on_warp):
+    warp, wk = on_warp
+    make = (lambda api: [api.array(np.arange(N, dtype=np.float32), dtype=float),
+                         api.zeros(N, dtype=float)])
+    want = run(warp, wk.struct_array_fields, make(warp), "cpu")
+    got = run(wp, K.struct_array_fields, make(wp), "cpu:precise")
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert_close(g, w, True, f"output {k}")
+
+
+def test_none_array_argument_is_an_empty_array():
+    out = wp.zeros(N, dtype=float)
+    wp.launch(K.struct_array_fields, dim=N, inputs=[None, out], device="cpu:precise")
+    np.testing.assert_array_equal(out.numpy(), 0.0)     # `if masses:` is false
+
+
 # --- the engines agree, the PTX assembles ----------------------------------------------------------
 
 @wp.kernel

@@ -152,3 +152,20 @@ def array_views(grid: wp.array2d[float], cube: wp.array3d[float], out: wp.array[
     line = plane[0]
     line[1] = out[i]
     wp.atomic_add(grid[i], 0, 1.0)
+
+
+@wp.func
+def scene_of(g: wp.vec3, masses: wp.array[float]) -> Scene:
+    s = Scene()
+    s.gravity = g
+    s.scale = type(g[0])(2.0)
+    s.masses = masses
+    return s
+
+
+@wp.kernel
+def struct_array_fields(masses: wp.array[float], out: wp.array[float]):
+    i = wp.tid()
+    s = scene_of(wp.vec3(1.0, 2.0, 3.0), masses)
+    if masses:
+        out[i] = s.masses[i] * s.scale + s.gravity[2]

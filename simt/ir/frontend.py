@@ -396,6 +396,12 @@ class FunctionChecker(WarpForms):
         return place
 
     def store(self, place, value: hir.Expr, node: ast.AST) -> hir.Stmt:
+        if isinstance(place, ArrayPlace) and not place.indices and \
+                isinstance(value.type, ArrayType) and same_type(value.type, place.array.type):
+            target = self.write_target(place.array)     # s.arr = arr: a struct's array field
+            if isinstance(target, tuple) and target[1]:
+                return hir.ComponentStore(self.loc(node), name=target[0], path=target[1],
+                                          value=value)
         self.require_value(value, node)
         if isinstance(place, MultiPlace):
             return self.store_multi(place, value, node)

@@ -267,7 +267,7 @@ class Lowerer(MemoryLowering, ValueLowering):
             pos += n
 
     def stmt_ComponentStore(self, s: hir.ComponentStore) -> None:
-        value = self.value(s.value)
+        value = [self.array(s.value)] if isinstance(s.value.type, ArrayType) else self.value(s.value)
         path = [self.value(p)[0] for p in s.path]
         self.b.loc = s.loc
         regs = self.frame.vars[s.name]

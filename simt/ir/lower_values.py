@@ -121,7 +121,9 @@ class ValueLowering:
     def expr_StructNew(self, e: hir.StructNew) -> list[Operand]:
         out: list = []
         for (_, t), value in zip(e.type.fields, e.fields):
-            if value is None:
+            if value is None and isinstance(t, ArrayType):
+                out.append(NO_ARRAY)
+            elif value is None:
                 out.extend(NO_ARRAY if isinstance(s, ArrayType) else Imm(False, s) if s is Scalar.BOOL
                            else self.b.imm(0, s) for s in scalar_types(t))
             elif isinstance(t, ArrayType):
