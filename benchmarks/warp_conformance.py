@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import collections
 import importlib.util
-import os
 import pickle
 import re
 import subprocess

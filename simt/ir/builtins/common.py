@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numpy as np
 
 from ..builder import Builder
 from ..mir import COMPARE, Imm, Op, Operand
