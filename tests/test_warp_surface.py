@@ -235,20 +235,16 @@ def test_printf_format_must_fit_its_values():
 
 @pytest.mark.parametrize("name", ["tile_load", "mesh_query_point", "volume_sample_f", "bvh_query_ray",
                                   "texture_sample", "hash_grid_query"])
-def test_unsupported_warp_builtins_are_compile_errors_naming_them(name):
+def test_unsupported_warp_builtins_are_compile_errors_naming_them(name, tmp_path):
     handle = getattr(wp, name)                       # never an AttributeError
     namespace = {"wp": wp}
     source = (f"def k(x: wp.array(dtype=float)):\n    wp.{name}(x)\n")
-    path = Path(__file__).parent / f"_probe_{name}.py"
-    try:
-        path.write_text(source)
-        code = compile(source, str(path), "exec")
-        exec(code, namespace)
-        kernel = wp.kernel(namespace["k"])
-        with pytest.raises(wp.CompileError, match=f"wp.{name}\\(\\) is not supported by simt"):
-            wp.mir(kernel)
-    finally:
-        path.unlink(missing_ok=True)
+    path = tmp_path / f"probe_{name}.py"
+    path.write_text(source)
+    exec(compile(source, str(path), "exec"), namespace)
+    kernel = wp.kernel(namespace["k"])
+    with pytest.raises(wp.CompileError, match=f"wp.{name}\\(\\) is not supported by simt"):
+        wp.mir(kernel)
     assert handle.name == name
 
 
