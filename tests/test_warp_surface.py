@@ -279,3 +279,33 @@ def test_float16_rounds_after_each_operation(device):
     wp.launch(half_chain, dim=N, inputs=[wp.array(a), wp.array(b), out], device=device)
     want = (a * b + a) / b - np.float16(0.3)      # numpy's float16 rounds each operation too
     np.testing.assert_array_equal(out.numpy(), want)
+
+
+# --- on a GPU (skipped without one): the same answers from the PTX backend ------------------
+
+@pytest.mark.simt_gpu
+@pytest.mark.parametrize("kernel, make, exact", [
+    (K.structs_and_types, lambda: struct_args(wp, K), True),
+    (K.annotations_and_forms, lambda: form_args(wp), True),
+    (K.array_views, lambda: view_args(wp), True),
+    (K.random_family, lambda: random_family_args(wp), False),
+    (K.transforms_and_spatial, lambda: transform_args(wp), False),
+], ids=lambda x: getattr(x, "key", ""))
+def test_gpu_matches_precise_engine(kernel, make, exact):
+    want = run(wp, kernel, make(), "cpu:precise")
+    got = run(wp, kernel, [a.to("cuda") if hasattr(a, "to") and not isinstance(a, np.ndarray)
+                           else a for a in make()], "cuda")
+    for k, (g, w) in enumerate(zip(got, want)):
+        if not exact and np.issubdtype(w.dtype, np.floating):
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=f"output {k}")
+        else:
+            assert_close(g, w, exact, f"output {k}")
+
+
+@pytest.mark.simt_gpu
+def test_gpu_prints(capfd):
+    wp.launch(printing, dim=2, inputs=[wp.array([1.0, 2.0], dtype=float, device="cuda")],
+              device="cuda")
+    wp.synchronize()
+    out = capfd.readouterr().out
+    assert "thread 1 value 2.00 big 1099511627776" in out and "expect_eq() failed" in out
