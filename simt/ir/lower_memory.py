@@ -155,8 +155,11 @@ class MemoryLowering:
         padded = mem.padded_shape() if mem.shape is not None else None
         linear = None
         for k in order:
+            if linear is None:
+                linear = ops[k]
+                continue
             extent = Imm(padded[k], Scalar.I32) if padded is not None else self.extent(mem, k)
-            linear = ops[k] if linear is None else self.iadd(self.imul(linear, extent), ops[k])
+            linear = self.iadd(self.imul(linear, extent), ops[k])
         return linear
 
     def address(self, e) -> tuple[MemRef, Operand, int, int]:
