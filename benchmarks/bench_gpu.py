@@ -65,7 +65,7 @@ def prepare(case: suite.Case, size, seed: int = 0, device: str = DEVICE) -> Prep
     kernel = case.kernel
     dims = normalise_dim(dim, kernel.key)
     sig, block, grid = launch_geometry(dims, block_dim, kernel.key)
-    opts = kernel.options()
+    opts = kernel.effective_options()
     fn = kernel.compile(sig, opts["debug"], opts["fastmath"])
     engine_args = engine_arguments(kernel, fn, bind_arguments(kernel, args, simt.get_device(device)))
     cfg = LaunchConfig(dim=dims, block=block, grid=grid, sig=sig, arch=opts["arch"])

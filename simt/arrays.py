@@ -17,7 +17,7 @@ import numpy as np
 
 from . import types as t
 from .devices import Device, get_device, parse_device, require_memory
-from .ir.types import ArrayType, Scalar, ValueType
+from .ir.types import ANY, ArrayType, Scalar, StructType, ValueType
 
 ALIGNMENT = 256
 _BASE_ADDRESS = 0x7F00_0000_0000    # looks like a device pointer in messages
@@ -109,6 +109,10 @@ class array:
         else:
             self.ptr = _allocator.allocate(self._buffer.nbytes)
 
+    def __class_getitem__(cls, params) -> "array":
+        """Warp 1.19's subscript annotations: ``array[float]``, ``array[vec3, Literal[2]]``."""
+        return _subscript_annotation(params, None)
+
     # construction helpers ----------------------------------------------------------
     def _init_annotation(self, dtype, ndim) -> None:
         self._buffer = None
@@ -119,7 +123,7 @@ class array:
         if _is_unset(dtype):
             self._ir_dtype = None
             self.dtype = typing.Any
-            self._simt_type = None   # a generic array: the front end reports it as unsupported
+            self._simt_type = ArrayType(ANY, self.ndim)   # generic: typed per call or launch
         else:
             self._ir_dtype = t.ir_type(dtype)
             self.dtype = t.public_type(self._ir_dtype)
@@ -199,6 +203,18 @@ class array:
         if self._gpu is not None:
             self._gpu.upload(self._buffer)
 
+    def _launch_read(self) -> np.ndarray:
+        """The data as a launch reads it (a copy from a GPU). Unlike ``numpy()`` this is not
+        host access: initcheck's record of unwritten elements stays."""
+        buf = self._require_buffer()
+        return buf if self._gpu is None else self._gpu.download(buf)
+
+    def _launch_write(self, data: np.ndarray) -> None:
+        """Store what a launch computed (``data`` from ``_launch_read``), keeping the record."""
+        if data is not self._buffer:
+            self._buffer[...] = data
+        self._host_written()
+
     def __array__(self, dtype=None, copy=None):
         buf = self.numpy()
         return buf if dtype is None else buf.astype(dtype)
@@ -218,7 +234,9 @@ class array:
     def fill_(self, value) -> None:
         buf = self._require_buffer()
         self._host_access()
-        buf[...] = np.asarray(value, dtype=buf.dtype)
+        value = np.asarray(value)
+        buf[...] = bits_of(value) if scalar_bits_from_float(self._ir_dtype, value) else \
+            np.asarray(value, dtype=buf.dtype)
         self._host_written()
 
     def zero_(self) -> None:
@@ -268,6 +286,9 @@ def _buffer_from_data(data, dtype, shape, alias: bool = False) -> tuple[np.ndarr
     else:
         ir_dtype = t.ir_type(dtype)
     comp = t.component_shape(ir_dtype)
+    if isinstance(ir_dtype, StructType) and not source.dtype.names:     # struct instances
+        items = np.asarray(data, dtype=object).reshape(-1)
+        source = np.array([x.numpy_value() for x in items], dtype=t.numpy_scalar_type(ir_dtype))
     if shape is not None:
         source = source.reshape(_normalise_shape(shape) + comp)
     if comp and source.shape[source.ndim - len(comp):] != comp:
@@ -278,6 +299,8 @@ def _buffer_from_data(data, dtype, shape, alias: bool = False) -> tuple[np.ndarr
     scalar = t.numpy_scalar_type(ir_dtype)
     if alias and isinstance(data, np.ndarray):
         return _alias(data, source, np.dtype(scalar)), ir_dtype
+    if scalar_bits_from_float(ir_dtype, source):
+        source = bits_of(source)
     buffer = np.array(source, dtype=scalar, order="C", copy=True)
     return buffer, ir_dtype
 
@@ -299,26 +322,57 @@ def _alias(data: np.ndarray, view: np.ndarray, scalar: np.dtype) -> np.ndarray:
     return view
 
 
+def scalar_bits_from_float(ir_dtype, data: np.ndarray) -> bool:
+    """Whether float data must become bfloat16 bits (integer data is taken as the bits)."""
+    from .ir.types import scalar_of
+    return (not isinstance(ir_dtype, StructType) and scalar_of(ir_dtype) is Scalar.BF16
+            and data.dtype.kind == "f")
+
+
+def bits_of(data) -> np.ndarray:
+    from .ir.bfloat16 import to_bits
+    return to_bits(data)
+
+
 # ---- Warp-style constructors ---------------------------------------------------------
 
-def _annotation_or_array(ndim: int, data, dtype, shape, device, **kwargs) -> array:
-    return array(data=data, dtype=dtype, shape=shape, device=device, ndim=ndim, **kwargs)
+def _subscript_annotation(params, fixed_ndim: int | None) -> array:
+    """``array[dtype]``, ``array[dtype, Literal[ndim]]`` (or a plain int), ``array2d[dtype]``."""
+    if not isinstance(params, tuple):
+        params = (params,)
+    if not 1 <= len(params) <= (1 if fixed_ndim else 2):
+        raise TypeError(f"array annotations take [dtype] or [dtype, Literal[ndim]], got {params!r}")
+    ndim = fixed_ndim or 1
+    if len(params) == 2:
+        value = params[1]
+        args = typing.get_args(value)
+        if typing.get_origin(value) is typing.Literal and len(args) == 1:
+            value = args[0]
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= 4:
+            raise TypeError(f"an array's ndim must be 1 to 4 (Literal[n]), got {params[1]!r}")
+        ndim = int(value)
+    return array(dtype=params[0], ndim=ndim)
 
 
-def array1d(data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
-    return _annotation_or_array(1, data, dtype, shape, device, **kwargs)
+class _ArrayOfDims:
+    """``array1d`` ... ``array4d``: called, an array (or annotation) of that many dimensions;
+    subscripted (``array2d[float]``), an annotation."""
+
+    def __init__(self, ndim: int):
+        self.ndim = ndim
+        self.__name__ = f"array{ndim}d"
+
+    def __call__(self, data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
+        return array(data=data, dtype=dtype, shape=shape, device=device, ndim=self.ndim, **kwargs)
+
+    def __getitem__(self, params) -> array:
+        return _subscript_annotation(params, self.ndim)
+
+    def __repr__(self) -> str:
+        return f"simt.{self.__name__}"
 
 
-def array2d(data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
-    return _annotation_or_array(2, data, dtype, shape, device, **kwargs)
-
-
-def array3d(data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
-    return _annotation_or_array(3, data, dtype, shape, device, **kwargs)
-
-
-def array4d(data=None, dtype=typing.Any, shape=None, device=None, **kwargs) -> array:
-    return _annotation_or_array(4, data, dtype, shape, device, **kwargs)
+array1d, array2d, array3d, array4d = (_ArrayOfDims(n) for n in (1, 2, 3, 4))
 
 
 def zeros(shape=None, dtype=float, device=None, requires_grad=False, pinned=False, **kwargs) -> array:

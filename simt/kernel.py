@@ -11,20 +11,28 @@ import inspect
 
 from .errors import LaunchError
 from .ir.mir import Function, LaunchSig
-from .ir.types import AnyType, resolve_type
+from .ir.types import AnyType, is_generic, resolve_type
 from .options import get_module_options
 
-CacheKey = tuple[LaunchSig, bool, bool]
+CacheKey = tuple[LaunchSig, bool, bool, tuple | None]
 
 
 class Kernel:
     """A ``@simt.kernel`` function: launch it with ``simt.launch``; it is compiled on first launch."""
 
-    def __init__(self, py_func, name: str | None = None, module_options: dict | None = None):
+    def __init__(self, py_func=None, name: str | None = None, module_options: dict | None = None,
+                 *, func=None, key: str | None = None, options: dict | None = None, module=None):
+        """``Kernel(f)``; Warp's spelling ``Kernel(func=f, key=..., options=...)`` works too."""
+        py_func = py_func if py_func is not None else func
+        name = name or key
+        module_options = module_options if module_options is not None else options
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.key = name or py_func.__name__
         self.module_options = dict(module_options or {})
+        from .warp_compat import get_module
+        self._module = get_module(module if module is not None and module != "unique"
+                                  else getattr(py_func, "__module__", "") or "")
         self._params: list[tuple[str, AnyType]] | None = None
         self._compiled: dict[CacheKey, Function] = {}
         self._index_dims: tuple[int, int] | None = None
@@ -45,22 +53,42 @@ class Kernel:
             self._params = list(kernel_params(self.py_func))
         return self._params
 
-    def options(self) -> dict:
-        """The module options with this kernel's ``module_options`` on top."""
+    def effective_options(self) -> dict:
+        """The module options, this kernel's module's, then its ``module_options`` on top."""
         from .options import _normalise
-        return get_module_options() | _normalise(self.module_options)
+        from .warp_compat import WARP_MODULE_DEFAULTS
+        module = {k: v for k, v in self._module.options.items()
+                  if k not in WARP_MODULE_DEFAULTS or v != WARP_MODULE_DEFAULTS[k]}
+        return get_module_options() | _normalise(module) | _normalise(self.module_options)
+
+    @property
+    def options(self) -> dict:
+        """Warp's ``kernel.options``: the options given to this kernel."""
+        return self.module_options
+
+    @property
+    def module(self):
+        """Warp's ``kernel.module``: the named options it was declared with."""
+        return self._module
+
+    @property
+    def is_generic(self) -> bool:
+        """Whether some parameter is annotated with ``Any``: typed at each launch."""
+        return any(is_generic(t) for _, t in self.params)
 
     def compile(self, sig: LaunchSig = LaunchSig(), debug: bool | None = None,
-                fastmath: bool | None = None) -> Function:
-        """The MIR for one launch signature; cached."""
-        opts = self.options()
+                fastmath: bool | None = None, param_types: tuple | None = None) -> Function:
+        """The MIR for one launch signature (and, for a generic kernel, one set of concrete
+        parameter types); cached."""
+        opts = self.effective_options()
         debug = opts["debug"] if debug is None else bool(debug)
         fastmath = opts["fastmath"] if fastmath is None else bool(fastmath)
-        key = (sig, debug, fastmath)
+        param_types = tuple(param_types) if param_types is not None and self.is_generic else None
+        key = (sig, debug, fastmath, param_types)
         fn = self._compiled.get(key)
         if fn is None:
             from .ir.compile import compile_kernel
-            fn = compile_kernel(self.py_func, sig, debug, fastmath)
+            fn = compile_kernel(self.py_func, sig, debug, fastmath, param_types=param_types)
             self._compiled[key] = fn
         return fn
 
@@ -82,7 +110,7 @@ def kernel(f=None, *, name: str | None = None, enable_backward=None, launch_boun
            module=None, module_options: dict | None = None, entry_point_abi=None, grid_stride=None):
     """Decorator: ``@simt.kernel`` or ``@simt.kernel(...)`` (Warp's keywords are accepted)."""
     def wrap(fn) -> Kernel:
-        return Kernel(fn, name=name, module_options=module_options)
+        return Kernel(fn, name=name, module_options=module_options, module=module)
     return wrap(f) if f is not None else wrap
 
 
@@ -150,9 +178,16 @@ def func(f=None, *, name: str | None = None, module=None, inline=None):
         key = (fn.__module__, fn.__qualname__)
         existing = _funcs.get(key)
         sig = _signature_key(fn)
-        if existing is not None and all(_signature_key(f) != sig for f in existing.overloads):
-            existing.add_overload(fn)
-            return existing
+        if existing is not None:
+            same = [k for k, f in enumerate(existing.overloads) if _signature_key(f) == sig]
+            if not same:
+                existing.add_overload(fn)
+                return existing
+            if len(existing.overloads) > 1:   # redefines one overload; the others stay
+                existing.overloads[same[0]] = fn
+                if same[0] == 0:
+                    existing.py_func = fn
+                return existing
         made = Func(fn, name=name)
         _funcs[key] = made
         return made
@@ -162,6 +197,15 @@ def func(f=None, *, name: str | None = None, module=None, inline=None):
 def constant(x):
     """Warp's ``wp.constant``: the value itself; kernels read module globals at compile time."""
     return x
+
+
+def static(expr):
+    """Warp's ``wp.static(expr)``: in a kernel, ``expr`` is evaluated while compiling (in the
+    function's module and closure); on the host it is the value itself."""
+    return expr
+
+
+static._simt_static = True
 
 
 def mir(k: Kernel, dim_ndim: int = 1, block_ndim: int = 1) -> str:

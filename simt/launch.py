@@ -16,8 +16,9 @@ from .devices import Device, engine_for, get_device
 from .errors import DeviceError, LaunchError
 from .ir import mir
 from .ir.mir import Function, LaunchSig
-from .ir.types import ArrayType, Scalar, ValueType, flat_count, scalar_of
+from .ir.types import ArrayType, Scalar, StructType, ValueType, flat_count, is_generic, scalar_of
 from .kernel import Kernel
+from .launch_values import Bound, array_arguments, convert_struct, specialize
 from .options import ARCHS
 from .sim.common import ArrayArg, LaunchConfig, LaunchResult
 
@@ -114,6 +115,8 @@ def _param_name(kernel: Kernel, name: str) -> str:
 
 def check_array(kernel: Kernel, name: str, expected: ArrayType, value, device: Device) -> array:
     where = _param_name(kernel, name)
+    if value is None:           # Warp's null array: no elements (any access is out of bounds)
+        return array(shape=(0,) * expected.ndim, dtype=expected.dtype, device=device)
     if isinstance(value, np.ndarray):
         raise LaunchError(f"{where}: expected {expected}, got {_describe(value)}; "
                           f"wrap it with simt.array(...)")
@@ -147,6 +150,9 @@ def convert_scalar(kernel: Kernel, name: str, expected: Scalar, value) -> np.gen
         if is_float or (is_int and value not in (0, 1)):
             raise LaunchError(f"{where}: expected a bool, got {_describe(value)}")
         return np.bool_(bool(value))
+    if expected is Scalar.BF16:                 # passed as its bits
+        from .ir.bfloat16 import to_bits
+        return np.uint16(to_bits(float(value)))
     if expected.is_float:
         try:
             with np.errstate(over="ignore"):
@@ -192,7 +198,11 @@ def bind_arguments(kernel: Kernel, values: Sequence, device: Device) -> list[tup
                           f"got {len(values)} (inputs + outputs)")
     bound = []
     for (name, ptype), value in zip(params, values):
-        if isinstance(ptype, ArrayType):
+        if is_generic(ptype):
+            ptype = specialize(kernel.key, name, ptype, value)
+        if isinstance(ptype, StructType):
+            bound.append((name, ptype, convert_struct(kernel.key, name, ptype, value, device)))
+        elif isinstance(ptype, ArrayType):
             bound.append((name, ptype, check_array(kernel, name, ptype, value, device)))
         elif isinstance(ptype, Scalar):
             bound.append((name, ptype, [convert_scalar(kernel, name, ptype, value)]))
@@ -203,10 +213,12 @@ def bind_arguments(kernel: Kernel, values: Sequence, device: Device) -> list[tup
 
 def engine_arguments(kernel: Kernel, fn: Function, bound) -> list:
     """Arguments aligned with ``fn.params``: composites occupy consecutive scalar params."""
-    args: list = []
+    args = Bound()       # and what to do after the launch (arrays of structs)
     for name, ptype, value in bound:
         if isinstance(ptype, ArrayType):
-            args.append(ArrayArg(value.flat_scalars(), value.shape, value.ptr, name))
+            args.extend_bound(array_arguments(name, value))
+        elif isinstance(value, Bound):
+            args.extend_bound(value)
         else:
             args.extend(value)
     if len(args) != len(fn.params):
@@ -305,7 +317,7 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
         run_engine = engine_for(dev)
     except DeviceError as e:
         raise LaunchError(f"kernel '{kernel.key}': {e}") from None
-    opts = kernel.options()
+    opts = kernel.effective_options()
     arch = arch or opts["arch"]
     if arch not in ARCHS:
         raise LaunchError(f"kernel '{kernel.key}': unknown arch {arch!r}; simt models {', '.join(ARCHS)}")
@@ -320,10 +332,10 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
     bound = bind_arguments(kernel, list(inputs or ()) + list(outputs or ()), dev)   # None: none, as in Warp
 
     check_index_dims(kernel, sig, dims, block_dim)
-    fn = kernel.compile(sig, opts["debug"], opts["fastmath"])
+    fn = kernel.compile(sig, opts["debug"], opts["fastmath"], tuple(t for _, t, _ in bound))
     check_shared_memory(kernel, fn, arch)
     args = engine_arguments(kernel, fn, bound)
-    checking.attach_arrays(check_plan.checks, bound, args)
+    checking.attach_arrays(check_plan.checks, args.arrays)
     if math.prod(dims) == 0:
         return LaunchResult(kernel.key, str(dev), {})
     cfg = LaunchConfig(dim=dims, block=block, grid=grid, sig=sig, arch=arch, max_steps=steps,
@@ -337,6 +349,8 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
         raise LaunchError(f"kernel '{kernel.key}': trace= records on device 'cpu:trace', not '{dev}'")
     else:
         metrics = run_engine(fn, cfg, args)
+    for write_back in args.write_backs:
+        write_back()
     result = LaunchResult(kernel.key, str(dev), dict(metrics), getattr(metrics, "details", {}))
-    checking.finish(kernel.key, result, check_plan, bound)
+    checking.finish(kernel.key, result, check_plan, args.arrays)
     return result

@@ -21,6 +21,9 @@ _WARP_IGNORED = frozenset({
     "enable_backward", "max_unroll", "lineinfo", "block_dim", "fuse_fp", "cuda_output",
     "optimization_level", "compile_time_trace", "strip_hash_suffix", "enable_mathdx_gemm",
     "enable_vector_component_overwrites", "cuda_max_registers", "enable_cuda_smem_spilling",
+    "cpu_compiler_flags", "default_grid_stride", "enable_mathdx_fft", "enable_mathdx_solver",
+    "extra_build_options", "strip_hash", "deterministic_max_records",
+    "deterministic",      # the precise engine is deterministic; Warp's switch has no meaning here
 })
 
 _options = dict(DEFAULTS)

@@ -480,7 +480,8 @@ def test_votes_activemask_syncwarp():
 # --- the registry as a whole -----------------------------------------------------------------------------
 
 def test_every_builtin_is_documented_and_grouped():
-    groups = {"operator", "math", "vector", "matrix", "quaternion", "cast", "warp"}
+    groups = {"operator", "math", "vector", "matrix", "quaternion", "cast", "warp", "random",
+              "transformation", "spatial"}
     for name, b in REGISTRY.items():
         assert b.doc, name
         assert b.group in groups, (name, b.group)
@@ -521,11 +522,11 @@ def test_every_accepted_signature_lowers_and_verifies():
             except BuiltinTypeError:
                 continue
             _, out, _ = lower(name, *types)
-            if rt == VOID:
-                assert out == [], name
-                continue
-            assert len(out) == flat_count(rt), (name, types)
-            assert all(o.type is scalar_of(rt) for o in out), (name, types)
+            # the result, then the new value of each argument the builtin updates (rand state)
+            parts = ([] if rt == VOID else list(rt.elems) if isinstance(rt, TupleType) else [rt])
+            parts += [types[k] for k in REGISTRY[name].inout]
+            want = [scalar_of(p) for p in parts for _ in range(flat_count(p))]
+            assert [o.type for o in out] == want, (name, types)
             accepted += 1
     assert accepted > 1500
 

@@ -196,7 +196,7 @@ def index_float(a: wp.array(dtype=float)):
 
 
 def partial_index(a: wp.array2d(dtype=float)):
-    x = a[0]   # <-
+    x = a[0] + 1.0   # <-
 
 
 def atomic_wrong_indices(a: wp.array2d(dtype=float)):
@@ -254,7 +254,7 @@ CASES = [
     (use_before_assign, "used before it is assigned", "y"),
     (bad_component, "out of range for a vec3", "v.w"),
     (index_float, "indices must be integers", "1.5"),
-    (partial_index, "index every dimension", "a[0]"),
+    (partial_index, "got a array(float32, 1d)", "a[0]"),   # a[0] is a row: a view
     (atomic_wrong_indices, "needs 2 indices", "wp.atomic_add"),
     (cond_on_vector, "cannot be used as a condition", "a[0]"),
     (shared_bad_layout, "row_major", '"diagonal"'),

@@ -63,25 +63,37 @@ def emit(fn: Function, arch: str = "sm_90", lineinfo: bool = False) -> tuple[str
 
 # ---- names and constants ------------------------------------------------------------------
 
-REG_PREFIX = {Scalar.BOOL: "%p", Scalar.I8: "%r", Scalar.U8: "%r", Scalar.I32: "%r",
-              Scalar.U32: "%r", Scalar.I64: "%rd", Scalar.U64: "%rd", Scalar.F32: "%f",
+REG_PREFIX = {Scalar.BOOL: "%p", Scalar.I8: "%r", Scalar.U8: "%r", Scalar.I16: "%r",
+              Scalar.U16: "%r", Scalar.I32: "%r", Scalar.U32: "%r", Scalar.I64: "%rd",
+              Scalar.U64: "%rd", Scalar.F16: "%h", Scalar.BF16: "%h", Scalar.F32: "%f",
               Scalar.F64: "%fd"}
-_REG_DECL = {"%p": ".pred", "%r": ".b32", "%rd": ".b64", "%f": ".f32", "%fd": ".f64"}
+_REG_DECL = {"%p": ".pred", "%h": ".b16", "%r": ".b32", "%rd": ".b64", "%f": ".f32",
+             "%fd": ".f64"}
 
-# The PTX type an op works in, per MIR scalar (8-bit values live in 32-bit registers).
-INT_TYPE = {Scalar.I8: "s32", Scalar.U8: "u32", Scalar.I32: "s32", Scalar.U32: "u32",
-            Scalar.I64: "s64", Scalar.U64: "u64", Scalar.F32: "f32", Scalar.F64: "f64"}
-BITS_TYPE = {Scalar.I8: "b32", Scalar.U8: "b32", Scalar.I32: "b32", Scalar.U32: "b32",
-             Scalar.I64: "b64", Scalar.U64: "b64", Scalar.F32: "f32", Scalar.F64: "f64",
+# The PTX type an op works in, per MIR scalar (8- and 16-bit integers live in 32-bit
+# registers; float16 values in 16-bit ones, only moved and converted: the MIR computes
+# float16 in float32).
+INT_TYPE = {Scalar.I8: "s32", Scalar.U8: "u32", Scalar.I16: "s32", Scalar.U16: "u32",
+            Scalar.I32: "s32", Scalar.U32: "u32", Scalar.I64: "s64", Scalar.U64: "u64",
+            Scalar.F16: "f16", Scalar.BF16: "bf16", Scalar.F32: "f32", Scalar.F64: "f64"}
+BITS_TYPE = {Scalar.I8: "b32", Scalar.U8: "b32", Scalar.I16: "b32", Scalar.U16: "b32",
+             Scalar.I32: "b32", Scalar.U32: "b32", Scalar.I64: "b64", Scalar.U64: "b64",
+             Scalar.F16: "b16", Scalar.BF16: "b16", Scalar.F32: "f32", Scalar.F64: "f64",
              Scalar.BOOL: "pred"}
 # Memory and parameter types: exact width.
-MEM_TYPE = {Scalar.BOOL: "u8", Scalar.I8: "s8", Scalar.U8: "u8", Scalar.I32: "s32",
-            Scalar.U32: "u32", Scalar.I64: "s64", Scalar.U64: "u64", Scalar.F32: "f32",
+MEM_TYPE = {Scalar.BOOL: "u8", Scalar.I8: "s8", Scalar.U8: "u8", Scalar.I16: "s16",
+            Scalar.U16: "u16", Scalar.I32: "s32", Scalar.U32: "u32", Scalar.I64: "s64",
+            Scalar.U64: "u64", Scalar.F16: "b16", Scalar.BF16: "b16", Scalar.F32: "f32",
             Scalar.F64: "f64"}
 
 
 def imm_text(value, t: Scalar) -> str:
     """A PTX immediate of MIR type ``t`` (floats as exact hex bit patterns)."""
+    if t is Scalar.F16:
+        return "0x%04X" % int(np.array(value).astype(np.float16).view(np.uint16))
+    if t is Scalar.BF16:
+        from ..ir.bfloat16 import to_bits
+        return "0x%04X" % int(to_bits(float(value)))
     if t is Scalar.F32:
         return "0f%08X" % struct.unpack(">I", struct.pack(">f", float(np.float32(value))))[0]
     if t is Scalar.F64:
@@ -116,6 +128,7 @@ class Emitter:
         self.launch_dim: list[str] = []
         self.smem_base: str | None = None
         self.fastmath = fn.fastmath
+        self.module_lines: list[str] = []      # declarations before the entry (vprintf, formats)
 
     # -- registers and operands --------------------------------------------------------------
     def _name(self, prefix: str, index: int) -> str:
@@ -180,6 +193,7 @@ class Emitter:
                 f".version {PTX_VERSION}", f".target {self.arch}", ".address_size 64", ""]
         for path, index in (self.files or {}).items():
             head.append(f'.file {index} "{path}"')
+        head += [*self.module_lines, *([""] if self.module_lines else [])]
         head.append(f".visible .entry {self.entry}(")
         params = [f"\t.param .{t} {n}" for t, n, _ in self.params]
         for i, (_, _, what) in enumerate(self.params):

@@ -110,6 +110,8 @@ def _atomic(em: Emitter, ins: Instr) -> None:
             em.ins(f"neg.{'s' + INT_TYPE[t][1:] if t.is_int else INT_TYPE[t]} {negated}, {value}")
             value = negated
         em.ins(f"atom.{space}.add.{_ATOM_ADD_TYPE[t]} {d}, {addr}, {value}")
+    elif arg.op in (AtomOp.AND, AtomOp.OR, AtomOp.XOR):
+        em.ins(f"atom.{space}.{arg.op.value}.{bits} {d}, {addr}, {value}")
     elif t.is_int:
         em.ins(f"atom.{space}.{arg.op.value}.{INT_TYPE[t]} {d}, {addr}, {value}")
     else:
@@ -256,6 +258,61 @@ def _shuffle(em: Emitter, ins: Instr) -> None:
         em.ins(f"selp.{BITS_TYPE[t]} {d}, {src}, {result}, {own_value}")
 
 
+# ---- printf --------------------------------------------------------------------------------
+
+VPRINTF = (".extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, "
+           ".param .b64 vprintf_param_1);")
+
+
+def _print(em: Emitter, ins: Instr) -> None:
+    """CUDA's vprintf(format, args): the format as a global string, the values in a local
+    buffer laid out as C varargs (float promoted to double, each value aligned to its size)."""
+    if VPRINTF not in em.module_lines:
+        em.module_lines.append(VPRINTF)
+    data = ins.arg.encode() + b"\0"
+    name = f"$str{sum(1 for line in em.module_lines if '$str' in line)}"
+    em.module_lines.append(f".global .align 1 .b8 {name}[{len(data)}] = "
+                           f"{{{', '.join(str(b) for b in data)}}};")
+    fmt = em.tmp("%rd")
+    em.ins(f"mov.u64 {fmt}, {name}")
+    em.ins(f"cvta.global.u64 {fmt}, {fmt}")
+    args = "0"
+    if ins.srcs:
+        offset, stores = 0, []
+        for x in ins.srcs:
+            t = x.type
+            if t.is_float:
+                value = em.val(x)
+                if t is Scalar.F32:
+                    wide = em.tmp(Scalar.F64)
+                    em.ins(f"cvt.f64.f32 {wide}, {value}")
+                    value = wide
+                size, kind = 8, "f64"
+            elif t.bits == 64:
+                value, size, kind = em.val(x), 8, "b64"
+            else:
+                value, size, kind = em.val(x), 4, "b32"
+            offset = -(-offset // size) * size
+            stores.append((offset, kind, value))
+            offset += size
+        buf = f"__printf_buf{em.label_count}"
+        em.label_count += 1
+        em.ins(f".local .align 8 .b8 {buf}[{max(offset, 8)}]")
+        for off, kind, value in stores:
+            em.ins(f"st.local.{kind} [{buf}+{off}], {value}")
+        args = em.tmp("%rd")
+        em.ins(f"mov.u64 {args}, {buf}")
+        em.ins(f"cvta.local.u64 {args}, {args}")
+    em.body.append("\t{")
+    em.ins(".param .b64 vprintf_format")
+    em.ins(f"st.param.b64 [vprintf_format], {fmt}")
+    em.ins(".param .b64 vprintf_args")
+    em.ins(f"st.param.b64 [vprintf_args], {args}")
+    em.ins(".param .b32 vprintf_status")
+    em.ins("call.uni (vprintf_status), vprintf, (vprintf_format, vprintf_args)")
+    em.body.append("\t}")
+
+
 _HANDLERS = {Op.LD: _load, Op.ST: _store, Op.ATOM: _atomic, Op.SREG: _sreg, Op.DIM: _dim,
-             Op.CHECK: _check, Op.BAR: _barrier, Op.BAR_AND: _barrier, Op.SYNCWARP: _syncwarp,
+             Op.CHECK: _check, Op.PRINT: _print, Op.BAR: _barrier, Op.BAR_AND: _barrier, Op.SYNCWARP: _syncwarp,
              Op.ACTIVEMASK: _activemask, Op.VOTE: _vote, Op.SHFL: _shuffle}

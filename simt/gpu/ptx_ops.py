@@ -81,11 +81,15 @@ def lower_instr(em: Emitter, ins: Instr) -> None:
 # ---- integers -----------------------------------------------------------------------------
 
 def normalize_8bit(em: Emitter, d: str, t: Scalar) -> None:
-    """Re-extend an 8-bit value from its low byte, so it wraps like int8/uint8."""
+    """Re-extend an 8- or 16-bit value from its low bits, so it wraps like int8/uint8/int16/uint16."""
     if t is Scalar.I8:
         em.ins(f"cvt.s32.s8 {d}, {d}")
     elif t is Scalar.U8:
         em.ins(f"and.b32 {d}, {d}, 255")
+    elif t is Scalar.I16:
+        em.ins(f"cvt.s32.s16 {d}, {d}")
+    elif t is Scalar.U16:
+        em.ins(f"and.b32 {d}, {d}, 65535")
 
 
 _SIMPLE_INT = {Op.ADD: "add", Op.SUB: "sub", Op.MUL: "mul.lo", Op.MIN: "min", Op.MAX: "max"}
@@ -242,7 +246,8 @@ def _select(em: Emitter, ins: Instr) -> None:
     em.ins(f"selp.{BITS_TYPE[t]} {d}, {em.val(on_true)}, {em.val(on_false)}, {c}")
 
 
-_8BIT_LIMITS = {Scalar.I8: (-128, 127), Scalar.U8: (0, 255)}
+_8BIT_LIMITS = {Scalar.I8: (-128, 127), Scalar.U8: (0, 255), Scalar.I16: (-32768, 32767),
+                Scalar.U16: (0, 65535)}
 
 
 def convert(em: Emitter, d: str, x, dst: Scalar) -> None:
@@ -257,6 +262,17 @@ def convert(em: Emitter, d: str, x, dst: Scalar) -> None:
     elif src is Scalar.BOOL:
         one, zero = imm_text(1, dst), imm_text(0, dst)
         em.ins(f"selp.{BITS_TYPE[dst]} {d}, {one}, {zero}, {a}")
+    elif dst is Scalar.F16:                 # the MIR converts float16 only from/to float32
+        em.ins(f"cvt.rn.f16.f32 {d}, {a}")
+    elif src is Scalar.F16:
+        em.ins(f"cvt.f32.f16 {d}, {a}")
+    elif dst is Scalar.BF16:
+        em.ins(f"cvt.rn.bf16.f32 {d}, {a}")
+    elif src is Scalar.BF16:                # exact: the bits are the top half of a float32
+        wide = em.tmp("%r")
+        em.ins(f"cvt.u32.u16 {wide}, {em.materialize(x)}")
+        em.ins(f"shl.b32 {wide}, {wide}, 16")
+        em.ins(f"mov.b32 {d}, {wide}")
     elif src.is_float and dst.is_float:
         em.ins(f"cvt.rn.f32.f64 {d}, {a}" if dst is Scalar.F32 else f"cvt.f64.f32 {d}, {a}")
     elif src.is_float:
@@ -275,7 +291,7 @@ def _float_to_int(em: Emitter, d: str, x, src: Scalar, dst: Scalar) -> None:
     em.ins(f"cvt.rzi.{INT_TYPE[dst]}.{INT_TYPE[src]} {wide}, {value}")
     if dst in _8BIT_LIMITS:
         lo, hi = _8BIT_LIMITS[dst]
-        if dst is Scalar.I8:
+        if dst.is_signed:
             em.ins(f"max.s32 {wide}, {wide}, {lo}")
         em.ins(f"min.{INT_TYPE[dst]} {wide}, {wide}, {hi}")
     nan = em.tmp(Scalar.BOOL)
@@ -291,6 +307,6 @@ def _int_to_int(em: Emitter, d: str, a: str, src: Scalar, dst: Scalar) -> None:
         em.ins(f"cvt.{'s64.s32' if src.is_signed else 'u64.u32'} {d}, {a}")
     else:
         em.ins(f"mov.{BITS_TYPE[dst]} {d}, {a}")
-        if dst.bits == 8:
+        if dst.bits < 32:
             normalize_8bit(em, d, dst)
 

@@ -28,6 +28,7 @@ _init_error: DeviceError | None = None
 _contexts: dict[int, "Context"] = {}
 
 CTYPES = {Scalar.BOOL: ctypes.c_uint8, Scalar.I8: ctypes.c_int8, Scalar.U8: ctypes.c_uint8,
+          Scalar.I16: ctypes.c_int16, Scalar.U16: ctypes.c_uint16, Scalar.F16: ctypes.c_uint16, Scalar.BF16: ctypes.c_uint16,
           Scalar.I32: ctypes.c_int32, Scalar.U32: ctypes.c_uint32, Scalar.I64: ctypes.c_int64,
           Scalar.U64: ctypes.c_uint64, Scalar.F32: ctypes.c_float, Scalar.F64: ctypes.c_double}
 

@@ -52,6 +52,8 @@ class Builder:
     def imm(self, value, type: Scalar) -> Imm:
         if type is Scalar.BOOL:
             return Imm(bool(value), type)
+        if type.is_storage:
+            return Imm(_convert_constant(float(value), type), type)
         if type.is_float:
             return Imm(float(value), type)
         return Imm(int(value), type)
@@ -61,20 +63,30 @@ class Builder:
         self.emit(Op.MOV, (dst,), (src,))
         return dst
 
-    def binary(self, op: Op, a: Operand, b: Operand) -> Reg:
+    # float16 is a storage type: like Warp's ``half``, every operation on it converts the
+    # operands to float32, computes there and rounds the result back to float16.
+    def binary(self, op: Op, a: Operand, b: Operand) -> Operand:
         assert op in BINARY, op
+        if a.type.is_storage:
+            return self.cvt(self.binary(op, self.cvt(a, Scalar.F32), self.cvt(b, Scalar.F32)),
+                            a.type)
         dst = self.reg(a.type)
         self.emit(op, (dst,), (a, b))
         return dst
 
-    def unary(self, op: Op, a: Operand, result: Scalar | None = None) -> Reg:
+    def unary(self, op: Op, a: Operand, result: Scalar | None = None) -> Operand:
         assert op in UNARY or op in (Op.ISNAN, Op.ISINF), op
+        if a.type.is_storage:
+            value = self.unary(op, self.cvt(a, Scalar.F32))
+            return value if value.type is Scalar.BOOL else self.cvt(value, a.type)
         dst = self.reg(result or (Scalar.BOOL if op in (Op.ISNAN, Op.ISINF) else a.type))
         self.emit(op, (dst,), (a,))
         return dst
 
     def compare(self, op: Op, a: Operand, b: Operand) -> Reg:
         assert op in COMPARE, op
+        if a.type.is_storage:
+            return self.compare(op, self.cvt(a, Scalar.F32), self.cvt(b, Scalar.F32))
         dst = self.reg(Scalar.BOOL)
         self.emit(op, (dst,), (a, b))
         return dst
@@ -85,8 +97,12 @@ class Builder:
         return dst
 
     def cvt(self, a: Operand, to: Scalar) -> Operand:
+        """Convert; float16 and bfloat16 convert only to and from float32 (other types go
+        through it, as Warp's ``half`` does)."""
         if a.type is to:
             return a
+        if (a.type.is_storage or to.is_storage) and Scalar.F32 not in (a.type, to):
+            return self.cvt(self.cvt(a, Scalar.F32), to)
         if isinstance(a, Imm):
             return self.imm(_convert_constant(a.value, to), to)
         dst = self.reg(to)
@@ -108,6 +124,11 @@ def _convert_constant(value, to: Scalar):
     import numpy as np
     if to is Scalar.BOOL:
         return bool(value)
+    if to is Scalar.F16:
+        return float(np.array(value).astype(np.float32).astype(np.float16))
+    if to is Scalar.BF16:
+        from .bfloat16 import round_value
+        return round_value(value)
     if to.is_float:
         return float(np.array(value).astype(to.np))
     if isinstance(value, float):

@@ -14,7 +14,7 @@ from .passes import run_passes
 from .verify import verify
 from .pyfunc import PyFunc, parse_function
 from .registry import BuiltinFunction
-from .types import AnyType, ArrayType, resolve_type
+from .types import AnyType, ArrayType, is_generic, resolve_type
 
 
 def _ensure_builtins() -> None:
@@ -56,7 +56,7 @@ def _params(pf: PyFunc) -> list[tuple[str, AnyType]]:
         if isinstance(ann, (str, ast.AST)):
             ann = pf.evaluate(ann, a.annotation)
         t = resolve_type(ann)
-        if t is None or not (isinstance(t, ArrayType) or hir.is_value_type(t)):
+        if t is None or not (isinstance(t, ArrayType) or hir.is_value_type(t) or is_generic(t)):
             raise CompileError(f"unsupported type {ast.unparse(a.annotation)!r} for kernel parameter "
                                f"{a.arg!r}; use a scalar (int, float, simt.float32...), a composite "
                                f"(simt.vec3...) or simt.array(dtype=...)", pf.loc(a.annotation))
@@ -68,11 +68,19 @@ def _params(pf: PyFunc) -> list[tuple[str, AnyType]]:
     return params
 
 
-def check_kernel(py_func, sig: mir.LaunchSig | None) -> hir.FuncDef:
-    """Type-check a kernel into HIR (``sig`` None: launch-independent checks only)."""
+def check_kernel(py_func, sig: mir.LaunchSig | None,
+                 param_types: tuple[AnyType, ...] | None = None) -> hir.FuncDef:
+    """Type-check a kernel into HIR (``sig`` None: launch-independent checks only).
+    ``param_types``: the concrete parameter types of a generic kernel's launch."""
     _ensure_builtins()
     pf = parse_function(py_func)
     params = _params(pf)
+    if param_types is not None:
+        params = [(name, t) for (name, _), t in zip(params, param_types)]
+    generic = [name for name, t in params if is_generic(t)]
+    if generic:
+        raise CompileError(f"kernel parameter {generic[0]!r} is generic (Any): its type is known "
+                           f"only at launch", pf.loc(pf.tree))
     ctx = CompileContext(sig)
     checker = FunctionChecker(ctx, pf, params, is_kernel=True, return_type=None)
     fd = checker.guarded(lambda _node: checker.check(), pf.tree)
@@ -82,9 +90,9 @@ def check_kernel(py_func, sig: mir.LaunchSig | None) -> hir.FuncDef:
 
 
 def compile_kernel(py_func, sig: mir.LaunchSig, debug: bool = False, fastmath: bool = False,
-                   passes: bool = True) -> mir.Function:
+                   passes: bool = True, param_types: tuple[AnyType, ...] | None = None) -> mir.Function:
     """The kernel's MIR; ``passes=False`` gives lowering's output as it is (for tests of it)."""
-    fd = check_kernel(py_func, sig)
+    fd = check_kernel(py_func, sig, param_types)
     try:
         fn = lower_kernel(fd, sig, debug, fastmath)
     except CompileError:

@@ -21,12 +21,27 @@ from .frontend_rules import (BINARY_OPERATORS, COMPARE_OPERATORS, COMPONENT_NAME
                              component_count, component_type, constant, describe, fold, same_type,
                              store_counts)
 from .mir import Loc
+from .frontend_forms import MultiPlace, WarpForms
 from .pyfunc import PyFunc
 from .registry import BuiltinTypeError, lookup
-from .types import (VOID, AnyType, ArrayType, MatrixType, QuatType, Scalar, TupleType, VectorType,
+from .types import (VOID, AnyType, ArrayType, MatrixType, QuatType, Scalar, StructType,
+                    TransformType, TupleType, VectorType,
                     resolve_type)
 
-class FunctionChecker:
+def _is_compile_time(obj) -> bool:
+    """Objects a local name may stand for: device functions, builtins, types."""
+    from .frontend_calls import _from_warp
+    from .registry import BuiltinFunction
+    obj = _from_warp(obj)
+    return (getattr(obj, "_simt_func", False) or isinstance(obj, BuiltinFunction)
+            or resolve_type(obj) is not None)
+
+
+def _is_reversed(obj) -> bool:
+    return obj is reversed or getattr(obj, "name", None) == "reversed"
+
+
+class FunctionChecker(WarpForms):
     """Type-checks one function body into HIR statements."""
 
     def __init__(self, ctx: CompileContext, pf: PyFunc, params: list[tuple[str, AnyType]],
@@ -39,6 +54,11 @@ class FunctionChecker:
         self.vars: dict[str, AnyType] = dict(params)
         self.local_names = assigned_names(pf.tree) | {n for n, _ in params}
         self.loop_depth = 0
+        self.aliases: dict[str, Static] = {}   # local names bound to functions or types
+        self.updated_by_calls: set[str] = set()  # variables calls write through (state, ref)
+        self.ref_params: set[str] = set()        # this function's wp.ref[...] parameters
+        self.temps = 0                           # hidden temporaries made so far
+        self.static_values: dict = {}            # loop variables of loops unrolled for static()
 
     # ---- entry ----------------------------------------------------------------------
     def check(self) -> hir.FuncDef:
@@ -47,8 +67,11 @@ class FunctionChecker:
         check_definite_assignment(self.pf.tree, {n for n, _ in self.params}, self.error)
         rt = self.return_type if self.return_type is not None else VOID
         counts = store_counts(self.pf.tree)
+        for name in self.updated_by_calls:          # randf(state), f(x) with x: ref[...]
+            counts[name] = counts.get(name, 0) + 2
         return hir.FuncDef(self.pf.name, self.params, body, rt, self.pf.loc(self.pf.tree),
-                           self.is_kernel, set(counts), {n for n, c in counts.items() if c == 1})
+                           self.is_kernel, set(counts), {n for n, c in counts.items() if c == 1},
+                           ref_params=set(self.ref_params))
 
     def loc(self, node: ast.AST) -> Loc:
         return self.pf.loc(node)
@@ -111,7 +134,13 @@ class FunctionChecker:
         if isinstance(target, (ast.Tuple, ast.List)):
             return [self.unpack(target, node.value, node)]
         if isinstance(target, ast.Name):
-            return [self.assign_name(target.id, self.value(node.value), node)]
+            value = self.expr(node.value)
+            if isinstance(value, Static) and _is_compile_time(value.obj) \
+                    and target.id not in self.vars:
+                from .frontend_calls import _from_warp
+                self.aliases[target.id] = Static(_from_warp(value.obj), value.text)  # f = my_func
+                return []
+            return [self.assign_name(target.id, self.as_value(value, node.value), node)]
         if isinstance(target, (ast.Subscript, ast.Attribute)):
             place = self.place(target)
             return [self.store(place, self.value(node.value), node)]
@@ -175,9 +204,14 @@ class FunctionChecker:
             raise self.error("'else' on a for loop is not supported", node)
         it = node.iter
         func = self.expr(it.func) if isinstance(it, ast.Call) else None
+        backwards = False
+        if isinstance(func, Static) and _is_reversed(func.obj) and len(it.args) == 1 \
+                and not it.keywords and isinstance(it.args[0], ast.Call):
+            backwards, it = True, it.args[0]
+            func = self.expr(it.func)
         if not (isinstance(func, Static) and func.obj is range):
-            raise self.error("for loops can only iterate over range(...), e.g. "
-                             "'for i in range(n):'", it)
+            raise self.error("for loops can only iterate over range(...) or reversed(range(...)), "
+                             "e.g. 'for i in range(n):'", it)
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.error("range() takes 1 to 3 positional arguments", it)
         bounds = []
@@ -194,13 +228,23 @@ class FunctionChecker:
             bounds.append(hir.Const(Scalar.I32, bounds[0].loc, value=1))
         if isinstance(bounds[2], hir.Const) and bounds[2].value == 0:
             raise self.error("range() step must not be zero", it.args[2])
+        if backwards:
+            bounds = self.reversed_bounds(bounds, it)
+        if isinstance(node.target, ast.Name) and self.static_reads(node, node.target.id) and \
+                all(isinstance(x, hir.Const) for x in bounds):
+            return self.unrolled_for(node, node.target.id, range(*(int(x.value) for x in bounds)))
         if not isinstance(node.target, ast.Name):
             raise self.error("the loop variable must be a plain name", node.target)
         self.declare(node.target.id, Scalar.I32, node.target)
+        self.static_values.pop(node.target.id, None)
         self.loop_depth += 1
         body = self.block(node.body)
         self.loop_depth -= 1
         start, stop, step = bounds
+        if all(isinstance(x, hir.Const) for x in bounds) and not self.assigns(node.body, node.target.id):
+            last = range(*(int(x.value) for x in bounds))   # after the loop: its last value
+            if last:
+                self.static_values[node.target.id] = last[-1]
         return [hir.ForRange(self.loc(node), var=node.target.id, start=start, stop=stop, step=step, body=body)]
 
     def stmt_Break(self, node: ast.Break) -> list[hir.Stmt]:
@@ -227,7 +271,8 @@ class FunctionChecker:
                                             elems=elems)
         else:
             value = self.value(node.value)
-            self.require_value(value, node.value)
+            if not isinstance(value.type, TupleType):       # a call's several results pass on
+                self.require_value(value, node.value)
         if self.return_type is not None:
             value = adapt(value, self.return_type)
             if not same_type(value.type, self.return_type):
@@ -253,6 +298,7 @@ class FunctionChecker:
                              f"or use a new variable", node)
 
     def assign_name(self, name: str, value: hir.Expr, node: ast.AST) -> hir.Stmt:
+        self.static_values.pop(name, None)        # static() no longer knows its value
         if isinstance(value.type, TupleType):
             raise self.error(f"cannot store a tuple of {len(value.type.elems)} values in {name!r}; "
                              f"unpack it: a, b = ...", node)
@@ -303,16 +349,28 @@ class FunctionChecker:
             var = hir.Var(t, self.loc(node), name=node.id)
             if isinstance(t, ArrayType):
                 return ArrayPlace(t.dtype, var, [], [], t.ndim)
-            if component_type(t) is None:
+            if component_count(t) == 0:
                 raise self.error(f"{node.id!r} is a {t}; it has no components to assign", node)
             return ComponentPlace(t, node.id, [])
         if isinstance(node, ast.Subscript):
             base = self.place(node.value)
+            if isinstance(node.slice, ast.Slice) and not isinstance(base.type, ArrayType):
+                picks = self.slice_picks(base.type, node.slice)
+                return self.slice_place(base, picks, self.sliced_type(base.type, picks), node)
             keys = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             for k in keys:
                 base = self.extend_place(base, self.index(k), k)
             return base
         if isinstance(node, ast.Attribute):
+            part = self.transform_part_place(node)
+            if part is not None:
+                return part
+            base = self.struct_field_place(node)
+            if base is not None and isinstance(base.type, ArrayType):
+                return ArrayPlace(base.type.dtype, self.place_value(base, node), [], [],
+                                  base.type.ndim)
+            if base is not None:
+                return base
             base = self.place(node.value)
             if node.attr not in COMPONENT_NAMES:
                 raise self.error(f"cannot assign to attribute {node.attr!r}", node)
@@ -326,6 +384,12 @@ class FunctionChecker:
         if isinstance(place, ArrayPlace) and len(place.indices) < place.ndim:
             place.indices.append(index)
             return place
+        if isinstance(place.type, StructType):
+            if not isinstance(index, hir.Const):
+                raise self.error("struct fields are named: s.field", node)
+            place.path.append(index)
+            place.type = component_type(place.type, index.value)
+            return place
         sub = component_type(place.type)
         if sub is None:
             raise self.error(f"cannot index into a {place.type}", node)
@@ -335,7 +399,15 @@ class FunctionChecker:
         return place
 
     def store(self, place, value: hir.Expr, node: ast.AST) -> hir.Stmt:
+        if isinstance(place, ArrayPlace) and not place.indices and \
+                isinstance(value.type, ArrayType) and same_type(value.type, place.array.type):
+            target = self.write_target(place.array)     # s.arr = arr: a struct's array field
+            if isinstance(target, tuple) and target[1]:
+                return hir.ComponentStore(self.loc(node), name=target[0], path=target[1],
+                                          value=value)
         self.require_value(value, node)
+        if isinstance(place, MultiPlace):
+            return self.store_multi(place, value, node)
         if isinstance(place, ArrayPlace) and len(place.indices) < place.ndim:
             raise self.error(f"index every dimension of the array ({place.ndim}-D): "
                              f"a[{', '.join('ijk'[:place.ndim])}] = ...", node)
@@ -349,6 +421,8 @@ class FunctionChecker:
         return hir.ComponentStore(self.loc(node), name=place.name, path=place.path, value=value)
 
     def place_value(self, place, node: ast.AST) -> hir.Expr:
+        if isinstance(place, MultiPlace):
+            return self.multi_value(place, node)
         if isinstance(place, ArrayPlace):
             if len(place.indices) < place.ndim:
                 raise self.error(f"index every dimension of the array ({place.ndim}-D)", node)
@@ -357,7 +431,8 @@ class FunctionChecker:
         t = self.vars[place.name]
         e: hir.Expr = hir.Var(t, self.loc(node), name=place.name)
         for k in place.path:
-            e = hir.Extract(component_type(e.type), self.loc(node), base=e, index=k)
+            e = hir.Extract(component_type(e.type, getattr(k, "value", None)), self.loc(node),
+                            base=e, index=k)
         return e
 
     # ---- expressions ------------------------------------------------------------------
@@ -381,9 +456,13 @@ class FunctionChecker:
         if isinstance(e, hir.Expr):
             return e
         if isinstance(e, PartialIndex):
-            nd = e.array.type.ndim
-            raise self.error(f"index every dimension of the {nd}-D array: a[{', '.join('ijk'[:nd])}]",
-                             node)
+            at = e.array.type
+            if not e.indices or at.shape is not None or isinstance(at.dtype, StructType):
+                nd = at.ndim
+                raise self.error(f"index every dimension of the {nd}-D array: "
+                                 f"a[{', '.join('ijk'[:nd])}]", node)
+            return hir.ArrayView(ArrayType(at.dtype, at.ndim - len(e.indices)), self.loc(node),
+                                 array=e.array, indices=list(e.indices))
         obj = e.obj
         if isinstance(obj, (list, tuple, dict, set, np.ndarray, str)) or not callable(obj):
             if not isinstance(obj, pytypes.ModuleType):
@@ -404,6 +483,9 @@ class FunctionChecker:
     def truth(self, e: hir.Expr, node: ast.AST) -> hir.Expr:
         if e.type == Scalar.BOOL:
             return e
+        if isinstance(e.type, ArrayType):          # Warp: an array is true unless it is null
+            size = self.array_dim(e, 0, node)
+            return self.binary("ne", "!=", size, hir.Const(Scalar.I32, e.loc, value=0), node)
         if isinstance(e.type, Scalar):
             if isinstance(e, hir.Const):
                 return hir.Const(Scalar.BOOL, e.loc, value=bool(e.value))
@@ -418,6 +500,8 @@ class FunctionChecker:
         return c
 
     def expr_Name(self, node: ast.Name):
+        if node.id in self.aliases:
+            return self.aliases[node.id]
         if node.id in self.vars:
             return hir.Var(self.vars[node.id], self.loc(node), name=node.id)
         if node.id in self.local_names:
@@ -431,8 +515,14 @@ class FunctionChecker:
         return self.value(node)
 
     def static_or_constant(self, obj: Any, text: str, node: ast.AST):
+        from ..warp_compat import Unsupported
+        if isinstance(obj, Unsupported):
+            raise self.error(f"{text} (warp.{obj.name}) is not supported by simt", node)
         c = constant(obj, self.loc(node))
-        return c if c is not None else Static(obj, text)
+        if c is not None:
+            return c
+        value = self.composite_constant(obj, node)
+        return value if value is not None else Static(obj, text)
 
     def expr_Attribute(self, node: ast.Attribute):
         base = self.expr(node.value)
@@ -454,6 +544,14 @@ class FunctionChecker:
         if node.attr in COMPONENT_NAMES and isinstance(t, (VectorType, QuatType)):
             k = hir.Const(Scalar.I32, self.loc(node), value=COMPONENT_NAMES[node.attr])
             return self.component(base, k, node)
+        if isinstance(t, StructType):
+            k = t.field_index(node.attr)
+            if k < 0:
+                raise self.error(f"struct {t.name} has no field {node.attr!r}", node)
+            return self.component(base, hir.Const(Scalar.I32, self.loc(node), value=k), node)
+        if isinstance(t, TransformType) and node.attr in ("p", "q"):
+            getter = "transform_get_translation" if node.attr == "p" else "transform_get_rotation"
+            return self.call_builtin(getter, [base], node)
         raise self.error(f"a {t} has no attribute {node.attr!r}", node)
 
     def array_dim(self, array: hir.Expr, k: int, node: ast.AST) -> hir.Expr:
@@ -475,7 +573,9 @@ class FunctionChecker:
 
     def component(self, base, index: hir.Expr, node: ast.AST) -> hir.Expr:
         """``base[index]`` for a composite value (an array element keeps its load narrow)."""
-        sub = component_type(base.type)
+        if isinstance(base.type, StructType) and not isinstance(index, hir.Const):
+            raise self.error("struct fields are named: s.field", node)
+        sub = component_type(base.type, getattr(index, "value", None))
         if sub is None:
             raise self.error(f"a {base.type} cannot be indexed", node)
         self.check_constant_index(index, base.type, node)
@@ -504,6 +604,8 @@ class FunctionChecker:
             return hir.TupleGet(base.type.elems[idx], self.loc(node), base=base, index=idx)
         if isinstance(base, hir.Expr) and isinstance(base.type, ArrayType):
             base = PartialIndex(base, [])
+        if len(keys) == 1 and isinstance(keys[0], ast.Slice) and isinstance(base, hir.Expr):
+            return self.slice_read(base, keys[0], node)
         for key in keys:
             index = self.index(key)
             if isinstance(base, PartialIndex):
@@ -589,6 +691,9 @@ class FunctionChecker:
             if t is None:
                 types = ", ".join(str(a.type) for a in args)
                 raise self.error(f"{shown}({types}): {first}", node) from None
+        if builtin.inout:
+            return self.write_back(t, args, builtin.inout, node,
+                                   lambda full: hir.Call(full, self.loc(node), builtin=name, args=args))
         return hir.Call(t, self.loc(node), builtin=name, args=args)
 
     def expr_BoolOp(self, node: ast.BoolOp):

@@ -6,15 +6,18 @@ import ast
 import builtins
 import inspect
 import math
+import typing
 from typing import TYPE_CHECKING
 
 from ..errors import CompileError
 from . import hir
 from .mir import AtomOp
 from .frontend_rules import Static, adapt, component_count, constant, same_type
+from .frontend_print import printing_name, printing_statement
 from .pyfunc import parse_function
-from .registry import BuiltinFunction, lookup
-from .types import VOID, ArrayType, Scalar, TupleType, resolve_type, scalar_of
+from .registry import LIBRARY, BuiltinFunction, LibraryFunction, StaticArg, lookup
+from .types import (VOID, ArrayType, GenericType, RefType, Scalar, StructType, TupleType,
+                    generic_matches, is_generic, resolve_type, scalar_of)
 
 if TYPE_CHECKING:
     from .frontend import FunctionChecker
@@ -22,7 +25,8 @@ if TYPE_CHECKING:
 LAUNCH_QUERIES = ("thread_idx", "block_idx", "block_dim", "grid_dim")
 SCALAR_QUERIES = {"lane_id": Scalar.I32, "warp_id": Scalar.I32, "clock": Scalar.I64}
 ATOMICS = {"atomic_add": AtomOp.ADD, "atomic_sub": AtomOp.SUB, "atomic_min": AtomOp.MIN,
-           "atomic_max": AtomOp.MAX, "atomic_cas": AtomOp.CAS, "atomic_exch": AtomOp.EXCH}
+           "atomic_max": AtomOp.MAX, "atomic_cas": AtomOp.CAS, "atomic_exch": AtomOp.EXCH,
+           "atomic_and": AtomOp.AND, "atomic_or": AtomOp.OR, "atomic_xor": AtomOp.XOR}
 STATEMENT_ONLY = ("sync_threads", "block_until")
 SPECIAL_NAMES = frozenset(("tid", *LAUNCH_QUERIES, *SCALAR_QUERIES, *ATOMICS, *STATEMENT_ONLY,
                            "shared_array"))
@@ -31,7 +35,15 @@ PYTHON_BUILTINS = {builtins.min: "min", builtins.max: "max", builtins.abs: "abs"
 
 
 def _resolve_callee(ck: "FunctionChecker", node: ast.Call):
-    callee = ck.expr(node.func)
+    if isinstance(node.func, ast.Call):       # vector(3, float32)(...): the type, then a value
+        inner = _resolve_callee(ck, node.func)
+        obj = _from_warp(inner.obj)
+        if getattr(obj, "_simt_type_factory", False):
+            callee = _static_call(ck, obj, node.func, inner.text, as_callee=True)
+        else:
+            callee = ck.expr(node.func)
+    else:
+        callee = ck.expr(node.func)
     if not isinstance(callee, Static):
         raise ck.error(f"{ast.unparse(node.func)!r} is not a function", node.func)
     for a in node.args:
@@ -43,10 +55,43 @@ def _resolve_callee(ck: "FunctionChecker", node: ast.Call):
     return callee
 
 
+class _Shape:
+    """What static() sees of a vector/matrix variable: its length."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+
+def _from_warp(obj):
+    """One of warp-lang's builtin function objects (``wp.tid`` of a ``import warp``) stands for
+    the simt builtin of the same name."""
+    if getattr(obj, "__name__", None) == "static" and \
+            str(getattr(obj, "__module__", "")).startswith("warp."):
+        from ..kernel import static
+        return static
+    if type(obj).__name__ == "Function" and type(obj).__module__.startswith("warp.") \
+            and isinstance(getattr(obj, "key", None), str) and getattr(obj, "is_builtin", None):
+        try:
+            if obj.is_builtin():
+                if obj.key == "static":
+                    from ..kernel import static
+                    return static
+                return BuiltinFunction(obj.key)
+        except TypeError:
+            pass
+    return obj
+
+
 def statement_call(ck: "FunctionChecker", node: ast.Call) -> hir.Stmt | None:
     """sync_threads() and block_until(cond): calls that are statements."""
     callee = _resolve_callee(ck, node)
-    obj = callee.obj
+    obj = _from_warp(callee.obj)
+    printing = printing_name(obj)
+    if printing is not None:
+        return printing_statement(ck, printing, node)
     if not isinstance(obj, BuiltinFunction) or obj.name not in STATEMENT_ONLY:
         return None
     if obj.name == "sync_threads":
@@ -65,15 +110,40 @@ def _arity(ck, node: ast.Call, n: int, name: str) -> None:
 
 def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
     callee = _resolve_callee(ck, node)
-    obj = callee.obj
+    obj = _from_warp(callee.obj)
     if isinstance(obj, BuiltinFunction):
         if obj.name in SPECIAL_NAMES:
             return _special(ck, obj.name, node, unpack)
+        if obj.name in LIBRARY:
+            return _library_call(ck, LIBRARY[obj.name], node, callee.text)
         return _builtin(ck, obj.name, node, f"{callee.text}")
+    if getattr(obj, "_simt_native", False):
+        raise ck.error(f"{callee.text}() is a native C++/CUDA snippet (wp.func_native); simt "
+                       f"cannot run native code", node)
     if getattr(obj, "_simt_func", False):
         return _device_call(ck, obj, node, callee.text)
+    if getattr(obj, "_simt_static", False):        # simt.static(expr): evaluated now
+        _arity(ck, node, 1, "static")
+        names = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
+        known = dict(ck.static_values)
+        for name in names & set(ck.vars):          # len(v) of a vector, matrix... is static
+            if component_count(ck.vars[name]) and name not in known:
+                known[name] = _Shape(component_count(ck.vars[name]))
+        local = sorted(names & (ck.local_names | set(ck.vars)) - set(known))
+        if local:
+            raise ck.error(f"static() of {local[0]!r}, a variable of the kernel: static() is "
+                           f"evaluated while compiling, so it reads names of the enclosing scope "
+                           f"and the variables of loops over constant ranges", node.args[0])
+        value = ck.pf.evaluate(node.args[0], node.args[0], known)
+        return ck.static_or_constant(value, ast.unparse(node.args[0]), node)
+    if getattr(obj, "_simt_type_factory", False):  # vector(3, float32) & co: a type, now
+        return _static_call(ck, obj, node, callee.text)
     if obj is builtins.range:
         raise ck.error("range() can only be used in a for loop: 'for i in range(n):'", node)
+    if obj is builtins.type:                      # type(x): x's type, known while compiling
+        _arity(ck, node, 1, "type")
+        from ..types import public_type
+        return Static(public_type(ck.value(node.args[0]).type), f"type({ast.unparse(node.args[0])})")
     if obj is builtins.len:
         _arity(ck, node, 1, "len")
         v = ck.value(node.args[0])
@@ -90,32 +160,160 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
     if python_builtin is not None:
         return _builtin(ck, python_builtin, node, callee.text)
     t = resolve_type(obj)
+    if isinstance(t, StructType):
+        return _struct_new(ck, t, node, callee.text)
     if t is not None:
         if isinstance(t, ArrayType):
-            raise ck.error("arrays cannot be created inside kernels; use simt.shared.array(...) or "
-                           "pass an array argument", node)
+            raise ck.error(f"{callee.text}() is not supported by simt in kernels: arrays cannot be "
+                           f"created inside kernels; use simt.shared.array(...) or pass an array "
+                           f"argument", node)
+        if not isinstance(t, Scalar):
+            from .builtins import constructor_for
+            return _builtin(ck, constructor_for(t), node, callee.text, literal_type=t)
         return _builtin(ck, str(t), node, callee.text, literal_type=t)
     if getattr(obj, "__module__", None) == "math" or getattr(math, getattr(obj, "__name__", ""), None) is obj:
         if lookup(obj.__name__) is not None:
             return _builtin(ck, obj.__name__, node, callee.text)
-    if getattr(obj, "__name__", None) == "print" or obj is builtins.print:
-        raise ck.error("print() is not supported in kernels", node)
+    if printing_name(obj) is not None:
+        raise ck.error(f"{callee.text}() prints and returns nothing; call it as a statement", node)
+    name = getattr(obj, "__name__", "")
+    if str(getattr(obj, "__module__", "")).split(".")[0] in ("simt", "warp") and name:
+        from .warp_names import WARP_BUILTINS
+        if name in WARP_BUILTINS:                  # e.g. simt.zeros: a host function here
+            raise ck.error(unsupported_builtin(name, callee.text), node)
     raise ck.error(f"{callee.text!r} cannot be called inside a kernel: it is not a simt builtin, "
                    f"type or @simt.func", node)
+
+
+def _static_call(ck: "FunctionChecker", obj, node: ast.Call, shown: str, as_callee: bool = False):
+    """``vector(3, float32)`` and friends: called where a type is called (``vector(...)(x)``),
+    a type made while compiling; called on values (``vector(x, y, length=2)``), a value."""
+    def static_value(arg: ast.expr):
+        v = ck.expr(arg)
+        if isinstance(v, Static):
+            return v.obj
+        if isinstance(v, hir.Const):
+            return v.value
+        return v
+    args = [static_value(a) for a in node.args]
+    kwargs = {k.arg: static_value(k.value) for k in node.keywords}
+    if not as_callee and (any(isinstance(a, hir.Expr) for a in args) or
+                          all(k in ("dtype", "length", "shape") for k in kwargs)):
+        return _value_factory(ck, obj.__name__, node, shown)
+    if any(isinstance(v, hir.Expr) for v in (*args, *kwargs.values())):
+        raise ck.error(f"{shown}() needs compile-time arguments (numbers and types)", node)
+    try:
+        return Static(obj(*args, **kwargs), f"{shown}(...)")
+    except (TypeError, ValueError) as e:
+        raise ck.error(f"{shown}(): {e}", node) from None
+
+
+def _value_factory(ck: "FunctionChecker", kind: str, node: ast.Call, shown: str) -> hir.Expr:
+    """Warp's ``vector(*args, length=, dtype=)``, ``matrix(*args, shape=, dtype=)``,
+    ``quaternion(*args, dtype=)``, ``transformation(p, q, dtype=)`` in kernels: the type comes
+    from the keywords, else from the arguments; the values go to that type's constructor."""
+    from .builtins import constructor_for
+    from .types import matrix_type, quat_type, transform_type, vector_type
+    args = [ck.value(a) for a in node.args]
+    kw = {}
+    for k in node.keywords:
+        v = ck.expr(k.value)
+        value = v.obj if isinstance(v, Static) else v.value if isinstance(v, hir.Const) else None
+        if value is None:
+            raise ck.error(f"{shown}(): {k.arg}= must be a constant or a type", k.value)
+        kw[k.arg] = value
+    dtype = resolve_type(kw["dtype"]) if "dtype" in kw else None
+    if dtype is not None and not isinstance(dtype, Scalar):
+        raise ck.error(f"{shown}(): dtype must be a scalar type", node)
+    values = [a for a in args if isinstance(a.type, Scalar)]
+    if dtype is None:
+        typed = [a for a in args if not (isinstance(a, hir.Const) and a.literal)]
+        first = typed[0] if typed else (args[0] if args else None)
+        dtype = scalar_of(first.type) if first is not None else Scalar.F32
+    if kind == "vector":
+        n = kw.get("length") or (args[0].type.n if len(args) == 1 and hasattr(args[0].type, "n")
+                                 else len(values))
+        t = vector_type(dtype, int(n))
+    elif kind == "matrix":
+        if len(args) == 3 and not values:               # matrix(pos, rot, scale): T R S
+            return _library(ck, "transform_compose", args, node)
+        shape = kw.get("shape")
+        if shape is None:
+            if len(args) == 1 and hasattr(args[0].type, "rows"):
+                shape = (args[0].type.rows, args[0].type.cols)
+            else:
+                raise ck.error(f"{shown}() needs shape=(rows, cols)", node)
+        t = matrix_type(dtype, int(shape[0]), int(shape[1]))
+    elif kind == "quaternion":
+        t = quat_type(dtype)
+    else:
+        t = transform_type(dtype)
+    args = [adapt(a, dtype) for a in args]
+    return ck.call_builtin(constructor_for(t), args, node, shown)
+
+
+def _library(ck, name: str, args: list, node: ast.Call) -> hir.Expr:
+    import importlib
+    lib = LIBRARY[name]
+    func = getattr(importlib.import_module(lib.module), lib.function)
+    return _device_call(ck, func, node, name, args, {})
 
 
 def _builtin(ck: "FunctionChecker", name: str, node: ast.Call, shown: str,
              literal_type=None) -> hir.Expr:
     """A registry builtin. ``literal_type``: constructors give untyped literals their type
     (``float64(0.1)`` is the double nearest 0.1, not a widened float32)."""
-    if node.keywords:
-        raise ck.error(f"{shown}() does not take keyword arguments in kernels", node)
     args = [ck.value(a) for a in node.args]
     if literal_type is not None:
         args = [adapt(a, scalar_of(literal_type), explicit=True) for a in args]
+    for k in node.keywords:          # compile-time keywords: dtype=float64, length=3, ...
+        v = ck.expr(k.value)
+        value = v.obj if isinstance(v, Static) else v.value if isinstance(v, hir.Const) else None
+        if value is None or k.arg is None:
+            raise ck.error(f"{shown}(): keyword {k.arg!r} must be a type or a constant here",
+                           k.value)
+        resolved = resolve_type(value)
+        args.append(hir.StaticKeyword(StaticArg(k.arg, resolved if resolved is not None else value),
+                                      ck.loc(k.value)))
     if lookup(name) is None:
-        raise ck.error(f"unknown builtin {shown!r} (no builtin named {name!r} is registered)", node)
+        raise ck.error(unsupported_builtin(name, shown), node)
     return ck.call_builtin(name, args, node, shown)
+
+
+def unsupported_builtin(name: str, shown: str) -> str:
+    """The message for a builtin simt does not have: Warp's name and group when it is one."""
+    from .warp_names import SKIPPED_GROUPS, WARP_BUILTINS
+    group = WARP_BUILTINS.get(name)
+    if group is None:
+        return f"unknown builtin {shown!r} (no builtin named {name!r} is registered)"
+    if group in SKIPPED_GROUPS:
+        return (f"{shown}() is not supported by simt: Warp's {SKIPPED_GROUPS[group]} "
+                f"({group}) are outside simt's kernel language")
+    return f"{shown}() is not supported by simt yet (Warp builtin '{name}', group {group})"
+
+
+def _struct_new(ck: "FunctionChecker", t: StructType, node: ast.Call, shown: str) -> hir.Expr:
+    """``S(...)``: fields by position or by name; fields not given are zero."""
+    names = [n for n, _ in t.fields]
+    if len(node.args) > len(names):
+        raise ck.error(f"{shown}() takes at most {len(names)} field values, got {len(node.args)}", node)
+    given: dict[int, ast.expr] = dict(enumerate(node.args))
+    for k in node.keywords:
+        if k.arg not in names:
+            raise ck.error(f"struct {t.name} has no field {k.arg!r}", k.value)
+        if names.index(k.arg) in given:
+            raise ck.error(f"{shown}() got field {k.arg!r} twice", k.value)
+        given[names.index(k.arg)] = k.value
+    fields: list = []
+    for k, (fname, ftype) in enumerate(t.fields):
+        if k not in given:
+            fields.append(None)
+            continue
+        v = adapt(ck.value(given[k]), ftype)
+        if not same_type(v.type, ftype):
+            raise ck.error(f"field {fname!r} of {t.name} is {ftype}, got {v.type}", given[k])
+        fields.append(v)
+    return hir.StructNew(t, ck.loc(node), fields=fields)
 
 
 # ---- special forms --------------------------------------------------------------------
@@ -182,8 +380,10 @@ def _atomic(ck: "FunctionChecker", op: AtomOp, name: str, node: ast.Call) -> hir
                            v_node)
         values.append(v)
     s = scalar_of(at.dtype)
-    if s in (Scalar.BOOL, Scalar.I8, Scalar.U8):
+    if s.bits not in (32, 64):
         raise ck.error(f"atomics need 32- or 64-bit elements, the array holds {at.dtype}", node)
+    if op in (AtomOp.AND, AtomOp.OR, AtomOp.XOR) and not s.is_int:
+        raise ck.error(f"{name}() takes integer arrays (bitwise), not {at.dtype}", node)
     if op is AtomOp.CAS and not isinstance(at.dtype, Scalar):
         raise ck.error("atomic_cas works on arrays of scalars only", node)
     return hir.Atomic(at.dtype, ck.loc(node), op=op, array=array, indices=indices, values=values)
@@ -263,13 +463,40 @@ def _shared_array(ck: "FunctionChecker", node: ast.Call) -> hir.Expr:
 
 # ---- device functions -----------------------------------------------------------------
 
-def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str) -> hir.Expr:
+def _library_call(ck: "FunctionChecker", lib: LibraryFunction, node: ast.Call, text: str) -> hir.Expr:
+    """A builtin written in the kernel language (simt/lib): a device call whose tuple result
+    ends with the new values of the arguments it updates."""
+    import importlib
+    func = getattr(importlib.import_module(lib.module), lib.function)
+    args = [ck.value(a) for a in node.args]
+    kwargs = {k.arg: ck.value(k.value) for k in node.keywords}
+    call = _device_call(ck, func, node, text, args, kwargs)
+    if not lib.inout:
+        return call
+    full = call.type
+    n_updated = len([k for k in lib.inout if k < len(args)])
+    if not isinstance(full, TupleType) or len(full.elems) < n_updated:
+        raise ck.error(f"internal error: library function {lib.name} must return the new values "
+                       f"of the arguments it updates", node)
+    result_parts = full.elems[:len(full.elems) - n_updated]
+    result = VOID if not result_parts else result_parts[0] if len(result_parts) == 1 \
+        else TupleType(tuple(result_parts))
+
+    def make_call(_full):
+        call.type = full
+        return call
+    return ck.write_back(result, args, lib.inout, node, make_call)
+
+
+def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str, args=None,
+                 kwargs=None) -> hir.Expr:
     from .frontend import FunctionChecker
     overloads = list(getattr(obj, "overloads", None) or [getattr(obj, "py_func", None)])
     if overloads[0] is None:
         raise ck.error(f"{text!r} is marked as a simt function but has no .py_func", node)
-    args = [ck.value(a) for a in node.args]
-    kwargs = {k.arg: ck.value(k.value) for k in node.keywords}
+    if args is None:
+        args = [ck.value(a) for a in node.args]
+        kwargs = {k.arg: ck.value(k.value) for k in node.keywords}
     reasons = []
     for py_func in overloads:
         pf = parse_function(py_func)
@@ -278,7 +505,7 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str) -> hir.E
         if isinstance(fit, str):
             reasons.append(fit)
             continue
-        params, values = fit
+        params, values, refs = fit
         break
     else:
         types = ", ".join([str(a.type) for a in args] + [f"{k}={v.type}" for k, v in kwargs.items()])
@@ -296,8 +523,13 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str) -> hir.E
             if isinstance(returns, ast.Constant) and returns.value is None:
                 declared = VOID
             else:
-                declared = resolve_type(pf.evaluate(returns, returns))
-                if declared is None or not hir.is_value_type(declared):
+                annotation = getattr(pf.func, "__annotations__", {}).get("return", returns)
+                if isinstance(annotation, (str, ast.AST)):   # written as text: evaluate it
+                    annotation = pf.evaluate(annotation, returns)
+                declared = resolve_type(annotation)
+                if is_generic(declared) or typing.get_origin(annotation) is tuple or annotation is tuple:
+                    declared = None                    # inferred from the returns
+                elif declared is None or not hir.is_value_type(declared):
                     raise CompileError(f"unsupported return annotation {ast.unparse(returns)!r}",
                                        pf.loc(returns))
         ck.ctx.stack.append(py_func)
@@ -305,8 +537,15 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str) -> hir.E
             fd = FunctionChecker(ck.ctx, pf, params, is_kernel=False, return_type=declared).check()
         finally:
             ck.ctx.stack.pop()
+        fd.ref_params = refs
         ck.ctx.specializations[key] = fd
-    return hir.InlineCall(fd.return_type, ck.loc(node), func=fd, args=values)
+    if not refs:
+        return hir.InlineCall(fd.return_type, ck.loc(node), func=fd, args=values)
+    # references: the call also yields the final values of its ref parameters, stored back
+    positions = tuple(k for k, (name, _) in enumerate(params) if name in refs)
+    return ck.write_back(fd.return_type, values, positions, node,
+                         lambda full: hir.InlineCall(full, ck.loc(node), func=fd, args=values),
+                         arrays=True)
 
 
 def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
@@ -318,6 +557,7 @@ def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
         return f"{pf.name}(): {e}"
     params: list[tuple[str, object]] = []
     values: list[hir.Expr] = []
+    refs: set[str] = set()
     for pname, p in signature.parameters.items():
         if pname in bound.arguments:
             v = bound.arguments[pname]
@@ -333,14 +573,27 @@ def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
             if annotated is None:
                 raise CompileError(f"unsupported annotation {ann!r} for parameter {pname!r}",
                                    pf.loc(_param_node(pf, pname)))
-            v = adapt(v, annotated)
-            if not same_type(v.type, annotated):
-                return f"{pf.name}(): argument {pname!r} must be {annotated}, got {v.type}"
+            if isinstance(annotated, RefType):
+                if ck.write_target(v) is None:
+                    return (f"{pf.name}(): argument {pname!r} is passed by reference (ref[...]): "
+                            f"pass a variable, a field or an array element")
+                refs.add(pname)
+                annotated = annotated.value
+            if is_generic(annotated):                 # takes the argument's type, if it fits
+                if isinstance(v, hir.Const) and v.literal and isinstance(annotated, GenericType) \
+                        and annotated.kind in ("float", "scalar") and isinstance(v.value, float):
+                    v = adapt(v, Scalar.F32)
+                if not generic_matches(annotated, v.type):
+                    return f"{pf.name}(): argument {pname!r} must be {annotated}, got {v.type}"
+            else:
+                v = adapt(v, annotated)
+                if not same_type(v.type, annotated):
+                    return f"{pf.name}(): argument {pname!r} must be {annotated}, got {v.type}"
         if v.type == VOID or isinstance(v.type, TupleType):
             return f"{pf.name}(): argument {pname!r} is not a value"
         params.append((pname, v.type))
         values.append(v)
-    return params, values
+    return params, values, refs
 
 
 def _param_node(pf, name: str) -> ast.AST:

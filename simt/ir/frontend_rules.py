@@ -12,8 +12,8 @@ import numpy as np
 from ..errors import CompileError
 from . import hir
 from .mir import LaunchSig, Loc
-from .types import (AnyType, ArrayType, MatrixType, QuatType, Scalar, VectorType, resolve_type,
-                    scalar_of)
+from .types import (AnyType, ArrayType, MatrixType, QuatType, Scalar, StructType, TransformType,
+                    VectorType, field_offset, flat_count, resolve_type, scalar_of, vector_type)
 
 BINARY_OPERATORS = {ast.Add: ("add", "+"), ast.Sub: ("sub", "-"), ast.Mult: ("mul", "*"),
                     ast.Div: ("div", "/"), ast.Mod: ("mod", "%"), ast.FloorDiv: ("floordiv", "//"),
@@ -88,20 +88,15 @@ def same_type(a: AnyType, b: AnyType) -> bool:
     return a == b
 
 
-_VEC_SUFFIX = {Scalar.F32: "", Scalar.F64: "d", Scalar.I32: "i", Scalar.U32: "ui", Scalar.I64: "l",
-               Scalar.U64: "ul", Scalar.I8: "b", Scalar.U8: "ub"}
-
-
-def vector_type(elem: Scalar, n: int) -> VectorType:
-    return VectorType(elem, n, f"vec{n}{_VEC_SUFFIX.get(elem, '')}")
-
-
-def component_type(t: AnyType) -> AnyType | None:
-    """Type of ``value[k]``: a vector's or quaternion's scalar, a matrix's row vector."""
-    if isinstance(t, (VectorType, QuatType)):
+def component_type(t: AnyType, k: int | None = None) -> AnyType | None:
+    """Type of ``value[k]``: a vector's, quaternion's or transform's scalar, a matrix's row
+    vector, a struct's field ``k`` (which must be known)."""
+    if isinstance(t, (VectorType, QuatType, TransformType)):
         return t.elem
     if isinstance(t, MatrixType):
         return vector_type(t.elem, t.cols)
+    if isinstance(t, StructType) and k is not None:
+        return t.fields[k][1]
     return None
 
 
@@ -110,9 +105,20 @@ def component_count(t: AnyType) -> int:
         return t.n
     if isinstance(t, QuatType):
         return 4
+    if isinstance(t, TransformType):
+        return 7
     if isinstance(t, MatrixType):
         return t.rows
+    if isinstance(t, StructType):
+        return len(t.fields)
     return 0
+
+
+def member_offset(t: AnyType, k: int) -> int:
+    """Flat position of component/field ``k``'s first slot."""
+    if isinstance(t, StructType):
+        return field_offset(t, k)
+    return k * flat_count(component_type(t))
 
 
 def literal_fits(value, target: Scalar) -> bool:

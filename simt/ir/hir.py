@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .mir import AtomOp, Loc
-from .types import AnyType, MatrixType, QuatType, Scalar, VectorType
+from .types import AnyType, MatrixType, QuatType, Scalar, StructType, TransformType, VectorType
 
 
 # ---- expressions ----------------------------------------------------------------------
@@ -88,6 +88,13 @@ class Extract(Expr):
 
 
 @dataclass(eq=False)
+class Swizzle(Expr):
+    """Several components of a composite at once (``v[0:2]``, matrix rows ``m[1:3]``)."""
+    base: Expr | None = None
+    picks: list[int] = field(default_factory=list)
+
+
+@dataclass(eq=False)
 class TupleExpr(Expr):
     elems: list[Expr] = field(default_factory=list)
 
@@ -108,6 +115,14 @@ class ArrayLoad(Expr):
 
 
 @dataclass(eq=False)
+class ArrayView(Expr):
+    """``a[i]`` of a multi-dimensional array: the sub-array at those leading indices (``type``
+    is an ArrayType of fewer dimensions), as Warp's array views."""
+    array: Expr | None = None
+    indices: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
 class ArrayDim(Expr):
     """``a.shape[k]``: an int32 extent (a constant for shared arrays)."""
     array: Expr | None = None
@@ -123,6 +138,17 @@ class Atomic(Expr):
     indices: list[Expr] = field(default_factory=list)
     path: list[Expr] = field(default_factory=list)
     values: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class WriteBack(Expr):
+    """A call that updates some of its arguments (Warp's ``uint32& state``): ``call`` yields
+    the result (of this node's ``type``) followed by the arguments' new values, which are
+    stored into ``targets``: (variable, component path) or None where an argument was no
+    variable (then the update is dropped, as Warp's temporary would be)."""
+    call: Expr | None = None
+    targets: list = field(default_factory=list)      # (name, [index Exprs]) | None
+    target_types: list = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -180,6 +206,19 @@ class ArrayStore(Stmt):
 @dataclass(eq=False)
 class ExprStmt(Stmt):
     value: Expr | None = None
+
+
+@dataclass(eq=False)
+class Print(Stmt):
+    """printf: ``args`` (integers, float32, float64) formatted with a C printf format."""
+    fmt: str = ""
+    args: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Seq(Stmt):
+    """Statements one source statement became (``v[0:2] = w`` stores each component)."""
+    body: list[Stmt] = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -246,8 +285,21 @@ class FuncDef:
     assigned_once: set[str] = field(default_factory=set)  # names written at exactly one place
     tid_ndim: int = 0          # most values unpacked from tid() (0: never called)
     thread_idx_ndim: int = 0   # same for thread_idx/block_idx/block_dim/grid_dim
+    ref_params: set[str] = field(default_factory=set)   # passed by reference (wp.ref[T])
 
 
 def is_value_type(t: AnyType) -> bool:
-    """Scalars and composites: what registers can hold (not arrays, tuples or None)."""
-    return isinstance(t, (Scalar, VectorType, MatrixType, QuatType))
+    """Scalars, composites and structs: what variables hold (not arrays, tuples or None)."""
+    return isinstance(t, (Scalar, VectorType, MatrixType, QuatType, TransformType, StructType))
+
+
+@dataclass(eq=False)
+class StaticKeyword(Expr):
+    """A compile-time keyword argument of a builtin call (its type is a registry StaticArg);
+    it lowers to no operands."""
+
+
+@dataclass(eq=False)
+class StructNew(Expr):
+    """``S(...)`` in a kernel: a struct value from its fields (missing ones are zero)."""
+    fields: list = field(default_factory=list)    # one Expr or None per field, in order

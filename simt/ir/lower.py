@@ -13,28 +13,14 @@ from dataclasses import dataclass, field
 from ..errors import CompileError
 from . import hir
 from .builder import Builder, _convert_constant as convert_constant
-from .frontend_rules import check_int_constant, component_count, component_type
-from .lower_memory import MemoryLowering
+from .frontend_rules import check_int_constant, component_count, component_type, member_offset
+from .lower_memory import MemoryLowering, StructArray
+from .lower_values import (NO_ARRAY, ValueLowering, array_param_mems, flat_size,
+                           is_array_slot, param_slots, scalar_types)
 from .mir import (ArrayParam, Block, Function, Imm, Instr, LaunchSig, MemRef, Op, Operand, Reg,
-                  ScalarParam, Space, SReg)
+                  ScalarParam, SReg)
 from .registry import lookup
-from .types import (VOID, AnyType, ArrayType, Scalar, TupleType, flat_count, scalar_of)
-
-
-def flat_size(t: AnyType) -> int:
-    if isinstance(t, TupleType):
-        return sum(flat_size(e) for e in t.elems)
-    if t == VOID:
-        return 0
-    return flat_count(t)
-
-
-def scalar_types(t: AnyType) -> list[Scalar]:
-    if isinstance(t, TupleType):
-        return [s for e in t.elems for s in scalar_types(e)]
-    if t == VOID:
-        return []
-    return [scalar_of(t)] * flat_count(t)
+from .types import AnyType, ArrayType, Scalar, StructType, scalar_of
 
 
 @dataclass
@@ -71,7 +57,7 @@ LAUNCH_SREGS = {
 DIM_SREGS = (SReg.DIM_0, SReg.DIM_1, SReg.DIM_2)
 
 
-class Lowerer(MemoryLowering):
+class Lowerer(MemoryLowering, ValueLowering):
     def __init__(self, kernel: hir.FuncDef, sig: LaunchSig, debug: bool, fastmath: bool):
         self.kernel = kernel
         self.sig = sig
@@ -120,17 +106,24 @@ class Lowerer(MemoryLowering):
         params = []
         for name, t in k.params:
             if isinstance(t, ArrayType):
-                mem = MemRef(name, Space.GLOBAL, scalar_of(t.dtype), t.ndim, flat_count(t.dtype),
-                             dtype_name=str(t.dtype))
-                params.append(ArrayParam(name, mem))
-                self.frame.vars[name] = mem
+                mems = array_param_mems(name, t)
+                params.extend(ArrayParam(m.name, m) for m in mems)
+                self.frame.vars[name] = StructArray(t.dtype, mems) \
+                    if isinstance(t.dtype, StructType) else mems[0]
             else:
-                n = flat_count(t)
-                regs = [self.b.reg(scalar_of(t), name if n == 1 else f"{name}_{i}") for i in range(n)]
-                for i, r in enumerate(regs):
-                    params.append(ScalarParam(name if n == 1 else f"{name}_{i}", r))
+                slots = []
+                for pname, slot in param_slots(name, t):
+                    if isinstance(slot, ArrayType):
+                        mems = array_param_mems(pname, slot)
+                        params.extend(ArrayParam(m.name, m) for m in mems)
+                        slots.append(StructArray(slot.dtype, mems)
+                                     if isinstance(slot.dtype, StructType) else mems[0])
+                        continue
+                    r = self.b.reg(slot, pname)
+                    params.append(ScalarParam(pname, r))
                     self.pinned.add(r.id)
-                self.frame.vars[name] = list(regs)
+                    slots.append(r)
+                self.frame.vars[name] = slots
             self.frame.types[name] = t
         self.entry = self.b.new_block("entry")
         self.start(self.entry)
@@ -141,7 +134,7 @@ class Lowerer(MemoryLowering):
             if name in k.assigned:
                 self.frame.vars[name] = self.adopt(self.frame.vars[name], name)
             else:
-                self.immutable.update(r.id for r in self.frame.vars[name])
+                self.immutable.update(r.id for r in self.frame.vars[name] if isinstance(r, Reg))
         self.block(k.body)
         if not self.b.terminated:
             self.b.ret()
@@ -216,7 +209,7 @@ class Lowerer(MemoryLowering):
 
     def assign(self, name: str, t: AnyType, ops: list[Operand]) -> None:
         if name not in self.frame.vars and name in self.frame.func.assigned_once and \
-                all(isinstance(o, Imm) or o.id in self.immutable for o in ops):
+                all(isinstance(o, Imm) or is_array_slot(o) or o.id in self.immutable for o in ops):
             self.frame.vars[name] = list(ops)   # a value that never changes needs no copy
             self.frame.types[name] = t
         elif name not in self.frame.vars:
@@ -230,6 +223,9 @@ class Lowerer(MemoryLowering):
         regs = []
         n = len(ops)
         for i, op in enumerate(ops):
+            if is_array_slot(op):            # an array field of a struct: not a register
+                regs.append(op)
+                continue
             if isinstance(op, Reg) and op.id not in self.pinned:
                 reg = op
             else:
@@ -240,7 +236,18 @@ class Lowerer(MemoryLowering):
         return regs
 
     def move_into(self, dsts: list[Reg], srcs: list[Operand]) -> None:
-        """dsts[i] = srcs[i] for all i at once (safe when srcs is a permutation of dsts)."""
+        """dsts[i] = srcs[i] for all i at once (safe when srcs is a permutation of dsts).
+        An array slot of a struct is set at compile time: once, or to the array it holds."""
+        for i, (d, s) in enumerate(zip(dsts, srcs)):
+            if not is_array_slot(d):
+                continue
+            if d is not s and d is not NO_ARRAY:
+                raise CompileError("a struct field holding an array cannot be given another "
+                                   "array; use another struct variable", self.b.loc)
+            dsts[i] = s
+        pairs = [(d, s) for d, s in zip(dsts, srcs) if not is_array_slot(d)]
+        dsts = [d for d, _ in pairs]
+        srcs = [s for _, s in pairs]
         position = {d.id: i for i, d in enumerate(dsts)}
         if any(isinstance(s, Reg) and position.get(s.id, i) != i for i, s in enumerate(srcs)):
             srcs = [self.b.mov(s) if isinstance(s, Reg) and s.id in position else s for s in srcs]
@@ -260,7 +267,7 @@ class Lowerer(MemoryLowering):
             pos += n
 
     def stmt_ComponentStore(self, s: hir.ComponentStore) -> None:
-        value = self.value(s.value)
+        value = [self.array(s.value)] if isinstance(s.value.type, ArrayType) else self.value(s.value)
         path = [self.value(p)[0] for p in s.path]
         self.b.loc = s.loc
         regs = self.frame.vars[s.name]
@@ -268,6 +275,7 @@ class Lowerer(MemoryLowering):
             target = regs[offset:offset + size]
             if not preds:
                 self.move_into(target, value)
+                regs[offset:offset + size] = target     # array slots set by move_into
                 continue
             p = self.all_of(preds)
             for d, v in zip(target, value):
@@ -278,6 +286,11 @@ class Lowerer(MemoryLowering):
         a dynamic index yields one slot per component, guarded by ``index == k``."""
         slots = [([], 0)]
         for index in path:
+            if isinstance(t, StructType):
+                k = int(index.value)
+                slots = [(preds, off + member_offset(t, k)) for preds, off in slots]
+                t = t.fields[k][1]
+                continue
             sub = component_type(t)
             stride, n = flat_size(sub), component_count(t)
             new = []
@@ -532,6 +545,9 @@ class Lowerer(MemoryLowering):
         ops = self.value(e.base)
         index = self.value(e.index)[0]
         self.b.loc = e.loc
+        if isinstance(e.base.type, StructType):
+            start = member_offset(e.base.type, int(index.value))
+            return ops[start:start + flat_size(e.type)]
         stride, n = flat_size(e.type), component_count(e.base.type)
         if isinstance(index, Imm):
             k = int(index.value)
@@ -584,7 +600,8 @@ class Lowerer(MemoryLowering):
                     frame.vars[name] = ops
                     self.pinned.update(o.id for o in ops if isinstance(o, Reg))
             frame.types[name] = t
-        frame.ret_regs = [self.b.reg(s, "ret") for s in scalar_types(fd.return_type)]
+        frame.ret_regs = [NO_ARRAY if isinstance(s, ArrayType) else self.b.reg(s, "ret")
+                          for s in scalar_types(fd.return_type)]
         frame.ret_block = self.b.new_block("ret_" + fd.name)
         caller, self.frame = self.frame, frame
         self.inline_depth += 1
@@ -594,7 +611,8 @@ class Lowerer(MemoryLowering):
             self.frame = caller
             self.inline_depth -= 1
         self.start(frame.ret_block)
-        return list(frame.ret_regs)
+        refs = [o for name, _ in fd.params if name in fd.ref_params for o in frame.vars[name]]
+        return list(frame.ret_regs) + refs
 
     def expr_SharedArray(self, e: hir.SharedArray) -> list[Operand]:
         raise CompileError("assign the shared array to a variable: s = simt.shared.array(...)", e.loc)

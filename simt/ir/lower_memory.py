@@ -13,7 +13,7 @@ from ..errors import CompileError
 from . import hir
 from .frontend_rules import component_type
 from .mir import AtomArg, CheckArg, DimArg, Imm, MemRef, Op, Operand, Space
-from .types import AnyType, ArrayType, Scalar, flat_count, scalar_of
+from .types import AnyType, ArrayType, Scalar, StructType, flat_count, scalar_of
 
 
 def access_width(elem: Scalar, ncomp: int, size: int, offsets_align: int) -> int:
@@ -26,6 +26,46 @@ def access_width(elem: Scalar, ncomp: int, size: int, offsets_align: int) -> int
     return 1
 
 
+def struct_leaves(t: StructType, prefix: str = "") -> list[tuple[str, AnyType]]:
+    """(dotted path, type) of each non-struct field of ``t``, depth first (flat slot order)."""
+    out = []
+    for name, ft in t.fields:
+        if isinstance(ft, StructType):
+            out.extend(struct_leaves(ft, f"{prefix}{name}."))
+        else:
+            out.append((f"{prefix}{name}", ft))
+    return out
+
+
+class StructArray:
+    """An array of structs, lowered as one array per leaf field (its MemRefs in flat slot
+    order): ``a[i].f`` reaches the array of field ``f``, ``a[i]`` every leaf."""
+
+    def __init__(self, type: StructType, mems: list[MemRef]):
+        self.type = type
+        self.mems = mems
+        self.ndim = mems[0].ndim
+
+    def select(self, path: list) -> tuple[list[MemRef], AnyType, list]:
+        """The leaves a path of field indices reaches, the type there, the rest of the path."""
+        t, lo, path = self.type, 0, list(path)
+        hi = len(self.mems)
+        while isinstance(t, StructType) and path:
+            k = int(path.pop(0).value)
+            lo += len(struct_leaves(StructType(t.name, t.key, t.fields[:k])))
+            t = t.fields[k][1]
+            hi = lo + (len(struct_leaves(t)) if isinstance(t, StructType) else 1)
+        return self.mems[lo:hi], t, path
+
+
+class ArrayViewRef:
+    """A sub-array: ``mem`` with its leading indices fixed to ``prefix`` (int32 operands)."""
+
+    def __init__(self, mem: MemRef, prefix: list):
+        self.mem = mem
+        self.prefix = prefix
+
+
 class MemoryLowering:
     """Array and shared-memory parts of the Lowerer; expects ``self.b``, ``self.frame`` etc."""
 
@@ -35,14 +75,27 @@ class MemoryLowering:
         self.shared_end = 0
 
     # ---- which memory ----------------------------------------------------------------------
-    def array(self, e: hir.Expr, name: str = "") -> MemRef:
+    def array(self, e: hir.Expr, name: str = "") -> "MemRef | StructArray":
         if isinstance(e, hir.Var):
             v = self.frame.vars.get(e.name)
-            if not isinstance(v, MemRef):
+            if not isinstance(v, (MemRef, StructArray, ArrayViewRef)):
                 raise CompileError(f"{e.name!r} is not an array", e.loc)
             return v
         if isinstance(e, hir.SharedArray):
             return self.allocate_shared(e, name or "shared")
+        if isinstance(e, hir.ArrayView):
+            base = self.array(e.array)
+            if isinstance(base, StructArray):
+                raise CompileError("views of arrays of structs are not supported", e.loc)
+            prefix = [self.as_i32(self.value(i)[0]) for i in e.indices]
+            if isinstance(base, ArrayViewRef):
+                return ArrayViewRef(base.mem, base.prefix + prefix)
+            return ArrayViewRef(base, prefix)
+        if isinstance(e.type, ArrayType):          # an array field of a struct
+            slots = self.value(e)
+            if len(slots) == 1 and isinstance(slots[0], (MemRef, StructArray)):
+                return slots[0]
+            raise CompileError("this struct's array field was never given an array", e.loc)
         raise CompileError("expected an array variable here", e.loc)
 
     def allocate_shared(self, e: hir.SharedArray, name: str) -> MemRef:
@@ -89,8 +142,10 @@ class MemoryLowering:
         return self.b.binary(Op.MUL, a, b)
 
     # ---- addressing ----------------------------------------------------------------------
-    def element_index(self, mem: MemRef, indices: list[hir.Expr]) -> Operand:
+    def element_index(self, mem, indices: list[hir.Expr]) -> Operand:
         ops = [self.as_i32(self.value(i)[0]) for i in indices]
+        if isinstance(mem, ArrayViewRef):            # a view: its fixed indices come first
+            mem, ops = mem.mem, mem.prefix + ops
         if self.debug:
             for k, op in enumerate(ops):
                 self.b.emit(Op.CHECK, (), (op, self.extent(mem, k)), CheckArg(mem, k))
@@ -100,19 +155,42 @@ class MemoryLowering:
         padded = mem.padded_shape() if mem.shape is not None else None
         linear = None
         for k in order:
+            if linear is None:
+                linear = ops[k]
+                continue
             extent = Imm(padded[k], Scalar.I32) if padded is not None else self.extent(mem, k)
-            linear = ops[k] if linear is None else self.iadd(self.imul(linear, extent), ops[k])
+            linear = self.iadd(self.imul(linear, extent), ops[k])
         return linear
 
     def address(self, e) -> tuple[MemRef, Operand, int, int]:
         """(memory, scalar index of the addressed part, its scalar count, alignment of its
         offset) for an ArrayLoad/ArrayStore/Atomic with ``array``, ``indices`` and ``path``."""
-        mem = self.array(e.array)
-        element = self.element_index(mem, e.indices)
-        t: AnyType = e.array.type.dtype
+        parts = self.address_parts(e)
+        if len(parts) != 1:
+            raise CompileError("atomics on a whole struct are not supported; use one field", e.loc)
+        return parts[0]
+
+    def address_parts(self, e) -> list[tuple[MemRef, Operand, int, int]]:
+        """``address`` for each array a struct element's part lives in (one, unless the
+        element of an array of structs is read or written whole)."""
+        target = self.array(e.array)
+        if not isinstance(target, StructArray):
+            return [self.address_in(target, e.array.type.dtype, e.indices, e.path)]
+        mems, t, rest = target.select(e.path)
+        element = self.element_index(mems[0], e.indices)
+        if isinstance(t, StructType):
+            return [(m, self.imul(element, Imm(m.ncomp, Scalar.I32)), m.ncomp, m.ncomp)
+                    for m in mems]
+        return [self.address_in(mems[0], t, None, rest, element)]
+
+    def address_in(self, mem, t: AnyType, indices, path, element=None):
+        if element is None:
+            element = self.element_index(mem, indices)
+        if isinstance(mem, ArrayViewRef):
+            mem = mem.mem
         offset: Operand = Imm(0, Scalar.I32)
         align = mem.ncomp
-        for step in e.path:
+        for step in path:
             index = self.value(step)[0]
             sub = component_type(t)
             stride = flat_count(sub)
@@ -127,23 +205,28 @@ class MemoryLowering:
 
     # ---- loads, stores, atomics ---------------------------------------------------------------
     def expr_ArrayLoad(self, e: hir.ArrayLoad) -> list[Operand]:
-        mem, index, size, align = self.address(e)
-        self.b.loc = e.loc
-        width = access_width(mem.elem, mem.ncomp, size, align)
         out: list[Operand] = []
-        for start in range(0, size, width):
-            dsts = tuple(self.b.reg(mem.elem) for _ in range(width))
-            self.b.emit(Op.LD, dsts, (self.iadd(index, Imm(start, Scalar.I32)),), mem)
-            out.extend(dsts)
+        for mem, index, size, align in self.address_parts(e):
+            self.b.loc = e.loc
+            width = access_width(mem.elem, mem.ncomp, size, align)
+            for start in range(0, size, width):
+                dsts = tuple(self.b.reg(mem.elem) for _ in range(width))
+                self.b.emit(Op.LD, dsts, (self.iadd(index, Imm(start, Scalar.I32)),), mem)
+                out.extend(dsts)
         return out
 
-    def store(self, s: hir.ArrayStore) -> None:
-        mem, index, size, align = self.address(s)
-        value = self.value(s.value)
+    def store(self, s, value: list[Operand] | None = None) -> None:
+        """An ArrayStore, or ``value`` stored where an ArrayLoad reads."""
+        parts = self.address_parts(s)
+        if value is None:
+            value = self.value(s.value)
         self.b.loc = s.loc
-        width = access_width(mem.elem, mem.ncomp, size, align)
-        for start in range(0, size, width):
-            self.b.emit(Op.ST, (), (self.iadd(index, Imm(start, Scalar.I32)), *value[start:start + width]), mem)
+        for mem, index, size, align in parts:
+            part, value = value[:size], value[size:]
+            width = access_width(mem.elem, mem.ncomp, size, align)
+            for start in range(0, size, width):
+                self.b.emit(Op.ST, (), (self.iadd(index, Imm(start, Scalar.I32)),
+                                        *part[start:start + width]), mem)
 
     def expr_Atomic(self, e: hir.Atomic) -> list[Operand]:
         mem, index, size, _ = self.address(e)
@@ -159,7 +242,12 @@ class MemoryLowering:
         return out
 
     def expr_ArrayDim(self, e: hir.ArrayDim) -> list[Operand]:
-        return [self.extent(self.array(e.array), e.dim)]
+        target = self.array(e.array)
+        if isinstance(target, StructArray):
+            target = target.mems[0]
+        if isinstance(target, ArrayViewRef):
+            return [self.extent(target.mem, e.dim + len(target.prefix))]
+        return [self.extent(target, e.dim)]
 
 
 def _gcd(a: int, b: int) -> int:

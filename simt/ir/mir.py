@@ -53,6 +53,7 @@ class Op(enum.Enum):
     VOTE = enum.auto()     # dst = ballot(u32) / any / all (bool) of src0(bool); src1 mask (u32)  arg: VoteMode
     ACTIVEMASK = enum.auto()  # dst(u32)
     CHECK = enum.auto()    # debug bounds check: 0 <= src0 < src1 (i32 or i64), else OutOfBoundsError  arg: CheckArg
+    PRINT = enum.auto()    # each active thread, in thread order, prints srcs with a C printf format  arg: str
     # terminators
     BR = enum.auto()       # arg: target label
     CBR = enum.auto()      # src0 bool; arg: (true label, false label)
@@ -100,6 +101,7 @@ SREG_TYPE = {s: Scalar.I32 for s in SReg} | {SReg.CLOCK: Scalar.I64}
 
 class AtomOp(enum.Enum):
     ADD = "add"; SUB = "sub"; MIN = "min"; MAX = "max"; CAS = "cas"; EXCH = "exch"
+    AND = "and"; OR = "or"; XOR = "xor"          # bitwise, integers only
 
 
 class ShflMode(enum.Enum):

@@ -54,6 +54,8 @@ def _body(ins: Instr) -> str:
         return f"check {arg.mem}.shape[{arg.dim}], {_srcs(ins)}"
     if op is Op.SREG:
         return f"sreg {getattr(arg, 'value', arg)}"
+    if op is Op.PRINT:
+        return f"print {arg!r}" + (f", {_srcs(ins)}" if ins.srcs else "")
     if op in (Op.SHFL, Op.VOTE) and arg is not None:
         return f"{name}.{getattr(arg, 'value', arg)} {_srcs(ins)}"
     if op is Op.BAR_AND:

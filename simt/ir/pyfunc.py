@@ -40,11 +40,12 @@ class PyFunc:
             return True, getattr(builtins, name)
         return False, None
 
-    def evaluate(self, expr: ast.expr | str, where: ast.AST) -> Any:
-        """Evaluate an annotation or a default value in the function's namespace."""
+    def evaluate(self, expr: ast.expr | str, where: ast.AST, extra: dict | None = None) -> Any:
+        """Evaluate an annotation or a default value in the function's namespace (``extra``:
+        more names, e.g. the current value of an unrolled loop's variable)."""
         source = expr if isinstance(expr, str) else ast.unparse(expr)
         try:
-            return eval(source, dict(self.globals), dict(self.closure))  # noqa: S307 - user's own code
+            return eval(source, dict(self.globals), dict(self.closure) | (extra or {}))  # noqa: S307
         except Exception as e:  # noqa: BLE001 - any failure is the user's annotation
             raise CompileError(f"cannot evaluate {source!r}: {type(e).__name__}: {e}",
                                self.loc(where)) from None

@@ -15,7 +15,8 @@ import itertools
 
 from .mir import BARRIERS, Function, Instr, Op, Reg
 
-_FENCES = frozenset({Op.SYNCWARP, Op.SHFL, Op.VOTE, Op.ACTIVEMASK, Op.CHECK, Op.ATOM}) | BARRIERS
+_FENCES = frozenset({Op.SYNCWARP, Op.SHFL, Op.VOTE, Op.ACTIVEMASK, Op.CHECK, Op.ATOM,
+                      Op.PRINT}) | BARRIERS
 _LOAD_LATENCY = 400
 _ALU_LATENCY = 4
 

@@ -50,6 +50,8 @@ def _types(ins: Instr) -> str:
 
 def _value_class(op: Op, t: Scalar) -> str | None:
     """Whether an arithmetic/logic op accepts values of type ``t``."""
+    if t.is_storage:
+        return f"{op.name} on {t.short}: {t} is computed in f32 (CVT there and back)"
     if op in FLOAT_ONLY and not t.is_float:
         return f"{op.name} needs a float type, got {t}"
     if op in INT_ONLY and not t.is_int:
@@ -89,8 +91,8 @@ def check_classify(ins: Instr) -> str | None:     # ISNAN, ISINF
         return err
     if ins.dst.type is not Scalar.BOOL:
         return f"{ins.op.name} writes bool, not {ins.dst.type}"
-    if not ins.srcs[0].type.is_float:
-        return f"{ins.op.name} needs a float source, got {ins.srcs[0].type}"
+    if not ins.srcs[0].type.is_float or ins.srcs[0].type.is_storage:
+        return f"{ins.op.name} needs an f32 or f64 source, got {ins.srcs[0].type}"
     return None
 
 
@@ -102,6 +104,8 @@ def check_compare(ins: Instr) -> str | None:
         return f"comparison writes bool, not {ins.dst.type}"
     if ins.srcs[0].type is not ins.srcs[1].type:
         return f"comparison sources must share one type, got {_types(ins)}"
+    if ins.srcs[0].type.is_storage:
+        return f"comparison of {ins.srcs[0].type.short}: it is compared in f32 (CVT first)"
     return None
 
 
@@ -115,7 +119,13 @@ def check_mov(ins: Instr) -> str | None:
 
 
 def check_cvt(ins: Instr) -> str | None:
-    return _shape(ins, 1, 1)
+    err = _shape(ins, 1, 1)
+    if err:
+        return err
+    src, dst = ins.srcs[0].type, ins.dst.type
+    if (src.is_storage or dst.is_storage) and Scalar.F32 not in (src, dst):
+        return f"CVT {src} -> {dst}: f16 and bf16 convert only to and from f32"
+    return None
 
 
 def check_select(ins: Instr) -> str | None:
@@ -175,6 +185,8 @@ def check_atom(ins: Instr) -> str | None:
         return f"ATOM value and result must have the element type {elem} of {arg.mem}"
     if elem is Scalar.BOOL:
         return "ATOM on bool arrays is not supported"
+    if arg.op in (AtomOp.AND, AtomOp.OR, AtomOp.XOR) and not elem.is_int:
+        return f"atomic {arg.op.value} needs integer elements, not {elem}"
     return None
 
 
@@ -281,6 +293,24 @@ def check_check(ins: Instr) -> str | None:
     return None
 
 
+def check_print(ins: Instr) -> str | None:
+    from .printf import conversions
+    if ins.dsts:
+        return "PRINT has no destinations"
+    if not isinstance(ins.arg, str):
+        return "PRINT needs a format string argument"
+    try:
+        n = len(conversions(ins.arg))
+    except ValueError as e:
+        return f"PRINT format: {e}"
+    if n != len(ins.srcs):
+        return f"PRINT format has {n} conversion(s) for {len(ins.srcs)} value(s)"
+    bad = [s.type for s in ins.srcs if s.type is Scalar.BOOL or s.type.is_storage]
+    if bad:
+        return f"PRINT takes integers, f32 and f64 (convert first), not {bad[0]}"
+    return None
+
+
 def check_br(ins: Instr) -> str | None:
     err = _shape(ins, 0, 0)
     if err:
@@ -315,7 +345,7 @@ RULES: dict[Op, Check] = {
     Op.LD: check_ld, Op.ST: check_st, Op.ATOM: check_atom, Op.DIM: check_dim,
     Op.SREG: check_sreg, Op.BAR: check_bar, Op.BAR_AND: check_bar_and,
     Op.SYNCWARP: check_syncwarp, Op.SHFL: check_shfl, Op.VOTE: check_vote,
-    Op.ACTIVEMASK: check_activemask, Op.CHECK: check_check,
+    Op.ACTIVEMASK: check_activemask, Op.CHECK: check_check, Op.PRINT: check_print,
     Op.BR: check_br, Op.CBR: check_cbr, Op.RET: check_ret,
 }
 

@@ -1,9 +1,10 @@
 """The builtin library: importing this package registers every builtin in
 ``simt.ir.registry.REGISTRY`` (operators, math, vectors, matrices, quaternions, casts,
 warp intrinsics)."""
-from . import operators, scalar_math, vector, matrix, quat, casts, warp_intrinsics  # noqa: F401
+from . import (operators, scalar_math, vector, matrix, quat, casts, warp_intrinsics, random,  # noqa: F401
+               spatial, linalg, library)
 from ..registry import lookup
-from ..types import MatrixType, QuatType, ValueType, VectorType
+from ..types import MatrixType, QuatType, TransformType, ValueType, VectorType
 from .casts import CASTS
 from .vector import VECTOR_CONSTRUCTORS
 
@@ -19,6 +20,8 @@ def constructor_for(t: ValueType) -> str:
             matrix.make_constructor(name, t)
         elif isinstance(t, QuatType):
             quat.make_constructor(name, t)
+        elif isinstance(t, TransformType):
+            spatial.make_transform_constructor(name, t.elem)
         else:
             raise TypeError(f"{t} has no constructor")
     return name

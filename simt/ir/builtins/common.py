@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
+
 from ..builder import Builder
 from ..mir import COMPARE, Imm, Op, Operand
 from ..registry import BuiltinTypeError
-from ..types import (AnyType, MatrixType, QuatType, Scalar, ValueType, VectorType, flat_count,
-                     mat22, mat33, mat44, quat, scalar_of, vec2, vec3, vec4)
+from .. import types
+from ..types import (AnyType, MatrixType, QuatType, Scalar, TransformType, ValueType,
+                     VectorType, flat_count, scalar_of)
 
-FLOATS = (Scalar.F32, Scalar.F64)
+FLOATS = (Scalar.F32, Scalar.F64, Scalar.F16, Scalar.BF16)   # halves compute in float32
 Args = Sequence[Sequence[Operand]]
 
 
@@ -37,7 +39,7 @@ def is_quat(t: AnyType) -> bool:
 
 
 def is_composite(t: AnyType) -> bool:
-    return isinstance(t, (VectorType, MatrixType, QuatType))
+    return isinstance(t, (VectorType, MatrixType, QuatType, TransformType))
 
 
 def is_value(t: AnyType) -> bool:
@@ -58,6 +60,8 @@ def same_type(a: AnyType, b: AnyType) -> bool:
     if is_mat(a) and is_mat(b):
         return a.elem is b.elem and (a.rows, a.cols) == (b.rows, b.cols)
     if is_quat(a) and is_quat(b):
+        return a.elem is b.elem
+    if isinstance(a, TransformType) and isinstance(b, TransformType):
         return a.elem is b.elem
     return False
 
@@ -105,27 +109,9 @@ def want_same(name: str, a: AnyType, b: AnyType) -> None:
 
 # --- composite types ----------------------------------------------------------------------
 
-# Warp's type-name suffixes: vec3d, vec3i, mat33d, quatd ...
-SUFFIX = {Scalar.F32: "f", Scalar.F64: "d", Scalar.I32: "i", Scalar.U32: "ui", Scalar.I64: "l",
-          Scalar.U64: "ul", Scalar.I8: "b", Scalar.U8: "ub", Scalar.BOOL: "bool"}
-_CANONICAL_VEC = {2: vec2, 3: vec3, 4: vec4}
-_CANONICAL_MAT = {2: mat22, 3: mat33, 4: mat44}
-
-
-def vector_type(elem: Scalar, n: int) -> VectorType:
-    if elem is Scalar.F32 and n in _CANONICAL_VEC:
-        return _CANONICAL_VEC[n]
-    return VectorType(elem, n, f"vec{n}{SUFFIX[elem]}")
-
-
-def matrix_type(elem: Scalar, rows: int, cols: int) -> MatrixType:
-    if elem is Scalar.F32 and rows == cols and rows in _CANONICAL_MAT:
-        return _CANONICAL_MAT[rows]
-    return MatrixType(elem, rows, cols, f"mat{rows}{cols}{SUFFIX[elem]}")
-
-
-def quat_type(elem: Scalar) -> QuatType:
-    return quat if elem is Scalar.F32 else QuatType(elem, f"quat{SUFFIX[elem]}")
+# Composite types with Warp's names come from the type module (one table of suffixes).
+vector_type, matrix_type, quat_type, transform_type = (types.vector_type, types.matrix_type,
+                                                       types.quat_type, types.transform_type)
 
 
 # --- lowering helpers ---------------------------------------------------------------------
@@ -134,6 +120,9 @@ def const(value, t: Scalar) -> Imm:
     """An immediate of type ``t`` (same rules as ``Builder.imm``)."""
     if t is Scalar.BOOL:
         return Imm(bool(value), t)
+    if t.is_storage:
+        from ..builder import _convert_constant
+        return Imm(_convert_constant(float(value), t), t)
     return Imm(float(value), t) if t.is_float else Imm(int(value), t)
 
 

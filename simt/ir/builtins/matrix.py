@@ -71,7 +71,8 @@ def make_constructor(name: str, t: MatrixType):
             if (a.rows, a.cols) != (t.rows, t.cols):
                 fail(f"cannot build {name} from {a}: shapes differ")
             return t
-        if not all(is_scalar(a) and a is not Scalar.BOOL for a in arg_types):
+        if not all(is_scalar(a) and (a is not Scalar.BOOL or t.elem is Scalar.BOOL)
+                   for a in arg_types):
             fail(f"{name}() takes {n} numbers (row-major), one number, a {t.rows}x{t.cols} "
                  f"matrix, or nothing; got {', '.join(map(str, arg_types))}")
         return t

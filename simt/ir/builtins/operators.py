@@ -13,7 +13,7 @@ from typing import Sequence
 from ..builder import Builder
 from ..mir import Imm, Op, Operand
 from ..registry import register
-from ..types import AnyType, Scalar, ValueType, scalar_of
+from ..types import AnyType, Scalar, TransformType, ValueType, scalar_of
 from .common import (Args, arity, elementwise, fail, fold, is_composite, is_int,
                      is_mat, is_quat, is_scalar, is_vec, matrix_type, mismatch, same_type,
                      vector_type)
@@ -71,6 +71,8 @@ def classify(name: str, a: AnyType, b: AnyType) -> tuple[str, ValueType]:
             return "mm", matrix_type(a.elem, a.rows, b.cols)
         if is_quat(a) and is_quat(b):
             return "qq", a
+        if isinstance(a, TransformType) and isinstance(b, TransformType):
+            return "tt", a
         if is_vec(a) and is_vec(b):
             fail(f"cannot multiply {a} and {b}: use wp.cw_mul(a, b) for the component-wise "
                  f"product or wp.dot(a, b) for the dot product")
@@ -150,6 +152,9 @@ def make_arith(name: str):
             return matmul(b, a.rows, a.cols, c.cols, xs, ys)
         if kind == "qq":
             return hamilton(b, xs, ys)
+        if kind == "tt":
+            from .spatial import multiply
+            return multiply(b, xs, ys)
         if len(xs) == 1 and len(ys) > 1:
             xs = list(xs) * len(ys)
         if len(ys) == 1 and len(xs) > 1:

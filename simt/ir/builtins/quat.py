@@ -77,13 +77,19 @@ make_constructor("quatd", quat_type(Scalar.F64))
 
 
 def identity_infer(arg_types):
-    if arg_types:
-        fail("quat_identity() takes no positional arguments (float32 result)")
-    return quat_type(Scalar.F32)
+    from ..registry import StaticArg
+    if not arg_types:
+        return quat_type(Scalar.F32)
+    if len(arg_types) == 1 and isinstance(arg_types[0], StaticArg) and arg_types[0].name == "dtype" \
+            and arg_types[0].value in FLOATS:
+        return quat_type(arg_types[0].value)
+    fail("quat_identity() takes only dtype= (a float type)")
+    raise AssertionError
 
 
 def identity_lower(b, arg_types, args):
-    return [const(0, Scalar.F32)] * 3 + [const(1, Scalar.F32)]
+    elem = identity_infer(arg_types).elem
+    return [const(0, elem)] * 3 + [const(1, elem)]
 
 
 register("quat_identity", identity_infer, identity_lower,

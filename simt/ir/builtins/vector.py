@@ -10,8 +10,8 @@ from typing import Sequence
 from ..builder import Builder
 from ..mir import Op, Operand
 from ..registry import register
-from ..types import AnyType, Scalar, VectorType, scalar_of
-from .common import (FLOATS, SUFFIX, Args, V, arity, const, elementwise, fail, fold, is_mat,
+from ..types import SUFFIX, AnyType, Scalar, VectorType, scalar_of
+from .common import (FLOATS, Args, V, arity, const, elementwise, fail, fold, is_mat,
                      is_quat, is_scalar, is_vec, ops, same_type, select, vals, vector_type, zeros)
 
 GROUP = "vector"
@@ -26,7 +26,8 @@ def make_constructor(name: str, t: VectorType):
             if arg_types[0].n != t.n:
                 fail(f"cannot build {name} from {arg_types[0]}: lengths differ")
             return t
-        if not all(is_scalar(a) and a is not Scalar.BOOL for a in arg_types):
+        if not all(is_scalar(a) and (a is not Scalar.BOOL or t.elem is Scalar.BOOL)
+                   for a in arg_types):
             fail(f"{name}() takes {t.n} numbers, one number (repeated), a {t.n}-vector, or "
                  f"nothing; got {', '.join(map(str, arg_types))}")
         return t

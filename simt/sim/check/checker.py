@@ -10,7 +10,7 @@ raising when synccheck is on. ``finish`` turns what it tallied into Hazard repor
 - initcheck: one flag per scalar, "never written": every shared array at block start, and
   arrays made by ``simt.empty`` that no launch or host code wrote yet (the flags live on
   the array, so a later launch knows what an earlier one wrote). Such memory is poisoned
-  first (NaN with payload 0xDEAD for floats, 0xDEADBEEF... for integers) so results that
+  first (NaN with payload 0xDEAD for floats (a NaN for float16/bfloat16), 0xDEADBEEF... for integers) so results that
   depend on it look wrong, as they would on a GPU.
 - synccheck: the engine's divergent-barrier and warp-mask checks, recorded instead of raised.
 """
@@ -20,6 +20,7 @@ import numpy as np
 
 from ...errors import SimtError
 from ...ir.mir import MEMORY, AtomArg, Instr, MemRef, Op, Space
+from ...ir.types import Scalar
 from ..precise.diagnostics import describe_thread, lane_ranges
 from .report import Hazard, describe_array, describe_index
 from .shadow import ATOMIC, KINDS, LOAD, STORE, new_shadow, new_tally, race_access
@@ -27,9 +28,14 @@ from .shadow import ATOMIC, KINDS, LOAD, STORE, new_shadow, new_tally, race_acce
 _NO_VALUES = np.zeros(0, dtype=np.int64)
 
 
-def poison_value(dtype: np.dtype):
-    """The value uninitialised memory holds in check mode: easy to spot, wrong in arithmetic."""
-    dtype = np.dtype(dtype)
+def poison_value(elem: Scalar):
+    """The value uninitialised memory holds in check mode: easy to spot, wrong in arithmetic.
+    float16 and bfloat16 get NaNs too (bfloat16 is held as its bits)."""
+    if elem is Scalar.BF16:
+        return np.uint16(0x7FDE)
+    dtype = np.dtype(elem.np)
+    if dtype == np.float16:
+        return np.array(0x7EAD, np.uint16).view(np.float16)[()]
     if dtype == np.float32:
         return np.array(0x7FC0DEAD, np.uint32).view(np.float32)[()]
     if dtype == np.float64:
@@ -82,7 +88,7 @@ class Checker:
             mask = getattr(a, "unwritten", None)
             if self.init and mask is not None and mask.any():
                 st = globals_[mem]
-                st.data[mask] = poison_value(st.data.dtype)
+                st.data[mask] = poison_value(mem.elem)
                 self.unwritten[mem] = mask
 
     # ---- batches ------------------------------------------------------------------------
@@ -97,7 +103,7 @@ class Checker:
                 self.shadow[mem] = new_shadow(st.data.size)
             if self.init:
                 self.unwritten[mem] = np.ones(st.data.size, dtype=bool)
-                st.data[:] = poison_value(st.data.dtype)
+                st.data[:] = poison_value(mem.elem)
 
     def barrier(self, batch) -> None:
         """The blocks with lanes at this barrier start a new epoch."""
@@ -251,7 +257,7 @@ class Checker:
             merged[key] = Hazard("init", "uninitialized_read", self.kernel, ins.loc, None, mem.name,
                                  space, index, self._thread(tid), count=int(self.init_counts[k]),
                                  detail=f"{origin}; in check mode it holds "
-                                        f"{_show(poison_value(mem.elem.np))}", array_desc=array)
+                                        f"{_show(poison_value(mem.elem), mem.elem)}", array_desc=array)
         return sorted(merged.values(), key=lambda h: h.line or 0)
 
 
@@ -259,10 +265,12 @@ def _line(ins: Instr) -> int:
     return ins.loc.line if ins.loc else 0
 
 
-def _show(value) -> str:
+def _show(value, elem: Scalar) -> str:
     v = np.asarray(value)
+    if elem is Scalar.BF16:
+        return f"NaN (bfloat16 bits 0x{int(v):04X})"
     if v.dtype.kind == "f":
-        bits = v.view(np.uint32 if v.dtype.itemsize == 4 else np.uint64)
+        bits = v.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[v.dtype.itemsize])
         return f"NaN (bits 0x{int(bits):0{2 * v.dtype.itemsize}X})"
     return repr(v.item())
 

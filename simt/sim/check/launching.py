@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from ...errors import HazardError, LaunchError, SimtError
 from . import parse_checks
 from .report import summary
@@ -62,32 +64,38 @@ def engine(device, run_engine: Callable, checks: frozenset) -> Callable:
     return run_engine
 
 
-def attach_arrays(checks: frozenset, bound, engine_args: list) -> None:
+def attach_arrays(checks: frozenset, arrays) -> None:
     """Give the engine each ``simt.empty`` array's record of unwritten scalars (initcheck);
-    a launch without initcheck may write anything, so its arrays count as written."""
-    from ...ir.types import ArrayType
-    from ..common import ArrayArg
-    arrays = [value for _, ptype, value in bound if isinstance(ptype, ArrayType)]
-    engine_arrays = [a for a in engine_args if isinstance(a, ArrayArg)]
-    for arr, arg in zip(arrays, engine_arrays):
+    a launch without initcheck may write anything, so its arrays count as written.
+
+    ``arrays``: (user array, [(ArrayArg, scalars per element or None)]) as the launch bound
+    them; None means the ArrayArg views the array's memory and shares its record, a count
+    that it holds a copy of one field of an array of structs (``finish`` folds back what the
+    launch wrote)."""
+    for arr, views in arrays:
         record = getattr(arr, "_unwritten", None)
         if record is None:
             continue
         if "init" in checks and record.mask() is not None:
-            arg.unwritten = record.mask()
+            for arg, per_element in views:
+                arg.unwritten = record.mask() if per_element is None else \
+                    np.repeat(record.mask(), per_element)
         else:
             record.clear()
 
 
-def finish(kernel_name: str, result, check_plan: CheckPlan, bound) -> None:
+def finish(kernel_name: str, result, check_plan: CheckPlan, arrays) -> None:
     """After the launch: forget fully written records, tell reporters, raise if asked."""
     if not check_plan.checks:
         return
-    from ...ir.types import ArrayType
-    for _, ptype, value in bound:
-        record = getattr(value, "_unwritten", None)
-        if isinstance(ptype, ArrayType) and record is not None and record.mask() is not None \
-                and not record.mask().any():
+    for arr, views in arrays:
+        record = getattr(arr, "_unwritten", None)
+        if record is None or record.mask() is None:
+            continue
+        for arg, per_element in views:     # a struct field's copy: an element stays unwritten
+            if per_element and arg.unwritten is not None:     # while none of it was written
+                record.mask()[:] &= arg.unwritten.reshape(-1, per_element).all(axis=1)
+        if not record.mask().any():
             record.clear()
     hazards = result.details.setdefault("hazards", [])
     for fn in list(_reporters):

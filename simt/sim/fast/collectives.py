@@ -58,10 +58,10 @@ def allocate(src, layout: Layout, slot_counts: dict[Scalar, int]) -> None:
             "resume = np.zeros(TP, np.int32)", "tsteps = np.zeros(TP, np.int64)",
             "maxblk = np.zeros(TP, np.int64)")
     for t, n in slot_counts.items():
-        src.add(f"R_{t.short} = np.zeros(({n}, TP), np.{t.np.name})")
+        src.add(f"R_{t.short} = np.zeros(({n}, TP), {CAST[t]})")
     for k, ins, vtype, lane, mask in _staging(layout):
         if vtype is not None:
-            src.add(f"V{k} = np.zeros(TP, np.{vtype.np.name})")
+            src.add(f"V{k} = np.zeros(TP, {CAST[vtype]})")
         if lane:
             src.add(f"L{k} = np.zeros(TP, np.int32)")
         if mask:

@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ...ir.mir import Function
+from ...ir.types import Scalar
 from ..common import ArrayArg, LaunchConfig
 from . import cache, codegen
 from ...progress import launch_progress
@@ -140,12 +141,13 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
     compiled = compile_function(fn)
     gen = compiled.gen
     arrays = [a for a in args if isinstance(a, ArrayArg)]
-    scalars = [p.reg.type.np.type(a) for p, a in zip(fn.params, args) if not isinstance(a, ArrayArg)]
+    scalars = [storage_scalar(p.reg.type, a) for p, a in zip(fn.params, args)
+               if not isinstance(a, ArrayArg)]
     data = []
     for a in arrays:
         if not (a.data.flags.c_contiguous and a.data.ndim == 1):
             raise RuntimeError(f"fast engine: array '{a.name}' is not a contiguous 1-d buffer")
-        data.append(a.data)
+        data.append(a.data.view(np.uint16) if a.data.dtype == np.float16 else a.data)
     shapes = np.array([s for a in arrays for s in a.shape] or [0], dtype=np.int64)
     if fn.launch.block_ndim == 1 and tuple(cfg.block[1:]) != (1, 1):
         raise RuntimeError(f"fast engine: kernel compiled for 1-d blocks launched with {cfg.block}")
@@ -199,6 +201,15 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
         FaultReport(gen, cfg, shapes_by_name, err).raise_error(err_state)
     return {"launch__grid_size": float(n_blocks), "launch__block_size": float(cfg.threads_per_block),
             "launch__thread_count": float(threads)}
+
+
+def storage_scalar(t: Scalar, value) -> np.generic:
+    """A scalar argument as the compiled code holds it (float16 as its bits)."""
+    if t is Scalar.F16:
+        return np.float16(value).view(np.uint16)
+    if t is Scalar.BF16:                    # already bits (see launch.convert_scalar)
+        return np.uint16(value)
+    return t.np.type(value)
 
 
 def _run_serial(run_chunk, n_blocks: int, progress) -> list:

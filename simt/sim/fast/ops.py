@@ -15,10 +15,18 @@ from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, AtomOp, DimArg, Instr, M
                        Space, SReg)
 from ...ir.types import Scalar
 
-# numba spelling of each scalar type's constructor (a cast when applied to a value)
+# numba spelling of each scalar type's constructor (a cast when applied to a value). Numba has
+# no float16: float16 registers and arrays hold the value's bits as uint16, and CVT to and
+# from float32 (the only conversions of float16 in the MIR) translate the bits.
 CAST = {Scalar.BOOL: "np.bool_", Scalar.I8: "np.int8", Scalar.U8: "np.uint8",
-        Scalar.I32: "np.int32", Scalar.U32: "np.uint32", Scalar.I64: "np.int64",
-        Scalar.U64: "np.uint64", Scalar.F32: "np.float32", Scalar.F64: "np.float64"}
+        Scalar.I16: "np.int16", Scalar.U16: "np.uint16", Scalar.I32: "np.int32",
+        Scalar.U32: "np.uint32", Scalar.I64: "np.int64", Scalar.U64: "np.uint64",
+        Scalar.F16: "np.uint16", Scalar.BF16: "np.uint16", Scalar.F32: "np.float32",
+        Scalar.F64: "np.float64"}
+
+
+def float16_bits(value) -> int:
+    return int(np.array(value).astype(np.float16).view(np.uint16))
 
 ERR_OOB, ERR_CHECK, ERR_WARP_SYNC, ERR_BARRIER, ERR_STEPS = 1, 2, 3, 4, 5
 
@@ -56,13 +64,27 @@ class Constants:
         self.names: dict[tuple, str] = {}
         self.lines: list[str] = []
 
+    def text(self, value: str) -> str:
+        """A string constant (a print format)."""
+        key = (repr(value), None)
+        name = self.names.get(key)
+        if name is None:
+            name = self.names[key] = f"K{len(self.names)}"
+            self.lines.append(f"{name} = {value!r}")
+        return name
+
     def get(self, value, t: Scalar) -> str:
         key = (repr(value), t)
         name = self.names.get(key)
         if name is None:
             name = self.names[key] = f"K{len(self.names)}"
             literal = np.array(value).astype(t.np)[()]      # the precise engine's rounding
-            if t is Scalar.BOOL:
+            if t is Scalar.F16:
+                text = f"np.uint16({float16_bits(literal)})"
+            elif t is Scalar.BF16:
+                from ...ir.bfloat16 import to_bits
+                text = f"np.uint16({int(to_bits(float(value)))})"
+            elif t is Scalar.BOOL:
                 text = repr(bool(literal))
             elif t.is_float:
                 f = float(literal)
@@ -122,6 +144,10 @@ class OpWriter:
             return [f"{reg_name(ins.dst)} = np.int32({self.dim_of(arg.mem, arg.dim)})"]
         if op is Op.SREG:
             return [f"{reg_name(ins.dst)} = {self.sreg(ins.arg)}"]
+        if op is Op.PRINT:      # formatted on the host, in thread order (Python object mode)
+            values = ", ".join(self.val(s) for s in ins.srcs)
+            return ["with objmode():",
+                    f"    print_c({self.consts.text(ins.arg)}{', ' if values else ''}{values})"]
         if op is Op.CHECK:
             i, n = (self.val(s) for s in ins.srcs)
             return [f"if {i} < 0 or {i} >= {n}:",
@@ -180,6 +206,14 @@ class OpWriter:
     def convert(self, ins: Instr) -> str:
         src, dst = ins.srcs[0].type, ins.dst.type
         a = self.val(ins.srcs[0])
+        if dst is Scalar.F16:
+            return f"f32_to_f16_bits({a})"
+        if src is Scalar.F16:
+            return f"f16_bits_to_f32({a})"
+        if dst is Scalar.BF16:
+            return f"f32_to_bf16_bits({a})"
+        if src is Scalar.BF16:
+            return f"bits_float32(np.uint32({a}) << np.uint32(16))"
         if dst is Scalar.BOOL:
             return a if src is Scalar.BOOL else f"({a} != 0)"
         if src.is_float and dst.is_int:       # LLVM's saturating conversion: no branches
@@ -267,6 +301,8 @@ class OpWriter:
             return f"fmax({old}, {v})" if t.is_float else f"{cast}(max({old}, {v}))"
         if op is AtomOp.EXCH:
             return v
+        if op in (AtomOp.AND, AtomOp.OR, AtomOp.XOR):
+            return f"{cast}({old} {_BITWISE[getattr(Op, op.name)]} {v})"
         if op is AtomOp.CAS:
             return f"{v} if {old} == {cmp} else {old}"
         raise UnsupportedOp(f"fast engine: no translation for atomic {op.name}")

@@ -184,6 +184,7 @@ def _saturating_conversion(bits: int, signed: bool):
 SATURATING_CONVERSIONS = {(bits, signed): _saturating_conversion(bits, signed)
                           for bits in (8, 16, 32, 64) for signed in (True, False)}
 float_to_i8_sat, float_to_u8_sat = SATURATING_CONVERSIONS[8, True], SATURATING_CONVERSIONS[8, False]
+float_to_i16_sat, float_to_u16_sat = SATURATING_CONVERSIONS[16, True], SATURATING_CONVERSIONS[16, False]
 float_to_i32_sat, float_to_u32_sat = SATURATING_CONVERSIONS[32, True], SATURATING_CONVERSIONS[32, False]
 float_to_i64_sat, float_to_u64_sat = SATURATING_CONVERSIONS[64, True], SATURATING_CONVERSIONS[64, False]
 
@@ -196,6 +197,97 @@ def float_to_uint64_saturating(x):
     if t <= 0.0 or t != t:
         return np.uint64(0)
     return np.uint64(t)
+
+
+def print_c(fmt, *values):
+    """PRINT: one thread's formatted output (called from compiled code in object mode)."""
+    import sys
+    from ...ir.printf import format_c
+    sys.stdout.write(format_c(fmt, values))
+
+
+# --- float16, held as its bits (numba has no float16 type) ---------------------------------
+
+@intrinsic
+def float32_bits(typingctx, x):
+    if x != types.float32:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+    return types.uint32(types.float32), codegen
+
+
+@intrinsic
+def bits_float32(typingctx, u):
+    if not isinstance(u, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        wide = context.cast(builder, args[0], sig.args[0], types.uint32)
+        return builder.bitcast(wide, ir.FloatType())
+    return types.float32(u), codegen
+
+
+@njit(**JIT)
+def f32_to_f16_bits(x):
+    """float32 -> float16 bits, rounding to nearest even (numpy's and PTX cvt.rn's rule; NaN
+    keeps its top payload bits as numpy does)."""
+    u = np.uint32(float32_bits(np.float32(x)))
+    sign = np.uint32((u >> np.uint32(16)) & np.uint32(0x8000))
+    a = u & np.uint32(0x7FFFFFFF)
+    if a >= np.uint32(0x7F800000):
+        if a == np.uint32(0x7F800000):
+            return np.uint16(sign | np.uint32(0x7C00))
+        payload = np.uint32(0x7C00) + ((a & np.uint32(0x7FFFFF)) >> np.uint32(13))
+        if payload == np.uint32(0x7C00):
+            payload += np.uint32(1)
+        return np.uint16(sign | payload)
+    if a >= np.uint32(0x477FF000):          # rounds to infinity
+        return np.uint16(sign | np.uint32(0x7C00))
+    if a < np.uint32(0x33000000):           # below half the smallest subnormal: zero
+        return np.uint16(sign)
+    e = np.int64(a >> np.uint32(23))
+    if e < 113:                             # a float16 subnormal
+        mant = np.uint32((a & np.uint32(0x7FFFFF)) | np.uint32(0x800000))
+        shift = np.uint32(126 - e)
+        h = mant >> shift
+        rest = mant & ((np.uint32(1) << shift) - np.uint32(1))
+        halfway = np.uint32(1) << (shift - np.uint32(1))
+    else:
+        h = (a - np.uint32(0x38000000)) >> np.uint32(13)
+        rest = a & np.uint32(0x1FFF)
+        halfway = np.uint32(0x1000)
+    if rest > halfway or (rest == halfway and (h & np.uint32(1)) != 0):
+        h += np.uint32(1)
+    return np.uint16(sign | h)
+
+
+@njit(**JIT)
+def f32_to_bf16_bits(x):
+    """float32 -> bfloat16 bits: round to nearest even; NaN keeps a quiet bit (Warp's rule)."""
+    u = np.uint64(float32_bits(np.float32(x)))
+    if (u & np.uint64(0x7F800000)) == np.uint64(0x7F800000):
+        h = np.uint16(u >> np.uint64(16))
+        if (u & np.uint64(0x007FFFFF)) != np.uint64(0) and (h & np.uint16(0x007F)) == np.uint16(0):
+            h = np.uint16(h | np.uint16(0x0040))
+        return h
+    return np.uint16((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16))
+
+
+@njit(**JIT)
+def f16_bits_to_f32(h):
+    """float16 bits -> float32 (exact)."""
+    h = np.uint32(h)
+    sign = (h & np.uint32(0x8000)) << np.uint32(16)
+    e = (h >> np.uint32(10)) & np.uint32(0x1F)
+    m = h & np.uint32(0x3FF)
+    if e == np.uint32(0x1F):
+        return bits_float32(sign | np.uint32(0x7F800000) | (m << np.uint32(13)))
+    if e == np.uint32(0):
+        value = np.float32(m) * np.float32(5.9604644775390625e-08)     # m * 2**-24, exact
+        return -value if sign else value
+    return bits_float32(sign | ((e + np.uint32(112)) << np.uint32(23)) | (m << np.uint32(13)))
 
 
 # --- atomics on global memory --------------------------------------------------------------------
@@ -228,6 +320,9 @@ atomic_sub_int = _int_rmw("sub", "sub")
 atomic_min_int = _int_rmw("min", "umin")
 atomic_max_int = _int_rmw("max", "umax")
 atomic_exch_int = _int_rmw("xchg", "xchg")
+atomic_and_int = _int_rmw("and", "and")
+atomic_or_int = _int_rmw("or", "or")
+atomic_xor_int = _int_rmw("xor", "xor")
 
 
 @intrinsic

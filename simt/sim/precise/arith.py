@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.mir import Op
+from ...ir import bfloat16
 from ...ir.types import Scalar
 
 
@@ -75,7 +76,12 @@ _INT_LIMITS = {s: (np.iinfo(s.np).min, np.iinfo(s.np).max) for s in Scalar if s.
 
 
 def convert(x, src: Scalar, dst: Scalar):
-    """CVT with C/PTX semantics: float->int truncates and saturates, NaN -> 0; ints wrap."""
+    """CVT with C/PTX semantics: float->int truncates and saturates, NaN -> 0; ints wrap.
+    bfloat16 values are their bits (the MIR converts them only from/to float32)."""
+    if dst is Scalar.BF16:
+        return bfloat16.to_bits(x)
+    if src is Scalar.BF16:
+        return bfloat16.from_bits(x)
     if dst is Scalar.BOOL:
         return np.asarray(x) != 0
     if src.is_float and dst.is_int:

@@ -96,7 +96,8 @@ def atomic(data: np.ndarray, flat: np.ndarray, op: AtomOp, vals, cmp=None) -> np
 
 
 _ACCUMULATE = {AtomOp.ADD: np.add, AtomOp.SUB: np.subtract, AtomOp.MIN: np.fmin,
-               AtomOp.MAX: np.fmax}
+               AtomOp.MAX: np.fmax, AtomOp.AND: np.bitwise_and, AtomOp.OR: np.bitwise_or,
+               AtomOp.XOR: np.bitwise_xor}
 
 
 def _apply(op: AtomOp, old, val, cmp, dtype):
@@ -112,4 +113,6 @@ def _apply(op: AtomOp, old, val, cmp, dtype):
         return np.asarray(val, dtype=dtype).copy() if np.ndim(val) else dtype.type(val)
     if op is AtomOp.CAS:
         return np.where(old == cmp, val, old).astype(dtype)
+    if op in (AtomOp.AND, AtomOp.OR, AtomOp.XOR):
+        return _ACCUMULATE[op](old, val).astype(dtype)
     raise NotImplementedError(op)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, CheckArg, DimArg, Function, Imm,
                        Instr, Loc, MemRef, Op, Reg, ScalarParam, SReg)
+from ...ir import bfloat16
 from ...ir.types import Scalar
 from . import arith, warp
 
@@ -94,7 +95,8 @@ class _Preparer:
         key = (x.value, x.type)
         if key not in self.const_index:
             self.const_index[key] = len(self.consts)
-            self.consts.append(np.array(x.value).astype(x.type.np)[()])
+            self.consts.append(bfloat16.to_bits(x.value)[()] if x.type is Scalar.BF16
+                               else np.array(x.value).astype(x.type.np)[()])
         return -1 - self.const_index[key]  # resolved once nregs is known
 
     def build(self) -> Program:
@@ -242,6 +244,8 @@ def make_step(ins: Instr, d: list[int], s: list[int]) -> Step:
         return warp.make_warp_op(ins, d, s)
     if op is Op.CHECK:
         return _make_check(ins, s)
+    if op is Op.PRINT:
+        return _make_print(ins, s)
     raise NotImplementedError(f"precise engine: no implementation of MIR op {op.name}")
 
 
@@ -317,3 +321,17 @@ def _make_check(ins: Instr, s: list[int]) -> Step:
         if np.any(bad):
             ctx.raise_check(ins, arg, idx, env[n], bad)
     return check
+
+
+def _make_print(ins: Instr, s: list[int]) -> Step:
+    import sys
+    from ...ir.printf import format_c
+    fmt: str = ins.arg
+
+    def print_(env, ctx):
+        n = ctx.n_active
+        columns = [np.broadcast_to(ctx.pick(env[k]), (n,)) for k in s]
+        out = sys.stdout
+        for lane in range(n):                 # active threads in thread order
+            out.write(format_c(fmt, [c[lane] for c in columns]))
+    return print_

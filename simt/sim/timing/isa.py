@@ -25,7 +25,12 @@ _UNIFORM_SREGS = {SReg.NTID_X, SReg.NTID_Y, SReg.NTID_Z, SReg.NCTAID_X, SReg.NCT
 
 
 def type_class(ins) -> str:
-    """f32, f64, i32, i64 or b (bool) of the values an instruction works on."""
+    """f32, f64, i32, i64 or b (bool) of the values an instruction works on.
+
+    float16 and bfloat16 count as f32: the MIR computes them in float32, so what they add
+    is their conversions, separate CVT instructions costed like f32 ops. 8- and 16-bit
+    integers count as i32, as the GPU computes them in 32-bit registers. Ops no probe
+    measured (PRINT, for one) take their class's entry or the generic one."""
     t = None
     for x in ins.srcs:
         t = getattr(x, "type", None)
