@@ -39,6 +39,11 @@ def slope(df, bench, x="work", y=CYC):
     return float(np.polyfit(rows[x].astype(float), rows[y].astype(float), 1)[0])
 
 
+def dram_bpc_estimate(micro) -> float:
+    rd = micro[(micro.bench == "stream_read") & (micro.value >= 256)]
+    return 1.0 / float(np.polyfit(rd["dram__bytes_read.sum"], rd[CYC], 1)[0])
+
+
 def harmonic(k):
     return sum(1.0 / i for i in range(1, int(k) + 1))
 
@@ -89,6 +94,11 @@ def fit() -> dict:
         per_step, sass = chain(bench, df)
         return per_step - max(0.0, sass - 1.0) * alu
     lat["shared"] = memory("chain_shared")
+    # a load or store is its address arithmetic plus the access: issue slots per chase step
+    t["memory_issue_slots"] = note("memory_issue_slots",
+                                   round((chain("chain_shared")[1] + chain("chain_l1")[1]) / 2, 3),
+                                   "micro.cu chain_shared, chain_l1: SASS instructions per dependent load "
+                                   "(the load and its address arithmetic)")
     lat["atomic_shared"] = memory("chain_atomic_shared")
     lat["atomic_global"] = memory("chain_atomic_global")
     lanes = micro2[micro2.bench.str.startswith("chase_")].copy()
@@ -127,6 +137,21 @@ def fit() -> dict:
                                "micro2.cu chase_l2_lanes, as dram_tail_cycles")
     t["l1_line_step_cycles"] = note("l1_line_step_cycles", round((l1k[32] - l1k[1]) / 31, 3),
                                     "micro2.cu chase_l1plain_lanes: extra latency per extra L1 line of a request")
+
+    # DRAM latency under load: a chase timed while other blocks stream (micro5.cu)
+    ll = pd.read_csv(ncu.DATA / "loaded_latency.csv")
+    ll = ll[ll.ring == "dram"].copy()
+    ll["latency"] = ll.chase_cycles / ll.steps
+    ll["rho"] = np.where(ll.stream_cycles > 0, ll.stream_bytes / ll.stream_cycles.clip(lower=1), 0.0)
+    base_latency = float(ll[ll.stream_blocks == 0].latency.iloc[0])
+    unsat = ll[(ll.stream_blocks > 0)]
+    rho = (unsat.rho / dram_bpc_estimate(micro)).clip(upper=0.95)
+    keep = rho < 0.9
+    x = (rho / (2 * (1 - rho)))[keep]
+    y = (unsat.latency - base_latency)[keep]
+    t["dram_queue_cycles"] = note("dram_queue_cycles", round(float((x * y).sum() / (x * x).sum()), 2),
+                                  "micro5.cu: DRAM chase latency while other blocks stream, against the DRAM "
+                                  "use: extra = q * rho / (2 (1 - rho)), least squares below saturation")
 
     # memory throughput
     lines32 = micro2[micro2.bench == "tput_l1plain_lines32"]

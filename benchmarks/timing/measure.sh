@@ -5,6 +5,7 @@
 #   micro.csv / micro_manifest.csv        CUDA C microbenchmarks (micro.cu): the constants
 #   micro2.csv / micro2_manifest.csv      more of them (micro2.cu), and micro3/micro4.csv likewise
 #   probes2.csv / probes2_manifest.csv    op probes added later (constant and varying divisors, loops)
+#   loaded_latency.csv                    DRAM and L2 latency under traffic (micro5.cu, clock64, no profiler)
 #   l2cap.csv / l2cap_manifest.csv        L2 capacity: reads of a buffer twice, cache control off
 #   probes.csv / probes_manifest.csv      op probes through simt's own PTX (probes.py)
 #   calib.csv / calib_manifest.csv        microbenchmark patterns written in simt (calib.py)
@@ -15,7 +16,7 @@
 # Run from the repository root with PYTHONPATH=. (about 5 minutes on an H200).
 set -uo pipefail
 DIR=${1:?usage: measure.sh DIR [parts]}
-PARTS=${2:-micro,micro2,micro3,micro4,l2cap,probes,probes2,calib,validation}
+PARTS=${2:-micro,micro2,micro3,micro4,micro5,l2cap,probes,probes2,calib,calib2,validation}
 mkdir -p "$DIR"
 HERE=$(cd "$(dirname "$0")" && pwd)
 has() { [[ ",$PARTS," == *",$1,"* ]]; }
@@ -71,6 +72,12 @@ if has micro4; then
   timeout 600 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/micro4.csv" \
     /tmp/simt_micro4 "$DIR/micro4_manifest.csv" > "$DIR/micro4.log" 2>&1
   echo "micro4: exit $? $(tail -1 "$DIR/micro4.log")"
+fi
+if has micro5; then      # timed in-kernel; the profiler's cycles and time give the clock
+  nvcc -O3 -arch=sm_90 -o /tmp/simt_micro5 "$HERE/micro5.cu" || exit 1
+  timeout 300 "${NCU[@]}" --metrics sm__cycles_elapsed.max,gpu__time_duration.sum,dram__bytes_read.sum \
+    --log-file "$DIR/micro5.csv" /tmp/simt_micro5 > "$DIR/loaded_latency.csv" 2> "$DIR/micro5.log"
+  echo "micro5: exit $?"
 fi
 if has probes2; then
   timeout 600 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/probes2.csv" \

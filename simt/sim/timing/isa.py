@@ -73,15 +73,16 @@ class Cost:
     latency: float       # cycles until the result can be used (non-memory kinds)
 
 
-def cost(ins, ops: dict) -> Cost:
-    """The cost of one MIR instruction under the ops table ``ops`` (key -> [sass, latency, pipe])."""
+def cost(ins, ops: dict, memory_slots: float = 1.0) -> Cost:
+    """The cost of one MIR instruction under the ops table ``ops`` (key -> [sass, latency, pipe]);
+    a memory access takes ``memory_slots`` issue slots (the access and its address arithmetic)."""
     op = ins.op
     if op in (Op.LD, Op.ST, Op.ATOM):
         mem = ins.arg.mem if op is Op.ATOM else ins.arg
         shared = mem.space is Space.SHARED
         kind = {Op.LD: (GLOBAL_LD, SHARED_LD), Op.ST: (GLOBAL_ST, SHARED_ST),
                 Op.ATOM: (GLOBAL_ATOM, SHARED_ATOM)}[op][shared]
-        return Cost(kind, NO_PIPE, 1.0, 0.0)
+        return Cost(kind, NO_PIPE, memory_slots, 0.0)
     if op in (Op.BAR, Op.BAR_AND):
         return Cost(BARRIER, NO_PIPE, 1.0, 0.0)
     if op in (Op.MOV, Op.DIM) or (op is Op.SREG and ins.arg in _UNIFORM_SREGS):
@@ -189,6 +190,7 @@ def tables(prog, arch) -> Tables:
     ops = arch.data["timing"]["ops"]
     loop_factor = float(arch.data["timing"].get("loop_control_factor", 1.0))
     branch_cycles = float(arch.data["timing"].get("branch_cycles", 0.0))
+    memory_slots = float(arch.data["timing"].get("memory_issue_slots", 1.0))
     kind, pipe, sass, lat, mem_slot, fatom, bpen = [], [], [], [], [], [], []
     src_ptr, src, dst_ptr, dst = [0], [], [0], []
     first, length = [], []
@@ -200,7 +202,7 @@ def tables(prog, arch) -> Tables:
         away = _compiled_away(blk.instrs, index)
         control = _loop_control(blk, b)
         for pos, (ins, gone) in enumerate(zip(blk.instrs, away)):
-            c = cost(ins, ops)
+            c = cost(ins, ops, memory_slots)
             if pos in control:
                 c = Cost(c.kind, c.pipe, c.sass * loop_factor, c.latency)
             reads = [index[s.id] for s in ins.srcs if isinstance(s, Reg)]

@@ -41,7 +41,7 @@ from .caches import find, set_of, victim
  P_SH_FATOM_SASS, P_G_ATOM_LAT, P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_UNITS, P_ATOM_INTERLEAVE,
  P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, P_L2_WRITE_LINE,
  P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_PER_CYCLE,
- N_PARAMS) = range(37)
+ P_DRAM_QUEUE, N_PARAMS) = range(38)
 
 # stall reasons (columns of the stall table)
 S_WAIT, S_LONG, S_SHORT, S_THROTTLE, S_NOT_SELECTED, S_BARRIER, S_LG_THROTTLE = range(7)
@@ -65,6 +65,7 @@ N_SM_STATS = M_CTAS + 1
 
 INF = 1e300
 RUN_AHEAD = 16.0     # cycles a scheduler may run ahead of the earliest pending event
+DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
 SHFL_PIPE = isa.PIPES.index("shfl")
 
 
@@ -199,13 +200,21 @@ def _l2_touch(line, mask, write, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp,
 
 @njit(cache=True, nogil=True, inline="always")
 def _dram_read(nbytes, burst_bytes, arrive, P, state, glob):
-    """Queue a DRAM read of ``nbytes`` (occupying DRAM for ``burst_bytes``); return the delay."""
+    """Queue a DRAM read of ``nbytes`` (occupying DRAM for ``burst_bytes``); return the delay:
+    waiting for the DRAM's bandwidth, and the queueing that grows with its recent use
+    (rho / (2 (1 - rho)) x a service time: an M/D/1 queue's wait)."""
     busy = burst_bytes / P[P_DRAM_BPC]
     start = max(arrive, state[1])
     state[1] = start + busy
     glob[G_DRAM_READ] += nbytes
     glob[G_DRAM_BUSY] += busy
-    return start - arrive
+    # DRAM use over the last ~DRAM_WINDOW cycles
+    if arrive > state[10]:
+        state[9] *= np.exp(-(arrive - state[10]) / DRAM_WINDOW)
+        state[10] = arrive
+    state[9] += busy / DRAM_WINDOW
+    rho = min(state[9], 0.95)
+    return start - arrive + P[P_DRAM_QUEUE] * rho / (2.0 * (1.0 - rho))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -509,8 +518,9 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     atom_free = np.zeros(max(1, int(P[P_ATOM_UNITS])), np.float64)
     atom_busy = np.zeros(atom_free.size, np.float64)
     # state: 0 L2 queue free, 1 DRAM queue free, 2 the issuing warp held until, 3 now,
-    #        4 LRU clock, 5 dirty sectors, 6 fifo head, 7 fifo tail, 8 atomic units' total rate
-    state = np.zeros(9, np.float64)
+    #        4 LRU clock, 5 dirty sectors, 6 fifo head, 7 fifo tail, 8 atomic units' total rate,
+    #        9 DRAM use (busy per cycle, recent), 10 its time
+    state = np.zeros(11, np.float64)
     lines_buf = np.zeros(32, np.int64)
     masks_buf = np.zeros(32, np.int64)
     wbuf = np.zeros(32, np.float64)

@@ -1,0 +1,127 @@
+// Loaded latency: how a DRAM access's latency grows with the memory traffic of the rest of the
+// GPU. Block 0 chases a pointer ring through DRAM (one lane, dependent loads) and times each
+// step with clock64(); the other blocks stream a 1 GB buffer with float4 loads until the chase
+// is done, and count the bytes they read. Every level of streaming blocks gives one row: the
+// chase's cycles per step against the DRAM bandwidth in use at the time. (The same with an
+// L2-resident ring gives the L2 latency under the same traffic.) Timed in-kernel, no profiler:
+//
+//   nvcc -O3 -arch=sm_90 -o micro5 micro5.cu && ./micro5 > loaded_latency.csv
+#include <cstdio>
+#include <cstdlib>
+#include <cstdint>
+#include <vector>
+#include <algorithm>
+#include <random>
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                                   \
+  do {                                                                                \
+    cudaError_t err_ = (call);                                                        \
+    if (err_ != cudaSuccess) {                                                        \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
+              cudaGetErrorString(err_));                                              \
+      exit(1);                                                                        \
+    }                                                                                 \
+  } while (0)
+
+__global__ void k_loaded(const int *ring, int steps, int warm_words, const float4 *stream,
+                         size_t words4, volatile int *done, unsigned long long *bytes,
+                         long long *out) {
+  if (blockIdx.x == 0) {
+    if (threadIdx.x == 0) {
+      int acc = 0;
+      for (int w = 0; w < warm_words; w += 32) acc += ring[w];     // L2 ring: bring it in
+      // let the streams start
+      long long t0 = clock64();
+      while (clock64() - t0 < 20000) {}
+      int j = acc == 123456789 ? 32 : 0;     // keeps the warm-up loads
+      long long start = clock64();
+      for (int i = 0; i < steps; i++) j = __ldcg(ring + j);
+      long long stop = clock64();
+      out[0] = stop - start;
+      out[1] = j;
+      __threadfence();
+      *done = 1;
+    }
+    return;
+  }
+  // stream until the chase is done
+  float4 acc = make_float4(0, 0, 0, 0);
+  size_t tid = (size_t)(blockIdx.x - 1) * blockDim.x + threadIdx.x;
+  size_t step = (size_t)(gridDim.x - 1) * blockDim.x;
+  size_t k = tid;
+  unsigned long long n = 0;
+  long long t0 = clock64();
+  while (!*done) {
+    for (int r = 0; r < 16; r++) {          // 8 independent loads in flight per thread
+      float4 v[8];
+#pragma unroll
+      for (int u = 0; u < 8; u++) v[u] = __ldcg(stream + (k + u * step) % words4);
+#pragma unroll
+      for (int u = 0; u < 8; u++) { acc.x += v[u].x; acc.y += v[u].y; acc.z += v[u].z; acc.w += v[u].w; }
+      n += 8 * 16;
+      k += 8 * step;
+      if (k >= words4) k = tid;
+    }
+  }
+  long long t1 = clock64();
+  if (acc.x == 1234.5f) out[2] = 1;
+  atomicAdd(bytes, n);
+  if (threadIdx.x == 0 && blockIdx.x == 1) out[3] = t1 - t0;
+}
+
+static int *chase_ring(size_t lines, unsigned seed) {
+  std::vector<int> order(lines);
+  for (size_t i = 0; i < lines; i++) order[i] = (int)i;
+  std::mt19937 rng(seed);
+  std::shuffle(order.begin() + 1, order.end(), rng);
+  std::vector<int> host(lines * 32, 0);
+  for (size_t i = 0; i < lines; i++) host[(size_t)order[i] * 32] = order[(i + 1) % lines] * 32;
+  int *d;
+  CHECK(cudaMalloc(&d, host.size() * sizeof(int)));
+  CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(int), cudaMemcpyHostToDevice));
+  return d;
+}
+
+int main() {
+  int sms;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  size_t gb = (size_t)1 << 30;
+  float4 *stream;
+  CHECK(cudaMalloc(&stream, gb));
+  {
+    std::vector<float> host(gb / 4, 1.0f);
+    CHECK(cudaMemcpy(stream, host.data(), gb, cudaMemcpyHostToDevice));
+  }
+  int *dram_ring = chase_ring((size_t)1 << 22, 21);     // 512 MB: every step misses
+  int *l2_ring = chase_ring((size_t)1 << 13, 22);       // 1 MB: stays in L2
+  int *done;
+  unsigned long long *bytes;
+  long long *out;
+  CHECK(cudaMalloc(&done, 4));
+  CHECK(cudaMalloc(&bytes, 8));
+  CHECK(cudaMalloc(&out, 4 * 8));
+  printf("ring,stream_blocks,threads,steps,chase_cycles,stream_bytes,stream_cycles\n");
+  const int threads = 256;
+  for (int ring = 0; ring < 2; ring++) {
+    for (int blocks : {0, 8, 16, 33, 66, 132, 264, 528, 1056}) {
+      if (blocks + 1 > sms * 8) continue;
+      int zero = 0;
+      unsigned long long zero64 = 0;
+      CHECK(cudaMemcpy(done, &zero, 4, cudaMemcpyHostToDevice));
+      CHECK(cudaMemcpy(bytes, &zero64, 8, cudaMemcpyHostToDevice));
+      int steps = 2000;
+      k_loaded<<<blocks + 1, threads>>>(ring ? l2_ring : dram_ring, steps, ring ? (1 << 18) : 0,
+                                        stream, gb / 16, done, bytes, out);
+      CHECK(cudaGetLastError());
+      CHECK(cudaDeviceSynchronize());
+      long long h[4];
+      unsigned long long b;
+      CHECK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
+      CHECK(cudaMemcpy(&b, bytes, 8, cudaMemcpyDeviceToHost));
+      printf("%s,%d,%d,%d,%lld,%llu,%lld\n", ring ? "l2" : "dram", blocks, threads, steps, h[0], b,
+             blocks ? h[3] : 0LL);
+    }
+  }
+  return 0;
+}
