@@ -70,15 +70,30 @@ SHFL_PIPE = isa.PIPES.index("shfl")
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _push(hk, hv, hn, size, key, sp, ver):
+def _push(hk, hv, hn, size, key, sp, ver, sp_ver):
+    """Push (key, scheduler, version) on the event heap; return its new size. A full heap is
+    first cleared of entries an earlier push superseded (at most one per scheduler is live)."""
     if size == hk.size:
-        nk = np.empty(2 * size, np.float64)
-        nv = np.empty(2 * size, np.int64)
-        nn = np.empty(2 * size, np.int64)
-        nk[:size] = hk
-        nv[:size] = hv
-        nn[:size] = hn
-        hk, hv, hn = nk, nv, nn
+        live = 0
+        for i in range(size):
+            if hn[i] == sp_ver[hv[i]]:
+                hk[live], hv[live], hn[live] = hk[i], hv[i], hn[i]
+                live += 1
+        size = live
+        for start in range(size // 2 - 1, -1, -1):          # heapify
+            i = start
+            while True:
+                l = 2 * i + 1
+                if l >= size:
+                    break
+                r = l + 1
+                c = r if r < size and hk[r] < hk[l] else l
+                if hk[i] <= hk[c]:
+                    break
+                hk[c], hk[i] = hk[i], hk[c]
+                hv[c], hv[i] = hv[i], hv[c]
+                hn[c], hn[i] = hn[i], hn[c]
+                i = c
     i = size
     hk[i] = key
     hv[i] = sp
@@ -91,7 +106,7 @@ def _push(hk, hv, hn, size, key, sp, ver):
         hv[p], hv[i] = hv[i], hv[p]
         hn[p], hn[i] = hn[i], hn[p]
         i = p
-    return hk, hv, hn, size + 1
+    return size + 1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -529,9 +544,9 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     for k in range(1, 33):
         H[k] = H[k - 1] + 1.0 / k
     # the event heap: (time, scheduler, version)
-    hk = np.empty(4 * n_sp + 64, np.float64)
-    hv = np.empty(4 * n_sp + 64, np.int64)
-    hn = np.empty(4 * n_sp + 64, np.int64)
+    hk = np.empty(16 * n_sp + 64, np.float64)
+    hv = np.empty(16 * n_sp + 64, np.int64)
+    hn = np.empty(16 * n_sp + 64, np.int64)
     hsize = 0
     # first wave: one block per SM per round, as long as slots and blocks last
     next_cta = 0
@@ -552,7 +567,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 if t0 < sp_next[m * 4 + u]:
                     sp_ver[m * 4 + u] += 1
                     sp_next[m * 4 + u] = t0
-                    hk, hv, hn, hsize = _push(hk, hv, hn, hsize, t0, m * 4 + u, sp_ver[m * 4 + u])
+                    hsize = _push(hk, hv, hn, hsize, t0, m * 4 + u, sp_ver[m * 4 + u], sp_ver)
             next_cta += 1
     end_time = 0.0
     drain = 0.0
@@ -563,43 +578,61 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
         sp_next[sp] = INF
         m = sp // 4
         # the scheduler issues, picking among its warps each time, while it stays within a few
-        # cycles of the earliest pending event of the others; then it goes back to the queue
+        # cycles of the earliest pending event of the others; then it goes back to the queue.
+        # Greedy-then-oldest: the warp that issued last goes on, without a new look at the
+        # others, while it is ready no later than any of them
+        greedy = -1
+        other_c = INF
         while True:
-            # pass 1: when each warp's next instruction could issue; the earliest of them
-            n_cand = 0
-            first_c = INF
-            for s in range(sp % 4, S, 4):
-                g = m * S + s
-                if sl_warp[g] < 0 or sl_bar[g]:
-                    continue
-                ins = sl_ins[g]
+            if greedy >= 0:
+                g = greedy
                 c = max(sl_own[g], sl_src[g])
-                pp = pipe[ins]
+                pp = pipe[sl_ins[g]]
                 if pp < n_pipes and pipe_free[sp, pp] > c:
                     c = pipe_free[sp, pp]
-                cand_g[n_cand] = g
-                cand_c[n_cand] = c
-                n_cand += 1
-                if c < first_c:
-                    first_c = c
-            if n_cand == 0:
-                break                      # nothing to run: a wake-up will queue the scheduler
-            T = max(first_c, sp_free[sp], t)
-            if T > t and hsize > 0 and T > hk[0] + RUN_AHEAD:
-                sp_ver[sp] += 1
-                sp_next[sp] = T
-                hk, hv, hn, hsize = _push(hk, hv, hn, hsize, T, sp, sp_ver[sp])
-                break
+                T = max(c, sp_free[sp], t)
+                if T > other_c or (T > t and hsize > 0 and T > hk[0] + RUN_AHEAD):
+                    greedy = -1
+            if greedy < 0:
+                # pass 1: when each warp's next instruction could issue; the earliest of them
+                n_cand = 0
+                first_c = INF
+                for s in range(sp % 4, S, 4):
+                    g = m * S + s
+                    if sl_warp[g] < 0 or sl_bar[g]:
+                        continue
+                    ins = sl_ins[g]
+                    c = max(sl_own[g], sl_src[g])
+                    pp = pipe[ins]
+                    if pp < n_pipes and pipe_free[sp, pp] > c:
+                        c = pipe_free[sp, pp]
+                    cand_g[n_cand] = g
+                    cand_c[n_cand] = c
+                    n_cand += 1
+                    if c < first_c:
+                        first_c = c
+                if n_cand == 0:
+                    break                  # nothing to run: a wake-up will queue the scheduler
+                T = max(first_c, sp_free[sp], t)
+                if T > t and hsize > 0 and T > hk[0] + RUN_AHEAD:
+                    sp_ver[sp] += 1
+                    sp_next[sp] = T
+                    hsize = _push(hk, hv, hn, hsize, T, sp, sp_ver[sp], sp_ver)
+                    break
+                # pass 2: of the warps that can issue at T, the one that issued last, else the oldest
+                best = -1
+                for i in range(n_cand):
+                    g = cand_g[i]
+                    if cand_c[i] > T:
+                        continue
+                    if best < 0 or g == sp_last[sp] or (best != sp_last[sp] and sl_warp[g] < sl_warp[best]):
+                        best = g
+                other_c = INF
+                for i in range(n_cand):
+                    if cand_g[i] != best and cand_c[i] < other_c:
+                        other_c = cand_c[i]
+                g = best
             t = T
-            # pass 2: of the warps that can issue at T, the one that issued last, else the oldest
-            best = -1
-            for i in range(n_cand):
-                g = cand_g[i]
-                if cand_c[i] > T:
-                    continue
-                if best < 0 or g == sp_last[sp] or (best != sp_last[sp] and sl_warp[g] < sl_warp[best]):
-                    best = g
-            g = best
             # ---- issue the next instruction of warp ``best`` at T -------------------------------
             sp_last[sp] = g
             ins = sl_ins[g]
@@ -755,7 +788,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                         elif release < sp_next[sp2]:
                             sp_ver[sp2] += 1
                             sp_next[sp2] = release
-                            hk, hv, hn, hsize = _push(hk, hv, hn, hsize, release, sp2, sp_ver[sp2])
+                            hsize = _push(hk, hv, hn, hsize, release, sp2, sp_ver[sp2], sp_ver)
                 cta_arrived[c] = 0
                 cta_bar_t[c] = 0.0
             # ---- a finished block frees its slot; the next block of the grid starts there ------
@@ -782,7 +815,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                         if sp2 != sp and td < sp_next[sp2]:
                             sp_ver[sp2] += 1
                             sp_next[sp2] = td
-                            hk, hv, hn, hsize = _push(hk, hv, hn, hsize, td, sp2, sp_ver[sp2])
+                            hsize = _push(hk, hv, hn, hsize, td, sp2, sp_ver[sp2], sp_ver)
+            greedy = g if not exited and not sl_bar[g] and wake == INF else -1
     # the kernel ends when the memory system has applied every store and atomic
     drained = max(state[0], atom_free.max(), drain)
     glob[G_ATOM_HOT] = atom_busy.max()
