@@ -506,8 +506,6 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sp_ver = np.zeros(n_sp, np.int64)
     sp_last = np.full(n_sp, -1, np.int64)
     sp_next = np.full(n_sp, INF, np.float64)   # the time of each scheduler's pending event
-    cand_g = np.zeros(S, np.int64)             # a scheduler's warps and when each could issue
-    cand_c = np.zeros(S, np.float64)
     lsu_free = np.zeros(n_sm, np.float64)
     l1t_free = np.zeros(n_sm, np.float64)
     cta_slot = np.full((n_sm, blocks_per_sm), -1, np.int64)
@@ -594,43 +592,43 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 if T > other_c or (T > t and hsize > 0 and T > hk[0] + RUN_AHEAD):
                     greedy = -1
             if greedy < 0:
-                # pass 1: when each warp's next instruction could issue; the earliest of them
-                n_cand = 0
-                first_c = INF
+                # one pass over the scheduler's warps: when each could issue next (c); the
+                # earliest two; and of those ready by the time the scheduler is free, the one
+                # that issued last, else the oldest
+                base = max(sp_free[sp], t)
+                min1_c = INF
+                min1_g = -1
+                min2_c = INF
+                best = -1
                 for s in range(sp % 4, S, 4):
                     g = m * S + s
                     if sl_warp[g] < 0 or sl_bar[g]:
                         continue
-                    ins = sl_ins[g]
                     c = max(sl_own[g], sl_src[g])
-                    pp = pipe[ins]
+                    pp = pipe[sl_ins[g]]
                     if pp < n_pipes and pipe_free[sp, pp] > c:
                         c = pipe_free[sp, pp]
-                    cand_g[n_cand] = g
-                    cand_c[n_cand] = c
-                    n_cand += 1
-                    if c < first_c:
-                        first_c = c
-                if n_cand == 0:
+                    if c < min1_c or (c == min1_c and (g == sp_last[sp] or (min1_g != sp_last[sp]
+                                                                             and sl_warp[g] < sl_warp[min1_g]))):
+                        min2_c = min1_c
+                        min1_c = c
+                        min1_g = g
+                    elif c < min2_c:
+                        min2_c = c
+                    if c <= base and (best < 0 or g == sp_last[sp]
+                                      or (best != sp_last[sp] and sl_warp[g] < sl_warp[best])):
+                        best = g
+                if min1_g < 0:
                     break                  # nothing to run: a wake-up will queue the scheduler
-                T = max(first_c, sp_free[sp], t)
+                if best < 0:               # nobody ready yet: the earliest goes, when it can
+                    best = min1_g
+                T = max(min1_c, base)
                 if T > t and hsize > 0 and T > hk[0] + RUN_AHEAD:
                     sp_ver[sp] += 1
                     sp_next[sp] = T
                     hsize = _push(hk, hv, hn, hsize, T, sp, sp_ver[sp], sp_ver)
                     break
-                # pass 2: of the warps that can issue at T, the one that issued last, else the oldest
-                best = -1
-                for i in range(n_cand):
-                    g = cand_g[i]
-                    if cand_c[i] > T:
-                        continue
-                    if best < 0 or g == sp_last[sp] or (best != sp_last[sp] and sl_warp[g] < sl_warp[best]):
-                        best = g
-                other_c = INF
-                for i in range(n_cand):
-                    if cand_g[i] != best and cand_c[i] < other_c:
-                        other_c = cand_c[i]
+                other_c = min1_c if best != min1_g else min2_c
                 g = best
             t = T
             # ---- issue the next instruction of warp ``best`` at T -------------------------------
