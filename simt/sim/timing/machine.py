@@ -428,8 +428,8 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
 
 @njit(cache=True, nogil=True, inline="always")
 def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_first, cta_slot,
-           cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e, sl_end, sl_j, sl_ins,
-           sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod, reg_cls, smstat, sl_src, sl_sprod):
+           cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e, sl_end, sl_bend, sl_ins,
+           sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod, smstat, sl_src, sl_sprod, blk_len):
     """Start block ``c`` on SM ``m`` at time ``t``; return how many warps it has."""
     bpsm = cta_slot.shape[1]
     q = 0
@@ -451,8 +451,9 @@ def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_fir
         sl_warp[g] = wid
         sl_e[g] = e0
         sl_end[g] = e1
-        sl_j[g] = 0
-        sl_ins[g] = blk_first[step_block[entry_step[e0]]]
+        b0 = step_block[entry_step[e0]]
+        sl_ins[g] = blk_first[b0]
+        sl_bend[g] = blk_first[b0] + blk_len[b0]
         sl_own[g] = t
         sl_bar[g] = 0
         sl_cta[g] = c
@@ -461,7 +462,6 @@ def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_fir
         sl_sprod[g] = -1
         reg_ready[g, :] = t
         reg_prod[g, :] = -1
-        reg_cls[g, :] = S_WAIT
     cta_live[c] = live
     if smstat[m, M_CTAS] == 0:
         smstat[m, M_FIRST] = t
@@ -485,7 +485,14 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sl_warp = np.full(G, -1, np.int64)
     sl_e = np.zeros(G, np.int64)
     sl_end = np.zeros(G, np.int64)
-    sl_j = np.zeros(G, np.int64)
+    sl_bend = np.zeros(G, np.int64)            # the end of the current block's instructions
+    # the stall a wait on each instruction's result counts as
+    stall_cls = np.full(kind.size, S_WAIT, np.int8)
+    for i in range(kind.size):
+        if kind[i] == isa.GLOBAL_LD or kind[i] == isa.GLOBAL_ATOM:
+            stall_cls[i] = S_LONG
+        elif kind[i] == isa.SHARED_LD or kind[i] == isa.SHARED_ATOM or pipe[i] == SHFL_PIPE:
+            stall_cls[i] = S_SHORT
     sl_ins = np.zeros(G, np.int64)
     sl_own = np.zeros(G, np.float64)
     sl_bar = np.zeros(G, np.int8)
@@ -494,12 +501,10 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sl_barins = np.zeros(G, np.int64)          # the barrier a waiting warp is at
     sl_src = np.zeros(G, np.float64)           # when the next instruction's sources are ready
     sl_sprod = np.full(G, -1, np.int64)        # ... and which instruction produces the last one
-    sl_scls = np.zeros(G, np.int8)             # ... and its stall class
     sl_store = np.zeros(G, np.float64)         # when the warp's stores and atomics are acknowledged
     nr = max(1, n_regs)
     reg_ready = np.zeros((G, nr), np.float64)
-    reg_prod = np.full((G, nr), -1, np.int64)
-    reg_cls = np.zeros((G, nr), np.int8)
+    reg_prod = np.full((G, nr), -1, np.int32)   # the instruction that produces each register
     # schedulers, SMs, blocks
     sp_free = np.zeros(n_sp, np.float64)
     pipe_free = np.zeros((n_sp, n_pipes), np.float64)
@@ -559,8 +564,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             cta_sm[next_cta] = m
             _place(next_cta, m, t0, S, warps_per_cta, entry_ptr, entry_step, step_block,
                    blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e,
-                   sl_end, sl_j, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod,
-                   reg_cls, smstat, sl_src, sl_sprod)
+                   sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod,
+                   smstat, sl_src, sl_sprod, blk_len)
             for u in range(4):
                 if t0 < sp_next[m * 4 + u]:
                     sp_ver[m * 4 + u] += 1
@@ -643,7 +648,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             if sl_src[g] > own:
                 dep = sl_src[g]
                 prod = sl_sprod[g]
-                pcls = sl_scls[g]
+                if prod >= 0:
+                    pcls = stall_cls[prod]
             if dep > own:
                 stalls[prod if prod >= 0 else ins, pcls] += dep - own
             pp = pipe[ins]
@@ -702,7 +708,6 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             for p in range(dst_ptr[ins], dst_ptr[ins + 1]):
                 reg_ready[g, dst[p]] = done
                 reg_prod[g, dst[p]] = ins
-                reg_cls[g, dst[p]] = cls
             own = T + slots
             if bpen[ins] > 0.0:          # a conditional branch resolves before the next fetch
                 own = T + bpen[ins]
@@ -718,37 +723,32 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                     cta_bar_t[c] = own
             # ---- advance the warp past this and any free instructions ---------------------------
             exited = False
+            nxt = sl_ins[g]
             while True:
-                j = sl_j[g] + 1
-                b = step_block[entry_step[sl_e[g]]]
-                if j >= blk_len[b]:
+                nxt += 1
+                if nxt == sl_bend[g]:            # the block is done: the warp's next block
                     sl_e[g] += 1
-                    j = 0
                     if sl_e[g] >= sl_end[g]:
                         exited = True
                         break
                     b = step_block[entry_step[sl_e[g]]]
-                sl_j[g] = j
-                nxt = blk_first[b] + j
-                sl_ins[g] = nxt
+                    nxt = blk_first[b]
+                    sl_bend[g] = nxt + blk_len[b]
                 if kind[nxt] != isa.FREE:
                     break
                 ready = own
                 fp = -1
-                fc = S_WAIT
                 for p in range(src_ptr[nxt], src_ptr[nxt + 1]):
                     r = reg_ready[g, src[p]]
                     if r > ready:
                         ready = r
                         fp = reg_prod[g, src[p]]
-                        fc = reg_cls[g, src[p]]
                 for p in range(dst_ptr[nxt], dst_ptr[nxt + 1]):
                     reg_ready[g, dst[p]] = ready
                     reg_prod[g, dst[p]] = fp
-                    reg_cls[g, dst[p]] = fc
+            sl_ins[g] = nxt
             sl_own[g] = own
             if not exited:
-                nxt = sl_ins[g]
                 ready = 0.0
                 sl_sprod[g] = -1
                 for p in range(src_ptr[nxt], src_ptr[nxt + 1]):
@@ -756,7 +756,6 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                     if r > ready:
                         ready = r
                         sl_sprod[g] = reg_prod[g, src[p]]
-                        sl_scls[g] = reg_cls[g, src[p]]
                 sl_src[g] = ready
             c = sl_cta[g]
             if exited:
@@ -804,8 +803,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                     cta_sm[next_cta] = m
                     _place(next_cta, m, td, S, warps_per_cta, entry_ptr, entry_step, step_block,
                            blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp,
-                           sl_e, sl_end, sl_j, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready,
-                           reg_prod, reg_cls, smstat, sl_src, sl_sprod)
+                           sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready,
+                           reg_prod, smstat, sl_src, sl_sprod, blk_len)
                     next_cta += 1
                     wake = min(wake, td)
                     for u in range(4):
