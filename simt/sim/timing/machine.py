@@ -432,6 +432,7 @@ def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_fir
            sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod, smstat, sl_src, sl_sprod, blk_len):
     """Start block ``c`` on SM ``m`` at time ``t``; return how many warps it has."""
     bpsm = cta_slot.shape[1]
+    SQ = (S + 3) // 4
     q = 0
     while cta_slot[m, q] != -1:
         q += 1
@@ -441,7 +442,8 @@ def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_fir
     cta_bar_t[c] = 0.0
     live = 0
     for w in range(warps_per_cta):
-        g = m * S + q * warps_per_cta + w
+        sl = q * warps_per_cta + w
+        g = (m * 4 + sl % 4) * SQ + sl // 4
         wid = c * warps_per_cta + w
         e0 = entry_ptr[wid]
         e1 = entry_ptr[wid + 1]
@@ -478,7 +480,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     and ``cta_sm`` [block], ``smstat`` [SM, stat] and ``glob`` [stat]. Returns the time the
     kernel ends."""
     S = blocks_per_sm * warps_per_cta          # warp slots per SM
-    G = n_sm * S
+    SQ = (S + 3) // 4                          # ... per scheduler (slot s is on scheduler s % 4)
+    G = n_sm * 4 * SQ
     n_sp = n_sm * 4
     n_pipes = pipe_interval.size
     # warp slots
@@ -605,8 +608,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 min1_g = -1
                 min2_c = INF
                 best = -1
-                for s in range(sp % 4, S, 4):
-                    g = m * S + s
+                for g in range(sp * SQ, sp * SQ + SQ):
                     if sl_warp[g] < 0 or sl_bar[g]:
                         continue
                     c = max(sl_own[g], sl_src[g])
@@ -774,7 +776,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 where = cta_where[c]
                 q = where % blocks_per_sm
                 for w in range(warps_per_cta):
-                    g2 = m * S + q * warps_per_cta + w
+                    sl = q * warps_per_cta + w
+                    g2 = (m * 4 + sl % 4) * SQ + sl // 4
                     if sl_warp[g2] >= 0 and sl_bar[g2]:
                         stalls[sl_barins[g2], S_BARRIER] += release - sl_own[g2]
                         sl_bar[g2] = 0
