@@ -586,9 +586,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
         # the scheduler issues, picking among its warps each time, while it stays within a few
         # cycles of the earliest pending event of the others; then it goes back to the queue.
         # Greedy-then-oldest: the warp that issued last goes on, without a new look at the
-        # others, while it is ready no later than any of them
+        # others, while it is ready as soon as the scheduler is (it would win that look)
         greedy = -1
-        other_c = INF
         while True:
             if greedy >= 0:
                 g = greedy
@@ -596,17 +595,17 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 pp = pipe[sl_ins[g]]
                 if pp < n_pipes and pipe_free[sp, pp] > c:
                     c = pipe_free[sp, pp]
-                T = max(c, sp_free[sp], t)
-                if T > other_c or (T > t and hsize > 0 and T > hk[0] + RUN_AHEAD):
+                T = max(sp_free[sp], t)
+                # still ready when the scheduler is: it wins again (greedy); else everyone looks
+                if c > T or (T > t and hsize > 0 and T > hk[0] + RUN_AHEAD):
                     greedy = -1
             if greedy < 0:
-                # one pass over the scheduler's warps: when each could issue next (c); the
-                # earliest two; and of those ready by the time the scheduler is free, the one
-                # that issued last, else the oldest
+                # one pass over the scheduler's warps: when each could issue next (c), the
+                # earliest, and of those ready by the time the scheduler is free, the one that
+                # issued last, else the oldest
                 base = max(sp_free[sp], t)
                 min1_c = INF
                 min1_g = -1
-                min2_c = INF
                 best = -1
                 for g in range(sp * SQ, sp * SQ + SQ):
                     if sl_warp[g] < 0 or sl_bar[g]:
@@ -617,11 +616,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                         c = pipe_free[sp, pp]
                     if c < min1_c or (c == min1_c and (g == sp_last[sp] or (min1_g != sp_last[sp]
                                                                              and sl_warp[g] < sl_warp[min1_g]))):
-                        min2_c = min1_c
                         min1_c = c
                         min1_g = g
-                    elif c < min2_c:
-                        min2_c = c
                     if c <= base and (best < 0 or g == sp_last[sp]
                                       or (best != sp_last[sp] and sl_warp[g] < sl_warp[best])):
                         best = g
@@ -635,7 +631,6 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                     sp_next[sp] = T
                     hsize = _push(hk, hv, hn, hsize, T, sp, sp_ver[sp], sp_ver)
                     break
-                other_c = min1_c if best != min1_g else min2_c
                 g = best
             t = T
             # ---- issue the next instruction of warp ``best`` at T -------------------------------
