@@ -43,6 +43,13 @@ def _print_metrics(result: simt.LaunchResult) -> None:
     inst, thread_inst = m.get("smsp__inst_executed.sum"), m.get("smsp__thread_inst_executed.sum")
     if inst:
         print(f"    {'warp execution efficiency':<26}{100.0 * thread_inst / inst / 32:.1f} %")
+    _print_bottleneck(result)
+
+
+def _print_bottleneck(result: simt.LaunchResult) -> None:
+    limit = result.details.get("bottleneck")
+    if limit:
+        print(f"    {'limited by':<26}{limit['limiter']}: {limit['why']}")
 
 
 def _check(name: str, got: np.ndarray, expected: np.ndarray) -> bool:
@@ -74,7 +81,7 @@ def demo() -> int:
     ok &= _check("per-block sums", sums.numpy(), x.reshape(-1, BLOCK).sum(axis=1))
     _print_metrics(result)
 
-    print("\n3. transpose through a 32x32 shared tile, then with the tile padded to 32x33")
+    print("\n3. transpose of 1024x1024 through a 32x32 shared tile, then with the tile padded to 32x33")
     ok &= _transpose_story(rng)
 
     print(f"\n4. the same kernels on 'cpu' (the fast engine, compiled with numba; the first "
@@ -94,11 +101,12 @@ def demo() -> int:
 
 def _transpose_story(rng) -> bool:
     from .suite.cuda_style import transpose_tile, transpose_tile_padded
-    src = rng.standard_normal((256, 256)).astype(np.float32)
+    n = 1024
+    src = rng.standard_normal((n, n)).astype(np.float32)
     ok = True
     for kernel, label in ((transpose_tile, "32x32 tile"), (transpose_tile_padded, "32x33 tile")):
-        a, b = simt.array(src), simt.zeros((256, 256))
-        r = simt.launch(kernel, dim=(64, 256), inputs=[a, b], block_dim=(8, 32), device="cpu:precise")
+        a, b = simt.array(src), simt.zeros((n, n))
+        r = simt.launch(kernel, dim=(n // 4, n), inputs=[a, b], block_dim=(8, 32), device="cpu:precise")
         good = bool((b.numpy() == src.T).all())
         ok &= good
         m = r.metrics
@@ -108,6 +116,7 @@ def _transpose_story(rng) -> bool:
               f"{m['l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum']}, "
               f"predicted {r.cycles} cycles")
         print(f"    stall cycles by reason: {stalls}")
+        _print_bottleneck(r)
     return ok
 
 

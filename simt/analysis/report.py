@@ -77,9 +77,15 @@ def summary(path, by=None) -> pd.DataFrame:
     end = _trailer(path)
     engine = (end or {}).get("metrics", {})
     names = list(dict.fromkeys([*engine, *ours]))
-    return pd.DataFrame({"metric": names,
-                         "engine": pd.Series([_number(engine.get(n)) for n in names], dtype=object),
-                         "trace": pd.Series([_number(ours.get(n)) for n in names], dtype=object)})
+    frame = pd.DataFrame({"metric": names,
+                          "engine": pd.Series([_number(engine.get(n)) for n in names], dtype=object),
+                          "trace": pd.Series([_number(ours.get(n)) for n in names], dtype=object)})
+    limit = (end or {}).get("bottleneck")
+    if limit:        # the timing model's answer to "what limits it", first
+        row = pd.DataFrame({"metric": ["bottleneck"], "engine": [
+            f"{limit['limiter']} ({limit['pct_of_peak']:.0f}% of peak): {limit['why']}"], "trace": [np.nan]})
+        frame = pd.concat([row, frame], ignore_index=True)
+    return frame
 
 
 def _number(v):

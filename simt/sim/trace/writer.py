@@ -139,6 +139,10 @@ class TraceWriter:
     def launch_finished(self, metrics) -> None:
         trailer = {"type": "end", "records": self.records, "truncated": self.truncated,
                    "metrics": {k: v for k, v in metrics.items() if isinstance(v, (int, float))}}
+        limit = getattr(metrics, "details", {}).get("bottleneck")
+        if limit:
+            trailer["bottleneck"] = {"limiter": limit["limiter"], "pct_of_peak": float(limit["pct_of_peak"]),
+                                     "why": limit["why"]}
         self._write(json.dumps(trailer) + "\n")
         self.close()
 
