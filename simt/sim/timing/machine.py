@@ -506,8 +506,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sl_sprod = np.full(G, -1, np.int64)        # ... and which instruction produces the last one
     sl_store = np.zeros(G, np.float64)         # when the warp's stores and atomics are acknowledged
     nr = max(1, n_regs)
-    reg_ready = np.zeros((G, nr), np.float64)
-    reg_prod = np.full((G, nr), -1, np.int32)   # the instruction that produces each register
+    reg_ready = np.empty((G, nr), np.float64)   # a slot's rows are set when a block starts
+    reg_prod = np.empty((G, nr), np.int32)      # the instruction that produces each register
     # schedulers, SMs, blocks
     sp_free = np.zeros(n_sp, np.float64)
     pipe_free = np.zeros((n_sp, n_pipes), np.float64)
@@ -526,16 +526,16 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     l1w = max(1, min(l1_ways, l1_lines))
     l1_sets = max(1, l1_lines // l1w)
     l1_tag = np.full((n_sm, l1_sets, l1w), -1, np.int64)
-    l1_valid = np.zeros((n_sm, l1_sets, l1w), np.uint8)
-    l1_stamp = np.zeros((n_sm, l1_sets, l1w), np.int64)
+    l1_valid = np.empty((n_sm, l1_sets, l1w), np.uint8)     # set when a line is allocated
+    l1_stamp = np.empty((n_sm, l1_sets, l1w), np.int64)
     l2w = max(1, min(l2_ways, l2_lines))
     l2_sets = max(1, l2_lines // l2w)
     l2_tag = np.full((1, l2_sets, l2w), -1, np.int64)
-    l2_valid = np.zeros((1, l2_sets, l2w), np.uint8)
-    l2_dirty = np.zeros((1, l2_sets, l2w), np.uint8)
-    l2_words = np.zeros((1, l2_sets, l2w), np.int64)
-    l2_stamp = np.zeros((1, l2_sets, l2w), np.int64)
-    fifo = np.zeros(max(1024, 2 * int(P[P_L2_DIRTY_SECTORS])), np.int64)
+    l2_valid = np.empty((1, l2_sets, l2w), np.uint8)        # set when a line is allocated
+    l2_dirty = np.empty((1, l2_sets, l2w), np.uint8)
+    l2_words = np.empty((1, l2_sets, l2w), np.int64)
+    l2_stamp = np.empty((1, l2_sets, l2w), np.int64)
+    fifo = np.empty(max(1024, 2 * int(P[P_L2_DIRTY_SECTORS])), np.int64)
     atom_free = np.zeros(max(1, int(P[P_ATOM_UNITS])), np.float64)
     atom_busy = np.zeros(atom_free.size, np.float64)
     # state: 0 L2 queue free, 1 DRAM queue free, 2 the issuing warp held until, 3 now,
