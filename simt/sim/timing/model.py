@@ -107,7 +107,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     glob = np.zeros(M.N_GLOBAL_STATS, np.float64)
     end = M.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
                 tab.mem_slot, tab.float_atomic, tab.block_first, tab.block_len, ptr, e_step, e_k,
-                rec.step_block.view(), rec.step_nrun.view(), rec.step_ev.view(), rec.ev_n.view(),
+                *rec.step_arrays()[:3], rec.ev_n.view(),
                 rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), rec.sec_w.view(), n,
                 warps_per_cta, bpsm, n_sm, prog.nregs, P, pipes, l1_lines, int(t.get("l1_ways", 8)),
                 l2_lines, int(t.get("l2_ways", 16)), stalls, cta_start, cta_done, cta_sm, smstat, glob)

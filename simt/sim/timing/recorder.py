@@ -99,6 +99,17 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
     return pos
 
 
+@njit(cache=True, nogil=True)
+def _running(warp_bits, first_warp, out, start):
+    """Write the ids of the warps with lanes here from ``out[start]``; return the new end."""
+    n = start
+    for w in range(warp_bits.size):
+        if warp_bits[w] != 0:
+            out[n] = first_warp + w
+            n += 1
+    return n
+
+
 class Recorder:
     """Steps, events and sectors of one launch (see the module docstring)."""
 
@@ -109,10 +120,7 @@ class Recorder:
         self.recording = True
         self.recorded_ctas = 0            # blocks [0, recorded_ctas) are recorded
         self.work = 0                     # warp instructions recorded so far
-        self.step_block = _Grow(np.int32)
-        self.step_nrun = _Grow(np.int32)
-        self.step_ev = _Grow(np.int64)
-        self.step_warp = _Grow(np.int64)
+        self.steps: list[tuple[int, int, int, int]] = []   # (block, running warps, first event, first warp)
         self.warps = _Grow(np.int32)
         self.ev_n = _Grow(np.int32)
         self.ev_ptr = _Grow(np.int64)
@@ -136,12 +144,18 @@ class Recorder:
     def step(self, block: int, warp_bits: np.ndarray) -> None:
         if not self.active:
             return
-        running = np.flatnonzero(warp_bits)
-        self.step_block.append(block)
-        self.step_nrun.append(running.size)
-        self.step_ev.append(self.ev_n.n)
-        self.step_warp.append(self.warps.n)
-        self.warps.append(running + self.first_warp)
+        buf = self.warps.reserve(warp_bits.size)
+        start = self.warps.n
+        self.warps.n = _running(warp_bits, self.first_warp, buf, start)
+        self.steps.append((block, self.warps.n - start, self.ev_n.n, start))
+
+    def step_arrays(self):
+        """(block, running warps, first event) per step, as arrays for the machine."""
+        if not hasattr(self, "_step_arrays") or self._step_arrays[0].size != len(self.steps):
+            a = np.array(self.steps, dtype=np.int64).reshape(-1, 4)
+            self._step_arrays = (a[:, 0].astype(np.int32), a[:, 1].astype(np.int32), a[:, 2].copy(),
+                                 a[:, 3].copy())
+        return self._step_arrays
 
     def shared(self, waves: np.ndarray, same: np.ndarray | None) -> None:
         if not self.active:
@@ -174,9 +188,9 @@ class Recorder:
         """Per warp, its steps in order: (entry_ptr [n_warps+1], entry_step, entry_k), where
         ``entry_k`` is the warp's position among the step's running warps."""
         warps = self.warps.view()
-        nrun = self.step_nrun.view()
+        _, nrun, _, step_warp = self.step_arrays()
         step_of = np.repeat(np.arange(nrun.size, dtype=np.int64), nrun)
-        k_of = np.arange(warps.size, dtype=np.int64) - np.repeat(self.step_warp.view(), nrun)
+        k_of = np.arange(warps.size, dtype=np.int64) - np.repeat(step_warp, nrun)
         order = np.argsort(warps, kind="stable")          # steps stay in order within a warp
         counts = np.bincount(warps, minlength=n_warps)[:n_warps]
         ptr = np.zeros(n_warps + 1, np.int64)
