@@ -151,6 +151,11 @@ class FunctionChecker:
             atom = hir.Atomic(place.type, self.loc(node), op=AtomOp.ADD if name == "add" else AtomOp.SUB,
                               array=place.array, indices=place.indices, path=place.path, values=[value])
             return [hir.ExprStmt(self.loc(node), value=atom)]
+        # Python evaluates the target once: its indices run before the right-hand side and
+        # the stored-to place reuses them
+        if isinstance(place, ArrayPlace):
+            place.indices = [hir.once(i) for i in place.indices]
+        place.path = [hir.once(k) for k in place.path]
         result = self.binary(name, symbol, self.place_value(place, target), value, node)
         return [self.store(place, result, node)]
 
@@ -593,6 +598,8 @@ class FunctionChecker:
                                  f"supported in kernels", node)
             name, symbol = COMPARE_OPERATORS[type(op)]
             right = self.value(right_node)
+            if right_node is not node.comparators[-1]:
+                right = hir.once(right)     # a < f() < b runs f() once, as Python does
             parts.append(self.binary(name, symbol, left, right, node))
             left = right
         if len(parts) == 1:

@@ -287,7 +287,21 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str) -> hir.E
         finally:
             ck.ctx.stack.pop()
         ck.ctx.specializations[key] = fd
-    return hir.InlineCall(fd.return_type, ck.loc(node), func=fd, args=values)
+    first = []
+    if kwargs and list(kwargs) != [p for p, _ in params if p in kwargs]:
+        # keywords out of parameter order: evaluate the arguments in source order first
+        by_value = {id(v): k for k, v in enumerate(args + list(kwargs.values()))}
+        source = [hir.once(v) for v in args + list(kwargs.values())]
+        values = [_reuse(v, by_value, source) for v in values]
+        first = source
+    return hir.InlineCall(fd.return_type, ck.loc(node), func=fd, args=values, first=first)
+
+
+def _reuse(value: hir.Expr, by_value: dict, source: list) -> hir.Expr:
+    """A bound argument reading the once-evaluated source argument it came from (an adapted
+    literal is a new constant: nothing to reuse)."""
+    k = by_value.get(id(value))
+    return value if k is None else source[k]
 
 
 def _bind(ck: "FunctionChecker", pf, args, kwargs, node):

@@ -135,8 +135,8 @@ class MemoryLowering:
         return out
 
     def store(self, s: hir.ArrayStore) -> None:
+        value = self.value(s.value)     # Python's order: the right-hand side, then the target
         mem, index, size, align = self.address(s)
-        value = self.value(s.value)
         self.b.loc = s.loc
         width = access_width(mem.elem, mem.ncomp, size, align)
         for start in range(0, size, width):
