@@ -1,6 +1,6 @@
 """PTX for float ops: exact ones where PTX has them, short routines where it does not.
 
-Exact (bit-identical to the precise engine, without fastmath): + - * / sqrt with ``.rn``
+Exact (bit-identical to the precise engine, without fastmath): + - * / sqrt with ``.rn``, copysign, rint
 (explicit rounding also stops ptxas from fusing a*b+c into an fma the engines do not do),
 rsqrt as 1/sqrt (two roundings, as the engines compute it), min/max (NaN-ignoring, like
 fmin/fmax), floor/ceil/trunc, round (half away from zero, built from trunc since cvt.rni is
@@ -20,7 +20,8 @@ Approximate (PTX has no accurate instruction; measured against numpy over typica
   pow          ex2(y * log2|x|) with C's special cases: rel error ~ 2^-24 * |y log2 x|
                (~80 ulp when the result is near the float32 range limits)
 (measured on an H200 against numpy: the ulp figures above are the largest seen over specials
-plus ~500 random arguments per op; the engines use numpy.)
+plus ~500 random arguments per op. docs/ulp.md has the bounds against the CPU engines, which
+compute with simt/sim/mathlib.py; ptx_special.py has cbrt and the erf family.)
 Float64 versions of the approximate ops round the argument to float32, run the float32
 routine and widen the result: float32 accuracy and range. With fastmath: div.full.f32,
 sqrt/rsqrt.approx.f32, unreduced sin/cos.approx, tanh.approx, and contractable + - *.
@@ -101,9 +102,11 @@ def binary(em: Emitter, op: Op, d: str, a: str, b: str, t: Scalar) -> None:
         em.ins(f"{op.name.lower()}.{f} {d}, {a}, {b}")
     elif op is Op.REM:
         _fmod(_Math(em, t), d, a, b)
+    elif op is Op.COPYSIGN:                     # PTX copysign takes the sign source first
+        em.ins(f"copysign.{f} {d}, {b}, {a}")
     elif op in (Op.POW, Op.ATAN2):
         routine = _pow if op is Op.POW else _atan2
-        _in_float32(em, t, d, [a, b], lambda m, args: routine(m, *args))
+        in_float32(em, t, d, [a, b], lambda m, args: routine(m, *args))
     else:
         raise NotImplementedError(f"PTX backend: {op.name} on {t}")
 
@@ -132,15 +135,15 @@ def unary(em: Emitter, op: Op, d: str, a: str, t: Scalar) -> None:
         em.ins(f"testp.{'notanumber' if op is Op.ISNAN else 'infinite'}.{f} {d}, {m.reg(a)}")
     elif op in _UNARY_ROUTINES:
         routine = _UNARY_ROUTINES[op]
-        _in_float32(em, t, d, [a], lambda m32, args: routine(m32, args[0]))
+        in_float32(em, t, d, [a], lambda m32, args: routine(m32, args[0]))
     else:
         raise NotImplementedError(f"PTX backend: {op.name} on {t}")
 
 
-_ROUNDING = {Op.FLOOR: "rmi", Op.CEIL: "rpi", Op.TRUNC: "rzi"}
+_ROUNDING = {Op.FLOOR: "rmi", Op.CEIL: "rpi", Op.TRUNC: "rzi", Op.RINT: "rni"}
 
 
-def _in_float32(em: Emitter, t: Scalar, d: str, args: list[str], routine) -> None:
+def in_float32(em: Emitter, t: Scalar, d: str, args: list[str], routine) -> None:
     """Run a float32 routine; float64 arguments are rounded to float32 and the result widened."""
     m = _Math(em, Scalar.F32)
     if t is Scalar.F64:

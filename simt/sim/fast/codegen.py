@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from ...ir.mir import ArrayParam, Function, Instr, MemRef, Op, ScalarParam, Space
 from ...ir.types import Scalar
 from . import collectives
-from .ops import CAST, ERR_STEPS, Constants, OpWriter, check_memref_space, reg_name
+from .. import mathlib
+from .ops import (CAST, ERR_STEPS, MATH_MODULE, Constants, OpWriter, check_memref_space,
+                  reg_name)
 from .segments import Layout, Segment, build_layout, predecessor_counts
 from .structured import StructuredWriter, Unstructured
 
@@ -165,6 +167,7 @@ class _Generator:
                 "import numpy as np",
                 "from numba import njit",
                 f"from simt.sim.fast.runtime import ({', '.join(RUNTIME_NAMES)})",
+                f"from simt.sim import mathlib as {MATH_MODULE}  # {mathlib.VERSION}",
                 "", *self.consts.lines, *collectives.point_tables(self.layout), "",
                 "",
                 '@njit(cache=True, nogil=True, error_model="numpy", boundscheck=False)',

@@ -14,6 +14,7 @@ import numpy as np
 from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, AtomOp, DimArg, Instr, MemRef, Op, Reg,
                        Space, SReg)
 from ...ir.types import Scalar
+from .. import mathlib
 
 # numba spelling of each scalar type's constructor (a cast when applied to a value)
 CAST = {Scalar.BOOL: "np.bool_", Scalar.I8: "np.int8", Scalar.U8: "np.uint8",
@@ -27,12 +28,10 @@ _EXACT_ARITH = frozenset({Scalar.F32, Scalar.F64, Scalar.I64, Scalar.U64})
 _COMPARE = {Op.EQ: "==", Op.NE: "!=", Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">="}
 _ARITH = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*"}
 _BITWISE = {Op.AND: "&", Op.OR: "|", Op.XOR: "^"}
-_NP_UNARY = {Op.SQRT: "np.sqrt", Op.SIN: "np.sin", Op.COS: "np.cos", Op.TAN: "np.tan",
-             Op.ASIN: "np.arcsin", Op.ACOS: "np.arccos", Op.ATAN: "np.arctan",
-             Op.SINH: "np.sinh", Op.COSH: "np.cosh", Op.TANH: "np.tanh", Op.EXP: "np.exp",
-             Op.EXP2: "np.exp2", Op.LOG: "np.log", Op.LOG2: "np.log2", Op.LOG10: "np.log10",
-             Op.FLOOR: "np.floor", Op.CEIL: "np.ceil", Op.TRUNC: "np.trunc",
+# exact ops (one right answer); the math library's ops call simt/sim/mathlib.py, as ``M``
+_NP_UNARY = {Op.SQRT: "np.sqrt", Op.FLOOR: "np.floor", Op.CEIL: "np.ceil", Op.TRUNC: "np.trunc",
              Op.ISNAN: "np.isnan", Op.ISINF: "np.isinf"}
+MATH_MODULE = "M"
 _SREG_LOCAL = {SReg.TID_X: "tid_x", SReg.TID_Y: "tid_y", SReg.TID_Z: "tid_z",
                SReg.NTID_X: "bx", SReg.NTID_Y: "by", SReg.NTID_Z: "bz",
                SReg.CTAID_X: "ctaid_x", SReg.CTAID_Y: "ctaid_y", SReg.CTAID_Z: "ctaid_z",
@@ -140,11 +139,11 @@ class OpWriter:
             if t in _EXACT_ARITH:         # numba keeps these types: no cast to type-check
                 return f"{a} {sym} {b}"
             return f"{cast}({a} {sym} {b})"
+        if op in mathlib.FUNCTIONS:
+            return f"{MATH_MODULE}.{mathlib.FUNCTIONS[op]}({a}, {b})"
         if t.is_float:
             return {Op.DIV: f"{a} / {b}", Op.REM: f"np.fmod({a}, {b})",
-                    Op.MIN: f"fmin({a}, {b})", Op.MAX: f"fmax({a}, {b})",
-                    Op.POW: f"{cast}(np.power({a}, {b}))",
-                    Op.ATAN2: f"{cast}(np.arctan2({a}, {b}))"}[op]
+                    Op.MIN: f"fmin({a}, {b})", Op.MAX: f"fmax({a}, {b})"}[op]
         kind = "signed" if t.is_signed else "unsigned"
         if op is Op.DIV:
             return f"{cast}(div_{kind}({a}, {b}))"
@@ -174,7 +173,8 @@ class OpWriter:
             return f"{cast}(round_half_away({a}))"
         if op is Op.RSQRT:
             return f"{cast}({self.consts.get(1.0, t)} / np.sqrt({a}))"
-        # numba's float32 math stays float32 (sqrtf, sinf, ...), float64 stays float64
+        if op in mathlib.FUNCTIONS:      # the type of the argument (float32 stays float32)
+            return f"{MATH_MODULE}.{mathlib.FUNCTIONS[op]}({a})"
         return f"{_NP_UNARY[op]}({a})"
 
     def convert(self, ins: Instr) -> str:
