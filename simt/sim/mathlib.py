@@ -6,12 +6,14 @@ scalar code). So ``cpu`` and ``cpu:precise`` agree bit for bit on every math op:
 literally one implementation.
 
 What each function computes (the MIR's definition on the CPU):
-- the transcendentals call the C math library, as Warp's CPU backend does: ``sinf`` for
-  float32, ``sin`` for float64 (likewise cos, tan, asin, acos, atan, atan2, sinh, cosh,
-  tanh, exp, exp2, log, log2, log10, pow, cbrt, erf, erfc, copysign, rint). The C library
-  is reached through symbols of our own (``simt_libm_sinf`` ...), so LLVM treats each call
-  as opaque: it cannot swap in a vector library or fold a call differently in a loop than
-  in straight-line code;
+- the transcendentals (sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, exp, exp2,
+  log, log2, log10, pow, cbrt, erf, erfc; and the exact copysign, rint) call the C math
+  library's double-precision function and round its result to the argument's type. For
+  float32 that is the correctly rounded answer in all but the rarest cases, on any
+  platform (the C library's own float32 functions, which warp-lang's CPU backend calls,
+  are up to 3 ulp off). The C library is reached through symbols of our own
+  (``simt_libm_sin`` ...), so LLVM treats each call as opaque: it cannot swap in a vector
+  library or fold a call differently in a loop than in straight-line code;
 - ``erfinv``/``erfcinv`` (not in C) port Warp's own CPU code: Cephes' ``ndtri`` in double
   precision, rounded to the argument's type;
 - ``popc`` counts the set bits of an integer's two's-complement pattern (LLVM ``ctpop``).
@@ -57,10 +59,10 @@ def _symbol(c_name: str) -> str:
     return name
 
 
-def _c_math(f32: str, f64: str, nargs: int):
-    """An intrinsic ``f(x[, y])`` for floats of one type: the C function of that precision
-    (float16 computes in float32, as Warp does)."""
-    narrow, wide = _symbol(f32), _symbol(f64)
+def _c_math(c_name: str, nargs: int):
+    """An intrinsic ``f(x[, y])`` for floats of one type: the C library's double-precision
+    function, its result rounded to the argument's type."""
+    symbol = _symbol(c_name)
 
     def typer(args):
         if not all(isinstance(a, types.Float) for a in args) or len(set(args)) != 1:
@@ -68,12 +70,11 @@ def _c_math(f32: str, f64: str, nargs: int):
         t = args[0]
 
         def codegen(context, builder, sig, llargs):
-            ct = types.float64 if t.bitwidth == 64 else types.float32
-            lt = context.get_value_type(ct)
-            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(lt, [lt] * nargs),
-                                                wide if ct is types.float64 else narrow)
-            xs = [context.cast(builder, a, t, ct) for a in llargs]
-            return context.cast(builder, builder.call(fn, xs), ct, t)
+            double = context.get_value_type(types.float64)
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(double, [double] * nargs), symbol)
+            xs = [context.cast(builder, a, t, types.float64) for a in llargs]
+            return context.cast(builder, builder.call(fn, xs), types.float64, t)
         return t(*args), codegen
 
     if nargs == 1:
@@ -99,13 +100,13 @@ def _ctpop(typingctx, x):
     return x(x), codegen
 
 
-c_sin, c_cos, c_tan = (_c_math(f"{n}f", n, 1) for n in ("sin", "cos", "tan"))
-c_asin, c_acos, c_atan = (_c_math(f"{n}f", n, 1) for n in ("asin", "acos", "atan"))
-c_sinh, c_cosh, c_tanh = (_c_math(f"{n}f", n, 1) for n in ("sinh", "cosh", "tanh"))
-c_exp, c_exp2 = (_c_math(f"{n}f", n, 1) for n in ("exp", "exp2"))
-c_log, c_log2, c_log10 = (_c_math(f"{n}f", n, 1) for n in ("log", "log2", "log10"))
-c_cbrt, c_erf, c_erfc, c_rint = (_c_math(f"{n}f", n, 1) for n in ("cbrt", "erf", "erfc", "rint"))
-c_pow, c_atan2, c_copysign = (_c_math(f"{n}f", n, 2) for n in ("pow", "atan2", "copysign"))
+c_sin, c_cos, c_tan = (_c_math(n, 1) for n in ("sin", "cos", "tan"))
+c_asin, c_acos, c_atan = (_c_math(n, 1) for n in ("asin", "acos", "atan"))
+c_sinh, c_cosh, c_tanh = (_c_math(n, 1) for n in ("sinh", "cosh", "tanh"))
+c_exp, c_exp2 = (_c_math(n, 1) for n in ("exp", "exp2"))
+c_log, c_log2, c_log10 = (_c_math(n, 1) for n in ("log", "log2", "log10"))
+c_cbrt, c_erf, c_erfc, c_rint = (_c_math(n, 1) for n in ("cbrt", "erf", "erfc", "rint"))
+c_pow, c_atan2, c_copysign = (_c_math(n, 2) for n in ("pow", "atan2", "copysign"))
 
 
 # --- the scalar functions (what the fast engine's code calls) --------------------------------
