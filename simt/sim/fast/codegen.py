@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ...ir.mir import ArrayParam, Function, Instr, MemRef, Op, ScalarParam, Space
 from ...ir.types import Scalar
 from . import collectives
-from .. import mathlib
+from .. import atomic_log, mathlib
 from .ops import (CAST, ERR_STEPS, MATH_MODULE, Constants, OpWriter, check_memref_space,
                   reg_name)
 from .segments import Layout, Segment, build_layout, predecessor_counts
@@ -36,7 +36,7 @@ RUNTIME_NAMES = ("record_error", "div_signed", "rem_signed", "div_unsigned", "re
                  "atomic_cas_bits", "atomic_add_float", "atomic_sub_float", "atomic_min_float",
                  "atomic_max_float", "atomic_exch_float", "atomic_cas_value",
                  "float_to_i8_sat", "float_to_u8_sat", "float_to_i32_sat", "float_to_u32_sat",
-                 "float_to_i64_sat", "float_to_u64_sat")
+                 "float_to_i64_sat", "float_to_u64_sat", "grow_log")
 
 GEOMETRY = ("bx", "by", "bz", "gx", "gy", "gz", "dim0", "dim1", "dim2", "max_steps")
 ERR_FIELDS = 8
@@ -52,6 +52,8 @@ class Generated:
     scalar_params: list[ScalarParam] = field(default_factory=list)
     has_global_atomics: bool = False
     plain_atomics: bool = False            # global atomics as plain read-modify-writes
+    logs: bool = False                     # run_blocks returns its log of deferred float atomics
+    parallel_safe: bool = True             # blocks may run on several OS threads
 
 
 class Source:
@@ -106,6 +108,12 @@ class _Generator:
                                lambda ins: self.instr_id[id(ins)])
         self.writer.plain_global_atomics = plain_atomics
         self.lockstep = self.layout.has_collectives
+        # On one OS thread without collectives, threads run in the log's canonical order
+        # already: plain read-modify-writes give its result. Otherwise deferred atomics log.
+        self.deferral = atomic_log.plan(fn)
+        self.logs = bool(self.deferral.instrs) and (not plain_atomics or self.lockstep)
+        if self.logs:
+            self.writer.deferral = self.deferral
         self.slots: dict[int, tuple[Scalar, int]] = {}
         if self.lockstep:
             self._assign_slots()
@@ -158,6 +166,10 @@ class _Generator:
             self._lockstep_blocks(body)
         else:
             self._plain_blocks(body)
+        if self.logs:     # every exit hands the log back: (rows, count)
+            body.lines = [x + " lbuf, ln" if x.strip() == "return" else x for x in body.lines]
+            body.depth = 1
+            body.add("return lbuf, ln")
         params = ["cta_begin", "cta_end", "geom", "shapes", "err", "abort", "err_state"]
         params += [f"g{k}" for k in range(len(self.arrays))]
         params += [f"p{k}" for k in range(len(self.scalars))]
@@ -174,7 +186,8 @@ class _Generator:
                 f"def run_blocks({', '.join(params)}):"]
         source = "\n".join(head + body.lines) + "\n"
         return Generated(source, self.instrs, self.layout, self.arrays, self.scalars,
-                         has_global_atomics(self.fn), self.plain_atomics)
+                         has_global_atomics(self.fn), self.plain_atomics, self.logs,
+                         atomic_log.parallel_safe(self.fn))
 
     def _prologue(self, src: Source) -> None:
         for k, name in enumerate(GEOMETRY):
@@ -187,6 +200,8 @@ class _Generator:
         for k, mem in enumerate(self.fn.shared):
             src.add(f"s{k} = np.zeros({mem.size}, np.{mem.elem.np.name})")
         src.add("T = bx * by * bz", "t = 0")
+        if self.logs:
+            src.add("lcap = 1024", "lbuf = np.empty((lcap, 4), np.float64)", "ln = 0")
 
     def _block_header(self, src: Source) -> None:
         src.add("for cta in range(cta_begin, cta_end):")

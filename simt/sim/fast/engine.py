@@ -8,10 +8,16 @@ worker threads take chunks until none are left (the compiled code releases the G
 What it reports: ``launch__grid_size``, ``launch__block_size`` and ``launch__thread_count``
 only; it counts no instructions (that is the precise engine's job).
 
+Float atomics whose result nothing reads are deferred and applied in one canonical order
+(simt/sim/atomic_log.py), so blocks run in parallel and still give the precise engine's
+bits. Kernels whose results would depend on how the cores interleave (an atomic's old value
+used, an exchange, an atomically updated array also loaded) run on one OS thread: same
+inputs, same bits, on every run.
+
 Differences from cpu:precise, all where the result is not defined by the program alone:
-- atomics from different blocks interleave in whatever order the cores run them: final
-  integer results are the same, the old values atomics return may differ, and float
-  atomic sums may round differently;
+- immediate atomics (those not deferred) land in the order threads run here (block by
+  block, thread by thread between collectives) rather than warp by warp: the old values
+  they return, and float sums they build, can differ from cpu:precise's;
 - threads run one after another between collectives, not warp by warp, so memory races
   (between threads not ordered by a barrier or warp intrinsic) may resolve differently;
 - the step limit counts basic blocks per thread, not per warp;
@@ -28,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ...ir.mir import Function
+from .. import atomic_log
 from ..common import ArrayArg, LaunchConfig
 from . import cache, codegen
 from .codegen import ERR_FIELDS, Generated
@@ -58,6 +65,7 @@ class CompiledKernel:
         self.fn = fn
         self.seconds_per_thread: float | None = None   # None: no launch yet (compiles)
         self._serial_blocks = None
+        self._serial_gen: Generated | None = None
         self.warm: set[int] = set()        # ids of the variants already called (compiled)
         self.wall_per_thread = {False: None, True: None}   # by spread over cores or not
         self.decisions = 0
@@ -67,9 +75,13 @@ class CompiledKernel:
         if not self.gen.has_global_atomics:
             return self.run_blocks
         if self._serial_blocks is None:
-            gen = codegen.generate(self.fn, plain_atomics=True)
-            self._serial_blocks = cache.load_module(self.fn.name, gen.source).run_blocks
+            self._serial_gen = codegen.generate(self.fn, plain_atomics=True)
+            self._serial_blocks = cache.load_module(self.fn.name, self._serial_gen.source).run_blocks
         return self._serial_blocks
+
+    def serial_gen(self) -> Generated:
+        self.serial_blocks()
+        return self._serial_gen if self.gen.has_global_atomics else self.gen
 
     def prefer_parallel(self) -> bool:
         if not ADAPTIVE_PARALLEL:
@@ -149,14 +161,19 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
 
     n_workers = min(workers(), n_blocks)
     threads = n_blocks * cfg.threads_per_block
-    parallel = (n_workers > 1 and compiled.estimate(threads) >= PARALLEL_ABOVE_S
-                and compiled.prefer_parallel())
+    parallel = (n_workers > 1 and gen.parallel_safe
+                and compiled.estimate(threads) >= PARALLEL_ABOVE_S and compiled.prefer_parallel())
     run_blocks = compiled.run_blocks if parallel else compiled.serial_blocks()
+    variant = gen if parallel else compiled.serial_gen()
+    logs = []
 
     def run_chunk(begin: int, end: int):
         err = np.zeros(ERR_FIELDS, dtype=np.int64)
         err_state = np.zeros((3, lanes), dtype=np.int64)
-        run_blocks(begin, end, geom, shapes, err, abort, err_state, *data, *scalars)
+        out = run_blocks(begin, end, geom, shapes, err, abort, err_state, *data, *scalars)
+        if variant.logs:
+            rows, count = out
+            logs.append(rows[:count])
         return err, err_state
 
     compiled_now = id(run_blocks) not in compiled.warm   # (reading .signatures is slow)
@@ -179,8 +196,26 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
         _, err, err_state = min(failed, key=lambda f: f[0])
         shapes_by_name = {p.mem.name: tuple(a.shape) for p, a in zip(gen.array_params, arrays)}
         FaultReport(gen, cfg, shapes_by_name, err).raise_error(err_state)
+    if logs:
+        _apply_logs(fn, logs, {p.mem.name: d for p, d in zip(gen.array_params, data)},
+                    ordered=not gen.layout.has_collectives)
     return {"launch__grid_size": float(n_blocks), "launch__block_size": float(cfg.threads_per_block),
             "launch__thread_count": float(threads)}
+
+
+def _apply_logs(fn: Function, logs: list, data: dict, ordered: bool) -> None:
+    """Apply the chunks' deferred float atomics in canonical order (simt/sim/atomic_log.py).
+    Rows: (array, element, block * 1024 + thread, value); without collectives each chunk's
+    rows are in that order already, and chunks are contiguous ranges of blocks."""
+    logs = sorted((g for g in logs if g.shape[0]), key=lambda g: g[0, 2])
+    if not logs:
+        return
+    rows = np.concatenate(logs)
+    deferral = atomic_log.plan(fn)
+    for k, (name, family) in enumerate(deferral.arrays.items()):
+        mine = rows[rows[:, 0] == k] if len(deferral.arrays) > 1 else rows
+        atomic_log.apply(data[name], mine[:, 1].astype(np.int64), mine[:, 3], mine[:, 2],
+                         family, ordered=ordered)
 
 
 def _run_parallel(run_chunk, n_blocks: int, n_workers: int, threads: int) -> list:

@@ -15,6 +15,7 @@ from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, AtomOp, DimArg, Instr, M
                        Space, SReg)
 from ...ir.types import Scalar
 from .. import mathlib
+from ..atomic_log import THREADS_PER_BLOCK_KEY as LOG_KEY
 
 # numba spelling of each scalar type's constructor (a cast when applied to a value)
 CAST = {Scalar.BOOL: "np.bool_", Scalar.I8: "np.int8", Scalar.U8: "np.uint8",
@@ -86,6 +87,8 @@ class OpWriter:
         self.instr_id = instr_id    # Instr -> its number in the function (stable across runs)
         # plain read-modify-write for global atomics: right when one OS thread runs the launch
         self.plain_global_atomics = False
+        # deferred float atomics (simt/sim/atomic_log.py) are logged, not applied, when set
+        self.deferral = None
 
     def index_name(self, ins: Instr) -> str:
         """One name per memory instruction: numba compiles single-assignment names faster."""
@@ -240,6 +243,8 @@ class OpWriter:
         ix = self.index_name(ins)
         v = self.val(ins.srcs[-1])
         cmp = self.val(ins.srcs[1]) if arg.op is AtomOp.CAS else None
+        if self.deferral is not None and self.deferral.deferred(ins):
+            return lines + self.log_atomic(ins, v)
         if arg.mem.space is Space.SHARED or self.plain_global_atomics:
             # a block's threads run on one OS thread: a plain read-modify-write is atomic
             lines.append(f"{out} = {arr}[{ix}]")
@@ -253,6 +258,17 @@ class OpWriter:
             call = f"atomic_{arg.op.name.lower()}_{kind}({arr}, {ix}, {v})"
         lines.append(f"{out} = {call}")
         return lines
+
+    def log_atomic(self, ins: Instr, v: str) -> list[str]:
+        """Append (array, element, block * 1024 + thread, value) to the launch's log of
+        deferred float atomics; the (unread) old value is zero."""
+        arg: AtomArg = ins.arg
+        k = self.deferral.array_index(arg.mem.name)
+        value = f"-np.float64({v})" if arg.op is AtomOp.SUB else f"np.float64({v})"
+        return ["if ln == lcap:", "    lbuf = grow_log(lbuf)", "    lcap = lbuf.shape[0]",
+                f"lbuf[ln, 0] = {k}.0", f"lbuf[ln, 1] = np.float64({self.index_name(ins)})",
+                f"lbuf[ln, 2] = np.float64(cta * {LOG_KEY} + t)", f"lbuf[ln, 3] = {value}",
+                "ln += 1", f"{reg_name(ins.dst)} = {self.consts.get(0.0, arg.mem.elem)}"]
 
     @staticmethod
     def _apply(op: AtomOp, t: Scalar, old: str, v: str, cmp: str | None) -> str:

@@ -318,3 +318,11 @@ def atomic_cas_value(arr, i, cmp, v):
         if ok:
             return old
         old = seen
+
+
+@njit(**JIT)
+def grow_log(buf):
+    """The log of deferred float atomics (simt/sim/atomic_log.py) with twice the room."""
+    bigger = np.empty((buf.shape[0] * 2, buf.shape[1]), np.float64)
+    bigger[:buf.shape[0]] = buf
+    return bigger

@@ -24,6 +24,7 @@ import numpy as np
 
 from ...ir.mir import ArrayParam, Function, Instr, Op, ScalarParam, SReg
 from ..common import ArrayArg, LaunchConfig
+from ..atomic_log import BatchLog
 from .diagnostics import Diagnostics
 from .memory import Storage, out_of_bounds
 from . import timing
@@ -173,6 +174,7 @@ class Batch(Diagnostics):
                                         arch.latency("dram")], dtype=np.int64)
         self.warp_wavefronts = np.zeros(n // 32, dtype=np.int64)
         self.warp_dram = np.zeros(n // 32, dtype=np.int64)
+        self.atomic_log = BatchLog()      # deferred float atomics (simt/sim/atomic_log.py)
 
     # --- the scheduler -----------------------------------------------------------------
     def run(self) -> None:
@@ -233,6 +235,7 @@ class Batch(Diagnostics):
             step += 1
             if step % 256 == 0:
                 self.check_steps()
+        self.atomic_log.flush()
         self._finish()
 
     def _advance_time(self, blk, tim) -> None:

@@ -1,0 +1,147 @@
+"""Float atomics in one fixed order: the same bits on every run, core count and CPU engine.
+
+Float addition does not associate, so a float ``atomic_add`` sum depends on the order the
+atomics land in. Most kernels use float atomics *fire and forget*
+(``wp.atomic_add(out, i, v)`` or ``out[i] += v`` on a global array): nothing in the kernel
+reads the value returned, or reads or writes the array otherwise. Such an atomic's effect is
+only the final value, so both CPU engines *defer* it: they log (array, element, thread,
+value) and apply the log once the launch (the precise engine: each batch of blocks) is
+done, in one canonical order per element: by block, then thread (linear index within the
+block), then program order within the thread. The fast engine's blocks can then run in
+parallel on every core and still give exactly the precise engine's bits.
+
+A float atomic whose old value the kernel uses, or whose array the kernel also loads or
+stores (or updates with another kind of atomic), cannot be deferred: it is applied
+immediately, in the order each engine runs threads, and the fast engine runs such kernels
+on one OS thread (deterministic, but equal to cpu:precise only where both orders agree:
+e.g. every thread updating an element once, in straight-line code).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from ..ir.mir import AtomOp, Function, Op, Reg, Space
+
+THREADS_PER_BLOCK_KEY = 1024          # a thread's order key: block * 1024 + linear index
+_FAMILY = {AtomOp.ADD: "add", AtomOp.SUB: "add", AtomOp.MIN: "min", AtomOp.MAX: "max"}
+FAMILY_CODE = {"add": 0, "min": 1, "max": 2}
+
+
+@dataclass
+class Plan:
+    """Which atomics of a function are deferred, and how each array's log is applied."""
+    instrs: set[int] = field(default_factory=set)           # id() of deferred ATOM instructions
+    arrays: dict[str, str] = field(default_factory=dict)    # array name -> "add" | "min" | "max"
+    immediate_global: bool = False   # other global atomics whose order matters (see parallel_safe)
+
+    def deferred(self, ins) -> bool:
+        return id(ins) in self.instrs
+
+    def array_index(self, name: str) -> int:
+        return list(self.arrays).index(name)
+
+
+def plan(fn: Function) -> Plan:
+    """The deferral plan of ``fn`` (computed once per Function)."""
+    cached = getattr(fn, "_atomic_plan", None)
+    if cached is not None:
+        return cached
+    read: set[int] = set()
+    for ins in fn.instructions():
+        read.update(s.id for s in ins.srcs if isinstance(s, Reg))
+    candidates: dict[str, list] = {}
+    spoiled: set[str] = set()          # arrays also loaded, stored or updated otherwise
+    atomic_arrays: set[str] = set()
+    order_matters = False
+    for ins in fn.instructions():
+        if ins.op not in (Op.LD, Op.ST, Op.ATOM):
+            continue
+        mem = ins.arg.mem if ins.op is Op.ATOM else ins.arg
+        if mem.space is not Space.GLOBAL:
+            continue
+        if ins.op is not Op.ATOM:
+            spoiled.add(mem.name)
+            continue
+        atomic_arrays.add(mem.name)
+        op = ins.arg.op
+        used = ins.dst.id in read
+        if mem.elem.is_float and op in _FAMILY and not used:
+            candidates.setdefault(mem.name, []).append(ins)
+            continue
+        spoiled.add(mem.name)
+        # integer add/sub/min/max with the old value unused: the final value does not
+        # depend on the order; anything else does
+        if used or op not in _FAMILY or mem.elem.is_float:
+            order_matters = True
+    if atomic_arrays & {n for n in spoiled if n not in candidates}:
+        order_matters = True           # loads or stores of an atomically updated array
+    result = Plan()
+    for name, instrs in candidates.items():
+        families = {_FAMILY[i.arg.op] for i in instrs}
+        if name in spoiled or len(families) != 1:
+            order_matters = True
+            continue
+        result.arrays[name] = families.pop()
+        result.instrs.update(id(i) for i in instrs)
+    result.immediate_global = order_matters
+    fn._atomic_plan = result  # type: ignore[attr-defined]
+    return result
+
+
+def parallel_safe(fn: Function) -> bool:
+    """Whether blocks may run on several OS threads without the result depending on timing:
+    every global atomic is deferred, or an integer add/sub/min/max whose old value is unused."""
+    return not plan(fn).immediate_global
+
+
+# --- applying a log ------------------------------------------------------------------------------
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _apply(data, addr, vals, family):
+    """The log's updates in order, each rounded to the array's type as an atomic would."""
+    for k in range(addr.size):
+        a = addr[k]
+        old = data[a]
+        v = vals[k]
+        if family == 0:
+            data[a] = old + v
+        elif family == 1:
+            data[a] = old if (old <= v or v != v) else v      # fmin: a NaN loses
+        else:
+            data[a] = old if (old >= v or v != v) else v      # fmax
+
+
+def apply(data: np.ndarray, addr: np.ndarray, vals: np.ndarray, keys: np.ndarray,
+          family: str, ordered: bool = False) -> None:
+    """Apply updates ``vals`` at flat indices ``addr`` of ``data`` in canonical order: by
+    ``keys`` (block * 1024 + thread), keeping the given order among equal keys (a thread's
+    program order). ``ordered``: the caller knows the keys are already nondecreasing."""
+    if addr.size == 0:
+        return
+    if not ordered and np.any(keys[1:] < keys[:-1]):
+        order = np.argsort(keys, kind="stable")
+        addr, vals = addr[order], vals[order]
+    _apply(data, np.ascontiguousarray(addr, dtype=np.int64),
+           np.ascontiguousarray(vals, dtype=data.dtype), FAMILY_CODE[family])
+
+
+class BatchLog:
+    """The precise engine's log for one batch of blocks (applied when the batch is done)."""
+
+    def __init__(self):
+        self.parts: dict[int, tuple] = {}
+
+    def add(self, storage, family: str, flat: np.ndarray, vals: np.ndarray, keys: np.ndarray):
+        entry = self.parts.setdefault(id(storage), (storage, family, [], [], []))
+        entry[2].append(np.array(flat, dtype=np.int64))
+        entry[3].append(np.array(vals))
+        entry[4].append(np.array(keys, dtype=np.int64))
+
+    def flush(self) -> None:
+        for storage, family, flats, vals, keys in self.parts.values():
+            apply(storage.data, np.concatenate(flats), np.concatenate(vals),
+                  np.concatenate(keys), family)
+        self.parts.clear()
