@@ -13,6 +13,7 @@ import simt
 import simt as wp
 from simt.sim import atomic_log
 from simt.sim.fast import engine
+from simt.sim.precise import engine as precise_engine
 
 BLOCK = 64
 N = BLOCK * 48
@@ -102,13 +103,17 @@ def test_data_is_order_sensitive():
 @pytest.mark.parametrize("kernel, reference", [(scatter, _scatter_reference),
                                                (across_barrier, _barrier_reference)],
                          ids=["plain", "barrier"])
-def test_deferred_float_atomics_are_canonical_everywhere(kernel, reference, spread):
+def test_deferred_float_atomics_are_canonical_everywhere(kernel, reference, spread,
+                                                         monkeypatch):
     x = _data()
     inputs = [x, np.zeros(BINS, np.float32)] + ([np.full(1, np.inf, np.float32)]
                                                  if kernel is scatter else [])
     want = reference(x)
     precise = _launch(kernel, inputs, "cpu:precise")
     np.testing.assert_array_equal(precise[1].view(np.int32), want.view(np.int32))
+    monkeypatch.setattr(precise_engine, "MAX_BATCH_LANES", 4 * BLOCK)   # many small batches
+    batched = _launch(kernel, inputs, "cpu:precise")
+    np.testing.assert_array_equal(batched[1].view(np.int32), want.view(np.int32))
     for cores in (1, 2, 5):
         spread(cores)
         for _ in range(2):

@@ -36,6 +36,7 @@ class Plan:
     instrs: set[int] = field(default_factory=set)           # id() of deferred ATOM instructions
     arrays: dict[str, str] = field(default_factory=dict)    # array name -> "add" | "min" | "max"
     immediate_global: bool = False   # other global atomics whose order matters (see parallel_safe)
+    in_loop: bool = False            # a deferred atomic may run several times per thread
 
     def deferred(self, ins) -> bool:
         return id(ins) in self.instrs
@@ -87,8 +88,26 @@ def plan(fn: Function) -> Plan:
         result.arrays[name] = families.pop()
         result.instrs.update(id(i) for i in instrs)
     result.immediate_global = order_matters
+    result.in_loop = any(id(ins) in result.instrs for b in _loop_blocks(fn) for ins in b.instrs)
     fn._atomic_plan = result  # type: ignore[attr-defined]
     return result
+
+
+def _loop_blocks(fn: Function) -> list:
+    """Blocks that can reach themselves again (inside some loop)."""
+    succ = {b.label: b.successors for b in fn.blocks}
+    looped = []
+    for b in fn.blocks:
+        seen, work = set(), list(succ[b.label])
+        while work:
+            x = work.pop()
+            if x == b.label:
+                looped.append(b)
+                break
+            if x not in seen:
+                seen.add(x)
+                work.extend(succ[x])
+    return looped
 
 
 def parallel_safe(fn: Function) -> bool:
@@ -98,34 +117,52 @@ def parallel_safe(fn: Function) -> bool:
 
 
 # --- applying a log ------------------------------------------------------------------------------
+# The fast engine's log packs the array's index into an address's top bits (addresses are
+# below 2**ADDRESS_BITS scalars): one int64 per row, plus the value and, with collectives,
+# the thread's key.
+ADDRESS_BITS = 48
+ADDRESS_MASK = (1 << ADDRESS_BITS) - 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _update(data, a, v, family):
+    """One logged update, rounded to the array's type as the atomic would round it."""
+    old = data[a]
+    if family == 0:
+        data[a] = old + v
+    elif family == 1:
+        data[a] = old if (old <= v or v != v) else v      # fmin: a NaN loses
+    else:
+        data[a] = old if (old >= v or v != v) else v      # fmax
+
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _apply(data, addr, vals, family):
-    """The log's updates in order, each rounded to the array's type as an atomic would."""
     for k in range(addr.size):
-        a = addr[k]
-        old = data[a]
-        v = vals[k]
-        if family == 0:
-            data[a] = old + v
-        elif family == 1:
-            data[a] = old if (old <= v or v != v) else v      # fmin: a NaN loses
-        else:
-            data[a] = old if (old >= v or v != v) else v      # fmax
+        _update(data, addr[k], data.dtype.type(vals[k]), family)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def apply_packed(data, packed, vals, which, family):
+    """The fast engine's rows for array number ``which``, in the given order."""
+    for k in range(packed.size):
+        p = packed[k]
+        if (p >> ADDRESS_BITS) == which:
+            _update(data, p & ADDRESS_MASK, data.dtype.type(vals[k]), family)
 
 
 def apply(data: np.ndarray, addr: np.ndarray, vals: np.ndarray, keys: np.ndarray,
-          family: str, ordered: bool = False) -> None:
+          family: str) -> None:
     """Apply updates ``vals`` at flat indices ``addr`` of ``data`` in canonical order: by
     ``keys`` (block * 1024 + thread), keeping the given order among equal keys (a thread's
-    program order). ``ordered``: the caller knows the keys are already nondecreasing."""
+    program order)."""
     if addr.size == 0:
         return
-    if not ordered and np.any(keys[1:] < keys[:-1]):
+    if np.any(keys[1:] < keys[:-1]):
         order = np.argsort(keys, kind="stable")
         addr, vals = addr[order], vals[order]
-    _apply(data, np.ascontiguousarray(addr, dtype=np.int64),
-           np.ascontiguousarray(vals, dtype=data.dtype), FAMILY_CODE[family])
+    _apply(data, np.ascontiguousarray(addr, dtype=np.int64), np.ascontiguousarray(vals),
+           FAMILY_CODE[family])
 
 
 class BatchLog:

@@ -66,6 +66,7 @@ class CompiledKernel:
         self.seconds_per_thread: float | None = None   # None: no launch yet (compiles)
         self._serial_blocks = None
         self._serial_gen: Generated | None = None
+        self._log_buffers: tuple | None = None
         self.warm: set[int] = set()        # ids of the variants already called (compiled)
         self.wall_per_thread = {False: None, True: None}   # by spread over cores or not
         self.decisions = 0
@@ -78,6 +79,19 @@ class CompiledKernel:
             self._serial_gen = codegen.generate(self.fn, plain_atomics=True)
             self._serial_blocks = cache.load_module(self.fn.name, self._serial_gen.source).run_blocks
         return self._serial_blocks
+
+    def take_log_buffers(self, rows: int, keys: bool) -> tuple:
+        """Buffers for the deferred float atomics of a launch, reused from the last one
+        (fresh memory costs a page fault per 4 KB); give them back with ``keep_log_buffers``.
+        A kernel whose atomics sit in loops starts each chunk with this room and grows it."""
+        have, self._log_buffers = self._log_buffers, None     # a concurrent launch gets its own
+        if have is None or have[0].size < rows or (keys and have[2].size < rows):
+            have = (np.empty(rows, np.int64), np.empty(rows, np.float64),
+                    np.empty(rows if keys else 0, np.int64))
+        return have
+
+    def keep_log_buffers(self, buffers: tuple) -> None:
+        self._log_buffers = buffers
 
     def serial_gen(self) -> Generated:
         self.serial_blocks()
@@ -166,14 +180,22 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
     run_blocks = compiled.run_blocks if parallel else compiled.serial_blocks()
     variant = gen if parallel else compiled.serial_gen()
     logs = []
+    log_rows = variant.log_rows_per_thread * cfg.threads_per_block
+    if variant.logs:
+        buffers = compiled.take_log_buffers(n_blocks * log_rows, variant.log_keys)
 
     def run_chunk(begin: int, end: int):
         err = np.zeros(ERR_FIELDS, dtype=np.int64)
         err_state = np.zeros((3, lanes), dtype=np.int64)
-        out = run_blocks(begin, end, geom, shapes, err, abort, err_state, *data, *scalars)
-        if variant.logs:
-            rows, count = out
-            logs.append(rows[:count])
+        if not variant.logs:
+            run_blocks(begin, end, geom, shapes, err, abort, err_state, *data, *scalars)
+            return err, err_state
+        room = slice(begin * log_rows, end * log_rows)   # this chunk's part of the buffers
+        addresses, values, keys = (b[room] if b.size else b for b in buffers)
+        addresses, values, keys, count = run_blocks(begin, end, geom, shapes, err, abort,
+                                                    err_state, addresses, values, keys,
+                                                    *data, *scalars)
+        logs.append((begin, addresses[:count], values[:count], keys[:count]))
         return err, err_state
 
     compiled_now = id(run_blocks) not in compiled.warm   # (reading .signatures is slow)
@@ -199,23 +221,29 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
     if logs:
         _apply_logs(fn, logs, {p.mem.name: d for p, d in zip(gen.array_params, data)},
                     ordered=not gen.layout.has_collectives)
+    if variant.logs:
+        compiled.keep_log_buffers(buffers)
     return {"launch__grid_size": float(n_blocks), "launch__block_size": float(cfg.threads_per_block),
             "launch__thread_count": float(threads)}
 
 
 def _apply_logs(fn: Function, logs: list, data: dict, ordered: bool) -> None:
     """Apply the chunks' deferred float atomics in canonical order (simt/sim/atomic_log.py).
-    Rows: (array, element, block * 1024 + thread, value); without collectives each chunk's
-    rows are in that order already, and chunks are contiguous ranges of blocks."""
-    logs = sorted((g for g in logs if g.shape[0]), key=lambda g: g[0, 2])
-    if not logs:
-        return
-    rows = np.concatenate(logs)
+    Chunks are contiguous ranges of blocks; without collectives a chunk's rows are in
+    canonical order already, with them they carry each thread's key and are sorted."""
+    logs.sort(key=lambda chunk: chunk[0])
     deferral = atomic_log.plan(fn)
-    for k, (name, family) in enumerate(deferral.arrays.items()):
-        mine = rows[rows[:, 0] == k] if len(deferral.arrays) > 1 else rows
-        atomic_log.apply(data[name], mine[:, 1].astype(np.int64), mine[:, 3], mine[:, 2],
-                         family, ordered=ordered)
+    families = list(deferral.arrays.items())
+    if not ordered:
+        addresses = np.concatenate([c[1] for c in logs])
+        values = np.concatenate([c[2] for c in logs])
+        keys = np.concatenate([c[3] for c in logs])
+        order = np.argsort(keys, kind="stable")
+        logs = [(0, addresses[order], values[order], None)]
+    for _, addresses, values, _ in logs:
+        for k, (name, family) in enumerate(families):
+            atomic_log.apply_packed(data[name], addresses, values, k,
+                                    atomic_log.FAMILY_CODE[family])
 
 
 def _run_parallel(run_chunk, n_blocks: int, n_workers: int, threads: int) -> list:

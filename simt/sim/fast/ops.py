@@ -15,7 +15,7 @@ from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, AtomOp, DimArg, Instr, M
                        Space, SReg)
 from ...ir.types import Scalar
 from .. import mathlib
-from ..atomic_log import THREADS_PER_BLOCK_KEY as LOG_KEY
+from ..atomic_log import ADDRESS_BITS, THREADS_PER_BLOCK_KEY as LOG_KEY
 
 # numba spelling of each scalar type's constructor (a cast when applied to a value)
 CAST = {Scalar.BOOL: "np.bool_", Scalar.I8: "np.int8", Scalar.U8: "np.uint8",
@@ -89,6 +89,7 @@ class OpWriter:
         self.plain_global_atomics = False
         # deferred float atomics (simt/sim/atomic_log.py) are logged, not applied, when set
         self.deferral = None
+        self.log_keys = False       # rows carry the thread's key (threads run in rounds)
 
     def index_name(self, ins: Instr) -> str:
         """One name per memory instruction: numba compiles single-assignment names faster."""
@@ -260,15 +261,22 @@ class OpWriter:
         return lines
 
     def log_atomic(self, ins: Instr, v: str) -> list[str]:
-        """Append (array, element, block * 1024 + thread, value) to the launch's log of
+        """Append (array and element, value[, block * 1024 + thread]) to the launch's log of
         deferred float atomics; the (unread) old value is zero."""
         arg: AtomArg = ins.arg
         k = self.deferral.array_index(arg.mem.name)
         value = f"-np.float64({v})" if arg.op is AtomOp.SUB else f"np.float64({v})"
-        return ["if ln == lcap:", "    lbuf = grow_log(lbuf)", "    lcap = lbuf.shape[0]",
-                f"lbuf[ln, 0] = {k}.0", f"lbuf[ln, 1] = np.float64({self.index_name(ins)})",
-                f"lbuf[ln, 2] = np.float64(cta * {LOG_KEY} + t)", f"lbuf[ln, 3] = {value}",
-                "ln += 1", f"{reg_name(ins.dst)} = {self.consts.get(0.0, arg.mem.elem)}"]
+        where = f"np.int64({self.index_name(ins)})"
+        if k:
+            where += f" + np.int64({k << ADDRESS_BITS})"
+        lines = []
+        if self.deferral.in_loop:    # else the log has room for one row per thread and atomic
+            lines = ["if ln == lcap:", "    lad, lva, lky = grow_log(lad, lva, lky)",
+                     "    lcap = lad.size"]
+        lines += [f"lad[ln] = {where}", f"lva[ln] = {value}"]
+        if self.log_keys:
+            lines.append(f"lky[ln] = cta * {LOG_KEY} + t")
+        return lines + ["ln += 1", f"{reg_name(ins.dst)} = {self.consts.get(0.0, arg.mem.elem)}"]
 
     @staticmethod
     def _apply(op: AtomOp, t: Scalar, old: str, v: str, cmp: str | None) -> str:

@@ -321,8 +321,14 @@ def atomic_cas_value(arr, i, cmp, v):
 
 
 @njit(**JIT)
-def grow_log(buf):
-    """The log of deferred float atomics (simt/sim/atomic_log.py) with twice the room."""
-    bigger = np.empty((buf.shape[0] * 2, buf.shape[1]), np.float64)
-    bigger[:buf.shape[0]] = buf
-    return bigger
+def grow_log(addresses, values, keys):
+    """The log of deferred float atomics (simt/sim/atomic_log.py) with twice the room (no
+    keys stay no keys)."""
+    n = addresses.size
+    bigger_a = np.empty(2 * n, np.int64)
+    bigger_v = np.empty(2 * n, np.float64)
+    bigger_k = np.empty(2 * n if keys.size else 0, np.int64)
+    bigger_a[:n] = addresses
+    bigger_v[:n] = values
+    bigger_k[:keys.size] = keys
+    return bigger_a, bigger_v, bigger_k
