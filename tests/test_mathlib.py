@@ -281,3 +281,15 @@ def test_warp_cpu_within_documented_bound(tmp_path):
     for k, n in enumerate(names):
         far = ulp.ulp_distance(mine.numpy()[k], theirs[k]).max()
         assert far <= ulp.BOUNDS[n].warp_cpu, (n, far)
+
+
+def test_vectorised_functions_use_the_loop_of_their_type():
+    """numpy picks the first loop it may cast to: once popc has an int64 loop, an int32
+    argument must still count 32 bits, not 64 (a bug the fuzzer found)."""
+    from simt.ir.mir import Op
+    from simt.sim import mathlib
+    assert mathlib.ufunc(Op.POPC, np.int64)(np.int64(-1)) == 64
+    counted = mathlib.ufunc(Op.POPC, np.int32)(np.array([-1, 5], np.int32))
+    assert counted.tolist() == [32, 2] and counted.dtype == np.int32
+    assert mathlib.ufunc(Op.SIN, np.float64)(np.float64(1.0)).dtype == np.float64
+    assert mathlib.ufunc(Op.SIN, np.float32)(np.float32(1.0)).dtype == np.float32

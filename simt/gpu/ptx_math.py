@@ -2,8 +2,8 @@
 
 Exact (bit-identical to the precise engine, without fastmath): + - * / sqrt with ``.rn``, copysign, rint
 (explicit rounding also stops ptxas from fusing a*b+c into an fma the engines do not do),
-rsqrt as 1/sqrt (two roundings, as the engines compute it), min/max (NaN-ignoring, like
-fmin/fmax), floor/ceil/trunc, round (half away from zero, built from trunc since cvt.rni is
+rsqrt as 1/sqrt (two roundings, as the engines compute it), min/max (compare and select:
+NaN-ignoring, the first operand on a tie of zeros), floor/ceil/trunc, round (half away from zero, built from trunc since cvt.rni is
 half-to-even), fmod (an exact shift-and-subtract loop: at most ~280 steps for float32,
 ~2100 for float64), isnan/isinf.
 
@@ -99,7 +99,7 @@ def binary(em: Emitter, op: Op, d: str, a: str, b: str, t: Scalar) -> None:
     elif op is Op.DIV:
         em.ins(f"div.full.f32 {d}, {a}, {b}" if fast and t is Scalar.F32 else f"div.rn.{f} {d}, {a}, {b}")
     elif op in (Op.MIN, Op.MAX):
-        em.ins(f"{op.name.lower()}.{f} {d}, {a}, {b}")
+        float_min_max(em, op is Op.MIN, d, a, b, t)
     elif op is Op.REM:
         _fmod(_Math(em, t), d, a, b)
     elif op is Op.COPYSIGN:                     # PTX copysign takes the sign source first
@@ -109,6 +109,18 @@ def binary(em: Emitter, op: Op, d: str, a: str, b: str, t: Scalar) -> None:
         in_float32(em, t, d, [a, b], lambda m, args: routine(m, *args))
     else:
         raise NotImplementedError(f"PTX backend: {op.name} on {t}")
+
+
+def float_min_max(em: Emitter, is_min: bool, d: str, a: str, b: str, t: Scalar) -> None:
+    """The MIR's MIN/MAX (Warp's CPU code): ``a`` when a <= b (a >= b) or b is NaN, else
+    ``b``, so a NaN loses and a tie of -0.0 and +0.0 gives the first operand, which PTX's
+    min/max do not promise."""
+    f = _F[t]
+    keep, b_nan = em.tmp(Scalar.BOOL), em.tmp(Scalar.BOOL)
+    em.ins(f"setp.{'le' if is_min else 'ge'}.{f} {keep}, {a}, {b}")
+    em.ins(f"setp.nan.{f} {b_nan}, {b}, {b}")
+    em.ins(f"or.pred {keep}, {keep}, {b_nan}")
+    em.ins(f"selp.{f} {d}, {a}, {b}, {keep}")
 
 
 def unary(em: Emitter, op: Op, d: str, a: str, t: Scalar) -> None:

@@ -27,7 +27,8 @@ class Op(enum.Enum):
     ADD = enum.auto(); SUB = enum.auto(); MUL = enum.auto()
     DIV = enum.auto()      # ints: truncates toward zero (C); floats: IEEE round-to-nearest
     REM = enum.auto()      # ints: sign of dividend (C %); floats: fmod
-    MIN = enum.auto(); MAX = enum.auto(); POW = enum.auto(); ATAN2 = enum.auto()
+    MIN = enum.auto(); MAX = enum.auto()  # floats: src0 if src0 <= src1 (>=) or src1 is NaN, else src1
+    POW = enum.auto(); ATAN2 = enum.auto()
     COPYSIGN = enum.auto()  # |src0| with the sign bit of src1 (floats)
     AND = enum.auto(); OR = enum.auto(); XOR = enum.auto()   # bitwise, or logical on bool
     SHL = enum.auto(); SHR = enum.auto()                      # SHR: arithmetic if signed

@@ -461,6 +461,16 @@ FUNCTIONS: dict[Op, str] = {
 VERSION = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
-def ufunc(op: Op):
-    """The vectorised implementation of ``op`` (a numpy ufunc: arrays or scalars)."""
-    return globals()[FUNCTIONS[op] + "_v"]
+def ufunc(op: Op, dtype: np.dtype):
+    """The vectorised implementation of ``op`` on ``dtype`` values (arrays or scalars).
+
+    Its loop for exactly that type is compiled first and named in every call: numpy would
+    otherwise pick the first loop it may cast to (an int32 bit count on int64 values)."""
+    f = globals()[FUNCTIONS[op] + "_v"]
+    code = np.dtype(dtype).char
+    nargs = 2 if op in (Op.POW, Op.ATAN2, Op.COPYSIGN) else 1
+    signature = code * nargs + "->" + code
+    if signature.replace("->", "") not in {t.replace("->", "") for t in f.types}:
+        name = np.dtype(dtype).name
+        f.add(f"{name}({', '.join([name] * nargs)})")
+    return lambda *args: f(*args, signature=signature)

@@ -127,7 +127,8 @@ def shr_unsigned(a, s, bits):
 
 @njit(**JIT)
 def fmin(a, b):
-    """numpy's fmin: a NaN operand loses to a number."""
+    """The MIR's float MIN: a NaN operand loses to a number; a tie (-0.0, +0.0) gives the
+    first operand, as Warp's CPU code does."""
     return a if (a <= b or b != b) else b
 
 

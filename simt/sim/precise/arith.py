@@ -94,18 +94,22 @@ def convert(x, src: Scalar, dst: Scalar):
     return np.asarray(x).astype(dst.np)
 
 
-def _fmin(a, b):
-    return np.fmin(a, b)
+def fmin(a, b):
+    """The MIR's float MIN (Warp's CPU code): a NaN loses, a tie gives the first operand
+    (numpy's fmin gives the second for -0.0 and +0.0)."""
+    a, b = np.asarray(a), np.asarray(b)
+    return np.where((a <= b) | (b != b), a, b)[()]
 
 
-def _fmax(a, b):
-    return np.fmax(a, b)
+def fmax(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return np.where((a >= b) | (b != b), a, b)[()]
 
 
 def binary_fn(op: Op, t: Scalar):
     """The numpy function implementing a BINARY op on type ``t``."""
     if op in mathlib.FUNCTIONS:
-        return mathlib.ufunc(op)
+        return mathlib.ufunc(op, t.np)
     if op is Op.DIV:
         return np.divide if t.is_float else (lambda a, b: int_div(a, b, t))
     if op is Op.REM:
@@ -115,9 +119,9 @@ def binary_fn(op: Op, t: Scalar):
     if op is Op.SHR:
         return lambda a, b: shr(a, b, t)
     if op is Op.MIN:
-        return _fmin if t.is_float else np.minimum
+        return fmin if t.is_float else np.minimum
     if op is Op.MAX:
-        return _fmax if t.is_float else np.maximum
+        return fmax if t.is_float else np.maximum
     if t is Scalar.BOOL and op in (Op.AND, Op.OR, Op.XOR):
         return {Op.AND: np.logical_and, Op.OR: np.logical_or, Op.XOR: np.logical_xor}[op]
     return _BINARY[op]
@@ -138,7 +142,7 @@ def _rsqrt(x):
 
 def unary_fn(op: Op, t: Scalar):
     if op in mathlib.FUNCTIONS:
-        return mathlib.ufunc(op)
+        return mathlib.ufunc(op, t.np)
     if op is Op.NOT:
         return np.logical_not if t is Scalar.BOOL else np.invert
     if op is Op.ROUND:
