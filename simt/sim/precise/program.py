@@ -92,7 +92,7 @@ class _Preparer:
         if isinstance(x, Reg):
             return self.reg(x)
         assert isinstance(x, Imm)
-        key = (x.value, x.type)
+        key = (repr(x.value), x.type)    # repr: -0.0 and 0.0 are equal as dict keys
         if key not in self.const_index:
             self.const_index[key] = len(self.consts)
             self.consts.append(np.array(x.value).astype(x.type.np)[()])
