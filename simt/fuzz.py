@@ -17,7 +17,9 @@ hardware applies atomics in no fixed order.
 Rules that keep programs well defined (a program breaking one would be a fuzzer bug): no
 two threads write one shared element between barriers; barriers and warp intrinsics only in
 uniform control flow (at the kernel's top level, every thread present); atomics never read
-their old value, and each accumulator array sees one kind of atomic.
+their old value, and each accumulator array sees one kind of atomic; a NaN never gives
+copysign its sign (IEEE 754 leaves a NaN's sign unspecified, and LLVM folds -0.0 - x into
+-x, which flips it).
 
 tests/test_fuzz.py runs it in CI; tools/gpu_fuzz.py runs it with a GPU.
 """
@@ -166,6 +168,8 @@ class _Builder:
         op = self.pick(options)
         if op == "clamp":
             return f"wp.clamp({a}, {b}, {self.expr(t, depth, scope)})"
+        if op == "copysign":       # a NaN's sign is unspecified: never let one choose a sign
+            return f"wp.copysign({a}, wp.where(wp.isnan({b}), wp.{t}(1.0), {b}))"
         return f"wp.{op}({a}, {b})"
 
     def boolean(self, depth: int, scope: list[str]) -> str:

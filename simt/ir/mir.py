@@ -29,7 +29,7 @@ class Op(enum.Enum):
     REM = enum.auto()      # ints: sign of dividend (C %); floats: fmod
     MIN = enum.auto(); MAX = enum.auto()  # floats: src0 if src0 <= src1 (>=) or src1 is NaN, else src1
     POW = enum.auto(); ATAN2 = enum.auto()
-    COPYSIGN = enum.auto()  # |src0| with the sign bit of src1 (floats)
+    COPYSIGN = enum.auto()  # |src0| with the sign bit of src1 (floats; a NaN's sign bit is unspecified)
     AND = enum.auto(); OR = enum.auto(); XOR = enum.auto()   # bitwise, or logical on bool
     SHL = enum.auto(); SHR = enum.auto()                      # SHR: arithmetic if signed
     NEG = enum.auto(); NOT = enum.auto(); ABS = enum.auto()  # NOT: bitwise, or logical on bool
