@@ -3,7 +3,7 @@ bit for bit; on a GPU, within docs/ulp.md's bounds.
 
 Examples are derandomized (the same kernels every run). Compiling each kernel for the fast
 engine is what a case costs, so a case is a whole kernel of several random statements.
-``SIMT_FUZZ_EXAMPLES=N`` runs N kernels per test instead (a longer hunt).
+``SIMT_FUZZ_EXAMPLES=N`` hunts instead: N new random kernels per test, different every run.
 
 When a kernel fails, hypothesis shrinks it and the smallest failing kernel is written to
 ``$SIMT_FUZZ_FAILURES`` (default: the temporary directory's ``simt_fuzz_failures``); the
@@ -31,7 +31,7 @@ LONG = int(os.environ.get("SIMT_FUZZ_EXAMPLES", "0"))
 
 
 def fuzz_settings(examples: int):
-    return settings(max_examples=LONG or examples, derandomize=True, deadline=None,
+    return settings(max_examples=LONG or examples, derandomize=not LONG, deadline=None,
                     database=None, print_blob=False,
                     phases=[Phase.explicit, Phase.generate, Phase.shrink],   # no files written
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

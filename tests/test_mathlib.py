@@ -293,3 +293,24 @@ def test_vectorised_functions_use_the_loop_of_their_type():
     assert counted.tolist() == [32, 2] and counted.dtype == np.int32
     assert mathlib.ufunc(Op.SIN, np.float64)(np.float64(1.0)).dtype == np.float64
     assert mathlib.ufunc(Op.SIN, np.float32)(np.float32(1.0)).dtype == np.float32
+
+
+@pytest.mark.simt_gpu
+@pytest.mark.parametrize("name, dtype", [("f32", np.float32), ("f64", np.float64)])
+def test_gpu_within_documented_bound(kernels, results, name, dtype):
+    """Exact builtins bit for bit; transcendentals within docs/ulp.md's GPU bound, where the
+    argument is in the bound's range."""
+    x, y, reference = results[name, "cpu:precise"]
+    _, _, gpu = _run(kernels[name], dtype, "cuda")
+    for k, builtin in enumerate(UNARY + BINARY):
+        bound = ulp.BOUNDS.get(builtin)
+        if bound is None:
+            same = ulp.ulp_distance(gpu[k], reference[k]) == 0
+            assert same.all(), (builtin, x[~same][:4], gpu[k][~same][:4], reference[k][~same][:4])
+            continue
+        with np.errstate(all="ignore"):
+            inside = (x >= bound.lo) & (x <= bound.hi) & np.isfinite(reference[k])
+            if builtin == "pow":
+                inside &= (x > 0) & (np.abs(y * np.log2(np.abs(x) + 1e-300)) <= 16)
+        far = ulp.gpu_ulps(gpu[k], reference[k])[inside]
+        assert far.size == 0 or far.max() <= bound.gpu, (builtin, far.max())

@@ -323,124 +323,101 @@ def _narrow(typingctx, like, value):
 
 
 # --- vectorised, for the precise engine ---------------------------------------------------------
-# numba ufuncs compiled per dtype on first use (and cached on disk) around the same functions.
+# Made numba ufuncs on first use (``ufunc``), compiled per dtype and cached on disk, around the
+# same scalar functions.
 
-@vectorize(cache=True)
 def sin_v(x):
     return sin(x)
 
 
-@vectorize(cache=True)
 def cos_v(x):
     return cos(x)
 
 
-@vectorize(cache=True)
 def tan_v(x):
     return tan(x)
 
 
-@vectorize(cache=True)
 def asin_v(x):
     return asin(x)
 
 
-@vectorize(cache=True)
 def acos_v(x):
     return acos(x)
 
 
-@vectorize(cache=True)
 def atan_v(x):
     return atan(x)
 
 
-@vectorize(cache=True)
 def sinh_v(x):
     return sinh(x)
 
 
-@vectorize(cache=True)
 def cosh_v(x):
     return cosh(x)
 
 
-@vectorize(cache=True)
 def tanh_v(x):
     return tanh(x)
 
 
-@vectorize(cache=True)
 def exp_v(x):
     return exp(x)
 
 
-@vectorize(cache=True)
 def exp2_v(x):
     return exp2(x)
 
 
-@vectorize(cache=True)
 def log_v(x):
     return log(x)
 
 
-@vectorize(cache=True)
 def log2_v(x):
     return log2(x)
 
 
-@vectorize(cache=True)
 def log10_v(x):
     return log10(x)
 
 
-@vectorize(cache=True)
 def cbrt_v(x):
     return cbrt(x)
 
 
-@vectorize(cache=True)
 def erf_v(x):
     return erf(x)
 
 
-@vectorize(cache=True)
 def erfc_v(x):
     return erfc(x)
 
 
-@vectorize(cache=True)
 def erfinv_v(x):
     return erfinv(x)
 
 
-@vectorize(cache=True)
 def erfcinv_v(x):
     return erfcinv(x)
 
 
-@vectorize(cache=True)
 def rint_v(x):
     return rint(x)
 
 
-@vectorize(cache=True)
 def popc_v(x):
     return popc(x)
 
 
-@vectorize(cache=True)
 def pow_v(x, y):
     return pow(x, y)
 
 
-@vectorize(cache=True)
 def atan2_v(y, x):
     return atan2(y, x)
 
 
-@vectorize(cache=True)
 def copysign_v(x, y):
     return copysign(x, y)
 
@@ -456,6 +433,8 @@ FUNCTIONS: dict[Op, str] = {
 }
 
 
+_UFUNCS: dict = {}
+
 # Part of every generated fast-engine module's text, so the disk cache of compiled kernels
 # (keyed by that text) never serves machine code built from an older version of this file.
 VERSION = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
@@ -466,7 +445,9 @@ def ufunc(op: Op, dtype: np.dtype):
 
     Its loop for exactly that type is compiled first and named in every call: numpy would
     otherwise pick the first loop it may cast to (an int32 bit count on int64 values)."""
-    f = globals()[FUNCTIONS[op] + "_v"]
+    f = _UFUNCS.get(op)
+    if f is None:
+        f = _UFUNCS[op] = vectorize(cache=True)(globals()[FUNCTIONS[op] + "_v"])
     code = np.dtype(dtype).char
     nargs = 2 if op in (Op.POW, Op.ATAN2, Op.COPYSIGN) else 1
     signature = code * nargs + "->" + code
