@@ -322,7 +322,10 @@ class _Builder:
             src = f"fin[tid * 4 + {k}]" if t in FLOATS else f"iin[tid * 4 + {k}]"
             self.emit(1, f"{name} = wp.{t}({src})")
             self.vars[t].append(name)
-        for _ in range(statements):
+        for k in range(statements):
+            if collectives and k == statements // 2:    # at least one of each, between others
+                self.stmt_shared(1, 0, [], True)
+                self.stmt_warp(1, 0, [], True)
             self.statement(1, 2, [], top=collectives)
         if self.gpu:                          # transcendentals only on their way out
             for fn in self.draw(st.lists(st.sampled_from(TRANSCENDENTAL + ["pow", "atan2"]),

@@ -57,13 +57,13 @@ def check(source: str, devices=("cpu:precise", "cpu")) -> None:
                 + "\n  ".join(found) + "\n\n" + source)
 
 
-@fuzz_settings(15)
+@fuzz_settings(12)
 @given(fuzz.programs())
 def test_random_kernels_agree_bit_for_bit(source):
     check(source)
 
 
-@fuzz_settings(5)
+@fuzz_settings(4)
 @given(fuzz.programs(collectives=True))
 def test_random_kernels_with_barriers_and_shuffles_agree(source):
     check(source)
