@@ -10,6 +10,9 @@ done, in one canonical order per element: by block, then thread (linear index wi
 block), then program order within the thread. The fast engine's blocks can then run in
 parallel on every core and still give exactly the precise engine's bits.
 
+(Arrays are told apart by parameter: one buffer passed as two parameters, one read and one
+atomically updated, is a race on a GPU, and here the reads see no deferred update.)
+
 A float atomic whose old value the kernel uses, or whose array the kernel also loads or
 stores (or updates with another kind of atomic), cannot be deferred: it is applied
 immediately, in the order each engine runs threads, and the fast engine runs such kernels
