@@ -550,8 +550,11 @@ WARP_CASES = [
     ("smoothstep", [F32, F32, F32], "wp.smoothstep(a0, a1, a2)"), ("sign", [F32], "wp.sign(a0)"),
     ("step", [F32], "wp.step(a0)"), ("frac", [F32], "wp.frac(a0)"),
     ("outer", [vec3, vec2], "wp.outer(a0, a1)"), ("skew", [vec3], "wp.skew(a0)"),
-    ("div", [F32, vec3], "a0 / a1"), ("asin", [F32], "wp.asin(a0)"),
+    ("div", [F32, vec3], "a0 / a1"),
 ]
+# Only builtins made of exact operations belong here: transcendentals (asin, sin ...) come
+# from a C library and are checked against warp-lang within docs/ulp.md's bound
+# (tests/test_mathlib.py), never bit for bit.
 _WARP_TYPES = {F32: "float", vec2: "wp.vec2", vec3: "wp.vec3", vec4: "wp.vec4", mat22: "wp.mat22",
                mat33: "wp.mat33", mat44: "wp.mat44", quat: "wp.quat"}
 
@@ -579,7 +582,8 @@ def _warp_kernel_source(k, name, types):
 
 
 def test_bit_exact_against_warp(tmp_path):
-    """The lowered MIR rounds exactly like Warp's C++ (same operations, same order)."""
+    """The lowered MIR rounds exactly like Warp's C++ (same operations, same order): for
+    builtins made of exact operations only."""
     wp = pytest.importorskip("warp")
     import importlib.util
     wp.config.quiet = True
@@ -596,8 +600,6 @@ def test_bit_exact_against_warp(tmp_path):
     for k, (name, types, _) in enumerate(WARP_CASES):
         width = sum(flat_count(t) for t in types)
         x = rng.normal(size=(n, width)).astype(np.float32)
-        if name == "asin":
-            x *= 0.7
         x[0] = 0.0
         if name == "round":
             x[1, 0], x[2, 0] = -2.5, 0.5

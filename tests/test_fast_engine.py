@@ -18,9 +18,8 @@ FAST, PRECISE = "cpu", "cpu:precise"
 
 @pytest.mark.parametrize("case", suite.CASES, ids=lambda c: c.name)
 def test_suite_case_bitwise_equal_to_precise(case):
-    """Integers bitwise; floats bitwise too: the suite's float work is +, -, *, /, sqrt and
-    atomics on exactly representable sums, where both engines round identically. (Float
-    transcendentals may differ by an ulp: numba calls libm, numpy its own float32 loops.)"""
+    """Integers and floats bitwise: both engines compute math builtins with one library
+    (simt/sim/mathlib.py) and apply float atomics in one order (simt/sim/atomic_log.py)."""
     fast = suite.run_case(case, "small", device=FAST, seed=1)
     fast.check()
     precise = suite.run_case(case, "small", device=PRECISE, seed=1)

@@ -330,6 +330,25 @@ def op_table(df, lat) -> dict:
     ex = ops["EXP.f32"]
     for name in ("SINH", "COSH", "TANH"):
         ops[f"{name}.f32"] = [2 * ex[0] + c[0], ex[1] + c[1], "fma"]
+    # Derived, not probed: the special functions of simt/gpu/ptx_special.py, as sums of the
+    # measured parts their PTX routines are built from; every other instruction of a routine
+    # (a Horner step, a compare, a select) counts one issue slot and one dependent FMA latency.
+    # erf/erfc: 1/|x| (a division) then a 10-step Horner polynomial, beside e^(-x^2); then ~5
+    # dependent ops; ~41 other instructions in all (three polynomials, the special cases).
+    # erfinv/erfcinv: a log, then a sqrt and a 9-step polynomial, then ~8 dependent ops; ~32
+    # other instructions. cbrt: lg2, ex2 (MUFU) and a Newton step with two divisions (+ ~3
+    # dependent ops); ~12 other instructions.
+    fma, mufu = lat["fma"], lat["mufu"]
+    erf_latency = max(c[1] + 11 * fma, ex[1] + 2 * fma) + 5 * fma
+    ops["ERF.f32"] = ops["ERFC.f32"] = [ex[0] + c[0] + 41, round(erf_latency, 2), "fma"]
+    ops["ERFINV.f32"] = ops["ERFCINV.f32"] = [lg[0] + sq[0] + 32,
+                                              round(lg[1] + sq[1] + 17 * fma, 2), "fma"]
+    ops["CBRT.f32"] = [2 * c[0] + 12, round(2 * mufu + 2 * c[1] + 3 * fma, 2), "fma"]
+    # derived, not probed: rint is cvt.rni as floor is cvt.rmi; copysign and popc are single
+    # simple ALU instructions
+    ops["RINT.f32"] = list(ops["FLOOR.f32"])
+    ops["COPYSIGN.f32"] = [1.0, ops["ADD.i32"][1], "alu"]
+    ops["POPC.i32"] = list(ops["ADD.i32"])
     ops["RSQRT.f32"] = [1.0, round(lat["mufu"], 2), "mufu"]
     ops["SHFL.*"] = [1.0, round(lat["shfl"], 2), "shfl"]
     ops["VOTE.*"] = [1.0, round(lat["alu"], 2), "alu"]

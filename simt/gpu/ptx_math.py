@@ -1,9 +1,9 @@
 """PTX for float ops: exact ones where PTX has them, short routines where it does not.
 
-Exact (bit-identical to the precise engine, without fastmath): + - * / sqrt with ``.rn``
+Exact (bit-identical to the precise engine, without fastmath): + - * / sqrt with ``.rn``, copysign, rint
 (explicit rounding also stops ptxas from fusing a*b+c into an fma the engines do not do),
-rsqrt as 1/sqrt (two roundings, as the engines compute it), min/max (NaN-ignoring, like
-fmin/fmax), floor/ceil/trunc, round (half away from zero, built from trunc since cvt.rni is
+rsqrt as 1/sqrt (two roundings, as the engines compute it), min/max (compare and select:
+NaN-ignoring, the first operand on a tie of zeros), floor/ceil/trunc, round (half away from zero, built from trunc since cvt.rni is
 half-to-even), fmod (an exact shift-and-subtract loop: at most ~280 steps for float32,
 ~2100 for float64), isnan/isinf.
 
@@ -20,7 +20,8 @@ Approximate (PTX has no accurate instruction; measured against numpy over typica
   pow          ex2(y * log2|x|) with C's special cases: rel error ~ 2^-24 * |y log2 x|
                (~80 ulp when the result is near the float32 range limits)
 (measured on an H200 against numpy: the ulp figures above are the largest seen over specials
-plus ~500 random arguments per op; the engines use numpy.)
+plus ~500 random arguments per op. docs/ulp.md has the bounds against the CPU engines, which
+compute with simt/sim/mathlib.py; ptx_special.py has cbrt and the erf family.)
 Float64 versions of the approximate ops round the argument to float32, run the float32
 routine and widen the result: float32 accuracy and range. With fastmath: div.full.f32,
 sqrt/rsqrt.approx.f32, unreduced sin/cos.approx, tanh.approx, and contractable + - *.
@@ -98,14 +99,28 @@ def binary(em: Emitter, op: Op, d: str, a: str, b: str, t: Scalar) -> None:
     elif op is Op.DIV:
         em.ins(f"div.full.f32 {d}, {a}, {b}" if fast and t is Scalar.F32 else f"div.rn.{f} {d}, {a}, {b}")
     elif op in (Op.MIN, Op.MAX):
-        em.ins(f"{op.name.lower()}.{f} {d}, {a}, {b}")
+        float_min_max(em, op is Op.MIN, d, a, b, t)
     elif op is Op.REM:
         _fmod(_Math(em, t), d, a, b)
+    elif op is Op.COPYSIGN:                     # PTX copysign takes the sign source first
+        em.ins(f"copysign.{f} {d}, {b}, {a}")
     elif op in (Op.POW, Op.ATAN2):
         routine = _pow if op is Op.POW else _atan2
-        _in_float32(em, t, d, [a, b], lambda m, args: routine(m, *args))
+        in_float32(em, t, d, [a, b], lambda m, args: routine(m, *args))
     else:
         raise NotImplementedError(f"PTX backend: {op.name} on {t}")
+
+
+def float_min_max(em: Emitter, is_min: bool, d: str, a: str, b: str, t: Scalar) -> None:
+    """The MIR's MIN/MAX (Warp's CPU code): ``a`` when a <= b (a >= b) or b is NaN, else
+    ``b``, so a NaN loses and a tie of -0.0 and +0.0 gives the first operand, which PTX's
+    min/max do not promise."""
+    f = _F[t]
+    keep, b_nan = em.tmp(Scalar.BOOL), em.tmp(Scalar.BOOL)
+    em.ins(f"setp.{'le' if is_min else 'ge'}.{f} {keep}, {a}, {b}")
+    em.ins(f"setp.nan.{f} {b_nan}, {b}, {b}")
+    em.ins(f"or.pred {keep}, {keep}, {b_nan}")
+    em.ins(f"selp.{f} {d}, {a}, {b}, {keep}")
 
 
 def unary(em: Emitter, op: Op, d: str, a: str, t: Scalar) -> None:
@@ -132,15 +147,15 @@ def unary(em: Emitter, op: Op, d: str, a: str, t: Scalar) -> None:
         em.ins(f"testp.{'notanumber' if op is Op.ISNAN else 'infinite'}.{f} {d}, {m.reg(a)}")
     elif op in _UNARY_ROUTINES:
         routine = _UNARY_ROUTINES[op]
-        _in_float32(em, t, d, [a], lambda m32, args: routine(m32, args[0]))
+        in_float32(em, t, d, [a], lambda m32, args: routine(m32, args[0]))
     else:
         raise NotImplementedError(f"PTX backend: {op.name} on {t}")
 
 
-_ROUNDING = {Op.FLOOR: "rmi", Op.CEIL: "rpi", Op.TRUNC: "rzi"}
+_ROUNDING = {Op.FLOOR: "rmi", Op.CEIL: "rpi", Op.TRUNC: "rzi", Op.RINT: "rni"}
 
 
-def _in_float32(em: Emitter, t: Scalar, d: str, args: list[str], routine) -> None:
+def in_float32(em: Emitter, t: Scalar, d: str, args: list[str], routine) -> None:
     """Run a float32 routine; float64 arguments are rounded to float32 and the result widened."""
     m = _Math(em, Scalar.F32)
     if t is Scalar.F64:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..ir.mir import AtomArg, AtomOp, Imm, Instr, MemRef, Op, Reg, ShflMode, Space, SReg, VoteMode
 from ..ir.types import Scalar
+from . import ptx_math
 from .ptx import BITS_TYPE, INT_TYPE, MEM_TYPE, Emitter, imm_text
 
 
@@ -120,14 +121,14 @@ def _atomic(em: Emitter, ins: Instr) -> None:
 
 def _float_min_max_loop(em: Emitter, op: str, t: Scalar, space: str, addr: str, d: str,
                         value: str) -> None:
-    """PTX has no float atomic min/max: a compare-and-swap loop on the bits, with min.f32's
-    NaN-ignoring semantics (fmin/fmax, as the engines use)."""
+    """PTX has no float atomic min/max: a compare-and-swap loop on the bits, with the MIR's
+    MIN/MAX (ptx_math.float_min_max)."""
     bits = f"b{t.bits}"
     old, new, seen, retry = em.tmp(t), em.tmp(t), em.tmp(t), em.tmp(Scalar.BOOL)
     loop = em.new_label(f"atomic_{op}")
     em.ins(f"ld.volatile.{space}.{INT_TYPE[t]} {old}, {addr}")
     em.label(loop)
-    em.ins(f"{op}.{INT_TYPE[t]} {new}, {old}, {value}")
+    ptx_math.float_min_max(em, op == "min", new, old, value, t)
     em.ins(f"atom.{space}.cas.{bits} {seen}, {addr}, {old}, {new}")
     em.ins(f"setp.ne.{bits} {retry}, {seen}, {old}")
     em.ins(f"mov.{bits} {old}, {seen}")

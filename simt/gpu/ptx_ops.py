@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..ir.mir import BINARY, COMPARE, UNARY, Imm, Instr, Op
 from ..ir.types import Scalar
-from . import ptx_math, ptx_memory
+from . import ptx_math, ptx_special, ptx_memory
 from .ptx import BITS_TYPE, INT_TYPE, Emitter, imm_text
 
 
@@ -64,7 +64,11 @@ def lower_instr(em: Emitter, ins: Instr) -> None:
         _compare(em, ins)
     elif op in UNARY or op in (Op.ISNAN, Op.ISINF):
         t = ins.srcs[0].type
-        if t.is_float:
+        if op in ptx_special.ROUTINES:
+            routine = ptx_special.ROUTINES[op]
+            ptx_math.in_float32(em, t, em.reg(ins.dst), [em.val(ins.srcs[0])],
+                                lambda m, args: routine(m, args[0]))
+        elif t.is_float:
             ptx_math.unary(em, op, em.reg(ins.dst), em.val(ins.srcs[0]), t)
         else:
             _int_unary(em, ins, t)
@@ -193,9 +197,27 @@ def _int_unary(em: Emitter, ins: Instr, t: Scalar) -> None:
         em.ins(f"not.{BITS_TYPE[t]} {d}, {a}")
     elif op is Op.ABS:
         em.ins(f"abs.{signed} {d}, {a}" if t.is_signed else f"mov.{BITS_TYPE[t]} {d}, {a}")
+    elif op is Op.POPC:
+        _popc(em, t, d, a)
+        return
     else:
         raise NotImplementedError(f"PTX backend: {op.name} on {t}")
     normalize_8bit(em, d, t)
+
+
+def _popc(em: Emitter, t: Scalar, d: str, a: str) -> None:
+    """Set bits of the type's own width: popc.b32/.b64 (a u32 count); 8- and 16-bit values
+    sit sign-extended in 32-bit registers, so only their low byte(s) are counted."""
+    if t.bits == 64:
+        count = em.tmp("%r")
+        em.ins(f"popc.b64 {count}, {a}")
+        em.ins(f"cvt.u64.u32 {d}, {count}")
+    elif t.bits in (8, 16):
+        low = em.tmp("%r")
+        em.ins(f"and.b32 {low}, {a}, {(1 << t.bits) - 1}")
+        em.ins(f"popc.b32 {d}, {low}")
+    else:
+        em.ins(f"popc.b32 {d}, {a}")
 
 
 # ---- comparisons, select, conversions -----------------------------------------------------

@@ -21,7 +21,7 @@ from .frontend_rules import (BINARY_OPERATORS, COMPARE_OPERATORS, COMPONENT_NAME
                              component_count, component_type, constant, describe, fold, same_type,
                              store_counts)
 from .mir import Loc
-from .frontend_forms import MultiPlace, WarpForms
+from .frontend_forms import MultiPlace, WarpForms, evaluate_place_once
 from .pyfunc import PyFunc
 from .registry import BuiltinTypeError, lookup
 from .types import (VOID, AnyType, ArrayType, MatrixType, QuatType, Scalar, StructType,
@@ -183,6 +183,9 @@ class FunctionChecker(WarpForms):
             atom = hir.Atomic(place.type, self.loc(node), op=AtomOp.ADD if name == "add" else AtomOp.SUB,
                               array=place.array, indices=place.indices, path=place.path, values=[value])
             return [hir.ExprStmt(self.loc(node), value=atom)]
+        # Python evaluates the target once: its indices run before the right-hand side and
+        # the stored-to place reuses them
+        evaluate_place_once(place)
         result = self.binary(name, symbol, self.place_value(place, target), value, node)
         return [self.store(place, result, node)]
 
@@ -710,6 +713,8 @@ class FunctionChecker(WarpForms):
                                  f"supported in kernels", node)
             name, symbol = COMPARE_OPERATORS[type(op)]
             right = self.value(right_node)
+            if right_node is not node.comparators[-1]:
+                right = hir.once(right)     # a < f() < b runs f() once, as Python does
             parts.append(self.binary(name, symbol, left, right, node))
             left = right
         if len(parts) == 1:

@@ -539,13 +539,36 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str, args=Non
             ck.ctx.stack.pop()
         fd.ref_params = refs
         ck.ctx.specializations[key] = fd
+    bound = values
+    for k, (name, _) in enumerate(params):
+        if name in refs and isinstance(values[k], hir.ArrayLoad):
+            # an array element passed by reference: its index runs once, for the read and
+            # for the store back (Warp passes the element's address)
+            values[k].indices = [hir.once(i) for i in values[k].indices]
+            values[k].path = [hir.once(i) for i in values[k].path]
+    first = []
+    if kwargs and list(kwargs) != [p for p, _ in params if p in kwargs]:
+        # keywords out of parameter order: evaluate the arguments in source order first
+        by_value = {id(v): k for k, v in enumerate(args + list(kwargs.values()))}
+        source = [hir.once(v) for v in args + list(kwargs.values())]
+        values = [_reuse(v, by_value, source) for v in values]
+        first = source
+
+    def make_call(full):
+        return hir.InlineCall(full, ck.loc(node), func=fd, args=values, first=first)
     if not refs:
-        return hir.InlineCall(fd.return_type, ck.loc(node), func=fd, args=values)
+        return make_call(fd.return_type)
     # references: the call also yields the final values of its ref parameters, stored back
+    # to the places the arguments name
     positions = tuple(k for k, (name, _) in enumerate(params) if name in refs)
-    return ck.write_back(fd.return_type, values, positions, node,
-                         lambda full: hir.InlineCall(full, ck.loc(node), func=fd, args=values),
-                         arrays=True)
+    return ck.write_back(fd.return_type, bound, positions, node, make_call, arrays=True)
+
+
+def _reuse(value: hir.Expr, by_value: dict, source: list) -> hir.Expr:
+    """A bound argument reading the once-evaluated source argument it came from (an adapted
+    literal is a new constant: nothing to reuse)."""
+    k = by_value.get(id(value))
+    return value if k is None else source[k]
 
 
 def _bind(ck: "FunctionChecker", pf, args, kwargs, node):

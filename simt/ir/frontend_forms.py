@@ -164,7 +164,9 @@ class WarpForms:
         return self.slice_place(base, [3, 4, 5, 6], quat_type(elem), node)
 
     def store_multi(self, place: "MultiPlace", value: hir.Expr, node: ast.AST) -> hir.Stmt:
-        """Each selected component from a temporary holding the value (evaluated once)."""
+        """Each selected component from a temporary holding the value (evaluated once), at
+        the place's indices (evaluated once, after the value)."""
+        evaluate_place_once(place)
         value = adapt(value, place.type)
         if component_count(value.type) != len(place.places) or \
                 scalar_of(value.type) is not scalar_of(place.type):
@@ -215,6 +217,27 @@ class WarpForms:
     def assigns(self, body: list, name: str) -> bool:
         return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
                    for stmt in body for n in ast.walk(stmt))
+
+
+def evaluate_place_once(place) -> None:
+    """Wrap a place's index and component expressions in ``hir.Once``, so that reading it and
+    storing to it (``a[f()] += x``, ``v[i][0:2] += w``) evaluates each of them once. The parts
+    of a MultiPlace share its base's expressions: they share one Once each."""
+    wrapped: dict[int, hir.Expr] = {}
+
+    def once(e: hir.Expr) -> hir.Expr:
+        if id(e) not in wrapped:
+            wrapped[id(e)] = hir.once(e)
+        return wrapped[id(e)]
+    def visit(p) -> None:
+        if isinstance(p, MultiPlace):
+            for part in (p.base, *p.places):
+                visit(part)
+            return
+        if isinstance(p, ArrayPlace):
+            p.indices = [once(i) for i in p.indices]
+        p.path = [once(k) for k in p.path]
+    visit(place)
 
 
 class MultiPlace:

@@ -160,9 +160,29 @@ class SharedArray(Expr):
 
 @dataclass(eq=False)
 class InlineCall(Expr):
-    """A call of a device function: its typed body is inlined at the call site."""
+    """A call of a device function: its typed body is inlined at the call site.
+    ``first``: expressions to evaluate, in this order, before the arguments are bound (the
+    call's arguments in source order when keywords put them out of parameter order; the
+    arguments refer to them through ``Once``)."""
     func: "FuncDef | None" = None
     args: list[Expr] = field(default_factory=list)
+    first: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Once(Expr):
+    """An expression that appears at several places of one statement but runs once, where
+    it is first reached (Python evaluates ``a[f()] += x``'s target, and the middle operand
+    of ``a < f() < b``, once); later places reuse its value."""
+    value: Expr | None = None
+
+
+def once(e: Expr) -> Expr:
+    """``e`` wrapped so that repeating it does not repeat its evaluation (constants and
+    variables need no wrapping)."""
+    if isinstance(e, (Const, Var, Once)):
+        return e
+    return Once(e.type, e.loc, value=e)
 
 
 # ---- statements -----------------------------------------------------------------------

@@ -71,6 +71,7 @@ class Lowerer(MemoryLowering, ValueLowering):
         self.entry: Block | None = None
         self.coords: list[Reg] = []
         self.inline_depth = 0
+        self.once: dict[int, list[Operand]] = {}   # hir.Once values of the current statement
         MemoryLowering.__init__(self)
 
     # ---- blocks --------------------------------------------------------------------------
@@ -186,8 +187,10 @@ class Lowerer(MemoryLowering, ValueLowering):
 
     # ---- statements ----------------------------------------------------------------------
     def block(self, stmts: list[hir.Stmt]) -> None:
+        outer = self.once        # an inlined body's statements run inside a caller's statement
         for s in stmts:
             self.b.loc = s.loc
+            self.once = {}
             try:
                 getattr(self, "stmt_" + type(s).__name__)(s)
             except CompileError:
@@ -195,6 +198,7 @@ class Lowerer(MemoryLowering, ValueLowering):
             except Exception as e:  # noqa: BLE001 - report internal errors at the user's line
                 raise CompileError(f"internal compiler error while lowering this statement "
                                    f"({type(e).__name__}: {e}); please report it", s.loc) from e
+        self.once = outer
 
     def stmt_Assign(self, s: hir.Assign) -> None:
         if isinstance(s.value.type, ArrayType):
@@ -475,6 +479,16 @@ class Lowerer(MemoryLowering, ValueLowering):
         result = builtin.lower(self.b, [a.type for a in e.args], args)
         return list(result or [])
 
+    def expr_Once(self, e: hir.Once) -> list[Operand]:
+        """Evaluated where first reached (that place dominates the others: they come later in
+        the same statement); a variable's registers are copied, as later code may assign it."""
+        ops = self.once.get(id(e))
+        if ops is None:
+            ops = [self.b.mov(o) if isinstance(o, Reg) and o.id in self.pinned else o
+                   for o in self.value(e.value)]
+            self.once[id(e)] = ops
+        return list(ops)
+
     def expr_Truth(self, e: hir.Truth) -> list[Operand]:
         v = self.value(e.value)[0]
         self.b.loc = e.loc
@@ -587,6 +601,8 @@ class Lowerer(MemoryLowering, ValueLowering):
         fd = e.func
         if self.inline_depth > 64:
             raise CompileError("device functions nest too deeply (more than 64 inlined calls)", e.loc)
+        for arg in e.first:      # arguments in source order (keywords out of parameter order)
+            self.value(arg)
         frame = Frame(fd)
         for (name, t), arg in zip(fd.params, e.args):
             if isinstance(t, ArrayType):
@@ -665,6 +681,8 @@ def speculatable(e: hir.Expr) -> bool:
             return all(ok(v) for v in x.elems)
         if isinstance(x, hir.TupleGet):
             return ok(x.base)
+        if isinstance(x, hir.Once):
+            return ok(x.value)
         return False   # loads, atomics, inlined calls, shared allocations
 
     return ok(e)

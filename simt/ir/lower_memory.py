@@ -217,9 +217,9 @@ class MemoryLowering:
 
     def store(self, s, value: list[Operand] | None = None) -> None:
         """An ArrayStore, or ``value`` stored where an ArrayLoad reads."""
-        parts = self.address_parts(s)
         if value is None:
-            value = self.value(s.value)
+            value = self.value(s.value)     # Python's order: the right-hand side, then the target
+        parts = self.address_parts(s)
         self.b.loc = s.loc
         for mem, index, size, align in parts:
             part, value = value[:size], value[size:]

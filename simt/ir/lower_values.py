@@ -81,7 +81,11 @@ class ValueLowering:
         self.b.emit(Op.PRINT, (), tuple(ops), s.fmt)
 
     def stmt_Seq(self, s: hir.Seq) -> None:
-        self.block(s.body)
+        """The straight-line parts of one source statement: they share its once-evaluated
+        values (``v[f()][0:2] += w`` stores each component at the one index it read)."""
+        for part in s.body:
+            self.b.loc = part.loc
+            getattr(self, "stmt_" + type(part).__name__)(part)
 
     def expr_Swizzle(self, e: hir.Swizzle) -> list[Operand]:
         ops = self.value(e.base)

@@ -27,7 +27,9 @@ class Op(enum.Enum):
     ADD = enum.auto(); SUB = enum.auto(); MUL = enum.auto()
     DIV = enum.auto()      # ints: truncates toward zero (C); floats: IEEE round-to-nearest
     REM = enum.auto()      # ints: sign of dividend (C %); floats: fmod
-    MIN = enum.auto(); MAX = enum.auto(); POW = enum.auto(); ATAN2 = enum.auto()
+    MIN = enum.auto(); MAX = enum.auto()  # floats: src0 if src0 <= src1 (>=) or src1 is NaN, else src1
+    POW = enum.auto(); ATAN2 = enum.auto()
+    COPYSIGN = enum.auto()  # |src0| with the sign bit of src1 (floats; a NaN's sign bit is unspecified)
     AND = enum.auto(); OR = enum.auto(); XOR = enum.auto()   # bitwise, or logical on bool
     SHL = enum.auto(); SHR = enum.auto()                      # SHR: arithmetic if signed
     NEG = enum.auto(); NOT = enum.auto(); ABS = enum.auto()  # NOT: bitwise, or logical on bool
@@ -36,6 +38,10 @@ class Op(enum.Enum):
     SINH = enum.auto(); COSH = enum.auto(); TANH = enum.auto()
     EXP = enum.auto(); EXP2 = enum.auto(); LOG = enum.auto(); LOG2 = enum.auto(); LOG10 = enum.auto()
     FLOOR = enum.auto(); CEIL = enum.auto(); ROUND = enum.auto(); TRUNC = enum.auto()
+    RINT = enum.auto()     # nearest integer value, halfway cases to even
+    CBRT = enum.auto(); ERF = enum.auto(); ERFC = enum.auto()
+    ERFINV = enum.auto(); ERFCINV = enum.auto()   # Warp's definitions (erfcinv(x) = erfinv(1 - x))
+    POPC = enum.auto()     # set bits of an integer's two's-complement pattern, in its own type
     ISNAN = enum.auto(); ISINF = enum.auto()                  # dst bool
     # comparisons: dst bool, sources share one type
     EQ = enum.auto(); NE = enum.auto(); LT = enum.auto(); LE = enum.auto(); GT = enum.auto(); GE = enum.auto()
@@ -62,15 +68,17 @@ class Op(enum.Enum):
 
 TERMINATORS = frozenset({Op.BR, Op.CBR, Op.RET})
 BINARY = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.MIN, Op.MAX, Op.POW, Op.ATAN2,
-                    Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR})
+                    Op.COPYSIGN, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR})
 UNARY = frozenset({Op.NEG, Op.NOT, Op.ABS, Op.SQRT, Op.RSQRT, Op.SIN, Op.COS, Op.TAN, Op.ASIN,
                    Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2,
-                   Op.LOG10, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC})
+                   Op.LOG10, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC, Op.RINT, Op.CBRT, Op.ERF,
+                   Op.ERFC, Op.ERFINV, Op.ERFCINV, Op.POPC})
 COMPARE = frozenset({Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE})
-FLOAT_ONLY = frozenset({Op.POW, Op.ATAN2, Op.SQRT, Op.RSQRT, Op.SIN, Op.COS, Op.TAN, Op.ASIN,
-                        Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH, Op.EXP, Op.EXP2, Op.LOG,
-                        Op.LOG2, Op.LOG10, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC, Op.ISNAN, Op.ISINF})
-INT_ONLY = frozenset({Op.SHL, Op.SHR})  # AND/OR/XOR/NOT also take bool
+FLOAT_ONLY = frozenset({Op.POW, Op.ATAN2, Op.COPYSIGN, Op.SQRT, Op.RSQRT, Op.SIN, Op.COS, Op.TAN,
+                        Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH, Op.EXP, Op.EXP2,
+                        Op.LOG, Op.LOG2, Op.LOG10, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC, Op.RINT,
+                        Op.CBRT, Op.ERF, Op.ERFC, Op.ERFINV, Op.ERFCINV, Op.ISNAN, Op.ISINF})
+INT_ONLY = frozenset({Op.SHL, Op.SHR, Op.POPC})  # AND/OR/XOR/NOT also take bool
 MEMORY = frozenset({Op.LD, Op.ST, Op.ATOM})
 WARP_COLLECTIVE = frozenset({Op.SHFL, Op.VOTE, Op.SYNCWARP})
 BARRIERS = frozenset({Op.BAR, Op.BAR_AND})

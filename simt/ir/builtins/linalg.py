@@ -1,14 +1,14 @@
 """More of Warp 1.19's vector, matrix and quaternion builtins: argmin/argmax, ddot, identity,
-quat_from_matrix, quat_to_axis_angle, quat_slerp, nonzero, the approximate divisions and the
-``float``/``int`` cast spellings. Formulas follow Warp's ``native/vec.h``, ``mat.h`` and
-``quat.h`` operation by operation; branches there are selects here (every side is computed,
-which cannot trap on floats)."""
+quat_from_matrix, quat_to_axis_angle, quat_slerp, inverse_approx and the ``float``/``int``
+cast spellings (nonzero and div_approx are in scalar_math.py). Formulas follow Warp's
+``native/vec.h``, ``mat.h`` and ``quat.h`` operation by operation; branches there are
+selects here (every side is computed, which cannot trap on floats)."""
 from __future__ import annotations
 
 from ..mir import Op
 from ..registry import StaticArg, lookup, register
 from ..types import Scalar
-from .common import (FLOATS, V, arity, const, fail, is_mat, is_quat, is_scalar, is_vec,
+from .common import (FLOATS, V, arity, const, fail, is_mat, is_quat, is_vec,
                      matrix_type, ops, quat_type, select, vals, vector_type)
 from .quat import hamilton
 from .vector import dot_of
@@ -200,25 +200,7 @@ register("quat_slerp", slerp_infer, slerp_lower,
          "quaternion")
 
 
-# --- nonzero, approximate division, casts ------------------------------------------------------
-
-def nonzero_infer(arg_types):
-    arity("nonzero", arg_types, 1)
-    t = arg_types[0]
-    if not is_scalar(t) or t is Scalar.BOOL:
-        fail(f"nonzero() takes a number, not {t}")
-    return t
-
-
-def nonzero_lower(b, arg_types, args):
-    x = args[0][0]
-    t = x.type
-    return [b.select(b.compare(Op.NE, x, const(0, t)), const(1, t), const(0, t))]
-
-
-register("nonzero", nonzero_infer, nonzero_lower, "nonzero(x): 1 if x != 0 else 0, in x's type.",
-         "math")
-
+# --- approximate inverse, casts ------------------------------------------------------------
 
 def approx(name: str, exact: str):
     base = lookup(exact)
@@ -227,7 +209,6 @@ def approx(name: str, exact: str):
              f"it exactly (IEEE) on every engine.", "math")
 
 
-approx("div_approx", "div")
 approx("inverse_approx", "inverse")
 
 for _alias, _target in (("float", "float32"), ("int", "int32")):

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from ..builder import Builder
 from ..mir import Op, Operand
-from ..registry import register
+from ..registry import lookup, register
 from ..types import AnyType, Scalar, scalar_of
 from .common import (FLOATS, Args, V, arity, const, elementwise, fail, fold, is_composite,
                      is_mat, is_quat, is_scalar, is_vec, mismatch, ops, same_type, truthy,
@@ -33,6 +33,13 @@ UNARY_FLOAT = {
     "round": (Op.ROUND, "nearest integer value, halfway cases away from zero (C round(): "
                         "round(-2.5) == -3.0, unlike Python's round)"),
     "trunc": (Op.TRUNC, "integer part, rounding toward zero"),
+    "rint": (Op.RINT, "nearest integer value, halfway cases to even (numpy.rint)"),
+    "cbrt": (Op.CBRT, "cube root"),
+    "erf": (Op.ERF, "the error function"),
+    "erfc": (Op.ERFC, "the complementary error function, 1 - erf(x)"),
+    "erfinv": (Op.ERFINV, "the inverse error function, on [-1, 1]"),
+    "erfcinv": (Op.ERFCINV, "the inverse complementary error function, on [0, 2] (computed "
+                            "as erfinv(1 - x), as Warp does)"),
 }
 
 
@@ -114,6 +121,9 @@ def make_binary_float(name: str, op: Op, doc: str):
 
 
 make_binary_float("pow", Op.POW, "pow(x, y): x raised to the power y (floats).")
+make_binary_float("copysign", Op.COPYSIGN,
+                  "copysign(x, y): the magnitude of x with the sign of y (its sign bit: "
+                  "copysign(1.0, -0.0) == -1.0).")
 make_binary_float("atan2", Op.ATAN2, "atan2(y, x): the angle of the point (x, y), in (-pi, pi].")
 
 
@@ -333,3 +343,57 @@ register("where", where_infer, where_lower,
 register("select", select_infer, select_lower,
          "select(cond, value_if_false, value_if_true): Warp's older form of where() with the "
          "values in the opposite order (removed in Warp 1.19; kept here for old kernels).", GROUP)
+
+
+# --- bits, nonzero, div_approx ---------------------------------------------------------------------
+
+def bit_count_infer(arg_types):
+    arity("bit_count", arg_types, 1)
+    t = arg_types[0]
+    if not (is_scalar(t) and t.is_int):
+        fail(f"bit_count() takes an integer, not {t}")
+    return Scalar.I32
+
+
+def bit_count_lower(b, arg_types, args):
+    return [b.cvt(b.unary(Op.POPC, args[0][0]), Scalar.I32)]
+
+
+register("bit_count", bit_count_infer, bit_count_lower,
+         "bit_count(x): the number of set bits of an integer, as an int32. Signed values count "
+         "their two's-complement bits (bit_count(-1) == 32 for an int32), unlike Python's "
+         "int.bit_count().", GROUP)
+
+
+def nonzero_infer(arg_types):
+    arity("nonzero", arg_types, 1)
+    t = arg_types[0]
+    if not is_scalar(t) or t is Scalar.BOOL:
+        fail(f"nonzero() takes a number, not {t}")
+    return t
+
+
+def nonzero_lower(b, arg_types, args):
+    x = args[0][0]
+    return [b.select(b.compare(Op.EQ, x, const(0, x.type)), const(0, x.type), const(1, x.type))]
+
+
+register("nonzero", nonzero_infer, nonzero_lower,
+         "nonzero(x): 1 if x != 0 else 0, in x's type (NaN counts as nonzero).", GROUP)
+
+
+def div_approx_infer(arg_types):
+    arity("div_approx", arg_types, 2)
+    if not all(scalar_of(t) in FLOATS for t in arg_types):
+        fail(f"div_approx() takes float values, not {arg_types[0]} and {arg_types[1]}")
+    return lookup("div").infer(arg_types)
+
+
+def div_approx_lower(b, arg_types, args):
+    return lookup("div").lower(b, arg_types, args)
+
+
+register("div_approx", div_approx_infer, div_approx_lower,
+         "div_approx(a, b): a / b where the GPU may divide approximately; simt divides "
+         "exactly on every device, as Warp does on the CPU. Floats, and vectors, matrices or "
+         "quaternions with a float.", GROUP)

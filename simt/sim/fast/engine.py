@@ -8,10 +8,16 @@ worker threads take chunks until none are left (the compiled code releases the G
 What it reports: ``launch__grid_size``, ``launch__block_size`` and ``launch__thread_count``
 only; it counts no instructions (that is the precise engine's job).
 
+Float atomics whose result nothing reads are deferred and applied in one canonical order
+(simt/sim/atomic_log.py), so blocks run in parallel and still give the precise engine's
+bits. Kernels whose results would depend on how the cores interleave (an atomic's old value
+used, an exchange, an atomically updated array also loaded) run on one OS thread: same
+inputs, same bits, on every run.
+
 Differences from cpu:precise, all where the result is not defined by the program alone:
-- atomics from different blocks interleave in whatever order the cores run them: final
-  integer results are the same, the old values atomics return may differ, and float
-  atomic sums may round differently;
+- immediate atomics (those not deferred) land in the order threads run here (block by
+  block, thread by thread between collectives) rather than warp by warp: the old values
+  they return, and float sums they build, can differ from cpu:precise's;
 - threads run one after another between collectives, not warp by warp, so memory races
   (between threads not ordered by a barrier or warp intrinsic) may resolve differently;
 - the step limit counts basic blocks per thread, not per warp;
@@ -29,6 +35,7 @@ import numpy as np
 
 from ...ir.mir import Function
 from ...ir.types import Scalar
+from .. import atomic_log
 from ..common import ArrayArg, LaunchConfig
 from . import cache, codegen
 from ...progress import launch_progress
@@ -63,6 +70,9 @@ class CompiledKernel:
         self.fn = fn
         self.seconds_per_thread: float | None = None   # None: no launch yet (compiles)
         self._serial_blocks = None
+        self._serial_gen: Generated | None = None
+        self._log_buffers: tuple | None = None
+        self._log_lock = threading.Lock()   # launches from several threads take turns at them
         self.warm: set[int] = set()        # ids of the variants already called (compiled)
         self.wall_per_thread = {False: None, True: None}   # by spread over cores or not
         self.decisions = 0
@@ -75,7 +85,27 @@ class CompiledKernel:
             if self._serial_blocks is None:
                 gen = codegen.generate(self.fn, plain_atomics=True)
                 self._serial_blocks = cache.load_module(self.fn.name, gen.source).run_blocks
+                self._serial_gen = gen
         return self._serial_blocks
+
+    def take_log_buffers(self, rows: int, keys: bool) -> tuple:
+        """Buffers for the deferred float atomics of a launch, reused from the last one
+        (fresh memory costs a page fault per 4 KB); give them back with ``keep_log_buffers``.
+        A kernel whose atomics sit in loops starts each chunk with this room and grows it."""
+        with self._log_lock:          # a concurrent launch gets its own
+            have, self._log_buffers = self._log_buffers, None
+        if have is None or have[0].size < rows or (keys and have[2].size < rows):
+            have = (np.empty(rows, np.int64), np.empty(rows, np.float64),
+                    np.empty(rows if keys else 0, np.int64))
+        return have
+
+    def keep_log_buffers(self, buffers: tuple) -> None:
+        with self._log_lock:
+            self._log_buffers = buffers
+
+    def serial_gen(self) -> Generated:
+        self.serial_blocks()
+        return self._serial_gen if self.gen.has_global_atomics else self.gen
 
     def prefer_parallel(self) -> bool:
         if not ADAPTIVE_PARALLEL:
@@ -159,14 +189,27 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
 
     n_workers = min(workers(), n_blocks)
     threads = n_blocks * cfg.threads_per_block
-    parallel = (n_workers > 1 and compiled.estimate(threads) >= PARALLEL_ABOVE_S
-                and compiled.prefer_parallel())
+    parallel = (n_workers > 1 and gen.parallel_safe
+                and compiled.estimate(threads) >= PARALLEL_ABOVE_S and compiled.prefer_parallel())
     run_blocks = compiled.run_blocks if parallel else compiled.serial_blocks()
+    variant = gen if parallel else compiled.serial_gen()
+    logs = []
+    log_rows = variant.log_rows_per_thread * cfg.threads_per_block
+    if variant.logs:
+        buffers = compiled.take_log_buffers(n_blocks * log_rows, variant.log_keys)
 
     def run_chunk(begin: int, end: int):
         err = np.zeros(ERR_FIELDS, dtype=np.int64)
         err_state = np.zeros((3, lanes), dtype=np.int64)
-        run_blocks(begin, end, geom, shapes, err, abort, err_state, *data, *scalars)
+        if not variant.logs:
+            run_blocks(begin, end, geom, shapes, err, abort, err_state, *data, *scalars)
+            return err, err_state
+        room = slice(begin * log_rows, end * log_rows)   # this chunk's part of the buffers
+        addresses, values, keys = (b[room] if b.size else b for b in buffers)
+        addresses, values, keys, count = run_blocks(begin, end, geom, shapes, err, abort,
+                                                    err_state, addresses, values, keys,
+                                                    *data, *scalars)
+        logs.append((begin, addresses[:count], values[:count], keys[:count]))
         return err, err_state
 
     compiled_now = id(run_blocks) not in compiled.warm   # (reading .signatures is slow)
@@ -199,6 +242,11 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
         _, err, err_state = min(failed, key=lambda f: f[0])
         shapes_by_name = {p.mem.name: tuple(a.shape) for p, a in zip(gen.array_params, arrays)}
         FaultReport(gen, cfg, shapes_by_name, err).raise_error(err_state)
+    if logs:
+        _apply_logs(fn, logs, {p.mem.name: d for p, d in zip(gen.array_params, data)},
+                    ordered=not gen.layout.has_collectives)
+    if variant.logs:
+        compiled.keep_log_buffers(buffers)
     return {"launch__grid_size": float(n_blocks), "launch__block_size": float(cfg.threads_per_block),
             "launch__thread_count": float(threads)}
 
@@ -229,6 +277,25 @@ def _run_serial(run_chunk, n_blocks: int, progress) -> list:
             size *= 2
         begin = end
     return results
+
+
+def _apply_logs(fn: Function, logs: list, data: dict, ordered: bool) -> None:
+    """Apply the chunks' deferred float atomics in canonical order (simt/sim/atomic_log.py).
+    Chunks are contiguous ranges of blocks; without collectives a chunk's rows are in
+    canonical order already, with them they carry each thread's key and are sorted."""
+    logs.sort(key=lambda chunk: chunk[0])
+    deferral = atomic_log.plan(fn)
+    families = list(deferral.arrays.items())
+    if not ordered:
+        addresses = np.concatenate([c[1] for c in logs])
+        values = np.concatenate([c[2] for c in logs])
+        keys = np.concatenate([c[3] for c in logs])
+        order = np.argsort(keys, kind="stable")
+        logs = [(0, addresses[order], values[order], None)]
+    for _, addresses, values, _ in logs:
+        for k, (name, family) in enumerate(families):
+            atomic_log.apply_packed(data[name], addresses, values, k,
+                                    atomic_log.FAMILY_CODE[family])
 
 
 def _run_parallel(run_chunk, n_blocks: int, n_workers: int, threads: int, progress=None) -> list:

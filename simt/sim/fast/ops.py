@@ -14,6 +14,8 @@ import numpy as np
 from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, AtomOp, DimArg, Instr, MemRef, Op, Reg,
                        Space, SReg)
 from ...ir.types import Scalar
+from .. import mathlib
+from ..atomic_log import ADDRESS_BITS, THREADS_PER_BLOCK_KEY as LOG_KEY
 
 # numba spelling of each scalar type's constructor (a cast when applied to a value). Numba has
 # no float16: float16 registers and arrays hold the value's bits as uint16, and CVT to and
@@ -35,12 +37,10 @@ _EXACT_ARITH = frozenset({Scalar.F32, Scalar.F64, Scalar.I64, Scalar.U64})
 _COMPARE = {Op.EQ: "==", Op.NE: "!=", Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">="}
 _ARITH = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*"}
 _BITWISE = {Op.AND: "&", Op.OR: "|", Op.XOR: "^"}
-_NP_UNARY = {Op.SQRT: "np.sqrt", Op.SIN: "np.sin", Op.COS: "np.cos", Op.TAN: "np.tan",
-             Op.ASIN: "np.arcsin", Op.ACOS: "np.arccos", Op.ATAN: "np.arctan",
-             Op.SINH: "np.sinh", Op.COSH: "np.cosh", Op.TANH: "np.tanh", Op.EXP: "np.exp",
-             Op.EXP2: "np.exp2", Op.LOG: "np.log", Op.LOG2: "np.log2", Op.LOG10: "np.log10",
-             Op.FLOOR: "np.floor", Op.CEIL: "np.ceil", Op.TRUNC: "np.trunc",
+# exact ops (one right answer); the math library's ops call simt/sim/mathlib.py, as ``M``
+_NP_UNARY = {Op.SQRT: "np.sqrt", Op.FLOOR: "np.floor", Op.CEIL: "np.ceil", Op.TRUNC: "np.trunc",
              Op.ISNAN: "np.isnan", Op.ISINF: "np.isinf"}
+MATH_MODULE = "M"
 _SREG_LOCAL = {SReg.TID_X: "tid_x", SReg.TID_Y: "tid_y", SReg.TID_Z: "tid_z",
                SReg.NTID_X: "bx", SReg.NTID_Y: "by", SReg.NTID_Z: "bz",
                SReg.CTAID_X: "ctaid_x", SReg.CTAID_Y: "ctaid_y", SReg.CTAID_Z: "ctaid_z",
@@ -109,6 +109,9 @@ class OpWriter:
         self.instr_id = instr_id    # Instr -> its number in the function (stable across runs)
         # plain read-modify-write for global atomics: right when one OS thread runs the launch
         self.plain_global_atomics = False
+        # deferred float atomics (simt/sim/atomic_log.py) are logged, not applied, when set
+        self.deferral = None
+        self.log_keys = False       # rows carry the thread's key (threads run in rounds)
 
     def index_name(self, ins: Instr) -> str:
         """One name per memory instruction: numba compiles single-assignment names faster."""
@@ -166,11 +169,11 @@ class OpWriter:
             if t in _EXACT_ARITH:         # numba keeps these types: no cast to type-check
                 return f"{a} {sym} {b}"
             return f"{cast}({a} {sym} {b})"
+        if op in mathlib.FUNCTIONS:
+            return f"{MATH_MODULE}.{mathlib.FUNCTIONS[op]}({a}, {b})"
         if t.is_float:
             return {Op.DIV: f"{a} / {b}", Op.REM: f"np.fmod({a}, {b})",
-                    Op.MIN: f"fmin({a}, {b})", Op.MAX: f"fmax({a}, {b})",
-                    Op.POW: f"{cast}(np.power({a}, {b}))",
-                    Op.ATAN2: f"{cast}(np.arctan2({a}, {b}))"}[op]
+                    Op.MIN: f"fmin({a}, {b})", Op.MAX: f"fmax({a}, {b})"}[op]
         kind = "signed" if t.is_signed else "unsigned"
         if op is Op.DIV:
             return f"{cast}(div_{kind}({a}, {b}))"
@@ -200,7 +203,8 @@ class OpWriter:
             return f"{cast}(round_half_away({a}))"
         if op is Op.RSQRT:
             return f"{cast}({self.consts.get(1.0, t)} / np.sqrt({a}))"
-        # numba's float32 math stays float32 (sqrtf, sinf, ...), float64 stays float64
+        if op in mathlib.FUNCTIONS:      # the type of the argument (float32 stays float32)
+            return f"{MATH_MODULE}.{mathlib.FUNCTIONS[op]}({a})"
         return f"{_NP_UNARY[op]}({a})"
 
     def convert(self, ins: Instr) -> str:
@@ -274,6 +278,8 @@ class OpWriter:
         ix = self.index_name(ins)
         v = self.val(ins.srcs[-1])
         cmp = self.val(ins.srcs[1]) if arg.op is AtomOp.CAS else None
+        if self.deferral is not None and self.deferral.deferred(ins):
+            return lines + self.log_atomic(ins, v)
         if arg.mem.space is Space.SHARED or self.plain_global_atomics:
             # a block's threads run on one OS thread: a plain read-modify-write is atomic
             lines.append(f"{out} = {arr}[{ix}]")
@@ -287,6 +293,24 @@ class OpWriter:
             call = f"atomic_{arg.op.name.lower()}_{kind}({arr}, {ix}, {v})"
         lines.append(f"{out} = {call}")
         return lines
+
+    def log_atomic(self, ins: Instr, v: str) -> list[str]:
+        """Append (array and element, value[, block * 1024 + thread]) to the launch's log of
+        deferred float atomics; the (unread) old value is zero."""
+        arg: AtomArg = ins.arg
+        k = self.deferral.array_index(arg.mem.name)
+        value = f"-np.float64({v})" if arg.op is AtomOp.SUB else f"np.float64({v})"
+        where = f"np.int64({self.index_name(ins)})"
+        if k:
+            where += f" + np.int64({k << ADDRESS_BITS})"
+        lines = []
+        if self.deferral.in_loop:    # else the log has room for one row per thread and atomic
+            lines = ["if ln == lcap:", "    lad, lva, lky = grow_log(lad, lva, lky)",
+                     "    lcap = lad.size"]
+        lines += [f"lad[ln] = {where}", f"lva[ln] = {value}"]
+        if self.log_keys:
+            lines.append(f"lky[ln] = cta * {LOG_KEY} + t")
+        return lines + ["ln += 1", f"{reg_name(ins.dst)} = {self.consts.get(0.0, arg.mem.elem)}"]
 
     @staticmethod
     def _apply(op: AtomOp, t: Scalar, old: str, v: str, cmp: str | None) -> str:

@@ -127,7 +127,8 @@ def shr_unsigned(a, s, bits):
 
 @njit(**JIT)
 def fmin(a, b):
-    """numpy's fmin: a NaN operand loses to a number."""
+    """The MIR's float MIN: a NaN operand loses to a number; a tie (-0.0, +0.0) gives the
+    first operand, as Warp's CPU code does."""
     return a if (a <= b or b != b) else b
 
 
@@ -413,3 +414,17 @@ def atomic_cas_value(arr, i, cmp, v):
         if ok:
             return old
         old = seen
+
+
+@njit(**JIT)
+def grow_log(addresses, values, keys):
+    """The log of deferred float atomics (simt/sim/atomic_log.py) with twice the room (no
+    keys stay no keys)."""
+    n = addresses.size
+    bigger_a = np.empty(2 * n, np.int64)
+    bigger_v = np.empty(2 * n, np.float64)
+    bigger_k = np.empty(2 * n if keys.size else 0, np.int64)
+    bigger_a[:n] = addresses
+    bigger_v[:n] = values
+    bigger_k[:keys.size] = keys
+    return bigger_a, bigger_v, bigger_k

@@ -3,6 +3,9 @@
 Every function takes and returns numpy arrays (or numpy scalars) of the op's MIR type and
 follows PTX: integer ops wrap, integer division truncates toward zero, shifts clamp their
 amount to the register width, float-to-int conversion truncates and saturates (NaN -> 0).
+Math functions (sin, pow, erf, popc ...) are simt/sim/mathlib.py's, vectorised: the fast
+engine calls the same code, so both engines give the same bits. The ops left to numpy here
+are exact (IEEE +, -, *, /, sqrt, fmod, floor ...): one right answer, whoever computes it.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import numpy as np
 from ...ir.mir import Op
 from ...ir import bfloat16
 from ...ir.types import Scalar
+from .. import mathlib
 
 
 def int_div(a, b, t: Scalar):
@@ -96,16 +100,22 @@ def convert(x, src: Scalar, dst: Scalar):
     return np.asarray(x).astype(dst.np)
 
 
-def _fmin(a, b):
-    return np.fmin(a, b)
+def fmin(a, b):
+    """The MIR's float MIN (Warp's CPU code): a NaN loses, a tie gives the first operand
+    (numpy's fmin gives the second for -0.0 and +0.0)."""
+    a, b = np.asarray(a), np.asarray(b)
+    return np.where((a <= b) | (b != b), a, b)[()]
 
 
-def _fmax(a, b):
-    return np.fmax(a, b)
+def fmax(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return np.where((a >= b) | (b != b), a, b)[()]
 
 
 def binary_fn(op: Op, t: Scalar):
     """The numpy function implementing a BINARY op on type ``t``."""
+    if op in mathlib.FUNCTIONS:
+        return mathlib.ufunc(op, t.np)
     if op is Op.DIV:
         return np.divide if t.is_float else (lambda a, b: int_div(a, b, t))
     if op is Op.REM:
@@ -115,17 +125,17 @@ def binary_fn(op: Op, t: Scalar):
     if op is Op.SHR:
         return lambda a, b: shr(a, b, t)
     if op is Op.MIN:
-        return _fmin if t.is_float else np.minimum
+        return fmin if t.is_float else np.minimum
     if op is Op.MAX:
-        return _fmax if t.is_float else np.maximum
+        return fmax if t.is_float else np.maximum
     if t is Scalar.BOOL and op in (Op.AND, Op.OR, Op.XOR):
         return {Op.AND: np.logical_and, Op.OR: np.logical_or, Op.XOR: np.logical_xor}[op]
     return _BINARY[op]
 
 
 _BINARY = {
-    Op.ADD: np.add, Op.SUB: np.subtract, Op.MUL: np.multiply, Op.POW: np.power,
-    Op.ATAN2: np.arctan2, Op.AND: np.bitwise_and, Op.OR: np.bitwise_or, Op.XOR: np.bitwise_xor,
+    Op.ADD: np.add, Op.SUB: np.subtract, Op.MUL: np.multiply, Op.AND: np.bitwise_and,
+    Op.OR: np.bitwise_or, Op.XOR: np.bitwise_xor,
 }
 
 COMPARE_FN = {Op.EQ: np.equal, Op.NE: np.not_equal, Op.LT: np.less, Op.LE: np.less_equal,
@@ -137,6 +147,8 @@ def _rsqrt(x):
 
 
 def unary_fn(op: Op, t: Scalar):
+    if op in mathlib.FUNCTIONS:
+        return mathlib.ufunc(op, t.np)
     if op is Op.NOT:
         return np.logical_not if t is Scalar.BOOL else np.invert
     if op is Op.ROUND:
@@ -147,9 +159,6 @@ def unary_fn(op: Op, t: Scalar):
 
 
 _UNARY = {
-    Op.NEG: np.negative, Op.ABS: np.abs, Op.SQRT: np.sqrt, Op.SIN: np.sin, Op.COS: np.cos,
-    Op.TAN: np.tan, Op.ASIN: np.arcsin, Op.ACOS: np.arccos, Op.ATAN: np.arctan,
-    Op.SINH: np.sinh, Op.COSH: np.cosh, Op.TANH: np.tanh, Op.EXP: np.exp, Op.EXP2: np.exp2,
-    Op.LOG: np.log, Op.LOG2: np.log2, Op.LOG10: np.log10, Op.FLOOR: np.floor, Op.CEIL: np.ceil,
+    Op.NEG: np.negative, Op.ABS: np.abs, Op.SQRT: np.sqrt, Op.FLOOR: np.floor, Op.CEIL: np.ceil,
     Op.TRUNC: np.trunc, Op.ISNAN: np.isnan, Op.ISINF: np.isinf,
 }

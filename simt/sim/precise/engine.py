@@ -25,6 +25,7 @@ import numpy as np
 from ...ir.mir import ArrayParam, Function, Instr, Op, ScalarParam, SReg
 from ..common import ArrayArg, LaunchConfig
 from ...progress import launch_progress
+from ..atomic_log import BatchLog
 from .diagnostics import Diagnostics
 from .memory import Storage, out_of_bounds
 from . import timing
@@ -177,6 +178,7 @@ class Batch(Diagnostics):
             self._level_latency = np.array([lat["l1"], lat["l2"], lat["dram"]], dtype=np.int64)
             self._atomic_latency = int(lat["atomic_global"])
         self.warp_wavefronts = np.zeros(n // 32, dtype=np.int64)
+        self.atomic_log = BatchLog()      # deferred float atomics (simt/sim/atomic_log.py)
         if checker is not None:
             checker.batch_started(self)
 
@@ -246,6 +248,7 @@ class Batch(Diagnostics):
             step += 1
             if step % 256 == 0:
                 self.check_steps()
+        self.atomic_log.flush()
         self._finish()
 
     def _advance_time(self, blk, tim) -> None:

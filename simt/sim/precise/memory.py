@@ -3,12 +3,15 @@
 Atomics are applied in lane order (lanes of a warp in order, warps in the order the
 scheduler runs them), so results are deterministic run to run, and every lane gets the
 value its own read-modify-write saw, as if the hardware had serialised them that way.
+(Float atomics whose result nothing reads are not applied here but logged and applied in
+canonical order when the batch is done: simt/sim/atomic_log.py.)
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ...ir.mir import AtomOp, MemRef, Space
+from .arith import fmax, fmin
 
 
 class Storage:
@@ -88,6 +91,11 @@ def atomic(data: np.ndarray, flat: np.ndarray, op: AtomOp, vals, cmp=None) -> np
         v = v_sorted[s:e]
         if op is AtomOp.EXCH:
             seq = np.concatenate(([cur], v))
+        elif op in (AtomOp.MIN, AtomOp.MAX) and dtype.kind == "f":   # ties keep the old value
+            seq = np.concatenate(([cur], v)).astype(dtype)
+            pick = fmin if op is AtomOp.MIN else fmax
+            for k in range(1, seq.size):
+                seq[k] = pick(seq[k - 1], seq[k])
         else:  # accumulate is strictly sequential, so float sums round as serial atomics do
             seq = _ACCUMULATE[op].accumulate(np.concatenate(([cur], v)).astype(dtype), dtype=dtype)
         old[lanes] = seq[:-1]
@@ -95,9 +103,9 @@ def atomic(data: np.ndarray, flat: np.ndarray, op: AtomOp, vals, cmp=None) -> np
     return old
 
 
-_ACCUMULATE = {AtomOp.ADD: np.add, AtomOp.SUB: np.subtract, AtomOp.MIN: np.fmin,
-               AtomOp.MAX: np.fmax, AtomOp.AND: np.bitwise_and, AtomOp.OR: np.bitwise_or,
-               AtomOp.XOR: np.bitwise_xor}
+_ACCUMULATE = {AtomOp.ADD: np.add, AtomOp.SUB: np.subtract, AtomOp.MIN: np.minimum,
+               AtomOp.MAX: np.maximum, AtomOp.AND: np.bitwise_and, AtomOp.OR: np.bitwise_or,
+               AtomOp.XOR: np.bitwise_xor}     # integers; float min/max use fmin/fmax
 
 
 def _apply(op: AtomOp, old, val, cmp, dtype):
@@ -106,9 +114,9 @@ def _apply(op: AtomOp, old, val, cmp, dtype):
     if op is AtomOp.SUB:
         return np.subtract(old, val, dtype=dtype)
     if op is AtomOp.MIN:
-        return np.fmin(old, val) if dtype.kind == "f" else np.minimum(old, val)
+        return fmin(old, val).astype(dtype) if dtype.kind == "f" else np.minimum(old, val)
     if op is AtomOp.MAX:
-        return np.fmax(old, val) if dtype.kind == "f" else np.maximum(old, val)
+        return fmax(old, val).astype(dtype) if dtype.kind == "f" else np.maximum(old, val)
     if op is AtomOp.EXCH:
         return np.asarray(val, dtype=dtype).copy() if np.ndim(val) else dtype.type(val)
     if op is AtomOp.CAS:

@@ -12,10 +12,11 @@ from typing import Callable
 
 import numpy as np
 
-from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, CheckArg, DimArg, Function, Imm,
-                       Instr, Loc, MemRef, Op, Reg, ScalarParam, SReg)
+from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, AtomOp, CheckArg, DimArg, Function,
+                       Imm, Instr, Loc, MemRef, Op, Reg, ScalarParam, SReg)
 from ...ir import bfloat16
 from ...ir.types import Scalar
+from .. import atomic_log
 from . import arith, warp
 
 Step = Callable[[list, "object"], None]
@@ -92,7 +93,7 @@ class _Preparer:
         if isinstance(x, Reg):
             return self.reg(x)
         assert isinstance(x, Imm)
-        key = (x.value, x.type)
+        key = (repr(x.value), x.type)    # repr: -0.0 and 0.0 are equal as dict keys
         if key not in self.const_index:
             self.const_index[key] = len(self.consts)
             self.consts.append(bfloat16.to_bits(x.value)[()] if x.type is Scalar.BF16
@@ -109,6 +110,7 @@ class _Preparer:
             raw_blocks.append([(ins, [self.reg(d) for d in ins.dsts], [self.operand(s) for s in ins.srcs])
                                for ins in b.instrs])
         nregs = len(self.reg_types)
+        deferral = atomic_log.plan(fn)
         blocks = []
         for bi, (b, raw) in enumerate(zip(fn.blocks, raw_blocks)):
             steps, live_in, defs, written = [], [], [], set()
@@ -125,7 +127,7 @@ class _Preparer:
                 if ins.is_terminator:
                     term_srcs = s
                 else:
-                    steps.append(make_step(ins, d, s))
+                    steps.append(make_step(ins, d, s, deferral))
             first = b.instrs[0]
             barrier = first if first.op in (Op.BAR, Op.BAR_AND) else None
             eb = ExecBlock(bi, b.label, steps, b.instrs, live_in, defs, barrier, first.loc)
@@ -168,7 +170,8 @@ def _keep_live_defs(blocks: list[ExecBlock], label_index: dict[str, int]) -> Non
 
 # --- op implementations -------------------------------------------------------------------
 
-def make_step(ins: Instr, d: list[int], s: list[int]) -> Step:
+def make_step(ins: Instr, d: list[int], s: list[int],
+              deferral: atomic_log.Plan | None = None) -> Step:
     op = ins.op
     t = _src_type(ins)
     if op in BINARY:
@@ -223,6 +226,8 @@ def make_step(ins: Instr, d: list[int], s: list[int]) -> Step:
     if op is Op.ST:
         return _make_store(ins, s)
     if op is Op.ATOM:
+        if deferral is not None and deferral.deferred(ins):
+            return _make_deferred_atomic(ins, d, s, deferral.arrays[ins.arg.mem.name])
         return _make_atomic(ins, d, s)
     if op is Op.DIM:
         arg: DimArg = ins.arg
@@ -309,6 +314,30 @@ def _make_atomic(ins: Instr, d: list[int], s: list[int]) -> Step:
         old = atomic(st.data, np.ascontiguousarray(flat), arg.op, ctx.pick(env[val_i]), cmp)
         env[out] = ctx.spread(old, dtype)
     return atom
+
+
+def _make_deferred_atomic(ins: Instr, d: list[int], s: list[int], family: str) -> Step:
+    """A float atomic whose old value nothing reads: logged, applied in canonical order
+    when the batch is done (simt/sim/atomic_log.py). Its (unread) result is zero."""
+    arg: AtomArg = ins.arg
+    out, i, val_i = d[0], s[0], s[1]
+    dtype = arg.mem.elem.np
+    negate = arg.op is AtomOp.SUB
+
+    def deferred_atom(env, ctx):
+        st = ctx.storage[arg.mem]
+        n = ctx.n_active
+        flat = np.broadcast_to(ctx.pick(ctx.flat_index(st, env[i], 1, ins)), (n,))
+        ctx.record_memory(ins, st, env[i], 1)        # the access happens now, the update later
+        if ctx.checker is not None:
+            ctx.checker.atomic(ctx, ins, st, flat)
+        vals = np.broadcast_to(ctx.pick(env[val_i]), (n,)).astype(dtype)
+        lanes = ctx.sel()
+        keys = ((ctx.first_cta + lanes // ctx.lanes_per_cta) * atomic_log.THREADS_PER_BLOCK_KEY
+                + lanes % ctx.lanes_per_cta)
+        ctx.atomic_log.add(st, family, flat, -vals if negate else vals, keys)
+        env[out] = ctx.spread(np.zeros(n, dtype), dtype)
+    return deferred_atom
 
 
 def _make_check(ins: Instr, s: list[int]) -> Step:

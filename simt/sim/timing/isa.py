@@ -121,6 +121,7 @@ _PURE = {Op.CVT, Op.SELECT, Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.MIN, Op.M
          Op.ATAN2, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.ABS, Op.SQRT,
          Op.RSQRT, Op.SIN, Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH,
          Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.LOG10, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC,
+         Op.RINT, Op.CBRT, Op.ERF, Op.ERFC, Op.ERFINV, Op.ERFCINV, Op.COPYSIGN, Op.POPC,
          Op.ISNAN, Op.ISINF, Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.MOV}
 
 
