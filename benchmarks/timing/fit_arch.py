@@ -50,7 +50,8 @@ def harmonic(k):
 
 def fit() -> dict:
     micro, micro2, micro3, micro4 = (ncu.load(n) for n in ("micro", "micro2", "micro3", "micro4"))
-    probe = pd.concat([ncu.load("probes"), ncu.load("probes2")])
+    # later measurements of a probe replace earlier ones (op_table takes the last row)
+    probe = pd.concat([ncu.load(n) for n in ("probes", "probes2", "probes3") if (ncu.DATA / f"{n}.csv").exists()])
     n_sm = 132
     t = {}
 

@@ -16,7 +16,7 @@
 # Run from the repository root with PYTHONPATH=. (about 5 minutes on an H200).
 set -uo pipefail
 DIR=${1:?usage: measure.sh DIR [parts]}
-PARTS=${2:-micro,micro2,micro3,micro4,micro5,l2cap,probes,probes2,calib,calib2,validation}
+PARTS=${2:-micro,micro2,micro3,micro4,micro5,l2cap,probes,probes2,probes3,calib,calib2,validation}
 mkdir -p "$DIR"
 HERE=$(cd "$(dirname "$0")" && pwd)
 has() { [[ ",$PARTS," == *",$1,"* ]]; }
@@ -84,6 +84,12 @@ if has probes2; then
     python3 "$HERE/measure_gpu.py" --set probes --only "$PROBES2" --manifest "$DIR/probes2_manifest.csv" \
     > "$DIR/probes2.log" 2>&1
   echo "probes2: exit $?"
+fi
+if has probes3; then     # float min/max re-probed after their lowering changed
+  timeout 300 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/probes3.csv" \
+    python3 "$HERE/measure_gpu.py" --set probes --only f32_mul_max,f32_mul --manifest "$DIR/probes3_manifest.csv" \
+    > "$DIR/probes3.log" 2>&1
+  echo "probes3: exit $?"
 fi
 if has micro2; then
   nvcc -O3 -arch=sm_90 -o /tmp/simt_micro2 "$HERE/micro2.cu" || exit 1
