@@ -15,7 +15,8 @@ What each function computes (the MIR's definition on the CPU):
   (``simt_libm_sin`` ...), so LLVM treats each call as opaque: it cannot swap in a vector
   library or fold a call differently in a loop than in straight-line code;
 - ``erfinv``/``erfcinv`` (not in C) port Warp's own CPU code: Cephes' ``ndtri`` in double
-  precision, rounded to the argument's type;
+  precision, rounded to the argument's type; below abs(x) = 0.01, where that route loses
+  relative accuracy (and returns 0 for x under 1e-16), the Maclaurin series instead;
 - ``popc`` counts the set bits of an integer's two's-complement pattern (LLVM ``ctpop``).
 
 The GPU computes the transcendentals with its own routines; docs/ulp.md bounds how far.
@@ -296,6 +297,14 @@ def _erfinv64(z):
         return -math.inf
     if z < -1.0 or z > 1.0:
         return math.nan
+    if abs(z) < 0.01:
+        # (z + 1) / 2 rounds away z's low bits (all of them below 1e-16), so near 0 Cephes'
+        # route loses relative accuracy; the Maclaurin series of erfinv is exact to double
+        # there: sum c_k / (2k + 1) (sqrt(pi) z / 2)^(2k + 1), c = 1, 1, 7/6, 127/90, 4369/2520
+        t = 0.5 * math.sqrt(math.pi) * z
+        t2 = t * t
+        return t * (1.0 + t2 * (1.0 / 3.0 + t2 * (7.0 / 30.0 + t2 * (127.0 / 630.0
+                                                                 + t2 * (4369.0 / 22680.0)))))
     return _ndtri((z + 1.0) / 2.0) / math.sqrt(2.0)
 
 
