@@ -75,8 +75,9 @@ def kernels(tmp_path_factory):
 def _run(kernel, dtype, device):
     x = _arguments(dtype)
     y = np.roll(x, 5)
-    out = simt.zeros((len(UNARY) + len(BINARY), x.size), dtype=dtype)
-    simt.launch(kernel, dim=x.size, inputs=[simt.array(x), simt.array(y), out], device=device)
+    out = simt.zeros((len(UNARY) + len(BINARY), x.size), dtype=dtype, device=device)
+    simt.launch(kernel, dim=x.size, device=device,
+                inputs=[simt.array(x, device=device), simt.array(y, device=device), out])
     return x, y, out.numpy()
 
 
@@ -328,9 +329,47 @@ def test_gpu_within_documented_bound(kernels, results, name, dtype):
             same = ulp.ulp_distance(gpu[k], reference[k]) == 0
             assert same.all(), (builtin, x[~same][:4], gpu[k][~same][:4], reference[k][~same][:4])
             continue
+        if dtype == np.float64:        # CUDA's float64 function: float64 ulps, every argument
+            far = ulp.ulp_distance(gpu[k], reference[k])
+            worst = int(np.argmax(far))
+            assert far.max() <= bound.gpu64, (builtin, x[worst], y[worst], gpu[k][worst],
+                                              reference[k][worst], far.max())
+            continue
         with np.errstate(all="ignore"):
             inside = (x >= bound.lo) & (x <= bound.hi) & np.isfinite(reference[k])
             if builtin == "pow":
                 inside &= (x > 0) & (np.abs(y * np.log2(np.abs(x) + 1e-300)) <= 16)
         far = ulp.gpu_ulps(gpu[k], reference[k])[inside]
         assert far.size == 0 or far.max() <= bound.gpu, (builtin, far.max())
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not on PATH")
+def test_float64_math_calls_cuda_s_double_functions(kernels):
+    """Float64 transcendentals call CUDA's double-precision functions (compiled by NVRTC or
+    nvcc into the module), not simt's float32 routines."""
+    from simt.gpu import libm64
+    from simt.gpu.ptx import emit
+    from simt.ir.mir import LaunchSig
+    if libm64._compiler()[0] == "none":
+        pytest.skip("neither NVRTC nor nvcc is available")
+    text = emit(kernels["f64"].compile(LaunchSig(1, 1)), "sm_90")[0]
+    for builtin in ("sin", "exp", "pow", "erfinv", "erfcinv", "cbrt"):
+        assert f"call.uni (simt_ret), simt_f64_{builtin}," in text
+        assert f".func  (.param .b64 func_retval0) simt_f64_{builtin}(" in text
+    entry = text[text.index(".visible .entry"):]
+    assert "cvt.rn.f32.f64" not in entry         # the kernel rounds no argument to float32
+    f32 = emit(kernels["f32"].compile(LaunchSig(1, 1)), "sm_90")[0]
+    assert "call.uni" not in f32
+
+
+def test_float64_math_without_a_cuda_compiler_is_a_clear_error(kernels, monkeypatch):
+    from simt.errors import DeviceError
+    from simt.gpu import libm64
+    from simt.gpu.ptx import emit
+    from simt.ir.mir import LaunchSig
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(libm64, "_compiler", libm64._compiler.__wrapped__)
+    monkeypatch.setattr(libm64, "_library", libm64._library.__wrapped__)
+    monkeypatch.setitem(sys.modules, "cuda.bindings.nvrtc", None)     # import fails
+    with pytest.raises(DeviceError, match="NVRTC .* or nvcc on PATH"):
+        emit(kernels["f64"].compile(LaunchSig(1, 1)), "sm_90")

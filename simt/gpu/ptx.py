@@ -22,8 +22,9 @@ exactly as the engines' int8/uint8 do.
 Exactness against the precise engine: integer ops, comparisons, conversions, + - * / sqrt
 and rsqrt (as 1/sqrt) on floats, fmod, floor/ceil/trunc/round, min/max, memory, atomics and
 warp ops match bit for bit (fastmath aside). Approximate on the GPU (see ptx_math.py for the
-bounds): sin cos tan asin acos atan atan2 sinh cosh tanh exp exp2 log log2 log10 pow, and
-every float64 one of them, which is computed in float32. Not reproducible: float atomics'
+bounds): sin cos tan asin acos atan atan2 sinh cosh tanh exp exp2 log log2 log10 pow cbrt
+and the erf family; their float64 versions call CUDA's double-precision math library
+(libm64.py). Not reproducible: float atomics'
 summation order, and atomic_cas on floats compares bits (the engines compare values).
 A failed debug bounds CHECK executes ``trap``: the GPU cannot say which thread or index.
 """
@@ -129,6 +130,7 @@ class Emitter:
         self.smem_base: str | None = None
         self.fastmath = fn.fastmath
         self.module_lines: list[str] = []      # declarations before the entry (vprintf, formats)
+        self.libm: set = set()                 # float64 math ops called (libm64.py's functions)
 
     # -- registers and operands --------------------------------------------------------------
     def _name(self, prefix: str, index: int) -> str:
@@ -194,6 +196,9 @@ class Emitter:
         for path, index in (self.files or {}).items():
             head.append(f'.file {index} "{path}"')
         head += [*self.module_lines, *([""] if self.module_lines else [])]
+        if self.libm:
+            from .libm64 import library
+            head += [library(self.libm, self.arch)]
         head.append(f".visible .entry {self.entry}(")
         params = [f"\t.param .{t} {n}" for t, n, _ in self.params]
         for i, (_, _, what) in enumerate(self.params):

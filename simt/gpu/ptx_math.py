@@ -22,8 +22,8 @@ Approximate (PTX has no accurate instruction; measured against numpy over typica
 (measured on an H200 against numpy: the ulp figures above are the largest seen over specials
 plus ~500 random arguments per op. docs/ulp.md has the bounds against the CPU engines, which
 compute with simt/sim/mathlib.py; ptx_special.py has cbrt and the erf family.)
-Float64 versions of the approximate ops round the argument to float32, run the float32
-routine and widen the result: float32 accuracy and range. With fastmath: div.full.f32,
+Float64 versions of the approximate ops call CUDA's double-precision math library
+(libm64.py): float64 accuracy. With fastmath: div.full.f32,
 sqrt/rsqrt.approx.f32, unreduced sin/cos.approx, tanh.approx, and contractable + - *.
 """
 from __future__ import annotations
@@ -32,6 +32,7 @@ import math
 
 from ..ir.mir import Op
 from ..ir.types import Scalar
+from . import libm64
 from .ptx import Emitter, imm_text
 
 _F = {Scalar.F32: "f32", Scalar.F64: "f64"}
@@ -106,7 +107,7 @@ def binary(em: Emitter, op: Op, d: str, a: str, b: str, t: Scalar) -> None:
         em.ins(f"copysign.{f} {d}, {b}, {a}")
     elif op in (Op.POW, Op.ATAN2):
         routine = _pow if op is Op.POW else _atan2
-        in_float32(em, t, d, [a, b], lambda m, args: routine(m, *args))
+        approximate(em, op, t, d, [a, b], lambda m, args: routine(m, *args))
     else:
         raise NotImplementedError(f"PTX backend: {op.name} on {t}")
 
@@ -147,7 +148,7 @@ def unary(em: Emitter, op: Op, d: str, a: str, t: Scalar) -> None:
         em.ins(f"testp.{'notanumber' if op is Op.ISNAN else 'infinite'}.{f} {d}, {m.reg(a)}")
     elif op in _UNARY_ROUTINES:
         routine = _UNARY_ROUTINES[op]
-        in_float32(em, t, d, [a], lambda m32, args: routine(m32, args[0]))
+        approximate(em, op, t, d, [a], lambda m32, args: routine(m32, args[0]))
     else:
         raise NotImplementedError(f"PTX backend: {op.name} on {t}")
 
@@ -155,13 +156,15 @@ def unary(em: Emitter, op: Op, d: str, a: str, t: Scalar) -> None:
 _ROUNDING = {Op.FLOOR: "rmi", Op.CEIL: "rpi", Op.TRUNC: "rzi", Op.RINT: "rni"}
 
 
-def in_float32(em: Emitter, t: Scalar, d: str, args: list[str], routine) -> None:
-    """Run a float32 routine; float64 arguments are rounded to float32 and the result widened."""
-    m = _Math(em, Scalar.F32)
+def approximate(em: Emitter, op: Op, t: Scalar, d: str, args: list[str], routine) -> None:
+    """A transcendental: float32 runs simt's routine, float64 calls CUDA's double-precision
+    function (libm64.py)."""
     if t is Scalar.F64:
-        args = [m.op("cvt.rn.f32.f64", a) for a in args]
-    result = routine(m, args)
-    em.ins(f"cvt.f64.f32 {d}, {result}" if t is Scalar.F64 else f"mov.f32 {d}, {result}")
+        libm64.call(em, op, d, args)
+        return
+    assert t is Scalar.F32, t
+    result = routine(_Math(em, Scalar.F32), args)
+    em.ins(f"mov.f32 {d}, {result}")
 
 
 # ---- fmod ---------------------------------------------------------------------------------

@@ -66,8 +66,8 @@ def lower_instr(em: Emitter, ins: Instr) -> None:
         t = ins.srcs[0].type
         if op in ptx_special.ROUTINES:
             routine = ptx_special.ROUTINES[op]
-            ptx_math.in_float32(em, t, em.reg(ins.dst), [em.val(ins.srcs[0])],
-                                lambda m, args: routine(m, args[0]))
+            ptx_math.approximate(em, op, t, em.reg(ins.dst), [em.val(ins.srcs[0])],
+                                 lambda m, args: routine(m, args[0]))
         elif t.is_float:
             ptx_math.unary(em, op, em.reg(ins.dst), em.val(ins.srcs[0]), t)
         else:

@@ -1,7 +1,7 @@
 """PTX for the special functions PTX has no instruction for: cbrt, erf, erfc, erfinv, erfcinv.
 
-Float32 routines (float64 arguments run them in float32 and widen the result, like the
-other approximate ops of ptx_math.py); their accuracy against the CPU engines is bounded in
+Float32 routines (float64 arguments call CUDA's double-precision functions instead, like
+the other approximate ops of ptx_math.py: libm64.py); their accuracy against the CPU engines is bounded in
 docs/ulp.md:
   cbrt     ex2/lg2 estimate, one Newton step in float32
   erf      |x| < 1: x * P(x^2); above: 1 - erfc(|x|), with the sign of x

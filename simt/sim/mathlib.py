@@ -15,8 +15,9 @@ What each function computes (the MIR's definition on the CPU):
   (``simt_libm_sin`` ...), so LLVM treats each call as opaque: it cannot swap in a vector
   library or fold a call differently in a loop than in straight-line code;
 - ``erfinv``/``erfcinv`` (not in C) port Warp's own CPU code: Cephes' ``ndtri`` in double
-  precision, rounded to the argument's type; below abs(x) = 0.01, where that route loses
-  relative accuracy (and returns 0 for x under 1e-16), the Maclaurin series instead;
+  precision, refined by one Newton step on erf (erfc near +-1), rounded to the argument's
+  type; below abs(x) = 0.01, where that route loses relative accuracy (and returns 0 for x
+  under 1e-16), the Maclaurin series instead;
 - ``popc`` counts the set bits of an integer's two's-complement pattern (LLVM ``ctpop``).
 
 The GPU computes the transcendentals with its own routines; docs/ulp.md bounds how far.
@@ -305,7 +306,20 @@ def _erfinv64(z):
         t2 = t * t
         return t * (1.0 + t2 * (1.0 / 3.0 + t2 * (7.0 / 30.0 + t2 * (127.0 / 630.0
                                                                  + t2 * (4369.0 / 22680.0)))))
-    return _ndtri((z + 1.0) / 2.0) / math.sqrt(2.0)
+    # Cephes' ndtri at (|z| + 1) / 2, or at (1 - |z|) / 2 (exact) above 0.5 so that z within
+    # 2^-53 of +-1 keeps its distance from 1; then one Newton step on erf(x) = |z| (erfc(x) =
+    # 1 - |z| above 0.5): Cephes is good to ~5e-12 relative near +-1, the step to erf's ulp.
+    a = abs(z)
+    if a < 0.5:
+        x = _ndtri((a + 1.0) / 2.0) / math.sqrt(2.0)
+    else:
+        x = -_ndtri((1.0 - a) / 2.0) / math.sqrt(2.0)
+    miss = c_erf(x) - a if a < 0.5 else (1.0 - a) - c_erfc(x)
+    x -= miss / (_TWO_OVER_SQRT_PI * c_exp(-x * x))
+    return x if z > 0.0 else -x
+
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
 @njit(**JIT)
