@@ -53,7 +53,7 @@ BOUNDS: dict[str, Bound] = {
     "log": Bound(3, _C_LIBRARY, 2, 0.0, np.inf),
     "log2": Bound(3, _C_LIBRARY, 3, 0.0, np.inf),
     "log10": Bound(3, _C_LIBRARY, 3, 0.0, np.inf),
-    "pow": Bound(20, _C_LIBRARY, 3, 0.0, np.inf, "x > 0 and abs(y log2 x) <= 16: the float32 "
+    "pow": Bound(24, _C_LIBRARY, 3, 0.0, np.inf, "x > 0 and abs(y log2 x) <= 16: the float32 "
                                                  "error grows with abs(y log2 x)"),
     "cbrt": Bound(2, _C_LIBRARY, 5),
     "erf": Bound(3, _C_LIBRARY, 3),

@@ -370,6 +370,8 @@ def test_float64_math_without_a_cuda_compiler_is_a_clear_error(kernels, monkeypa
     monkeypatch.setattr(shutil, "which", lambda name: None)
     monkeypatch.setattr(libm64, "_compiler", libm64._compiler.__wrapped__)
     monkeypatch.setattr(libm64, "_library", libm64._library.__wrapped__)
-    monkeypatch.setitem(sys.modules, "cuda.bindings.nvrtc", None)     # import fails
+    def no_nvrtc():
+        raise ImportError("libnvrtc.so not found")
+    monkeypatch.setattr(libm64, "_nvrtc_version", no_nvrtc)
     with pytest.raises(DeviceError, match="NVRTC .* or nvcc on PATH"):
         emit(kernels["f64"].compile(LaunchSig(1, 1)), "sm_90")

@@ -108,11 +108,8 @@ def _compiler():
     """(identity, compile function) of the first compiler found: NVRTC, then nvcc."""
     why = []
     try:
-        from cuda.bindings import nvrtc
-        err, major, minor = nvrtc.nvrtcVersion()
-        if err == nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            return f"nvrtc {major}.{minor}", _nvrtc
-        why.append(f"NVRTC: {err}")
+        major, minor = _nvrtc_version()
+        return f"nvrtc {major}.{minor}", _nvrtc
     except Exception as e:                     # no bindings, or no libnvrtc to load
         why.append(f"NVRTC: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
     nvcc = shutil.which("nvcc")
@@ -127,6 +124,13 @@ def _compiler():
                           "install nvidia-cuda-nvrtc-cu12, or a CUDA toolkit) or nvcc on "
                           f"PATH; neither was found ({'; '.join(why)})")
     return "none", unavailable
+
+
+def _nvrtc_version() -> tuple[int, int]:
+    from cuda.bindings import nvrtc
+    err, major, minor = nvrtc.nvrtcVersion()
+    _nvrtc_check(nvrtc, err, "nvrtcVersion")
+    return major, minor
 
 
 def _nvrtc(code: str, arch: str) -> str:

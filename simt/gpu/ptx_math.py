@@ -9,7 +9,7 @@ half-to-even), fmod (an exact shift-and-subtract loop: at most ~280 steps for fl
 
 Approximate (PTX has no accurate instruction; measured against numpy over typical ranges):
   sin, cos, tan   pi/2 quadrant reduction (three-part pi/2, fma) and cephes' sinf/cosf
-               polynomials: <= 2 ulp for |x| < 1e5 (tan: plus one division); beyond 1e5 the
+               polynomials: <= 2 ulp for |x| <= 1e5 (tan: plus one division); beyond 1e5 the
                reduction is not accurate and the unreduced sin/cos.approx are used (garbage
                relative to the true value, but in [-1, 1])
   exp2, exp    ex2.approx, exp with the product's rounding error compensated: <= 3 ulp
@@ -242,9 +242,9 @@ def _sin_cos(m: _Math, x: str, shift: int) -> str:
 
 
 def _reducible(m: _Math, x: str) -> str:
-    """Whether the float32 quadrant reduction is accurate: |x| < 1e5 (else the quadrant
+    """Whether the float32 quadrant reduction is accurate: |x| <= 1e5 (else the quadrant
     itself is rounded; such arguments fall back to the bounded .approx instructions)."""
-    return m.cmp("lt", m.abs(x), m.c(_REDUCTION_LIMIT))
+    return m.cmp("le", m.abs(x), m.c(_REDUCTION_LIMIT))
 
 
 def _sin(m: _Math, x: str) -> str:
