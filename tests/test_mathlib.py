@@ -235,6 +235,19 @@ def test_ulp_table_in_docs_is_the_code_table():
     assert ulp.table_markdown() in doc
 
 
+def test_the_h200_measurement_is_within_every_bound():
+    """docs/ulp_h200/ulp.csv (tools/gpu_fuzz.py on an H200) covers every transcendental at
+    both widths and never exceeds the table: a bound tightened below what the GPU does fails."""
+    import csv
+    rows = list(csv.DictReader((Path(__file__).parents[1] / "docs" / "ulp_h200" / "ulp.csv").open()))
+    transcendental = {n for n, b in ulp.BOUNDS.items() if b.gpu > 0 and "," not in n}
+    assert {(r["builtin"], r["dtype"]) for r in rows} == {(n, t) for n in transcendental
+                                                         for t in ("float32", "float64")}
+    for r in rows:
+        b = ulp.BOUNDS[r["builtin"]]
+        assert float(r["max_ulp"]) <= (b.gpu if r["dtype"] == "float32" else b.gpu64), r
+
+
 def test_ulp_distance():
     f = np.float32
     assert ulp.ulp_distance(f(1.0), np.nextafter(f(1.0), f(2.0))) == 1
