@@ -16,6 +16,7 @@ import typing
 import numpy as np
 
 from . import types as t
+from .errors import SimtError
 from .devices import Device, get_device, parse_device, require_memory
 from .ir.types import ANY, ArrayType, Scalar, StructType, ValueType
 
@@ -186,6 +187,15 @@ class array:
     def __len__(self) -> int:
         return self.shape[0]
 
+    def __getitem__(self, index):
+        raise SimtError(f"simt arrays cannot be indexed or sliced on the host (a[{_show_index(index)}]): "
+                        f"Warp's array views are not supported; read a copy with a.numpy()[...] or "
+                        f"make a new array with simt.array(a.numpy()[...])")
+
+    def __setitem__(self, index, value):
+        raise SimtError(f"simt arrays cannot be assigned by index on the host (a[{_show_index(index)}] = ...): "
+                        f"use a.assign(...), a.fill_(...), or write a.numpy()[...] on a cpu array")
+
     # host access ---------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
         """The host buffer itself (a view, as Warp gives for cpu arrays); a copy from a GPU."""
@@ -268,6 +278,15 @@ class array:
 
     def __str__(self) -> str:
         return str(self.numpy()) if self._buffer is not None else repr(self)
+
+
+def _show_index(index) -> str:
+    def one(i):
+        if isinstance(i, slice):
+            return ":".join("" if v is None else str(v) for v in (i.start, i.stop)) + \
+                ("" if i.step is None else f":{i.step}")
+        return str(i)
+    return ", ".join(one(i) for i in index) if isinstance(index, tuple) else one(index)
 
 
 def _buffer_from_data(data, dtype, shape, alias: bool = False) -> tuple[np.ndarray, ValueType]:

@@ -173,15 +173,27 @@ _funcs: dict[tuple[str, str], Func] = {}
 
 
 def func(f=None, *, name: str | None = None, module=None, inline=None):
-    """Decorator: ``@simt.func`` marks a device function callable from kernels."""
+    """Decorator: ``@simt.func`` marks a device function callable from kernels.
+
+    As in Warp, a definition is an overload of the function its name is bound to in the
+    scope it is written in (the module, or the enclosing function's locals) when that is a
+    ``@simt.func`` with other annotations, and replaces that overload when the annotations
+    are the same. Functions made by separate calls of a factory are separate functions, even
+    with the same name and signature."""
+    frame = inspect.currentframe()
+    try:
+        scope = frame.f_back.f_locals if frame is not None and frame.f_back is not None else {}
+    finally:
+        del frame
+
     def wrap(fn) -> Func:
-        key = (fn.__module__, fn.__qualname__)
-        existing = _funcs.get(key)
-        sig = _signature_key(fn)
-        if existing is not None:
+        existing = scope.get(fn.__name__)
+        if isinstance(existing, Func):
+            sig = _signature_key(fn)
             same = [k for k, f in enumerate(existing.overloads) if _signature_key(f) == sig]
             if not same:
                 existing.add_overload(fn)
+                _funcs[(fn.__module__, fn.__qualname__)] = existing
                 return existing
             if len(existing.overloads) > 1:   # redefines one overload; the others stay
                 existing.overloads[same[0]] = fn
@@ -189,7 +201,7 @@ def func(f=None, *, name: str | None = None, module=None, inline=None):
                     existing.py_func = fn
                 return existing
         made = Func(fn, name=name)
-        _funcs[key] = made
+        _funcs[(fn.__module__, fn.__qualname__)] = made   # for @wp.overload on a typed stub
         return made
     return wrap(f) if f is not None else wrap
 

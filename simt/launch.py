@@ -235,11 +235,7 @@ def engine_arguments(kernel: Kernel, fn: Function, bound) -> list:
 
 def check_index_dims(kernel: Kernel, sig: LaunchSig, dims: tuple[int, ...], block) -> None:
     """What the kernel unpacks from tid()/thread_idx()... must fit the launch's dimensions."""
-    tid_ndim, thread_idx_ndim = kernel.index_dims
-    if tid_ndim > 1 and tid_ndim != sig.dim_ndim:
-        raise LaunchError(f"kernel '{kernel.key}' unpacks {tid_ndim} values from tid() but is "
-                          f"launched with the {sig.dim_ndim}-d dim {dims}; launch it with a "
-                          f"{tid_ndim}-d dim or unpack {sig.dim_ndim} value(s)")
+    tid_ndim, thread_idx_ndim = kernel.index_dims   # tid() may unpack more or fewer (Warp pads or drops)
     if thread_idx_ndim and thread_idx_ndim != sig.block_ndim:
         queries = "thread_idx()/block_idx()/block_dim()/grid_dim()"
         shape = "an int block_dim" if sig.block_ndim == 1 else f"the {sig.block_ndim}-d block_dim {block}"

@@ -17,6 +17,7 @@ import sys
 import numpy as np
 
 from . import types as user_types
+from .errors import SimtError
 from .ir import types as ir
 from .ir.types import ArrayType, Scalar, StructType
 
@@ -112,8 +113,8 @@ def struct_numpy_dtype(st: StructType) -> np.dtype:
     parts = []
     for name, t in st.fields:
         if isinstance(t, ArrayType):
-            raise TypeError(f"struct {st.name} holds an array ({name!r}): arrays of it are not "
-                            f"supported")
+            raise SimtError(f"struct {st.name} holds an array ({name!r}): simt does not support "
+                            f"arrays of such structs (pass the array as its own kernel argument)")
         if isinstance(t, StructType):
             parts.append((name, struct_numpy_dtype(t)))
         else:

@@ -303,6 +303,39 @@ def test_func_overloads_by_annotation():
     assert describe(1.0) == "float" and describe(1) == "int"
 
 
+def _scaled(value):
+    @simt.func
+    def f():
+        return value
+
+    @simt.func
+    def f(x: int):  # noqa: F811 - an overload of this call's f only
+        return f() * x
+
+    return f
+
+
+scaled_by_2, scaled_by_3 = _scaled(2), _scaled(3)
+
+
+@simt.kernel
+def closures_kernel(a: simt.array(dtype=int)):
+    a[0] = scaled_by_2()
+    a[1] = scaled_by_2(5)
+    a[2] = scaled_by_3()
+    a[3] = scaled_by_3(5)
+
+
+@pytest.mark.parametrize("device", ["cpu:precise", "cpu"])
+def test_functions_made_by_separate_factory_calls_stay_separate(device):
+    """As in Warp, a definition overloads only the function its name is bound to in its own
+    scope: each call of the factory makes its own function (with its own captured value)."""
+    assert scaled_by_2 is not scaled_by_3 and len(scaled_by_2.overloads) == 2
+    a = simt.zeros(4, dtype=int)
+    simt.launch(closures_kernel, 1, [a], device=device)
+    assert a.numpy().tolist() == [2, 10, 3, 15]
+
+
 def test_constant_is_the_value():
     assert simt.constant(3) == 3 and simt.constant(2.5) == 2.5
 
@@ -410,3 +443,20 @@ def test_copy_false_aliases_numpy_memory_as_warp_does_on_the_cpu():
                      (np.zeros((8, 2), np.float32)[:, 0], "not C-contiguous")):
         with pytest.raises(ValueError, match=why):
             simt.array(bad, dtype=simt.float32, copy=False)
+
+
+def test_host_indexing_of_an_array_is_a_clear_error():
+    a = simt.zeros(4)
+    with pytest.raises(simt.SimtError, match=r"sliced on the host \(a\[1:\]\).*views are not supported"):
+        a[1:]
+    with pytest.raises(simt.SimtError, match=r"assigned by index on the host \(a\[0\] = \.\.\.\)"):
+        a[0] = 1.0
+
+
+def test_arrays_of_structs_holding_arrays_are_a_clear_error():
+    @simt.struct
+    class Holder:
+        values: simt.array(dtype=float)
+
+    with pytest.raises(simt.SimtError, match="struct Holder holds an array \\('values'\\)"):
+        simt.zeros(3, dtype=Holder)

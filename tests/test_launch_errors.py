@@ -230,10 +230,23 @@ def test_non_positive_block_dim():
         wp.launch(scale, dim=1, inputs=[wp.zeros(1), 1.0, wp.zeros(1)], block_dim=0)
 
 
-def test_tid_dimensionality_must_match_the_launch():
-    with pytest.raises(wp.LaunchError, match=r"kernel 'fill_2d' unpacks 2 values from tid\(\) but is "
-                                             r"launched with the 1-d dim \(16,\)"):
-        wp.launch(fill_2d, dim=16, inputs=[wp.zeros((4, 4))])
+@wp.kernel
+def visits_2d(counts: wp.array2d(dtype=wp.int32)):
+    i, j = wp.tid()
+    wp.atomic_add(counts, i, j, 1)
+
+
+@pytest.mark.parametrize("device", ["cpu:precise", "cpu"])
+@pytest.mark.parametrize("dim", [16, (4, 8), (4, 8, 3)])
+def test_tid_unpacking_more_or_fewer_values_than_the_launch_has_follows_warp(dim, device):
+    """Warp 1.19: tid() gives the launch's first coordinates, padded with 0s; a launch of more
+    dimensions than the kernel unpacks visits each kept coordinate once per dropped index."""
+    dims = (dim,) if isinstance(dim, int) else dim
+    kept = (dims + (1,))[:2]
+    counts = wp.zeros(kept, dtype=wp.int32)
+    wp.launch(visits_2d, dim=dim, inputs=[counts], device=device)
+    repeats = int(np.prod(dims)) // int(np.prod(kept))
+    np.testing.assert_array_equal(counts.numpy(), np.full(kept, repeats, dtype=np.int32))
 
 
 @wp.kernel

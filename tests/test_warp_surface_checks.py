@@ -199,3 +199,23 @@ def test_initcheck_on_arrays_of_structs():
     data["pos"], data["mass"] = 1.0, 2.0
     assert wp.launch(read_bodies, 4, [bodies, out], check="init").hazards.empty
     assert (out.numpy() == 3.0).all()
+
+
+@wp.kernel
+def bf16_constants(x: wp.array[wp.bfloat16], lo: wp.array[wp.bfloat16], st: wp.array[wp.bfloat16]):
+    i = wp.tid()
+    lo[i] = wp.clamp(x[i], wp.bfloat16(-1.0), wp.bfloat16(1.0))   # bfloat16 immediates
+    st[i] = wp.step(x[i])
+
+
+@pytest.mark.parametrize("device", ["cpu:precise", "cpu"])
+def test_bfloat16_constants_compile_and_match_numpy(device):
+    """bfloat16 immediates pass the MIR verifier (it once asked numpy for the range of the
+    uint16 that holds them); the values are exact in bfloat16, so numpy is the oracle."""
+    v = np.array([-2.5, -0.5, 0.0, 0.75, 1.5, 3.0], dtype=np.float32)
+    x = wp.array(v, dtype=wp.bfloat16)
+    lo, st = wp.zeros(v.size, dtype=wp.bfloat16), wp.zeros(v.size, dtype=wp.bfloat16)
+    wp.launch(bf16_constants, v.size, [x, lo, st], device=device)
+    as_f32 = lambda a: (a.numpy().astype(np.uint32) << 16).view(np.float32)  # noqa: E731
+    np.testing.assert_array_equal(as_f32(lo), np.clip(v, -1.0, 1.0))
+    np.testing.assert_array_equal(as_f32(st), (v < 0).astype(np.float32))

@@ -325,9 +325,6 @@ def _special(ck: "FunctionChecker", name: str, node: ast.Call, unpack: int) -> h
         raise ck.error(f"{name}() returns nothing; call it as a statement", node)
     if name == "tid":
         _arity(ck, node, 0, name)
-        if sig is not None and unpack > max(sig.dim_ndim, 1):
-            raise ck.error(f"the kernel unpacks {unpack} indices from tid() but is launched with a "
-                           f"{sig.dim_ndim}-D dim; launch with dim of {unpack} values", node)
         ck.ctx.tid_ndim = max(ck.ctx.tid_ndim, unpack)
         return _index_result("tid", unpack, loc)
     if name in LAUNCH_QUERIES:

@@ -582,8 +582,9 @@ class Lowerer(MemoryLowering, ValueLowering):
         return ops[start:start + flat_size(e.type)]
 
     def expr_Special(self, e: hir.Special) -> list[Operand]:
-        if e.name == "tid":
-            return list(self.coords[:e.count])
+        if e.name == "tid":   # Warp: the first coordinates of the launch, padded with 0s
+            coords = list(self.coords[:e.count])
+            return coords + [Imm(0, Scalar.I32)] * (e.count - len(coords))
         if e.name in LAUNCH_SREGS:
             regs = LAUNCH_SREGS[e.name]
             return [self.sreg(regs[axis]) for axis in reversed(range(e.count))]

@@ -352,6 +352,11 @@ RULES: dict[Op, Check] = {
 
 # --- operand checks ---------------------------------------------------------------------
 
+# the largest finite value of each float type (bfloat16 is held as its 16 bits in a uint16)
+_FLOAT_MAX = {Scalar.F16: 65504.0, Scalar.BF16: 3.3895313892515355e38,
+              Scalar.F32: float(np.finfo(np.float32).max), Scalar.F64: float(np.finfo(np.float64).max)}
+
+
 def imm_fits(imm: Imm) -> bool:
     """An immediate's Python value is of its type's kind and in its range.
 
@@ -364,7 +369,7 @@ def imm_fits(imm: Imm) -> bool:
     if t.is_float:
         if not isinstance(v, (float, np.floating)):
             return False
-        return not np.isfinite(v) or abs(v) <= float(np.finfo(t.np).max)
+        return not np.isfinite(v) or abs(v) <= _FLOAT_MAX[t]
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
         return False
     info = np.iinfo(t.np)
