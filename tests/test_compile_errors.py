@@ -169,7 +169,7 @@ def nested_def(a: wp.array(dtype=float)):
 
 
 def unpack_too_many(a: wp.array(dtype=int)):
-    i, j = wp.tid()   # <-
+    i, j = a[0]   # <-
 
 
 def vec_plus_float(a: wp.array(dtype=wp.vec2)):
@@ -248,7 +248,7 @@ CASES = [
     (uses_dict_literal, "dicts are not supported", "{1"),
     (for_over_array, "range(...)", "a:"),
     (nested_def, "functions cannot be defined inside kernels", "def inner"),
-    (unpack_too_many, "launched with a 1-D dim", "wp.tid()"),
+    (unpack_too_many, "cannot unpack a int32 into 2 variables", "i, j = a[0]"),
     (vec_plus_float, "cannot combine vec2 and float32", "a[0] + 1.0"),
     (store_wrong_type, "cannot store a float32 into an element of type int32", "a[0] = 1.5"),
     (use_before_assign, "used before it is assigned", "y"),
