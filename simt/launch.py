@@ -31,7 +31,7 @@ MAX_STATIC_SHARED = {"sm_90": 48 * 1024, "sm_80": 48 * 1024}
 # ---- geometry --------------------------------------------------------------------------
 
 def normalise_dim(dim, kernel_name: str = "") -> tuple[int, ...]:
-    """``dim`` as a tuple of 1 to 3 non-negative ints (numpy order, last fastest)."""
+    """``dim`` as a tuple of 1 to 4 non-negative ints (numpy order, last fastest), as in Warp."""
     where = f"kernel '{kernel_name}': " if kernel_name else ""
     if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
         dims = (int(dim),)
@@ -40,8 +40,8 @@ def normalise_dim(dim, kernel_name: str = "") -> tuple[int, ...]:
         dims = tuple(int(d) for d in dim)
     else:
         raise LaunchError(f"{where}dim must be an int or a tuple of ints, got {dim!r}")
-    if not 1 <= len(dims) <= 3:
-        raise LaunchError(f"{where}dim must have 1 to 3 dimensions, got {len(dims)}: {dims}")
+    if not 1 <= len(dims) <= 4:
+        raise LaunchError(f"{where}dim must have 1 to 4 dimensions, got {len(dims)}: {dims}")
     if any(d < 0 for d in dims):
         raise LaunchError(f"{where}dim must not be negative, got {dims}")
     return dims
@@ -69,6 +69,10 @@ def launch_geometry(dims: tuple[int, ...], block_dim, kernel_name: str = "") \
                 isinstance(b, (int, np.integer)) and not isinstance(b, bool) for b in block_dim):
             raise LaunchError(f"{where}block_dim must be an int or a tuple of ints, got {block_dim!r}")
         bd = tuple(int(b) for b in block_dim)
+        if len(dims) > 3:
+            raise LaunchError(f"{where}a {len(dims)}-d launch takes an int block_dim (blocks are "
+                              f"chunks of the flattened index space); CUDA blocks have at most 3 "
+                              f"dimensions, got block_dim {bd}")
         if len(bd) != len(dims):
             raise LaunchError(f"{where}block_dim {bd} has {len(bd)} dimensions but dim {dims} has "
                               f"{len(dims)}; give one block extent per launch dimension")

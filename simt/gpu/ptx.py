@@ -10,7 +10,7 @@ Kernel ABI (the order the runtime passes arguments in; ``param_layout`` lists it
               ``shape``:   one int32 per dimension, the extent in *elements* (``array.shape``);
     scalar -> ``scalar``:  the value at its exact width: float32/float64, int32/uint32,
               int64/uint64, int8 (.s8), uint8 (.u8), bool as one byte (.u8, 0 or 1);
-  then ``dim``: three int32, the user's launch ``dim`` padded with 1s (SReg.DIM_0..2).
+  then ``dim``: four int32, the user's launch ``dim`` padded with 1s (SReg.DIM_0..3).
 Shared memory is static (``.shared .align 16 .b8 smem[...]``): launch with 0 dynamic bytes.
 
 Registers: MIR register ``id`` lives in ``%p<id>`` (bool), ``%r<id>`` (8- and 32-bit ints),
@@ -227,7 +227,7 @@ class Emitter:
             else:
                 assert isinstance(p, ScalarParam)
                 self._load_scalar(p)
-        for k in range(3):
+        for k in range(4):
             pname = self.add_param("s32", "dim", np.int32, f"dim[{k}]")
             r = self.tmp("%r")
             self.ins(f"ld.param.s32 {r}, [{pname}]")

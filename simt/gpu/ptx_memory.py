@@ -143,7 +143,7 @@ _HARDWARE_SREG = {SReg.TID_X: "%tid.x", SReg.TID_Y: "%tid.y", SReg.TID_Z: "%tid.
                   SReg.CTAID_X: "%ctaid.x", SReg.CTAID_Y: "%ctaid.y", SReg.CTAID_Z: "%ctaid.z",
                   SReg.NCTAID_X: "%nctaid.x", SReg.NCTAID_Y: "%nctaid.y",
                   SReg.NCTAID_Z: "%nctaid.z", SReg.LANEID: "%laneid"}
-_DIMS = (SReg.DIM_0, SReg.DIM_1, SReg.DIM_2)
+_DIMS = (SReg.DIM_0, SReg.DIM_1, SReg.DIM_2, SReg.DIM_3)
 
 
 def _sreg(em: Emitter, ins: Instr) -> None:

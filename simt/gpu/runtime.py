@@ -285,7 +285,7 @@ def kernel_parameters(fn: Function, cfg: LaunchConfig, args: list) -> list:
             scalar = p.reg.type
             raw = a.item() if hasattr(a, "item") else a
             values.append(CTYPES[scalar](bool(raw) if scalar is Scalar.BOOL else raw))
-    dims = tuple(cfg.dim) + (1,) * (3 - len(cfg.dim))
+    dims = tuple(cfg.dim) + (1,) * (4 - len(cfg.dim))
     values.extend(ctypes.c_int32(int(d)) for d in dims)
     return values
 

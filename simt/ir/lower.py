@@ -54,7 +54,7 @@ LAUNCH_SREGS = {
     "block_dim": (SReg.NTID_X, SReg.NTID_Y, SReg.NTID_Z),
     "grid_dim": (SReg.NCTAID_X, SReg.NCTAID_Y, SReg.NCTAID_Z),
 }
-DIM_SREGS = (SReg.DIM_0, SReg.DIM_1, SReg.DIM_2)
+DIM_SREGS = (SReg.DIM_0, SReg.DIM_1, SReg.DIM_2, SReg.DIM_3)
 
 
 class Lowerer(MemoryLowering, ValueLowering):

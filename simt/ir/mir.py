@@ -101,7 +101,7 @@ class SReg(enum.Enum):
     WARPID = "warpid"        # linear thread index within the block // 32
     CLOCK = "clock64"        # SM cycle counter (i64)
     # The user's launch dim (total threads per dimension, numpy order): a hidden parameter.
-    DIM_0 = "dim.0"; DIM_1 = "dim.1"; DIM_2 = "dim.2"
+    DIM_0 = "dim.0"; DIM_1 = "dim.1"; DIM_2 = "dim.2"; DIM_3 = "dim.3"
 
 
 SREG_TYPE = {s: Scalar.I32 for s in SReg} | {SReg.CLOCK: Scalar.I64}

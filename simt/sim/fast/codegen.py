@@ -41,7 +41,7 @@ RUNTIME_NAMES = ("record_error", "div_signed", "rem_signed", "div_unsigned", "re
                  "f32_to_f16_bits", "f16_bits_to_f32", "f32_to_bf16_bits", "bits_float32",
                  "print_c", "grow_log")
 
-GEOMETRY = ("bx", "by", "bz", "gx", "gy", "gz", "dim0", "dim1", "dim2", "max_steps")
+GEOMETRY = ("bx", "by", "bz", "gx", "gy", "gz", "dim0", "dim1", "dim2", "dim3", "max_steps")
 ERR_FIELDS = 8
 RUNNABLE, WAITING, EXITED = 0, 1, 2
 

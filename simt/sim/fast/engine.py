@@ -181,7 +181,7 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
     shapes = np.array([s for a in arrays for s in a.shape] or [0], dtype=np.int64)
     if fn.launch.block_ndim == 1 and tuple(cfg.block[1:]) != (1, 1):
         raise RuntimeError(f"fast engine: kernel compiled for 1-d blocks launched with {cfg.block}")
-    dim = tuple(cfg.dim) + (1,) * (3 - len(cfg.dim))
+    dim = tuple(cfg.dim) + (1,) * (4 - len(cfg.dim))
     geom = np.array([*cfg.block, *cfg.grid, *dim, cfg.max_steps], dtype=np.int64)
     abort = np.zeros(1, dtype=np.int64)
     lanes = -(-cfg.threads_per_block // 32) * 32

@@ -45,7 +45,7 @@ _SREG_LOCAL = {SReg.TID_X: "tid_x", SReg.TID_Y: "tid_y", SReg.TID_Z: "tid_z",
                SReg.NTID_X: "bx", SReg.NTID_Y: "by", SReg.NTID_Z: "bz",
                SReg.CTAID_X: "ctaid_x", SReg.CTAID_Y: "ctaid_y", SReg.CTAID_Z: "ctaid_z",
                SReg.NCTAID_X: "gx", SReg.NCTAID_Y: "gy", SReg.NCTAID_Z: "gz",
-               SReg.DIM_0: "dim0", SReg.DIM_1: "dim1", SReg.DIM_2: "dim2",
+               SReg.DIM_0: "dim0", SReg.DIM_1: "dim1", SReg.DIM_2: "dim2", SReg.DIM_3: "dim3",
                SReg.LANEID: "(t & 31)", SReg.WARPID: "(t >> 5)"}
 
 

@@ -150,7 +150,7 @@ class Batch(Diagnostics):
         self._sregs = {k: v.astype(np.int32) for k, v in per_lane.items()}
         uniform = {SReg.NTID_X: cfg.block[0], SReg.NTID_Y: cfg.block[1], SReg.NTID_Z: cfg.block[2],
                    SReg.NCTAID_X: cfg.grid[0], SReg.NCTAID_Y: cfg.grid[1], SReg.NCTAID_Z: cfg.grid[2]}
-        for k, name in enumerate((SReg.DIM_0, SReg.DIM_1, SReg.DIM_2)):
+        for k, name in enumerate((SReg.DIM_0, SReg.DIM_1, SReg.DIM_2, SReg.DIM_3)):
             uniform[name] = cfg.dim[k] if k < len(cfg.dim) else 1
         self._uniform = {k: np.int32(v) for k, v in uniform.items()}
         self.R = [np.zeros(n, dtype=t.np) for t in prog.reg_types]

@@ -21,7 +21,7 @@ PIPES = ("fma", "alu", "imad", "fp64", "mufu", "shfl", "branch")
 NO_PIPE = len(PIPES)
 
 _UNIFORM_SREGS = {SReg.NTID_X, SReg.NTID_Y, SReg.NTID_Z, SReg.NCTAID_X, SReg.NCTAID_Y,
-                  SReg.NCTAID_Z, SReg.DIM_0, SReg.DIM_1, SReg.DIM_2}
+                  SReg.NCTAID_Z, SReg.DIM_0, SReg.DIM_1, SReg.DIM_2, SReg.DIM_3}
 
 
 def type_class(ins) -> str:
