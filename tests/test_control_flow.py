@@ -458,3 +458,62 @@ def wait_for_neighbours(out: wp.array(dtype=int)):
 def test_block_until():
     (out,), _ = run(wait_for_neighbours, 256, zeros(256), block_dim=128)
     np.testing.assert_array_equal(out, np.tile(128 - np.arange(128), 2))
+
+
+@wp.kernel
+def loop_target_after_loop(gates: wp.array(dtype=int), out: wp.array(dtype=int)):
+    total = int(0)
+    for i in range(4):
+        total += 7
+        if gates[i] != 0:
+            continue
+        total += 11
+    last = i                 # bound: range(4) runs at least once
+    for q in range(2):
+        total += q
+    k = int(0)
+    while k < 3:
+        q += 1               # the loop target reused as a while-loop counter
+        k += 1
+    out[0] = total
+    out[1] = last
+    out[2] = q
+
+
+def _python_loop_target_after_loop(gates):
+    total = 0
+    for i in range(4):
+        total += 7
+        if gates[i] != 0:
+            continue
+        total += 11
+    last = i
+    for q in range(2):
+        total += q
+    k = 0
+    while k < 3:
+        q += 1
+        k += 1
+    return [total, last, q]
+
+
+@pytest.mark.parametrize("device", ["cpu:precise", "cpu"])
+def test_a_constant_range_loop_target_is_usable_after_the_loop(device):
+    """As in Python (and Warp): after ``for i in range(4)`` i is 3."""
+    gates = np.array([0, 1, 0, 1], dtype=np.int32)
+    out = wp.zeros(3, dtype=int)
+    wp.launch(loop_target_after_loop, 1, [wp.array(gates), out], device=device)
+    assert out.numpy().tolist() == _python_loop_target_after_loop(gates)
+
+
+def test_a_possibly_empty_loop_leaves_its_target_unassigned(tmp_path):
+    src = tmp_path / "maybe_empty.py"
+    src.write_text("import simt as wp\n\n@wp.kernel\ndef k(n: int, out: wp.array(dtype=int)):\n"
+                   "    for i in range(n):\n        pass\n    for j in range(0):\n        pass\n"
+                   "    out[0] = i + j\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("maybe_empty", src)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(wp.CompileError, match="'i' is used before it is assigned on some path"):
+        wp.launch(module.k, 1, [2, wp.zeros(1, dtype=int)])

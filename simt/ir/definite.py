@@ -6,7 +6,9 @@ holds whatever was there (``if i > 3: v = 1.0`` then ``x[i] = v`` stored 1.0 for
 0-3). So the front end applies Python's rule statically: a name bound anywhere in the
 function is local (Python's scoping), and reading it where some path from the entry has
 not bound it yet is a compile error. A loop body may run zero times, so what only a loop
-assigns is not assigned after it; ``while True`` ends only through its ``break``s.
+assigns is not assigned after it, except the target of a ``for`` over a range of integer
+literals that is not empty (Python leaves it at the last value); ``while True`` ends only
+through its ``break``s.
 """
 from __future__ import annotations
 
@@ -22,6 +24,26 @@ ErrorAt = Callable[[str, ast.AST], Exception]
 def check_definite_assignment(tree: ast.FunctionDef, params: set[str], error: ErrorAt) -> None:
     """Raise ``error(message, node)`` at the first read of a possibly unassigned local."""
     _Walker(assigned_names(tree) - params, error).block(tree.body, frozenset(params))
+
+
+def _constant_range_length(node: ast.expr) -> int:
+    """len(range(...)) when every argument is an integer literal, else 0 (unknown)."""
+    if not (isinstance(node, ast.Call) and not node.keywords and 1 <= len(node.args) <= 3
+            and (isinstance(node.func, ast.Name) and node.func.id == "range"
+                 or isinstance(node.func, ast.Attribute) and node.func.attr == "range")):
+        return 0
+    values = []
+    for a in node.args:
+        if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub):
+            a, sign = a.operand, -1
+        else:
+            sign = 1
+        if not (isinstance(a, ast.Constant) and type(a.value) is int):
+            return 0
+        values.append(sign * a.value)
+    if len(values) == 3 and values[2] == 0:
+        return 0
+    return len(range(*values))
 
 
 class _Walker:
@@ -67,6 +89,8 @@ class _Walker:
         if isinstance(s, ast.For):
             self.reads(s.iter, state)
             self.loop(s.body, self.bind(s.target, state))
+            if _constant_range_length(s.iter) > 0:
+                return self.bind(s.target, state)   # runs at least once: the target is bound
             return state             # the body may run zero times
         if isinstance(s, ast.Return):
             if s.value is not None:
