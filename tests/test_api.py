@@ -397,8 +397,9 @@ def test_nd_block_mapping_puts_the_last_dimension_on_x():
 def test_normalise_dim():
     assert normalise_dim(5) == (5,) and normalise_dim((2, 3)) == (2, 3)
     assert normalise_dim(np.int64(4)) == (4,)
-    with pytest.raises(simt.LaunchError, match="1 to 3 dimensions"):
-        normalise_dim((1, 2, 3, 4))
+    assert normalise_dim((1, 2, 3, 4)) == (1, 2, 3, 4)      # Warp launches up to 4-d
+    with pytest.raises(simt.LaunchError, match="1 to 4 dimensions"):
+        normalise_dim((1, 2, 3, 4, 5))
 
 
 # ---- command line ---------------------------------------------------------------------

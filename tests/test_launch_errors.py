@@ -216,7 +216,7 @@ def test_grid_over_the_limit():
 
 
 @pytest.mark.parametrize("dim, message", [
-    ((1, 2, 3, 4), "dim must have 1 to 3 dimensions"),
+    ((1, 2, 3, 4, 5), "dim must have 1 to 4 dimensions"),
     (-1, "dim must not be negative"),
     (2.5, "dim must be an int or a tuple of ints"),
 ])

@@ -95,7 +95,7 @@ def test_param_layout_follows_the_documented_abi():
         ("shape", np.dtype(np.int32), "grid.shape[1]"), ("scalar", np.dtype(np.float64), "scale"),
         ("pointer", np.dtype(np.uint64), "out"), ("shape", np.dtype(np.int32), "out.shape[0]"),
         ("dim", np.dtype(np.int32), "dim[0]"), ("dim", np.dtype(np.int32), "dim[1]"),
-        ("dim", np.dtype(np.int32), "dim[2]")]
+        ("dim", np.dtype(np.int32), "dim[2]"), ("dim", np.dtype(np.int32), "dim[3]")]
     assert all(isinstance(a, KernelArg) for a in layout)
     params = re.findall(r"\.param \.(\w+) abi_kernel_param_\d+", text)
     assert params == ["u8", "s8", "u64", "s32", "s32", "f64", "u64", "s32", "s32", "s32", "s32"]
