@@ -98,7 +98,7 @@ def test_param_layout_follows_the_documented_abi():
         ("dim", np.dtype(np.int32), "dim[2]"), ("dim", np.dtype(np.int32), "dim[3]")]
     assert all(isinstance(a, KernelArg) for a in layout)
     params = re.findall(r"\.param \.(\w+) abi_kernel_param_\d+", text)
-    assert params == ["u8", "s8", "u64", "s32", "s32", "f64", "u64", "s32", "s32", "s32", "s32"]
+    assert params == ["u8", "s8", "u64", "s32", "s32", "f64", "u64", "s32", "s32", "s32", "s32", "s32"]
 
 
 def test_unknown_arch_is_refused():
