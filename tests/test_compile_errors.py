@@ -180,6 +180,12 @@ def store_wrong_type(a: wp.array(dtype=int)):
     a[0] = 1.5   # <-
 
 
+def static_of_a_reassigned_local(a: wp.array(dtype=int)):
+    c = 3
+    c = c + 1
+    a[0] = wp.static(c)   # <-
+
+
 def use_before_assign(a: wp.array(dtype=float)):
     if a[0] > 0.0:
         a[1] = y   # <-
@@ -252,6 +258,7 @@ CASES = [
     (vec_plus_float, "cannot combine vec2 and float32", "a[0] + 1.0"),
     (store_wrong_type, "cannot store a float32 into an element of type int32", "a[0] = 1.5"),
     (use_before_assign, "used before it is assigned", "y"),
+    (static_of_a_reassigned_local, "static() of 'c', a variable of the kernel", "c)"),
     (bad_component, "out of range for a vec3", "v.w"),
     (index_float, "indices must be integers", "1.5"),
     (partial_index, "got a array(float32, 1d)", "a[0]"),   # a[0] is a row: a view

@@ -121,6 +121,7 @@ def annotations_and_forms(a: wp.array[float], b: wp.array2d[wp.vec3],
                           c: wp.array[float, Literal[1]], d: wp.array(dtype=float),
                           bits: wp.array[wp.int32]):
     i = wp.tid()
+    three = 3                     # a local bound once to a literal: static() may read it
     total = float(0.0)
     for k in reversed(range(3)):
         total = total * 10.0 + float(k)
@@ -129,7 +130,7 @@ def annotations_and_forms(a: wp.array[float], b: wp.array2d[wp.vec3],
     d[i] = a[i] * wp.pi + total + v[2] + c[i]
     w = Vec3(1.0, 2.0, 3.0)
     z = wp.vector(0.5, 1.5, 2.5, 3.5)
-    d[i] += w[1] + z[3] + wp.static(2.0 * 4.0)
+    d[i] += w[1] + z[3] + wp.static(2.0 * 4.0 + float(three))
     wp.atomic_or(bits, 0, 1 << i)
     wp.atomic_and(bits, 1, ~(1 << i))
     wp.atomic_xor(bits, 2, i + 1)

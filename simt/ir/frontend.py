@@ -59,6 +59,7 @@ class FunctionChecker(WarpForms):
         self.ref_params: set[str] = set()        # this function's wp.ref[...] parameters
         self.temps = 0                           # hidden temporaries made so far
         self.static_values: dict = {}            # loop variables of loops unrolled for static()
+        self.literal_locals = _literal_locals(pf.tree, {n for n, _ in params})
 
     # ---- entry ----------------------------------------------------------------------
     def check(self) -> hir.FuncDef:
@@ -740,3 +741,25 @@ class FunctionChecker(WarpForms):
     def expr_Call(self, node: ast.Call):
         from .frontend_calls import check_call
         return check_call(self, node, unpack=1)
+
+
+def _literal_locals(tree: ast.FunctionDef, params: set[str]) -> dict[str, tuple[object, tuple[int, int]]]:
+    """Locals bound once, at the top of the body, to a number or bool literal (``n = 3``):
+    static() may read them after that line, as Warp's static() reads constant locals.
+    Maps the name to its value and the (line, column) of the assignment."""
+    counts = store_counts(tree)
+    found = {}
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        name, value = stmt.targets[0].id, stmt.value
+        sign = 1
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+            value, sign = value.operand, -1
+        if (name not in params and counts.get(name) == 1 and isinstance(value, ast.Constant)
+                and type(value.value) in (int, float, bool) and (sign == 1 or type(value.value) is not bool)):
+            found[name] = (sign * value.value if sign == -1 else value.value,
+                           (stmt.lineno, stmt.col_offset))
+    return found
+

@@ -129,11 +129,17 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
         for name in names & set(ck.vars):          # len(v) of a vector, matrix... is static
             if component_count(ck.vars[name]) and name not in known:
                 known[name] = _Shape(component_count(ck.vars[name]))
+        here = (node.lineno, node.col_offset)
+        for name in names & set(ck.literal_locals) - set(known):   # n = 3 earlier in the body
+            value, where = ck.literal_locals[name]
+            if where < here and name not in ck.updated_by_calls:
+                known[name] = value
         local = sorted(names & (ck.local_names | set(ck.vars)) - set(known))
         if local:
             raise ck.error(f"static() of {local[0]!r}, a variable of the kernel: static() is "
-                           f"evaluated while compiling, so it reads names of the enclosing scope "
-                           f"and the variables of loops over constant ranges", node.args[0])
+                           f"evaluated while compiling, so it reads names of the enclosing scope, "
+                           f"locals bound once to a literal before it, and the variables of loops "
+                           f"over constant ranges", node.args[0])
         value = ck.pf.evaluate(node.args[0], node.args[0], known)
         return ck.static_or_constant(value, ast.unparse(node.args[0]), node)
     if getattr(obj, "_simt_type_factory", False):  # vector(3, float32) & co: a type, now
