@@ -206,6 +206,15 @@ def func(f=None, *, name: str | None = None, module=None, inline=None):
     return wrap(f) if f is not None else wrap
 
 
+class Function:
+    """Warp's ``wp.Function`` as a parameter annotation: ``def apply(g: wp.Function, x: float)``
+    takes a ``@simt.func`` or a builtin (``wp.sin``) and calls it. Each function passed makes
+    its own specialization, as if its name were written in the body."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("simt.Function is a parameter annotation, not a constructor")
+
+
 def constant(x):
     """Warp's ``wp.constant``: the value itself; kernels read module globals at compile time."""
     return x

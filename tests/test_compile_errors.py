@@ -180,6 +180,24 @@ def store_wrong_type(a: wp.array(dtype=int)):
     a[0] = 1.5   # <-
 
 
+@wp.func
+def _apply(g: wp.Function, x: float):
+    return g(x)
+
+
+@wp.func
+def _add(g: float, x: float):
+    return g + x
+
+
+def value_for_a_function_parameter(a: wp.array(dtype=float)):
+    a[0] = _apply(1.0, 3.0)   # <-
+
+
+def function_for_a_value_parameter(a: wp.array(dtype=float)):
+    a[0] = _add(_apply, 3.0)   # <-
+
+
 def static_of_a_reassigned_local(a: wp.array(dtype=int)):
     c = 3
     c = c + 1
@@ -258,6 +276,9 @@ CASES = [
     (vec_plus_float, "cannot combine vec2 and float32", "a[0] + 1.0"),
     (store_wrong_type, "cannot store a float32 into an element of type int32", "a[0] = 1.5"),
     (use_before_assign, "used before it is assigned", "y"),
+    (value_for_a_function_parameter, "argument 'g' must be a function, got a float32", "_apply("),
+    (function_for_a_value_parameter, "argument 'g' is the function _apply; a parameter that takes "
+                                     "a function is annotated wp.Function", "_add("),
     (static_of_a_reassigned_local, "static() of 'c', a variable of the kernel", "c)"),
     (bad_component, "out of range for a vec3", "v.w"),
     (index_float, "indices must be integers", "1.5"),

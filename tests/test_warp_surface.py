@@ -309,3 +309,16 @@ def test_gpu_prints(capfd):
     wp.synchronize()
     out = capfd.readouterr().out
     assert "thread 1 value 2.00 big 1099511627776" in out and "expect_eq() failed" in out
+
+
+def test_function_parameters_match_warp(on_warp):
+    """wp.Function parameters: user functions, a default, keywords, a local alias, builtins."""
+    warp, wk = on_warp
+
+    def args(api):
+        return [api.array(np.linspace(-2.0, 2.0, N, dtype=np.float32), dtype=float),
+                api.zeros((N, 7), dtype=float)]
+    want = run(warp, wk.function_parameters, args(warp), "cpu")
+    for device in ("cpu:precise", "cpu"):
+        got = run(wp, K.function_parameters, args(wp), device)
+        assert_close(got[1], want[1], True, f"function parameters on {device}")

@@ -170,3 +170,49 @@ def struct_array_fields(masses: wp.array[float], out: wp.array[float]):
     s = scene_of(wp.vec3(1.0, 2.0, 3.0), masses)
     if masses:
         out[i] = s.masses[i] * s.scale + s.gravity[2]
+
+
+# ---- wp.Function parameters (Warp 1.19) ------------------------------------------------------
+
+@wp.func
+def twice(x: float):
+    return x * 2.0
+
+
+@wp.func
+def thrice(x: float):
+    return x * 3.0
+
+
+@wp.func
+def apply_unary(g: wp.Function, x: float):
+    return g(x)
+
+
+@wp.func
+def apply_binary(g: wp.Function, x: float, y: float):
+    return g(x, y)
+
+
+@wp.func
+def apply_with_default(g: wp.Function = twice, x: float = 3.0):
+    return g(x)
+
+
+@wp.func
+def apply_through_local(g: wp.Function, x: float):
+    f = g
+    return apply_unary(f, x)
+
+
+@wp.kernel
+def function_parameters(x: wp.array[float], out: wp.array2d[float]):
+    i = wp.tid()
+    v = x[i]
+    out[i, 0] = apply_unary(twice, v)
+    out[i, 1] = apply_unary(thrice, v)
+    out[i, 2] = apply_with_default()
+    out[i, 3] = apply_unary(g=thrice, x=v)
+    out[i, 4] = apply_through_local(twice, v)
+    out[i, 5] = apply_unary(wp.abs, v)
+    out[i, 6] = apply_binary(wp.min, v, 1.0)

@@ -498,8 +498,8 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str, args=Non
     if overloads[0] is None:
         raise ck.error(f"{text!r} is marked as a simt function but has no .py_func", node)
     if args is None:
-        args = [ck.value(a) for a in node.args]
-        kwargs = {k.arg: ck.value(k.value) for k in node.keywords}
+        args = [_argument(ck, a) for a in node.args]
+        kwargs = {k.arg: _argument(ck, k.value) for k in node.keywords}
     reasons = []
     for py_func in overloads:
         pf = parse_function(py_func)
@@ -508,13 +508,15 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str, args=Non
         if isinstance(fit, str):
             reasons.append(fit)
             continue
-        params, values, refs = fit
+        params, values, refs, functions = fit
         break
     else:
-        types = ", ".join([str(a.type) for a in args] + [f"{k}={v.type}" for k, v in kwargs.items()])
+        types = ", ".join([_describe_argument(a) for a in args]
+                          + [f"{k}={_describe_argument(v)}" for k, v in kwargs.items()])
         detail = reasons[0] if len(reasons) == 1 else "no overload matches:\n  " + "\n  ".join(reasons)
         raise ck.error(f"cannot call {text}({types}): {detail}", node)
-    key = (py_func, tuple(t for _, t in params))
+    key = (py_func, tuple(t for _, t in params),
+           tuple((name, id(f.obj)) for name, f in functions.items()))
     fd = ck.ctx.specializations.get(key)
     if fd is None:
         if py_func in ck.ctx.stack:
@@ -537,7 +539,9 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str, args=Non
                                        pf.loc(returns))
         ck.ctx.stack.append(py_func)
         try:
-            fd = FunctionChecker(ck.ctx, pf, params, is_kernel=False, return_type=declared).check()
+            callee = FunctionChecker(ck.ctx, pf, params, is_kernel=False, return_type=declared)
+            callee.aliases.update(functions)        # g: wp.Function is the function passed
+            fd = callee.check()
         finally:
             ck.ctx.stack.pop()
         fd.ref_params = refs
@@ -550,10 +554,11 @@ def _device_call(ck: "FunctionChecker", obj, node: ast.Call, text: str, args=Non
             values[k].indices = [hir.once(i) for i in values[k].indices]
             values[k].path = [hir.once(i) for i in values[k].path]
     first = []
-    if kwargs and list(kwargs) != [p for p, _ in params if p in kwargs]:
+    if kwargs and list(kwargs) != [p for p in inspect.signature(py_func).parameters if p in kwargs]:
         # keywords out of parameter order: evaluate the arguments in source order first
-        by_value = {id(v): k for k, v in enumerate(args + list(kwargs.values()))}
-        source = [hir.once(v) for v in args + list(kwargs.values())]
+        given = [v for v in args + list(kwargs.values()) if not isinstance(v, Static)]
+        by_value = {id(v): k for k, v in enumerate(given)}
+        source = [hir.once(v) for v in given]
         values = [_reuse(v, by_value, source) for v in values]
         first = source
 
@@ -574,8 +579,33 @@ def _reuse(value: hir.Expr, by_value: dict, source: list) -> hir.Expr:
     return value if k is None else source[k]
 
 
+def _is_function(obj) -> bool:
+    """A device function or builtin that can be passed to a ``wp.Function`` parameter."""
+    obj = _from_warp(obj)
+    return isinstance(obj, BuiltinFunction) or getattr(obj, "_simt_func", False)
+
+
+def _argument(ck: "FunctionChecker", node: ast.expr):
+    """A call argument: a value, or (for ``wp.Function`` parameters) a function named by it."""
+    e = ck.expr(node)
+    if isinstance(e, Static) and _is_function(e.obj):
+        return Static(_from_warp(e.obj), e.text)
+    return ck.as_value(e, node)
+
+
+def _describe_argument(a) -> str:
+    return f"function {a.text}" if isinstance(a, Static) else str(a.type)
+
+
+def _is_function_annotation(ann) -> bool:
+    from ..kernel import Function
+    return ann is Function or (getattr(ann, "__name__", None) == "Function"
+                               and str(getattr(ann, "__module__", "")).startswith("warp"))
+
+
 def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
-    """(params, argument values) if the call fits ``pf``'s signature, else why not."""
+    """(params, argument values, ref parameters, function parameters) if the call fits
+    ``pf``'s signature, else why not."""
     signature = inspect.signature(pf.func)
     try:
         bound = signature.bind(*args, **kwargs)
@@ -584,17 +614,28 @@ def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
     params: list[tuple[str, object]] = []
     values: list[hir.Expr] = []
     refs: set[str] = set()
+    functions: dict[str, Static] = {}
     for pname, p in signature.parameters.items():
+        ann = p.annotation
+        if isinstance(ann, str):
+            ann = pf.evaluate(ann, _param_node(pf, pname))
         if pname in bound.arguments:
             v = bound.arguments[pname]
+        elif _is_function(p.default):
+            v = Static(_from_warp(p.default), getattr(p.default, "__name__", pname))
         else:
             v = constant(p.default, ck.loc(node))
             if v is None:
                 return f"{pf.name}(): the default of {pname!r} must be a number or bool"
+        if _is_function_annotation(ann):
+            if not isinstance(v, Static):
+                return f"{pf.name}(): argument {pname!r} must be a function, got a {v.type}"
+            functions[pname] = v
+            continue
+        if isinstance(v, Static):
+            return (f"{pf.name}(): argument {pname!r} is the function {v.text}; a parameter that "
+                    f"takes a function is annotated wp.Function")
         if p.annotation is not inspect.Parameter.empty:
-            ann = p.annotation
-            if isinstance(ann, str):
-                ann = pf.evaluate(ann, _param_node(pf, pname))
             annotated = resolve_type(ann)
             if annotated is None:
                 raise CompileError(f"unsupported annotation {ann!r} for parameter {pname!r}",
@@ -619,7 +660,7 @@ def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
             return f"{pf.name}(): argument {pname!r} is not a value"
         params.append((pname, v.type))
         values.append(v)
-    return params, values, refs
+    return params, values, refs, functions
 
 
 def _param_node(pf, name: str) -> ast.AST:
