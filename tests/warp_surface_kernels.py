@@ -216,3 +216,19 @@ def function_parameters(x: wp.array[float], out: wp.array2d[float]):
     out[i, 4] = apply_through_local(twice, v)
     out[i, 5] = apply_unary(wp.abs, v)
     out[i, 6] = apply_binary(wp.min, v, 1.0)
+
+
+@wp.func
+def set_ref(x: wp.ref[float], v: float):
+    x = v
+
+
+@wp.kernel(enable_backward=False)
+def negative_subscripts(x: wp.array[float], out: wp.array2d[float]):
+    i = wp.tid()
+    v = wp.vec3(x[i], 2.0 * x[i], 3.0)
+    m = wp.mat33(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, x[i])
+    set_ref(v[-1], 10.0)
+    m[-1, -2] = -1.0
+    out[i, 0] = v[-1] + v[-2] * v[-3]
+    out[i, 1] = m[-1][-1] + m[-1, -2] + m[-3, 0]

@@ -397,7 +397,7 @@ class FunctionChecker(WarpForms):
         sub = component_type(place.type)
         if sub is None:
             raise self.error(f"cannot index into a {place.type}", node)
-        self.check_constant_index(index, place.type, node)
+        index = self.constant_index(index, place.type, node)
         place.path.append(index)
         place.type = sub
         return place
@@ -570,19 +570,26 @@ class FunctionChecker(WarpForms):
             raise self.error(f"indices must be integers, got {e.type}; use int(...)", node)
         return e
 
-    def check_constant_index(self, index: hir.Expr, t: AnyType, node: ast.AST) -> None:
+    def constant_index(self, index: hir.Expr, t: AnyType, node: ast.AST) -> hir.Expr:
+        """A constant component index, counted from the end when negative (``v[-1]``, as in
+        Warp and Python); out of range is a compile error."""
         n = component_count(t)
-        if isinstance(index, hir.Const) and not 0 <= index.value < n:
-            raise self.error(f"index {index.value} is out of range for a {t} ({n} components)", node)
+        if isinstance(index, hir.Const) and not isinstance(t, StructType):
+            if not -n <= index.value < n:
+                raise self.error(f"index {index.value} is out of range for a {t} ({n} components)", node)
+            if index.value < 0:
+                return hir.Const(index.type, index.loc, value=index.value + n)
+        return index
 
     def component(self, base, index: hir.Expr, node: ast.AST) -> hir.Expr:
         """``base[index]`` for a composite value (an array element keeps its load narrow)."""
         if isinstance(base.type, StructType) and not isinstance(index, hir.Const):
             raise self.error("struct fields are named: s.field", node)
+        if component_type(base.type) is not None:
+            index = self.constant_index(index, base.type, node)
         sub = component_type(base.type, getattr(index, "value", None))
         if sub is None:
             raise self.error(f"a {base.type} cannot be indexed", node)
-        self.check_constant_index(index, base.type, node)
         if isinstance(base, hir.ArrayLoad):
             return hir.ArrayLoad(sub, self.loc(node), array=base.array, indices=base.indices,
                                  path=base.path + [index])
