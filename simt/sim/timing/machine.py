@@ -426,10 +426,11 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
     return done
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_first, cta_slot,
            cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e, sl_end, sl_bend, sl_ins,
-           sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod, smstat, sl_src, sl_sprod, blk_len):
+           sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod, smstat, sl_src, sl_sprod, blk_len,
+           sl_c0, sl_pp, pipe):
     """Start block ``c`` on SM ``m`` at time ``t``; return how many warps it has."""
     bpsm = cta_slot.shape[1]
     SQ = (S + 3) // 4
@@ -461,6 +462,8 @@ def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_fir
         sl_cta[g] = c
         sl_start[g] = t
         sl_src[g] = t
+        sl_c0[g] = t
+        sl_pp[g] = pipe[sl_ins[g]]
         sl_sprod[g] = -1
         reg_ready[g, :] = t
         reg_prod[g, :] = -1
@@ -469,6 +472,40 @@ def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_fir
         smstat[m, M_FIRST] = t
     smstat[m, M_CTAS] += 1
     return live
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pick(sp, SQ, base, sl_c0, sl_pp, sl_warp, pipe_free, last, pick_c):
+    """The scheduler's look over its warps: (earliest issue time c of any, the warp with it,
+    the warp to issue among those ready by ``base``: -1 if none). Ties go to the warp that
+    issued last (``last``), then to the oldest (lowest warp id). Written as passes without
+    branches on the data (a slot's key: warp id * 32 + position), which the CPU runs faster
+    than the equivalent compare-and-keep loop."""
+    lo = sp * SQ
+    pf = pipe_free[sp]
+    earliest = INF
+    for i in range(SQ):
+        c = max(sl_c0[lo + i], pf[sl_pp[lo + i]])
+        pick_c[i] = c
+        earliest = min(earliest, c)
+    if earliest == INF:                 # no warp, or all at a barrier
+        return INF, -1, -1
+    none = np.int64(1) << 62
+    k_min = none
+    k_best = none
+    for i in range(SQ):
+        key = sl_warp[lo + i] * 32 + i
+        c = pick_c[i]
+        k_min = min(k_min, key if c == earliest else none)
+        k_best = min(k_best, key if c <= base else none)
+    min1_g = lo + k_min % 32
+    best = lo + k_best % 32 if k_best != none else -1
+    if last >= 0:
+        if pick_c[last - lo] == earliest:
+            min1_g = last
+        if pick_c[last - lo] <= base:
+            best = last
+    return earliest, min1_g, best
 
 
 @njit(cache=True, nogil=True)
@@ -505,12 +542,18 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sl_src = np.zeros(G, np.float64)           # when the next instruction's sources are ready
     sl_sprod = np.full(G, -1, np.int64)        # ... and which instruction produces the last one
     sl_store = np.zeros(G, np.float64)         # when the warp's stores and atomics are acknowledged
+    # what the scheduler's pick reads, kept up to date so that its pass over the warps is short:
+    # max(sl_own, sl_src), INF for an empty slot or a warp at a barrier; the next instruction's pipe
+    sl_c0 = np.full(G, INF, np.float64)
+    sl_pp = np.zeros(G, np.int64)
     nr = max(1, n_regs)
     reg_ready = np.empty((G, nr), np.float64)   # a slot's rows are set when a block starts
     reg_prod = np.empty((G, nr), np.int32)      # the instruction that produces each register
     # schedulers, SMs, blocks
     sp_free = np.zeros(n_sp, np.float64)
-    pipe_free = np.zeros((n_sp, n_pipes), np.float64)
+    pipe_free = np.zeros((n_sp, n_pipes + 1), np.float64)
+    pipe_free[:, n_pipes] = -INF                # no pipe: never what a warp waits for
+    pick_c = np.empty(SQ, np.float64)           # the pick's scratch: each warp's earliest issue
     sp_ver = np.zeros(n_sp, np.int64)
     sp_last = np.full(n_sp, -1, np.int64)
     sp_next = np.full(n_sp, INF, np.float64)   # the time of each scheduler's pending event
@@ -568,7 +611,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             _place(next_cta, m, t0, S, warps_per_cta, entry_ptr, entry_step, step_block,
                    blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e,
                    sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod,
-                   smstat, sl_src, sl_sprod, blk_len)
+                   smstat, sl_src, sl_sprod, blk_len, sl_c0, sl_pp, pipe)
             for u in range(4):
                 if t0 < sp_next[m * 4 + u]:
                     sp_ver[m * 4 + u] += 1
@@ -591,8 +634,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
         while True:
             if greedy >= 0:
                 g = greedy
-                c = max(sl_own[g], sl_src[g])
-                pp = pipe[sl_ins[g]]
+                c = sl_c0[g]
+                pp = sl_pp[g]
                 if pp < n_pipes and pipe_free[sp, pp] > c:
                     c = pipe_free[sp, pp]
                 T = max(sp_free[sp], t)
@@ -604,23 +647,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 # earliest, and of those ready by the time the scheduler is free, the one that
                 # issued last, else the oldest
                 base = max(sp_free[sp], t)
-                min1_c = INF
-                min1_g = -1
-                best = -1
-                for g in range(sp * SQ, sp * SQ + SQ):
-                    if sl_warp[g] < 0 or sl_bar[g]:
-                        continue
-                    c = max(sl_own[g], sl_src[g])
-                    pp = pipe[sl_ins[g]]
-                    if pp < n_pipes and pipe_free[sp, pp] > c:
-                        c = pipe_free[sp, pp]
-                    if c < min1_c or (c == min1_c and (g == sp_last[sp] or (min1_g != sp_last[sp]
-                                                                             and sl_warp[g] < sl_warp[min1_g]))):
-                        min1_c = c
-                        min1_g = g
-                    if c <= base and (best < 0 or g == sp_last[sp]
-                                      or (best != sp_last[sp] and sl_warp[g] < sl_warp[best])):
-                        best = g
+                min1_c, min1_g, best = _pick(sp, SQ, base, sl_c0, sl_pp, sl_warp, pipe_free, sp_last[sp],
+                                             pick_c)
                 if min1_g < 0:
                     break                  # nothing to run: a wake-up will queue the scheduler
                 if best < 0:               # nobody ready yet: the earliest goes, when it can
@@ -764,6 +792,9 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 cta_live[c] -= 1
                 if own > end_time:
                     end_time = own
+            if not exited:
+                sl_pp[g] = pipe[nxt]
+            sl_c0[g] = INF if exited or sl_bar[g] else max(own, sl_src[g])
             wake = INF       # when warps this issue woke on this scheduler can go
             # ---- barrier release: every live warp of the block has arrived ----------------------
             if cta_live[c] > 0 and cta_arrived[c] == cta_live[c] and (k == isa.BARRIER or exited):
@@ -777,6 +808,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                         stalls[sl_barins[g2], S_BARRIER] += release - sl_own[g2]
                         sl_bar[g2] = 0
                         sl_own[g2] = release
+                        sl_c0[g2] = max(release, sl_src[g2])
                         sp2 = m * 4 + (q * warps_per_cta + w) % 4
                         if sp2 == sp:
                             wake = min(wake, release)
@@ -802,7 +834,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                     _place(next_cta, m, td, S, warps_per_cta, entry_ptr, entry_step, step_block,
                            blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp,
                            sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready,
-                           reg_prod, smstat, sl_src, sl_sprod, blk_len)
+                           reg_prod, smstat, sl_src, sl_sprod, blk_len, sl_c0, sl_pp, pipe)
                     next_cta += 1
                     wake = min(wake, td)
                     for u in range(4):
