@@ -475,16 +475,25 @@ def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_fir
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pick(sp, SQ, base, sl_c0, sl_pp, sl_warp, pipe_free, last, pick_c):
+def _mark_slots(q, m, warps_per_cta, sp_slots):
+    """Block slot ``q`` of SM ``m`` got a block: its warps' slots count as used from now on."""
+    for w in range(warps_per_cta):
+        sl = q * warps_per_cta + w
+        sp = m * 4 + sl % 4
+        sp_slots[sp] = max(sp_slots[sp], sl // 4 + 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pick(sp, SQ, n, base, sl_c0, sl_pp, sl_warp, pipe_free, last, pick_c):
     """The scheduler's look over its warps: (earliest issue time c of any, the warp with it,
     the warp to issue among those ready by ``base``: -1 if none). Ties go to the warp that
     issued last (``last``), then to the oldest (lowest warp id). Written as passes without
     branches on the data (a slot's key: warp id * 32 + position), which the CPU runs faster
-    than the equivalent compare-and-keep loop."""
+    than the equivalent compare-and-keep loop. Slots from ``n`` on have never held a warp."""
     lo = sp * SQ
     pf = pipe_free[sp]
     earliest = INF
-    for i in range(SQ):
+    for i in range(n):
         c = max(sl_c0[lo + i], pf[sl_pp[lo + i]])
         pick_c[i] = c
         earliest = min(earliest, c)
@@ -493,7 +502,7 @@ def _pick(sp, SQ, base, sl_c0, sl_pp, sl_warp, pipe_free, last, pick_c):
     none = np.int64(1) << 62
     k_min = none
     k_best = none
-    for i in range(SQ):
+    for i in range(n):
         key = sl_warp[lo + i] * 32 + i
         c = pick_c[i]
         k_min = min(k_min, key if c == earliest else none)
@@ -554,6 +563,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     pipe_free = np.zeros((n_sp, n_pipes + 1), np.float64)
     pipe_free[:, n_pipes] = -INF                # no pipe: never what a warp waits for
     pick_c = np.empty(SQ, np.float64)           # the pick's scratch: each warp's earliest issue
+    sp_slots = np.zeros(n_sp, np.int64)         # per scheduler: its slots [0, n) have held warps
     sp_ver = np.zeros(n_sp, np.int64)
     sp_last = np.full(n_sp, -1, np.int64)
     sp_next = np.full(n_sp, INF, np.float64)   # the time of each scheduler's pending event
@@ -612,6 +622,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                    blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e,
                    sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod,
                    smstat, sl_src, sl_sprod, blk_len, sl_c0, sl_pp, pipe)
+            _mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots)
             for u in range(4):
                 if t0 < sp_next[m * 4 + u]:
                     sp_ver[m * 4 + u] += 1
@@ -647,8 +658,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 # earliest, and of those ready by the time the scheduler is free, the one that
                 # issued last, else the oldest
                 base = max(sp_free[sp], t)
-                min1_c, min1_g, best = _pick(sp, SQ, base, sl_c0, sl_pp, sl_warp, pipe_free, sp_last[sp],
-                                             pick_c)
+                min1_c, min1_g, best = _pick(sp, SQ, sp_slots[sp], base, sl_c0, sl_pp, sl_warp, pipe_free,
+                                             sp_last[sp], pick_c)
                 if min1_g < 0:
                     break                  # nothing to run: a wake-up will queue the scheduler
                 if best < 0:               # nobody ready yet: the earliest goes, when it can
@@ -835,6 +846,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                            blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp,
                            sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready,
                            reg_prod, smstat, sl_src, sl_sprod, blk_len, sl_c0, sl_pp, pipe)
+                    _mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots)
                     next_cta += 1
                     wake = min(wake, td)
                     for u in range(4):
