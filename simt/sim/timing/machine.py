@@ -33,6 +33,7 @@ from numba import njit
 
 from . import isa
 from .caches import find, set_of, victim
+from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp
 
 # parameter indices (see params() in model.py)
 (P_DISPATCH, P_L1_LAT, P_L1_LINE_STEP, P_L1_LINE_CYCLES, P_L2_LAT, P_L2_TAIL, P_DRAM_LAT,
@@ -63,71 +64,9 @@ N_SM_STATS = M_CTAS + 1
  G_L1_HITS, G_L2_BUSY, G_DRAM_BUSY, G_ATOM_BUSY, G_ATOM_OPS, G_L2_ATOM_HIT, G_ATOM_HOT,
  N_GLOBAL_STATS) = range(15)
 
-INF = 1e300
 RUN_AHEAD = 16.0     # cycles a scheduler may run ahead of the earliest pending event
 DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
 SHFL_PIPE = isa.PIPES.index("shfl")
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _push(hk, hv, hn, size, key, sp, ver, sp_ver):
-    """Push (key, scheduler, version) on the event heap; return its new size. A full heap is
-    first cleared of entries an earlier push superseded (at most one per scheduler is live)."""
-    if size == hk.size:
-        live = 0
-        for i in range(size):
-            if hn[i] == sp_ver[hv[i]]:
-                hk[live], hv[live], hn[live] = hk[i], hv[i], hn[i]
-                live += 1
-        size = live
-        for start in range(size // 2 - 1, -1, -1):          # heapify
-            i = start
-            while True:
-                l = 2 * i + 1
-                if l >= size:
-                    break
-                r = l + 1
-                c = r if r < size and hk[r] < hk[l] else l
-                if hk[i] <= hk[c]:
-                    break
-                hk[c], hk[i] = hk[i], hk[c]
-                hv[c], hv[i] = hv[i], hv[c]
-                hn[c], hn[i] = hn[i], hn[c]
-                i = c
-    i = size
-    hk[i] = key
-    hv[i] = sp
-    hn[i] = ver
-    while i > 0:
-        p = (i - 1) >> 1
-        if hk[p] <= hk[i]:
-            break
-        hk[p], hk[i] = hk[i], hk[p]
-        hv[p], hv[i] = hv[i], hv[p]
-        hn[p], hn[i] = hn[i], hn[p]
-        i = p
-    return size + 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _pop(hk, hv, hn, size):
-    key, sp, ver = hk[0], hv[0], hn[0]
-    size -= 1
-    hk[0], hv[0], hn[0] = hk[size], hv[size], hn[size]
-    i = 0
-    while True:
-        l = 2 * i + 1
-        if l >= size:
-            break
-        r = l + 1
-        c = r if r < size and hk[r] < hk[l] else l
-        if hk[i] <= hk[c]:
-            break
-        hk[c], hk[i] = hk[i], hk[c]
-        hv[c], hv[i] = hv[i], hv[c]
-        hn[c], hn[i] = hn[i], hn[c]
-        i = c
-    return key, sp, ver, size
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -474,49 +413,6 @@ def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_fir
     return live
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _mark_slots(q, m, warps_per_cta, sp_slots):
-    """Block slot ``q`` of SM ``m`` got a block: its warps' slots count as used from now on."""
-    for w in range(warps_per_cta):
-        sl = q * warps_per_cta + w
-        sp = m * 4 + sl % 4
-        sp_slots[sp] = max(sp_slots[sp], sl // 4 + 1)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _pick(sp, SQ, n, base, sl_c0, sl_pp, sl_warp, pipe_free, last, pick_c):
-    """The scheduler's look over its warps: (earliest issue time c of any, the warp with it,
-    the warp to issue among those ready by ``base``: -1 if none). Ties go to the warp that
-    issued last (``last``), then to the oldest (lowest warp id). Written as passes without
-    branches on the data (a slot's key: warp id * 32 + position), which the CPU runs faster
-    than the equivalent compare-and-keep loop. Slots from ``n`` on have never held a warp."""
-    lo = sp * SQ
-    pf = pipe_free[sp]
-    earliest = INF
-    for i in range(n):
-        c = max(sl_c0[lo + i], pf[sl_pp[lo + i]])
-        pick_c[i] = c
-        earliest = min(earliest, c)
-    if earliest == INF:                 # no warp, or all at a barrier
-        return INF, -1, -1
-    none = np.int64(1) << 62
-    k_min = none
-    k_best = none
-    for i in range(n):
-        key = sl_warp[lo + i] * 32 + i
-        c = pick_c[i]
-        k_min = min(k_min, key if c == earliest else none)
-        k_best = min(k_best, key if c <= base else none)
-    min1_g = lo + k_min % 32
-    best = lo + k_best % 32 if k_best != none else -1
-    if last >= 0:
-        if pick_c[last - lo] == earliest:
-            min1_g = last
-        if pick_c[last - lo] <= base:
-            best = last
-    return earliest, min1_g, best
-
-
 @njit(cache=True, nogil=True)
 def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_first, blk_len,
         entry_ptr, entry_step, entry_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same,
@@ -622,17 +518,17 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                    blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e,
                    sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod,
                    smstat, sl_src, sl_sprod, blk_len, sl_c0, sl_pp, pipe)
-            _mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots)
+            mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots)
             for u in range(4):
                 if t0 < sp_next[m * 4 + u]:
                     sp_ver[m * 4 + u] += 1
                     sp_next[m * 4 + u] = t0
-                    hsize = _push(hk, hv, hn, hsize, t0, m * 4 + u, sp_ver[m * 4 + u], sp_ver)
+                    hsize = heap_push(hk, hv, hn, hsize, t0, m * 4 + u, sp_ver[m * 4 + u], sp_ver)
             next_cta += 1
     end_time = 0.0
     drain = 0.0
     while hsize > 0:
-        t, sp, ver, hsize = _pop(hk, hv, hn, hsize)
+        t, sp, ver, hsize = heap_pop(hk, hv, hn, hsize)
         if ver != sp_ver[sp]:
             continue
         sp_next[sp] = INF
@@ -658,7 +554,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 # earliest, and of those ready by the time the scheduler is free, the one that
                 # issued last, else the oldest
                 base = max(sp_free[sp], t)
-                min1_c, min1_g, best = _pick(sp, SQ, sp_slots[sp], base, sl_c0, sl_pp, sl_warp, pipe_free,
+                min1_c, min1_g, best = pick_warp(sp, SQ, sp_slots[sp], base, sl_c0, sl_pp, sl_warp, pipe_free,
                                              sp_last[sp], pick_c)
                 if min1_g < 0:
                     break                  # nothing to run: a wake-up will queue the scheduler
@@ -668,7 +564,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 if T > t and hsize > 0 and T > hk[0] + RUN_AHEAD:
                     sp_ver[sp] += 1
                     sp_next[sp] = T
-                    hsize = _push(hk, hv, hn, hsize, T, sp, sp_ver[sp], sp_ver)
+                    hsize = heap_push(hk, hv, hn, hsize, T, sp, sp_ver[sp], sp_ver)
                     break
                 g = best
             t = T
@@ -826,7 +722,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                         elif release < sp_next[sp2]:
                             sp_ver[sp2] += 1
                             sp_next[sp2] = release
-                            hsize = _push(hk, hv, hn, hsize, release, sp2, sp_ver[sp2], sp_ver)
+                            hsize = heap_push(hk, hv, hn, hsize, release, sp2, sp_ver[sp2], sp_ver)
                 cta_arrived[c] = 0
                 cta_bar_t[c] = 0.0
             # ---- a finished block frees its slot; the next block of the grid starts there ------
@@ -846,7 +742,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                            blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp,
                            sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready,
                            reg_prod, smstat, sl_src, sl_sprod, blk_len, sl_c0, sl_pp, pipe)
-                    _mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots)
+                    mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots)
                     next_cta += 1
                     wake = min(wake, td)
                     for u in range(4):
@@ -854,7 +750,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                         if sp2 != sp and td < sp_next[sp2]:
                             sp_ver[sp2] += 1
                             sp_next[sp2] = td
-                            hsize = _push(hk, hv, hn, hsize, td, sp2, sp_ver[sp2], sp_ver)
+                            hsize = heap_push(hk, hv, hn, hsize, td, sp2, sp_ver[sp2], sp_ver)
             greedy = g if not exited and not sl_bar[g] and wake == INF else -1
     # the kernel ends when the memory system has applied every store and atomic
     drained = max(state[0], atom_free.max(), drain)
