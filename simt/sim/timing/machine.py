@@ -33,6 +33,7 @@ from numba import njit
 
 from . import isa
 from .caches import find, set_of, victim
+from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp
 
 # parameter indices (see params() in model.py)
 (P_DISPATCH, P_L1_LAT, P_L1_LINE_STEP, P_L1_LINE_CYCLES, P_L2_LAT, P_L2_TAIL, P_DRAM_LAT,
@@ -63,71 +64,9 @@ N_SM_STATS = M_CTAS + 1
  G_L1_HITS, G_L2_BUSY, G_DRAM_BUSY, G_ATOM_BUSY, G_ATOM_OPS, G_L2_ATOM_HIT, G_ATOM_HOT,
  N_GLOBAL_STATS) = range(15)
 
-INF = 1e300
 RUN_AHEAD = 16.0     # cycles a scheduler may run ahead of the earliest pending event
 DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
 SHFL_PIPE = isa.PIPES.index("shfl")
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _push(hk, hv, hn, size, key, sp, ver, sp_ver):
-    """Push (key, scheduler, version) on the event heap; return its new size. A full heap is
-    first cleared of entries an earlier push superseded (at most one per scheduler is live)."""
-    if size == hk.size:
-        live = 0
-        for i in range(size):
-            if hn[i] == sp_ver[hv[i]]:
-                hk[live], hv[live], hn[live] = hk[i], hv[i], hn[i]
-                live += 1
-        size = live
-        for start in range(size // 2 - 1, -1, -1):          # heapify
-            i = start
-            while True:
-                l = 2 * i + 1
-                if l >= size:
-                    break
-                r = l + 1
-                c = r if r < size and hk[r] < hk[l] else l
-                if hk[i] <= hk[c]:
-                    break
-                hk[c], hk[i] = hk[i], hk[c]
-                hv[c], hv[i] = hv[i], hv[c]
-                hn[c], hn[i] = hn[i], hn[c]
-                i = c
-    i = size
-    hk[i] = key
-    hv[i] = sp
-    hn[i] = ver
-    while i > 0:
-        p = (i - 1) >> 1
-        if hk[p] <= hk[i]:
-            break
-        hk[p], hk[i] = hk[i], hk[p]
-        hv[p], hv[i] = hv[i], hv[p]
-        hn[p], hn[i] = hn[i], hn[p]
-        i = p
-    return size + 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _pop(hk, hv, hn, size):
-    key, sp, ver = hk[0], hv[0], hn[0]
-    size -= 1
-    hk[0], hv[0], hn[0] = hk[size], hv[size], hn[size]
-    i = 0
-    while True:
-        l = 2 * i + 1
-        if l >= size:
-            break
-        r = l + 1
-        c = r if r < size and hk[r] < hk[l] else l
-        if hk[i] <= hk[c]:
-            break
-        hk[c], hk[i] = hk[i], hk[c]
-        hv[c], hv[i] = hv[i], hv[c]
-        hn[c], hn[i] = hn[i], hn[c]
-        i = c
-    return key, sp, ver, size
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -426,10 +365,11 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
     return done
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_first, cta_slot,
            cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e, sl_end, sl_bend, sl_ins,
-           sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod, smstat, sl_src, sl_sprod, blk_len):
+           sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod, smstat, sl_src, sl_sprod, blk_len,
+           sl_c0, sl_pp, pipe):
     """Start block ``c`` on SM ``m`` at time ``t``; return how many warps it has."""
     bpsm = cta_slot.shape[1]
     SQ = (S + 3) // 4
@@ -461,6 +401,8 @@ def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_fir
         sl_cta[g] = c
         sl_start[g] = t
         sl_src[g] = t
+        sl_c0[g] = t
+        sl_pp[g] = pipe[sl_ins[g]]
         sl_sprod[g] = -1
         reg_ready[g, :] = t
         reg_prod[g, :] = -1
@@ -505,12 +447,19 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sl_src = np.zeros(G, np.float64)           # when the next instruction's sources are ready
     sl_sprod = np.full(G, -1, np.int64)        # ... and which instruction produces the last one
     sl_store = np.zeros(G, np.float64)         # when the warp's stores and atomics are acknowledged
+    # what the scheduler's pick reads, kept up to date so that its pass over the warps is short:
+    # max(sl_own, sl_src), INF for an empty slot or a warp at a barrier; the next instruction's pipe
+    sl_c0 = np.full(G, INF, np.float64)
+    sl_pp = np.zeros(G, np.int64)
     nr = max(1, n_regs)
     reg_ready = np.empty((G, nr), np.float64)   # a slot's rows are set when a block starts
     reg_prod = np.empty((G, nr), np.int32)      # the instruction that produces each register
     # schedulers, SMs, blocks
     sp_free = np.zeros(n_sp, np.float64)
-    pipe_free = np.zeros((n_sp, n_pipes), np.float64)
+    pipe_free = np.zeros((n_sp, n_pipes + 1), np.float64)
+    pipe_free[:, n_pipes] = -INF                # no pipe: never what a warp waits for
+    pick_c = np.empty(SQ, np.float64)           # the pick's scratch: each warp's earliest issue
+    sp_slots = np.zeros(n_sp, np.int64)         # per scheduler: its slots [0, n) have held warps
     sp_ver = np.zeros(n_sp, np.int64)
     sp_last = np.full(n_sp, -1, np.int64)
     sp_next = np.full(n_sp, INF, np.float64)   # the time of each scheduler's pending event
@@ -568,17 +517,18 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             _place(next_cta, m, t0, S, warps_per_cta, entry_ptr, entry_step, step_block,
                    blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e,
                    sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod,
-                   smstat, sl_src, sl_sprod, blk_len)
+                   smstat, sl_src, sl_sprod, blk_len, sl_c0, sl_pp, pipe)
+            mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots)
             for u in range(4):
                 if t0 < sp_next[m * 4 + u]:
                     sp_ver[m * 4 + u] += 1
                     sp_next[m * 4 + u] = t0
-                    hsize = _push(hk, hv, hn, hsize, t0, m * 4 + u, sp_ver[m * 4 + u], sp_ver)
+                    hsize = heap_push(hk, hv, hn, hsize, t0, m * 4 + u, sp_ver[m * 4 + u], sp_ver)
             next_cta += 1
     end_time = 0.0
     drain = 0.0
     while hsize > 0:
-        t, sp, ver, hsize = _pop(hk, hv, hn, hsize)
+        t, sp, ver, hsize = heap_pop(hk, hv, hn, hsize)
         if ver != sp_ver[sp]:
             continue
         sp_next[sp] = INF
@@ -591,8 +541,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
         while True:
             if greedy >= 0:
                 g = greedy
-                c = max(sl_own[g], sl_src[g])
-                pp = pipe[sl_ins[g]]
+                c = sl_c0[g]
+                pp = sl_pp[g]
                 if pp < n_pipes and pipe_free[sp, pp] > c:
                     c = pipe_free[sp, pp]
                 T = max(sp_free[sp], t)
@@ -604,23 +554,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 # earliest, and of those ready by the time the scheduler is free, the one that
                 # issued last, else the oldest
                 base = max(sp_free[sp], t)
-                min1_c = INF
-                min1_g = -1
-                best = -1
-                for g in range(sp * SQ, sp * SQ + SQ):
-                    if sl_warp[g] < 0 or sl_bar[g]:
-                        continue
-                    c = max(sl_own[g], sl_src[g])
-                    pp = pipe[sl_ins[g]]
-                    if pp < n_pipes and pipe_free[sp, pp] > c:
-                        c = pipe_free[sp, pp]
-                    if c < min1_c or (c == min1_c and (g == sp_last[sp] or (min1_g != sp_last[sp]
-                                                                             and sl_warp[g] < sl_warp[min1_g]))):
-                        min1_c = c
-                        min1_g = g
-                    if c <= base and (best < 0 or g == sp_last[sp]
-                                      or (best != sp_last[sp] and sl_warp[g] < sl_warp[best])):
-                        best = g
+                min1_c, min1_g, best = pick_warp(sp, SQ, sp_slots[sp], base, sl_c0, sl_pp, sl_warp, pipe_free,
+                                             sp_last[sp], pick_c)
                 if min1_g < 0:
                     break                  # nothing to run: a wake-up will queue the scheduler
                 if best < 0:               # nobody ready yet: the earliest goes, when it can
@@ -629,7 +564,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 if T > t and hsize > 0 and T > hk[0] + RUN_AHEAD:
                     sp_ver[sp] += 1
                     sp_next[sp] = T
-                    hsize = _push(hk, hv, hn, hsize, T, sp, sp_ver[sp], sp_ver)
+                    hsize = heap_push(hk, hv, hn, hsize, T, sp, sp_ver[sp], sp_ver)
                     break
                 g = best
             t = T
@@ -764,6 +699,9 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 cta_live[c] -= 1
                 if own > end_time:
                     end_time = own
+            if not exited:
+                sl_pp[g] = pipe[nxt]
+            sl_c0[g] = INF if exited or sl_bar[g] else max(own, sl_src[g])
             wake = INF       # when warps this issue woke on this scheduler can go
             # ---- barrier release: every live warp of the block has arrived ----------------------
             if cta_live[c] > 0 and cta_arrived[c] == cta_live[c] and (k == isa.BARRIER or exited):
@@ -777,13 +715,14 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                         stalls[sl_barins[g2], S_BARRIER] += release - sl_own[g2]
                         sl_bar[g2] = 0
                         sl_own[g2] = release
+                        sl_c0[g2] = max(release, sl_src[g2])
                         sp2 = m * 4 + (q * warps_per_cta + w) % 4
                         if sp2 == sp:
                             wake = min(wake, release)
                         elif release < sp_next[sp2]:
                             sp_ver[sp2] += 1
                             sp_next[sp2] = release
-                            hsize = _push(hk, hv, hn, hsize, release, sp2, sp_ver[sp2], sp_ver)
+                            hsize = heap_push(hk, hv, hn, hsize, release, sp2, sp_ver[sp2], sp_ver)
                 cta_arrived[c] = 0
                 cta_bar_t[c] = 0.0
             # ---- a finished block frees its slot; the next block of the grid starts there ------
@@ -802,7 +741,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                     _place(next_cta, m, td, S, warps_per_cta, entry_ptr, entry_step, step_block,
                            blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp,
                            sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready,
-                           reg_prod, smstat, sl_src, sl_sprod, blk_len)
+                           reg_prod, smstat, sl_src, sl_sprod, blk_len, sl_c0, sl_pp, pipe)
+                    mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots)
                     next_cta += 1
                     wake = min(wake, td)
                     for u in range(4):
@@ -810,7 +750,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                         if sp2 != sp and td < sp_next[sp2]:
                             sp_ver[sp2] += 1
                             sp_next[sp2] = td
-                            hsize = _push(hk, hv, hn, hsize, td, sp2, sp_ver[sp2], sp_ver)
+                            hsize = heap_push(hk, hv, hn, hsize, td, sp2, sp_ver[sp2], sp_ver)
             greedy = g if not exited and not sl_bar[g] and wake == INF else -1
     # the kernel ends when the memory system has applied every store and atomic
     drained = max(state[0], atom_free.max(), drain)
