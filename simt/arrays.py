@@ -75,6 +75,30 @@ class Unwritten:
     def clear(self) -> None:
         self._mask = None
 
+    def view(self, start: int, count: int) -> "UnwrittenView":
+        return UnwrittenView(self, start, count)
+
+
+class UnwrittenView:
+    """The record of an array view: the part of its base's record it covers."""
+
+    __slots__ = ("base", "start", "size")
+
+    def __init__(self, base, start: int, size: int):
+        self.base, self.start, self.size = base, start, size
+
+    def mask(self) -> np.ndarray | None:
+        whole = self.base.mask()
+        return None if whole is None else whole[self.start:self.start + self.size]
+
+    def clear(self) -> None:
+        whole = self.base.mask()
+        if whole is not None:
+            whole[self.start:self.start + self.size] = False
+
+    def view(self, start: int, count: int) -> "UnwrittenView":
+        return UnwrittenView(self.base, self.start + start, count)
+
 
 class array:
     """A device array, or (with neither data nor shape) an ``array(dtype=...)`` annotation."""
@@ -188,9 +212,40 @@ class array:
         return self.shape[0]
 
     def __getitem__(self, index):
-        raise SimtError(f"simt arrays cannot be indexed or sliced on the host (a[{_show_index(index)}]): "
-                        f"Warp's array views are not supported; read a copy with a.numpy()[...] or "
-                        f"make a new array with simt.array(a.numpy()[...])")
+        """Warp's host-side views: ``a[2:5]``, ``a[i]`` (a row of a 2-D array), ``a[1:, :]``,
+        sharing the array's memory. simt arrays are contiguous, so a view must be too: it
+        may index and slice the leading dimensions (step 1) and keep the rest whole."""
+        buf = self._require_buffer()
+        idx = index if isinstance(index, tuple) else (index,)
+        shown = _show_index(index)
+        if len(idx) > self.ndim or not all(isinstance(i, slice) or (isinstance(i, (int, np.integer))
+                                                                    and not isinstance(i, bool)) for i in idx):
+            raise SimtError(f"a[{shown}]: a view of a {self.ndim}-d simt array takes up to {self.ndim} "
+                            f"ints or slices")
+        if len(idx) == self.ndim and not any(isinstance(i, slice) for i in idx):
+            raise SimtError(f"a[{shown}] is one element: read it with a.numpy()[{shown}]")
+        if any(isinstance(i, slice) and i.step not in (None, 1) for i in idx):
+            raise SimtError(f"a[{shown}]: simt arrays are contiguous, so views with a step are not "
+                            f"supported; copy with simt.array(a.numpy()[{shown}])")
+        for axis, i in enumerate(idx):
+            if isinstance(i, (int, np.integer)) and not -self.shape[axis] <= i < self.shape[axis]:
+                raise SimtError(f"a[{shown}]: index {int(i)} is out of range for axis {axis} of "
+                                f"an array of shape {self.shape}")
+        view = buf[idx]
+        if not view.flags.c_contiguous:
+            raise SimtError(f"a[{shown}] is not contiguous (it slices an inner dimension): simt "
+                            f"arrays are contiguous; copy with simt.array(a.numpy()[{shown}])")
+        offset = view.__array_interface__["data"][0] - buf.__array_interface__["data"][0] \
+            if view.size else 0
+        out = array._view(self, view)
+        out.ptr = self.ptr + offset
+        if self._gpu is not None:
+            from .gpu.memory import DeviceView
+            out._gpu = DeviceView(self._gpu, offset, view.nbytes)
+        if self._unwritten is not None:
+            per = buf.itemsize
+            out._unwritten = self._unwritten.view(offset // per, view.size)
+        return out
 
     def __setitem__(self, index, value):
         raise SimtError(f"simt arrays cannot be assigned by index on the host (a[{_show_index(index)}] = ...): "

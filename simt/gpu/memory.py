@@ -67,6 +67,21 @@ class DeviceMemory:
         self.free()
 
 
+class DeviceView(DeviceMemory):
+    """Part of another allocation (``a[2:5]`` of a GPU array): copies in and out of that range;
+    the allocation stays alive while a view of it does, and is freed by its owner only."""
+
+    def __init__(self, parent: DeviceMemory, offset: int, nbytes: int):
+        self.ordinal = parent.ordinal
+        self.nbytes = int(nbytes)
+        self._parent = parent
+        self.ptr = parent.ptr + int(offset)
+        self._handle = runtime.driver().CUdeviceptr(self.ptr)
+
+    def free(self) -> None:
+        self._handle = None
+
+
 def to_device(host: np.ndarray, ordinal: int) -> DeviceMemory:
     """A new GPU allocation holding ``host``'s bytes."""
     mem = DeviceMemory(ordinal, host.nbytes)
