@@ -83,16 +83,28 @@ def record(module: str, cache: Path, timeout: int, refresh: bool) -> dict | None
 
 # ---- the simt side --------------------------------------------------------------------------
 
+AUX_IMPORT = re.compile(r"^import (warp\.tests\.(aux_\w+)) as (\w+)$")
+
+
 def load_under_simt(path: Path, module: str, tmp: Path):
-    """The test file as a module whose ``wp`` is simt (same line numbers as the original)."""
+    """The test file as a module whose ``wp`` is simt (same line numbers as the original).
+    The helper modules a test imports from ``warp.tests`` (``aux_*.py``) are Warp's test code
+    too: they are loaded the same way, so their kernels and functions are simt's."""
+    name = "simt_conformance_" + module.replace(".", "_")
+    if name in sys.modules:             # a helper module two test files import
+        return sys.modules[name]
     lines = []
     for line in path.read_text().splitlines():
+        aux = AUX_IMPORT.match(line.strip())
         if line.strip() == "import warp as wp":
             line = line.replace("import warp as wp", "import simt as wp")
         elif line.startswith("from warp.tests.unittest_utils import *"):
             line += "; import simt as wp"
+        elif aux and (path.parents[len(module.split(".")) - 3] / f"{aux.group(2)}.py").exists():
+            helper = load_under_simt(path.parents[len(module.split(".")) - 3] / f"{aux.group(2)}.py",
+                                     aux.group(1), tmp)
+            line = f"import sys as _simt_sys; {aux.group(3)} = _simt_sys.modules[{helper.__name__!r}]"
         lines.append(line)
-    name = "simt_conformance_" + module.replace(".", "_")
     file = tmp / f"{name}.py"
     file.write_text("\n".join(lines) + "\n")
     spec = importlib.util.spec_from_file_location(name, file)
