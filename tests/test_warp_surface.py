@@ -324,12 +324,12 @@ def test_function_parameters_match_warp(on_warp):
         assert_close(got[1], want[1], True, f"function parameters on {device}")
 
 
-def test_negative_component_subscripts_match_warp(on_warp):
+def test_negative_subscripts_and_constant_local_slice_bounds_match_warp(on_warp):
     warp, wk = on_warp
 
     def args(api):
         return [api.array(np.linspace(-2.0, 2.0, N, dtype=np.float32), dtype=float),
-                api.zeros((N, 2), dtype=float)]
+                api.zeros((N, 3), dtype=float)]
     want = run(warp, wk.negative_subscripts, args(warp), "cpu")
     for device in ("cpu:precise", "cpu"):
         got = run(wp, K.negative_subscripts, args(wp), device)

@@ -226,9 +226,12 @@ def set_ref(x: wp.ref[float], v: float):
 @wp.kernel(enable_backward=False)
 def negative_subscripts(x: wp.array[float], out: wp.array2d[float]):
     i = wp.tid()
+    two = 2
     v = wp.vec3(x[i], 2.0 * x[i], 3.0)
     m = wp.mat33(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, x[i])
     set_ref(v[-1], 10.0)
     m[-1, -2] = -1.0
     out[i, 0] = v[-1] + v[-2] * v[-3]
     out[i, 1] = m[-1][-1] + m[-1, -2] + m[-3, 0]
+    head = v[0:two]                  # a slice bound that is a local bound once to a literal
+    out[i, 2] = head[1] - head[0]
