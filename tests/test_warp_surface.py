@@ -334,3 +334,20 @@ def test_negative_subscripts_and_constant_local_slice_bounds_match_warp(on_warp)
     for device in ("cpu:precise", "cpu"):
         got = run(wp, K.negative_subscripts, args(wp), device)
         assert_close(got[1], want[1], True, f"negative subscripts on {device}")
+
+
+@pytest.mark.parametrize("bounds", [(1, 8, 2), (7, 0, -3), (-3, 100, 1)])
+def test_array_slices_in_kernels_match_warp(on_warp, bounds):
+    """Slices with runtime bounds and steps (negative, clamped), views of views, slices passed
+    to functions and written through: each as Warp computes it."""
+    warp, wk = on_warp
+    grid = np.arange(8 * 3, dtype=np.float32).reshape(8, 3)
+
+    def args(api):
+        return [api.array(grid, dtype=float), *bounds, api.zeros(8, dtype=api.vec3),
+                api.zeros((N, 4), dtype=float)]
+    want = run(warp, wk.array_slices, args(warp), "cpu")
+    for device in ("cpu:precise", "cpu"):
+        got = run(wp, K.array_slices, args(wp), device)
+        assert_close(got[2], want[2], True, f"slices on {device}")
+        assert_close(got[1], want[1], True, f"writes through a slice on {device}")

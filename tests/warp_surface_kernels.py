@@ -235,3 +235,27 @@ def negative_subscripts(x: wp.array[float], out: wp.array2d[float]):
     out[i, 1] = m[-1][-1] + m[-1, -2] + m[-3, 0]
     head = v[0:two]                  # a slice bound that is a local bound once to a literal
     out[i, 2] = head[1] - head[0]
+
+
+# ---- array slices inside kernels ---------------------------------------------------------------
+
+@wp.func
+def total_of(v: wp.array[float]) -> float:
+    s = float(0.0)
+    for k in range(v.shape[0]):
+        s += v[k]
+    return s
+
+
+@wp.kernel
+def array_slices(grid: wp.array2d[float], start: int, stop: int, step: int,
+                 flat: wp.array[wp.vec3], out: wp.array2d[float]):
+    i = wp.tid()
+    col = grid[start:stop:step, 1]              # runtime bounds and step, negative included
+    out[i, 0] = float(col.shape[0])
+    out[i, 1] = col[0] + col[col.shape[0] - 1]
+    out[i, 2] = total_of(grid[i, 1:]) + total_of(grid[::2, 0][1:])
+    tail = grid[-2:]
+    out[i, 3] = tail[0, i % 3]
+    flat[start:stop:step][0].x = float(i)       # a write through a slice
+    flat[start:stop:step][0][1] += 1.0

@@ -358,6 +358,11 @@ class FunctionChecker(WarpForms):
             return ComponentPlace(t, node.id, [])
         if isinstance(node, ast.Subscript):
             base = self.place(node.value)
+            keys = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if isinstance(base, ArrayPlace) and len(base.indices) < base.ndim and not base.path \
+                    and any(isinstance(k, ast.Slice) for k in keys):
+                view = self.value(node)                 # a[s:e:k][i] = x writes through the view
+                return ArrayPlace(view.type.dtype, view, [], [], view.type.ndim)
             if isinstance(node.slice, ast.Slice) and not isinstance(base.type, ArrayType):
                 picks = self.slice_picks(base.type, node.slice)
                 return self.slice_place(base, picks, self.sliced_type(base.type, picks), node)
@@ -459,6 +464,8 @@ class FunctionChecker(WarpForms):
     def as_value(self, e, node: ast.AST) -> hir.Expr:
         if isinstance(e, hir.Expr):
             return e
+        if isinstance(e, PartialIndex) and e.slices is not None:
+            return self.sliced_view(e, node)
         if isinstance(e, PartialIndex):
             at = e.array.type
             if not e.indices or at.shape is not None or isinstance(at.dtype, StructType):
@@ -536,7 +543,7 @@ class FunctionChecker(WarpForms):
                 raise self.error(f"{describe(base.obj)} has no attribute {node.attr!r}", node)
             return self.static_or_constant(getattr(base.obj, node.attr), text, node)
         if isinstance(base, PartialIndex):
-            raise self.as_value(base, node.value)
+            base = self.as_value(base, node.value)     # a view (a[i] of a 2-D array, a[1:3]), or an error
         t = base.type
         if isinstance(t, ArrayType):
             if node.attr == "shape":
@@ -613,10 +620,14 @@ class FunctionChecker(WarpForms):
             if isinstance(base, hir.TupleExpr):
                 return base.elems[idx]
             return hir.TupleGet(base.type.elems[idx], self.loc(node), base=base, index=idx)
+        if isinstance(base, PartialIndex) and base.slices is not None:
+            base = self.sliced_view(base, node.value)       # a[1:3][0]: index the view
         if isinstance(base, hir.Expr) and isinstance(base.type, ArrayType):
             base = PartialIndex(base, [])
         if len(keys) == 1 and isinstance(keys[0], ast.Slice) and isinstance(base, hir.Expr):
             return self.slice_read(base, keys[0], node)
+        if isinstance(base, PartialIndex) and any(isinstance(k, ast.Slice) for k in keys):
+            return self.array_slice(base, keys, node)
         for key in keys:
             index = self.index(key)
             if isinstance(base, PartialIndex):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import CompileError
 from . import hir
-from .frontend_rules import ArrayPlace, adapt, component_count, component_type, constant
+from .frontend_rules import ArrayPlace, PartialIndex, adapt, component_count, component_type, constant
 from .types import (VOID, AnyType, ArrayType, MatrixType, Scalar, StructType, TransformType,
                     TupleType, matrix_type, scalar_of, vector_type)
 
@@ -109,6 +109,79 @@ class WarpForms:
             path.insert(0, e.index)
             e = e.base
         return (e.name, path) if isinstance(e, hir.Var) and hir.is_value_type(e.type) else None
+
+    # ---- array slices: a[2:n], a[s:e:k, 1] (views, as Warp's array slicing in kernels) ----------
+    def array_slice(self, base, keys: list[ast.expr], node: ast.AST):
+        at = base.array.type
+        if at.shape is not None:
+            raise self.error("slices of shared arrays are not supported; index them", node)
+        if isinstance(at.dtype, StructType):
+            raise self.error("slices of arrays of structs are not supported; index them", node)
+        parts = list(base.indices)
+        if len(parts) + len(keys) > at.ndim:
+            raise self.error(f"a {at.ndim}-D array takes at most {at.ndim} indices or slices", node)
+        for key in keys:
+            if isinstance(key, ast.Slice):
+                parts.append(self.slice_bounds(base.array, len(parts), key))
+            else:
+                parts.append(self.index(key))
+        return PartialIndex(base.array, [], slices=parts)
+
+    def sliced_view(self, pi, node: ast.AST) -> hir.Expr:
+        at = pi.array.type
+        fixed = sum(1 for p in pi.slices if not isinstance(p, tuple))
+        return hir.ArrayView(ArrayType(at.dtype, at.ndim - fixed), self.loc(node), array=pi.array,
+                             indices=[], slices=list(pi.slices))
+
+    def slice_bounds(self, array: hir.Expr, dim: int, key: ast.Slice) -> tuple:
+        """(start, step, length) of ``key`` over dimension ``dim`` of ``array``, by Python's
+        rules (negative bounds count from the end, bounds are clamped, a negative step runs
+        backwards), as int32 expressions evaluated where the view is used."""
+        loc = self.loc(key)
+
+        def i32(v):
+            return hir.Const(Scalar.I32, loc, value=v)
+
+        def op(name, symbol, a, b):
+            return self.binary(name, symbol, a, b, key)
+
+        def pick(cond, a, b):         # both sides are evaluated: no branch, so values reused
+            return self.call_builtin("where", [cond, a, b], key)   # across them are defined
+
+        def given(x):
+            return None if x is None else hir.once(self.index(x))
+        n = hir.once(self.array_dim(array, dim, key))
+        start, stop, step = given(key.lower), given(key.upper), given(key.step)
+        if isinstance(step, hir.Const) and step.value == 0:
+            raise self.error("slice step cannot be zero", key.step)
+
+        def wrap(x, lo, hi):          # x < 0 counts from the end; then clamp to [lo, hi]
+            x = hir.once(pick(op("lt", "<", x, i32(0)), op("add", "+", x, n), x))
+            return hir.once(self.call_builtin("clamp", [x, lo, hi], key))
+
+        def forward():
+            s = i32(0) if start is None else wrap(start, i32(0), n)
+            e = n if stop is None else wrap(stop, i32(0), n)
+            k = i32(1) if step is None else step
+            span = op("div", "/", op("sub", "-", op("add", "+", op("sub", "-", e, s), k), i32(1)), k)
+            return s, pick(op("gt", ">", e, s), span, i32(0))
+
+        def backward():
+            last = hir.once(op("sub", "-", n, i32(1)))
+            s = last if start is None else wrap(start, i32(-1), last)
+            e = i32(-1) if stop is None else wrap(stop, i32(-1), last)
+            span = op("div", "/", op("sub", "-", op("sub", "-", op("sub", "-", s, e), step), i32(1)),
+                      op("sub", "-", i32(0), step))
+            return s, pick(op("gt", ">", s, e), span, i32(0))
+        if step is None or (isinstance(step, hir.Const) and step.value > 0):
+            s, length = forward()
+        elif isinstance(step, hir.Const):
+            s, length = backward()
+        else:
+            up = hir.once(op("gt", ">", step, i32(0)))
+            (s1, l1), (s2, l2) = forward(), backward()
+            s, length = pick(up, s1, s2), pick(up, l1, l2)
+        return hir.once(s), (i32(1) if step is None else step), hir.once(length)
 
     # ---- component slices: v[0:2], m[1:3], t.p, t.q --------------------------------------------
     def slice_picks(self, t: AnyType, key: ast.Slice) -> list[int]:

@@ -66,9 +66,11 @@ class Static:
 
 @dataclass
 class PartialIndex:
-    """``a[i]`` of a multi-dimensional array, waiting for its remaining indices."""
+    """``a[i]`` of a multi-dimensional array, waiting for its remaining indices; ``slices``
+    holds every key when one of them is a slice (``a[1:3, j]``): then it is a view."""
     array: hir.Expr
     indices: list[hir.Expr]
+    slices: list | None = None
 
 
 @dataclass

@@ -117,9 +117,12 @@ class ArrayLoad(Expr):
 @dataclass(eq=False)
 class ArrayView(Expr):
     """``a[i]`` of a multi-dimensional array: the sub-array at those leading indices (``type``
-    is an ArrayType of fewer dimensions), as Warp's array views."""
+    is an ArrayType of fewer dimensions), as Warp's array views. With ``slices``, the keys of
+    ``a[2:n:2, 1]``, one per leading dimension of ``array``: an index (an int32 Expr) or a
+    normalised slice (start, step, length), as Python's ``slice.indices`` gives them."""
     array: Expr | None = None
     indices: list[Expr] = field(default_factory=list)
+    slices: list | None = None
 
 
 @dataclass(eq=False)

@@ -59,11 +59,16 @@ class StructArray:
 
 
 class ArrayViewRef:
-    """A sub-array: ``mem`` with its leading indices fixed to ``prefix`` (int32 operands)."""
+    """A view of ``mem``: per dimension of ``mem`` one part, ``("fix", i)`` (the index is
+    ``i``), ``("all",)`` (the whole dimension) or ``("slice", start, step, length)``; the
+    view's dimensions are the parts that are not fixed, in order (int32 operands)."""
 
-    def __init__(self, mem: MemRef, prefix: list):
+    def __init__(self, mem: MemRef, parts: list):
         self.mem = mem
-        self.prefix = prefix
+        self.parts = parts
+
+    def free_parts(self) -> list[tuple[int, tuple]]:
+        return [(k, p) for k, p in enumerate(self.parts) if p[0] != "fix"]
 
 
 class MemoryLowering:
@@ -87,10 +92,21 @@ class MemoryLowering:
             base = self.array(e.array)
             if isinstance(base, StructArray):
                 raise CompileError("views of arrays of structs are not supported", e.loc)
-            prefix = [self.as_i32(self.value(i)[0]) for i in e.indices]
-            if isinstance(base, ArrayViewRef):
-                return ArrayViewRef(base.mem, base.prefix + prefix)
-            return ArrayViewRef(base, prefix)
+            if not isinstance(base, ArrayViewRef):
+                base = ArrayViewRef(base, [("all",)] * base.ndim)
+            keys = e.slices if e.slices is not None else e.indices
+            parts, free = list(base.parts), base.free_parts()
+            for key, (k, part) in zip(keys, free):
+                if isinstance(key, tuple):        # a slice of this dimension
+                    start, step, length = (self.as_i32(self.value(x)[0]) for x in key)
+                    if part[0] == "slice":
+                        start = self.iadd(part[1], self.imul(start, part[2]))
+                        step = self.imul(step, part[2])
+                    parts[k] = ("slice", start, step, length)
+                else:
+                    i = self.as_i32(self.value(key)[0])
+                    parts[k] = ("fix", i if part[0] == "all" else self.iadd(part[1], self.imul(i, part[2])))
+            return ArrayViewRef(base.mem, parts)
         if isinstance(e.type, ArrayType):          # an array field of a struct
             slots = self.value(e)
             if len(slots) == 1 and isinstance(slots[0], (MemRef, StructArray)):
@@ -144,8 +160,19 @@ class MemoryLowering:
     # ---- addressing ----------------------------------------------------------------------
     def element_index(self, mem, indices: list[hir.Expr]) -> Operand:
         ops = [self.as_i32(self.value(i)[0]) for i in indices]
-        if isinstance(mem, ArrayViewRef):            # a view: its fixed indices come first
-            mem, ops = mem.mem, mem.prefix + ops
+        if isinstance(mem, ArrayViewRef):            # a view: its indices into the array's
+            view, given, ops = mem, iter(ops), []
+            mem = view.mem
+            for k, part in enumerate(view.parts):
+                if part[0] == "fix":
+                    ops.append(part[1])
+                    continue
+                i = next(given)
+                if part[0] == "slice":
+                    if self.debug:                   # inside the view, as Warp checks in debug
+                        self.b.emit(Op.CHECK, (), (i, part[3]), CheckArg(mem, k))
+                    i = self.iadd(part[1], self.imul(i, part[2]))
+                ops.append(i)
         if self.debug:
             for k, op in enumerate(ops):
                 self.b.emit(Op.CHECK, (), (op, self.extent(mem, k)), CheckArg(mem, k))
@@ -246,7 +273,8 @@ class MemoryLowering:
         if isinstance(target, StructArray):
             target = target.mems[0]
         if isinstance(target, ArrayViewRef):
-            return [self.extent(target.mem, e.dim + len(target.prefix))]
+            k, part = target.free_parts()[e.dim]
+            return [part[3] if part[0] == "slice" else self.extent(target.mem, k)]
         return [self.extent(target, e.dim)]
 
 
