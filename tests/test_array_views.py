@@ -82,3 +82,26 @@ def test_views_simt_cannot_make_are_clear_errors(index, message):
     m = wp.zeros((3, 4))
     with pytest.raises(wp.SimtError, match=message):
         m[index]
+
+
+# ---- slices inside kernels -----------------------------------------------------------------------
+
+@wp.kernel
+def column_slice(grid: wp.array2d(dtype=float), start: int, stop: int, step: int,
+                 out: wp.array(dtype=float)):
+    col = grid[start:stop:step, 1]
+    out[0] = float(col.shape[0])
+    for k in range(col.shape[0]):
+        out[1 + k] = col[k]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("bounds", [(1, 8, 2), (7, 0, -3), (-3, 100, 1), (5, 2, 1), (0, 8, -1)])
+def test_kernel_slices_follow_python_slicing(device, bounds):
+    grid = np.arange(24, dtype=np.float32).reshape(8, 3)
+    want = grid[slice(*bounds), 1]
+    out = wp.full(10, -1.0, device=device)
+    wp.launch(column_slice, 1, [wp.array(grid, device=device), *bounds, out], device=device)
+    got = out.numpy()
+    assert got[0] == want.size
+    np.testing.assert_array_equal(got[1:1 + want.size], want)
