@@ -351,3 +351,15 @@ def test_array_slices_in_kernels_match_warp(on_warp, bounds):
         got = run(wp, K.array_slices, args(wp), device)
         assert_close(got[2], want[2], True, f"slices on {device}")
         assert_close(got[1], want[1], True, f"writes through a slice on {device}")
+
+
+def test_references_to_transform_parts_match_warp(on_warp):
+    warp, wk = on_warp
+
+    def args(api):
+        return [api.array(np.linspace(-2.0, 2.0, N, dtype=np.float32), dtype=float),
+                api.zeros((N, 2), dtype=float)]
+    want = run(warp, wk.transform_part_refs, args(warp), "cpu")
+    for device in ("cpu:precise", "cpu"):
+        got = run(wp, K.transform_part_refs, args(wp), device)
+        assert_close(got[1], want[1], True, f"transform part references on {device}")

@@ -259,3 +259,13 @@ def array_slices(grid: wp.array2d[float], start: int, stop: int, step: int,
     out[i, 3] = tail[0, i % 3]
     flat[start:stop:step][0].x = float(i)       # a write through a slice
     flat[start:stop:step][0][1] += 1.0
+
+
+@wp.kernel(enable_backward=False)
+def transform_part_refs(x: wp.array[float], out: wp.array2d[float]):
+    i = wp.tid()
+    t = wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(0.0, 0.0, 0.0, 1.0))
+    set_ref(t.p.y, x[i])                 # a wp.ref to one scalar of the transform's parts
+    set_ref(t.q.z, 0.5 * x[i])
+    out[i, 0] = t.p.x + t.p.y * 10.0 + t.p.z * 100.0
+    out[i, 1] = t.q.z + t.q.w

@@ -17,6 +17,9 @@ from .types import (VOID, AnyType, ArrayType, MatrixType, Scalar, StructType, Tr
                     TupleType, matrix_type, scalar_of, vector_type)
 
 
+_TRANSFORM_PARTS = {"transform_get_translation": 0, "transform_get_rotation": 3}
+
+
 class WarpForms:
     """Mixed into FunctionChecker; uses its ``value``, ``place``, ``call_builtin``... """
 
@@ -108,6 +111,14 @@ class WarpForms:
         while isinstance(e, hir.Extract) and isinstance(e.index, hir.Const):
             path.insert(0, e.index)
             e = e.base
+        part = _TRANSFORM_PARTS.get(getattr(e, "builtin", None))
+        if part is not None and len(path) == 1 and isinstance(e.args[0].type, TransformType):
+            # t.p.x, t.q.w: a scalar of the transform itself (p is its components 0-2, q 3-6)
+            k = hir.Const(Scalar.I32, path[0].loc, value=part + int(path[0].value))
+            e, path = e.args[0], [k]
+            if isinstance(e, hir.ArrayLoad):
+                return hir.ArrayLoad(scalar_of(e.type), e.loc, array=e.array, indices=e.indices,
+                                     path=e.path + path)
         return (e.name, path) if isinstance(e, hir.Var) and hir.is_value_type(e.type) else None
 
     # ---- array slices: a[2:n], a[s:e:k, 1] (views, as Warp's array slicing in kernels) ----------
