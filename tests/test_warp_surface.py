@@ -62,6 +62,27 @@ def form_args(api, n=N):
             api.array(np.array([0, -1, 0], dtype=np.int32), dtype=api.int32)]
 
 
+def function_args(api, n=N):
+    return [api.array(np.linspace(-2.0, 2.0, n, dtype=np.float32), dtype=float),
+            api.zeros((n, 7), dtype=float)]
+
+
+def subscript_args(api, n=N):
+    return [api.array(np.linspace(-2.0, 2.0, n, dtype=np.float32), dtype=float),
+            api.zeros((n, 3), dtype=float)]
+
+
+def slice_args(api, bounds=(7, 0, -3), n=N):
+    grid = np.arange(8 * 3, dtype=np.float32).reshape(8, 3)
+    return [api.array(grid, dtype=float), *bounds, api.zeros(8, dtype=api.vec3),
+            api.zeros((n, 4), dtype=float)]
+
+
+def transform_ref_args(api, n=N):
+    return [api.array(np.linspace(-2.0, 2.0, n, dtype=np.float32), dtype=float),
+            api.zeros((n, 2), dtype=float)]
+
+
 def outputs(args) -> list[np.ndarray]:
     return [np.array(a.numpy()) for a in args if hasattr(a, "numpy")]
 
@@ -290,6 +311,10 @@ def test_float16_rounds_after_each_operation(device):
     (K.array_views, lambda: view_args(wp), True),
     (K.random_family, lambda: random_family_args(wp), False),
     (K.transforms_and_spatial, lambda: transform_args(wp), False),
+    (K.function_parameters, lambda: function_args(wp), True),
+    (K.negative_subscripts, lambda: subscript_args(wp), True),
+    (K.array_slices, lambda: slice_args(wp), True),
+    (K.transform_part_refs, lambda: transform_ref_args(wp), True),
 ], ids=lambda x: getattr(x, "key", ""))
 def test_gpu_matches_precise_engine(kernel, make, exact):
     want = run(wp, kernel, make(), "cpu:precise")
@@ -314,25 +339,17 @@ def test_gpu_prints(capfd):
 def test_function_parameters_match_warp(on_warp):
     """wp.Function parameters: user functions, a default, keywords, a local alias, builtins."""
     warp, wk = on_warp
-
-    def args(api):
-        return [api.array(np.linspace(-2.0, 2.0, N, dtype=np.float32), dtype=float),
-                api.zeros((N, 7), dtype=float)]
-    want = run(warp, wk.function_parameters, args(warp), "cpu")
+    want = run(warp, wk.function_parameters, function_args(warp), "cpu")
     for device in ("cpu:precise", "cpu"):
-        got = run(wp, K.function_parameters, args(wp), device)
+        got = run(wp, K.function_parameters, function_args(wp), device)
         assert_close(got[1], want[1], True, f"function parameters on {device}")
 
 
 def test_negative_subscripts_and_constant_local_slice_bounds_match_warp(on_warp):
     warp, wk = on_warp
-
-    def args(api):
-        return [api.array(np.linspace(-2.0, 2.0, N, dtype=np.float32), dtype=float),
-                api.zeros((N, 3), dtype=float)]
-    want = run(warp, wk.negative_subscripts, args(warp), "cpu")
+    want = run(warp, wk.negative_subscripts, subscript_args(warp), "cpu")
     for device in ("cpu:precise", "cpu"):
-        got = run(wp, K.negative_subscripts, args(wp), device)
+        got = run(wp, K.negative_subscripts, subscript_args(wp), device)
         assert_close(got[1], want[1], True, f"negative subscripts on {device}")
 
 
@@ -341,25 +358,16 @@ def test_array_slices_in_kernels_match_warp(on_warp, bounds):
     """Slices with runtime bounds and steps (negative, clamped), views of views, slices passed
     to functions and written through: each as Warp computes it."""
     warp, wk = on_warp
-    grid = np.arange(8 * 3, dtype=np.float32).reshape(8, 3)
-
-    def args(api):
-        return [api.array(grid, dtype=float), *bounds, api.zeros(8, dtype=api.vec3),
-                api.zeros((N, 4), dtype=float)]
-    want = run(warp, wk.array_slices, args(warp), "cpu")
+    want = run(warp, wk.array_slices, slice_args(warp, bounds), "cpu")
     for device in ("cpu:precise", "cpu"):
-        got = run(wp, K.array_slices, args(wp), device)
+        got = run(wp, K.array_slices, slice_args(wp, bounds), device)
         assert_close(got[2], want[2], True, f"slices on {device}")
         assert_close(got[1], want[1], True, f"writes through a slice on {device}")
 
 
 def test_references_to_transform_parts_match_warp(on_warp):
     warp, wk = on_warp
-
-    def args(api):
-        return [api.array(np.linspace(-2.0, 2.0, N, dtype=np.float32), dtype=float),
-                api.zeros((N, 2), dtype=float)]
-    want = run(warp, wk.transform_part_refs, args(warp), "cpu")
+    want = run(warp, wk.transform_part_refs, transform_ref_args(warp), "cpu")
     for device in ("cpu:precise", "cpu"):
-        got = run(wp, K.transform_part_refs, args(wp), device)
+        got = run(wp, K.transform_part_refs, transform_ref_args(wp), device)
         assert_close(got[1], want[1], True, f"transform part references on {device}")
