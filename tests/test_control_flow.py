@@ -517,3 +517,30 @@ def test_a_possibly_empty_loop_leaves_its_target_unassigned(tmp_path):
     spec.loader.exec_module(module)
     with pytest.raises(wp.CompileError, match="'i' is used before it is assigned on some path"):
         wp.launch(module.k, 1, [2, wp.zeros(1, dtype=int)])
+
+
+DISABLED = False
+
+
+@wp.func
+def _zero_index():
+    return 0
+
+
+@wp.kernel
+def dead_branch_rebinding(out: wp.array2d(dtype=int)):
+    f = wp.tid
+    if DISABLED:                  # never runs: compiled away, so f stays wp.tid
+        f = _zero_index
+    i, j = f()
+    if not DISABLED:
+        g = wp.tid                # bound on the only path that runs
+    a, b = g()
+    out[i, j] = i * 2 + j + (a - i) + (b - j)
+
+
+@pytest.mark.parametrize("device", ["cpu:precise", "cpu"])
+def test_branches_on_module_constants_compile_only_the_branch_taken(device):
+    out = wp.zeros((2, 2), dtype=int)
+    wp.launch(dead_branch_rebinding, (2, 2), [out], device=device)
+    assert out.numpy().tolist() == [[0, 1], [2, 3]]

@@ -78,6 +78,10 @@ def slice_args(api, bounds=(7, 0, -3), n=N):
             api.zeros((n, 4), dtype=float)]
 
 
+def constant_branch_args(api, n=N):
+    return [api.zeros((n, 2), dtype=int)]
+
+
 def transform_ref_args(api, n=N):
     return [api.array(np.linspace(-2.0, 2.0, n, dtype=np.float32), dtype=float),
             api.zeros((n, 2), dtype=float)]
@@ -315,6 +319,7 @@ def test_float16_rounds_after_each_operation(device):
     (K.negative_subscripts, lambda: subscript_args(wp), True),
     (K.array_slices, lambda: slice_args(wp), True),
     (K.transform_part_refs, lambda: transform_ref_args(wp), True),
+    (K.constant_branches, lambda: constant_branch_args(wp), True),
 ], ids=lambda x: getattr(x, "key", ""))
 def test_gpu_matches_precise_engine(kernel, make, exact):
     want = run(wp, kernel, make(), "cpu:precise")
@@ -371,3 +376,13 @@ def test_references_to_transform_parts_match_warp(on_warp):
     for device in ("cpu:precise", "cpu"):
         got = run(wp, K.transform_part_refs, transform_ref_args(wp), device)
         assert_close(got[1], want[1], True, f"transform part references on {device}")
+
+
+def test_branches_on_module_constants_match_warp(on_warp):
+    """if CONSTANT: only the branch taken is compiled, so a name (here a function alias) bound
+    in it is bound after it."""
+    warp, wk = on_warp
+    want = run(warp, wk.constant_branches, constant_branch_args(warp), "cpu")
+    for device in ("cpu:precise", "cpu"):
+        got = run(wp, K.constant_branches, constant_branch_args(wp), device)
+        assert_close(got[0], want[0], True, f"constant branches on {device}")

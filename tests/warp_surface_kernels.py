@@ -270,3 +270,29 @@ def transform_part_refs(x: wp.array[float], out: wp.array2d[float]):
     set_ref(t.q.z, 0.5 * x[i])
     out[i, 0] = t.p.x + t.p.y * 10.0 + t.p.z * 100.0
     out[i, 1] = t.q.z + t.q.w
+
+
+USE_FAST_PATH = True
+
+
+@wp.func
+def fast_index(i: int) -> int:
+    return i
+
+
+@wp.func
+def slow_index(i: int) -> int:
+    return -1
+
+
+@wp.kernel
+def constant_branches(out: wp.array2d[int]):
+    i = wp.tid()
+    if USE_FAST_PATH:                 # a module constant: only the branch taken is compiled,
+        g = fast_index                # so g is bound after it
+        k = i * 2
+    else:
+        k = slow_index(i)
+    h = g
+    out[i, 0] = k
+    out[i, 1] = h(i) + 1

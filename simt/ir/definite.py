@@ -21,9 +21,14 @@ Names = frozenset[str]
 ErrorAt = Callable[[str, ast.AST], Exception]
 
 
-def check_definite_assignment(tree: ast.FunctionDef, params: set[str], error: ErrorAt) -> None:
-    """Raise ``error(message, node)`` at the first read of a possibly unassigned local."""
-    _Walker(assigned_names(tree) - params, error).block(tree.body, frozenset(params))
+def check_definite_assignment(tree: ast.FunctionDef, params: set[str], error: ErrorAt,
+                              constant_ifs: dict[int, bool] | None = None) -> None:
+    """Raise ``error(message, node)`` at the first read of a possibly unassigned local.
+    ``constant_ifs``: the ``if`` statements whose condition was known while compiling (by
+    ``id`` of the node), and which branch runs."""
+    walker = _Walker(assigned_names(tree) - params, error)
+    walker.constant_ifs = constant_ifs or {}
+    walker.block(tree.body, frozenset(params))
 
 
 def _constant_range_length(node: ast.expr) -> int:
@@ -75,6 +80,8 @@ class _Walker:
             self.reads(s.value, state)
             self.reads(s.target, state, augmented=True)
             return self.bind(s.target, state)
+        if isinstance(s, ast.If) and id(s) in self.constant_ifs:
+            return self.block(s.body if self.constant_ifs[id(s)] else s.orelse, state)
         if isinstance(s, ast.If):
             self.reads(s.test, state)
             return _meet(self.block(s.body, state), self.block(s.orelse, state))

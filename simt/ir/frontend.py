@@ -60,12 +60,14 @@ class FunctionChecker(WarpForms):
         self.temps = 0                           # hidden temporaries made so far
         self.static_values: dict = {}            # loop variables of loops unrolled for static()
         self.literal_locals = _literal_locals(pf.tree, {n for n, _ in params})
+        self.constant_ifs: dict[int, bool] = {}  # ifs on a compile-time constant: the branch taken
 
     # ---- entry ----------------------------------------------------------------------
     def check(self) -> hir.FuncDef:
         body = self.block(self.pf.tree.body)
         from .definite import check_definite_assignment     # after the body: its errors come first
-        check_definite_assignment(self.pf.tree, {n for n, _ in self.params}, self.error)
+        check_definite_assignment(self.pf.tree, {n for n, _ in self.params}, self.error,
+                                  self.constant_ifs)
         rt = self.return_type if self.return_type is not None else VOID
         counts = store_counts(self.pf.tree)
         for name in self.updated_by_calls:          # randf(state), f(x) with x: ref[...]
@@ -192,6 +194,10 @@ class FunctionChecker(WarpForms):
 
     def stmt_If(self, node: ast.If) -> list[hir.Stmt]:
         cond = self.condition(node.test)
+        known = _static_truth(cond)
+        if known is not None:       # if DEBUG: ... on a module constant: only the branch taken
+            self.constant_ifs[id(node)] = known      # is compiled, as Warp does
+            return self.block(node.body if known else node.orelse)
         return [hir.If(self.loc(node), cond=cond, body=self.block(node.body), orelse=self.block(node.orelse))]
 
     def stmt_While(self, node: ast.While) -> list[hir.Stmt]:
@@ -780,4 +786,14 @@ def _literal_locals(tree: ast.FunctionDef, params: set[str]) -> dict[str, tuple[
             found[name] = (sign * value.value if sign == -1 else value.value,
                            (stmt.lineno, stmt.col_offset))
     return found
+
+
+def _static_truth(cond: hir.Expr) -> bool | None:
+    """The value of a condition known while compiling (a constant, or not of one), else None."""
+    if isinstance(cond, hir.Const):
+        return bool(cond.value)
+    if isinstance(cond, hir.Not):
+        inner = _static_truth(cond.value)
+        return None if inner is None else not inner
+    return None
 
