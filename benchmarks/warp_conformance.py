@@ -84,6 +84,7 @@ def record(module: str, cache: Path, timeout: int, refresh: bool) -> dict | None
 # ---- the simt side --------------------------------------------------------------------------
 
 AUX_IMPORT = re.compile(r"^import (warp\.tests\.(aux_\w+)) as (\w+)$")
+AUX_FROM = re.compile(r"^from (warp\.tests\.(aux_\w+)) import ([\w, ]+)$")
 
 
 def load_under_simt(path: Path, module: str, tmp: Path):
@@ -96,6 +97,15 @@ def load_under_simt(path: Path, module: str, tmp: Path):
     lines = []
     for line in path.read_text().splitlines():
         aux = AUX_IMPORT.match(line.strip())
+        names = AUX_FROM.match(line.strip())
+        tests_dir = path.parents[len(module.split(".")) - 3]
+        if names and (tests_dir / f"{names.group(2)}.py").exists():
+            helper = load_under_simt(tests_dir / f"{names.group(2)}.py", names.group(1), tmp)
+            wanted = [n.strip() for n in names.group(3).split(",") if n.strip()]
+            line = (f"import sys as _simt_sys; {', '.join(wanted)} = "
+                    + ", ".join(f"_simt_sys.modules[{helper.__name__!r}].{n}" for n in wanted))
+            lines.append(line)
+            continue
         if line.strip() == "import warp as wp":
             line = line.replace("import warp as wp", "import simt as wp")
         elif line.startswith("from warp.tests.unittest_utils import *"):
