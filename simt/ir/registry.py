@@ -100,7 +100,9 @@ class BuiltinFunction:
         return b.doc if b else None
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"simt.{self.name}() can only be called inside a @simt.kernel or @simt.func")
+        """On the host: the builtin evaluated as a kernel would (simt/host_call.py)."""
+        from ..host_call import call
+        return call(self.name, args, kwargs)
 
     def __repr__(self) -> str:
         return f"<simt builtin {self.name}>"
