@@ -105,3 +105,26 @@ def test_kernel_slices_follow_python_slicing(device, bounds):
     got = out.numpy()
     assert got[0] == want.size
     np.testing.assert_array_equal(got[1:1 + want.size], want)
+
+
+@wp.func
+def second_of_row(values: wp.ref[wp.array2d(dtype=float)], row: int) -> float:
+    alias = values
+    r = alias[row]
+    values[row, 0] = 7.0              # an array is a reference already: writes reach the caller
+    return r[1]
+
+
+@wp.kernel
+def ref_to_array(values: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = second_of_row(values, i)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_ref_to_an_array_is_the_array(device):
+    v0 = np.arange(6, dtype=np.float32).reshape(3, 2)
+    v, out = wp.array(v0, device=device), wp.zeros(3, device=device)
+    wp.launch(ref_to_array, 3, [v, out], device=device)
+    np.testing.assert_array_equal(out.numpy(), v0[:, 1])
+    np.testing.assert_array_equal(v.numpy()[:, 0], [7.0, 7.0, 7.0])

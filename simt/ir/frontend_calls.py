@@ -640,6 +640,8 @@ def _bind(ck: "FunctionChecker", pf, args, kwargs, node):
             if annotated is None:
                 raise CompileError(f"unsupported annotation {ann!r} for parameter {pname!r}",
                                    pf.loc(_param_node(pf, pname)))
+            if isinstance(annotated, RefType) and isinstance(annotated.value, ArrayType):
+                annotated = annotated.value      # wp.ref[array]: an array is a reference already
             if isinstance(annotated, RefType):
                 if ck.write_target(v) is None:
                     return (f"{pf.name}(): argument {pname!r} is passed by reference (ref[...]): "
