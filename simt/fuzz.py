@@ -26,8 +26,6 @@ tests/test_fuzz.py runs it in CI; tools/gpu_fuzz.py runs it with a GPU.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +34,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from . import ulp
+from .source_module import module_from_source
 
 INTS = ["int32", "uint32", "int64", "uint64", "int8", "uint8"]
 FLOATS = ["float32", "float64"]
@@ -387,18 +386,8 @@ def inputs(seed: int) -> dict[str, np.ndarray]:
 def load(source: str, directory: Path | None = None):
     """The ``fuzz`` kernel of ``source`` (written to a file: kernels need their source)."""
     key = hashlib.sha256(source.encode()).hexdigest()[:16]
-    name = f"simt_fuzz_{key}"
-    module = sys.modules.get(name)
-    if module is None:
-        directory = Path(directory or tempfile.gettempdir()) / "simt_fuzz"
-        directory.mkdir(parents=True, exist_ok=True)
-        path = directory / f"{name}.py"
-        path.write_text(source)
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return module.fuzz
+    directory = Path(directory or tempfile.gettempdir()) / "simt_fuzz"
+    return module_from_source(f"simt_fuzz_{key}", source, directory).fuzz
 
 
 def run(source: str, device: str, seed: int = 0) -> dict[str, np.ndarray]:

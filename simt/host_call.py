@@ -7,8 +7,6 @@ source files) and specialised per argument types like any generic kernel.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -16,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import SimtError
+from .source_module import module_from_source
 
 _lock = threading.Lock()
 _dir: Path | None = None
@@ -105,11 +104,6 @@ def _kernel(name: str, nargs: int, keywords: tuple):
             "@wp.kernel(module_options={'timing': False})\n"
             f"def host_{name}({', '.join(f'{p}: wp.array(dtype=Any)' for p in params + ['out'])}):\n"
             f"    out[0] = wp.{name}({', '.join(call_args)})\n")
-        path = _dir / f"{module}.py"
-        path.write_text(source)
-        spec = importlib.util.spec_from_file_location(module, path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[module] = mod
-        spec.loader.exec_module(mod)
+        mod = module_from_source(module, source, _dir)
         k = _kernels[key] = getattr(mod, f"host_{name}")
         return k

@@ -341,48 +341,38 @@ def test_gpu_prints(capfd):
     assert "thread 1 value 2.00 big 1099511627776" in out and "expect_eq() failed" in out
 
 
+def matches_warp(on_warp, name: str, make, outputs=(1,)):
+    """Kernel ``name`` of warp_surface_kernels on warp-lang's CPU backend, then on both CPU
+    engines: the listed outputs bit for bit."""
+    warp, wk = on_warp
+    want = run(warp, getattr(wk, name), make(warp), "cpu")
+    for device in ("cpu:precise", "cpu"):
+        got = run(wp, getattr(K, name), make(wp), device)
+        for k in outputs:
+            assert_close(got[k], want[k], True, f"{name} output {k} on {device}")
+
+
 def test_function_parameters_match_warp(on_warp):
     """wp.Function parameters: user functions, a default, keywords, a local alias, builtins."""
-    warp, wk = on_warp
-    want = run(warp, wk.function_parameters, function_args(warp), "cpu")
-    for device in ("cpu:precise", "cpu"):
-        got = run(wp, K.function_parameters, function_args(wp), device)
-        assert_close(got[1], want[1], True, f"function parameters on {device}")
+    matches_warp(on_warp, "function_parameters", function_args)
 
 
 def test_negative_subscripts_and_constant_local_slice_bounds_match_warp(on_warp):
-    warp, wk = on_warp
-    want = run(warp, wk.negative_subscripts, subscript_args(warp), "cpu")
-    for device in ("cpu:precise", "cpu"):
-        got = run(wp, K.negative_subscripts, subscript_args(wp), device)
-        assert_close(got[1], want[1], True, f"negative subscripts on {device}")
+    matches_warp(on_warp, "negative_subscripts", subscript_args)
 
 
 @pytest.mark.parametrize("bounds", [(1, 8, 2), (7, 0, -3), (-3, 100, 1)])
 def test_array_slices_in_kernels_match_warp(on_warp, bounds):
     """Slices with runtime bounds and steps (negative, clamped), views of views, slices passed
     to functions and written through: each as Warp computes it."""
-    warp, wk = on_warp
-    want = run(warp, wk.array_slices, slice_args(warp, bounds), "cpu")
-    for device in ("cpu:precise", "cpu"):
-        got = run(wp, K.array_slices, slice_args(wp, bounds), device)
-        assert_close(got[2], want[2], True, f"slices on {device}")
-        assert_close(got[1], want[1], True, f"writes through a slice on {device}")
+    matches_warp(on_warp, "array_slices", lambda api: slice_args(api, bounds), outputs=(1, 2))
 
 
 def test_references_to_transform_parts_match_warp(on_warp):
-    warp, wk = on_warp
-    want = run(warp, wk.transform_part_refs, transform_ref_args(warp), "cpu")
-    for device in ("cpu:precise", "cpu"):
-        got = run(wp, K.transform_part_refs, transform_ref_args(wp), device)
-        assert_close(got[1], want[1], True, f"transform part references on {device}")
+    matches_warp(on_warp, "transform_part_refs", transform_ref_args)
 
 
 def test_branches_on_module_constants_match_warp(on_warp):
     """if CONSTANT: only the branch taken is compiled, so a name (here a function alias) bound
     in it is bound after it."""
-    warp, wk = on_warp
-    want = run(warp, wk.constant_branches, constant_branch_args(warp), "cpu")
-    for device in ("cpu:precise", "cpu"):
-        got = run(wp, K.constant_branches, constant_branch_args(wp), device)
-        assert_close(got[0], want[0], True, f"constant branches on {device}")
+    matches_warp(on_warp, "constant_branches", constant_branch_args, outputs=(0,))

@@ -11,6 +11,23 @@ INF = 1e300
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _sift_down(hk, hv, hn, size, i):
+    """Move entry ``i`` down the heap of ``size`` entries until its children are later."""
+    while True:
+        l = 2 * i + 1
+        if l >= size:
+            break
+        r = l + 1
+        c = r if r < size and hk[r] < hk[l] else l
+        if hk[i] <= hk[c]:
+            break
+        hk[c], hk[i] = hk[i], hk[c]
+        hv[c], hv[i] = hv[i], hv[c]
+        hn[c], hn[i] = hn[i], hn[c]
+        i = c
+
+
+@njit(cache=True, nogil=True, inline="always")
 def heap_push(hk, hv, hn, size, key, sp, ver, sp_ver):
     """Push (key, scheduler, version) on the event heap; return its new size. A full heap is
     first cleared of entries an earlier push superseded (at most one per scheduler is live)."""
@@ -22,19 +39,7 @@ def heap_push(hk, hv, hn, size, key, sp, ver, sp_ver):
                 live += 1
         size = live
         for start in range(size // 2 - 1, -1, -1):          # heapify
-            i = start
-            while True:
-                l = 2 * i + 1
-                if l >= size:
-                    break
-                r = l + 1
-                c = r if r < size and hk[r] < hk[l] else l
-                if hk[i] <= hk[c]:
-                    break
-                hk[c], hk[i] = hk[i], hk[c]
-                hv[c], hv[i] = hv[i], hv[c]
-                hn[c], hn[i] = hn[i], hn[c]
-                i = c
+            _sift_down(hk, hv, hn, size, start)
     i = size
     hk[i] = key
     hv[i] = sp
@@ -55,19 +60,7 @@ def heap_pop(hk, hv, hn, size):
     key, sp, ver = hk[0], hv[0], hn[0]
     size -= 1
     hk[0], hv[0], hn[0] = hk[size], hv[size], hn[size]
-    i = 0
-    while True:
-        l = 2 * i + 1
-        if l >= size:
-            break
-        r = l + 1
-        c = r if r < size and hk[r] < hk[l] else l
-        if hk[i] <= hk[c]:
-            break
-        hk[c], hk[i] = hk[i], hk[c]
-        hv[c], hv[i] = hv[i], hv[c]
-        hn[c], hn[i] = hn[i], hn[c]
-        i = c
+    _sift_down(hk, hv, hn, size, 0)
     return key, sp, ver, size
 
 
