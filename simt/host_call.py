@@ -7,6 +7,8 @@ source files) and specialised per argument types like any generic kernel.
 """
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 import threading
 from pathlib import Path
@@ -96,6 +98,7 @@ def _kernel(name: str, nargs: int, keywords: tuple):
             return k
         if _dir is None:
             _dir = Path(tempfile.mkdtemp(prefix="simt-host-calls-"))
+            atexit.register(shutil.rmtree, _dir, True)     # the process's generated kernels
         params = [f"a{i}" for i in range(nargs)] + list(keywords)
         call_args = [f"a{i}[0]" for i in range(nargs)] + [f"{kw}={kw}[0]" for kw in keywords]
         module = f"simt_host_call_{name}_{nargs}_{'_'.join(keywords)}"
