@@ -26,8 +26,14 @@ def set_of(line, sets):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def find(tag, c, s, line):
-    """The way holding ``line`` in set ``s`` of cache ``c``, or -1."""
+def find(tag, init, c, s, line):
+    """The way holding ``line`` in set ``s`` of cache ``c``, or -1. A set is emptied when
+    first looked at (``init``), so a launch need not clear every cache's tags up front."""
+    if init[c, s] == 0:
+        for w in range(tag.shape[2]):
+            tag[c, s, w] = -1
+        init[c, s] = 1
+        return -1
     for w in range(tag.shape[2]):
         if tag[c, s, w] == line:
             return w

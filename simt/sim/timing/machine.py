@@ -70,12 +70,12 @@ SHFL_PIPE = isa.PIPES.index("shfl")
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _l2_writeback(l2_tag, l2_valid, l2_dirty, line, P, state, glob):
+def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, P, state, glob):
     """Write the dirty sectors of ``line`` (if still in L2) to DRAM; return dirty sectors freed.
     A sector only partly written (never read in whole) is read from DRAM first."""
     sets = l2_tag.shape[1]
     s = set_of(line, sets)
-    w = find(l2_tag, 0, s, line)
+    w = find(l2_tag, l2_init, 0, s, line)
     if w < 0 or l2_dirty[0, s, w] == 0:
         return 0
     n = 0
@@ -100,19 +100,19 @@ def _dram_write(nbytes, burst_bytes, P, state, glob):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _l2_touch(line, mask, write, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state, P,
+def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state, P,
               glob, words=0):
     """Look ``mask``'s sectors of ``line`` up in the L2 (allocating the line). Writes mark
     their sectors dirty and the ``words`` they wrote (8 bits a sector); a sector all of whose
     words are written is whole. Returns the mask of sectors that missed (reads only)."""
     sets = l2_tag.shape[1]
     s = set_of(line, sets)
-    w = find(l2_tag, 0, s, line)
+    w = find(l2_tag, l2_init, 0, s, line)
     state[4] += 1
     if w < 0:
         w = victim(l2_tag, l2_stamp, 0, s)
         if l2_tag[0, s, w] != -1 and l2_dirty[0, s, w] != 0:
-            n = _l2_writeback(l2_tag, l2_valid, l2_dirty, l2_tag[0, s, w], P, state, glob)
+            n = _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, l2_tag[0, s, w], P, state, glob)
             state[5] -= n
         l2_tag[0, s, w] = line
         l2_valid[0, s, w] = 0
@@ -140,7 +140,7 @@ def _l2_touch(line, mask, write, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp,
             while state[5] > P[P_L2_DIRTY_SECTORS] and state[7] < state[6]:
                 old = fifo[int(state[7]) % fifo.size]
                 state[7] += 1
-                state[5] -= _l2_writeback(l2_tag, l2_valid, l2_dirty, old, P, state, glob)
+                state[5] -= _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, old, P, state, glob)
             if state[6] - state[7] >= fifo.size:           # never overwrite unread entries
                 state[7] = state[6] - fifo.size + 1
         return 0
@@ -185,10 +185,12 @@ def _l2_busy(busy, arrive, state, glob):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l1_valid,
-                   l1_stamp, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, atom_free, atom_busy,
-                   l1t_free, state, glob, smstat, lines_buf, masks_buf, wbuf, partial_buf):
-    """A global load, store or atomic of one warp issued at T on SM m: its completion time."""
+def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l1_init, l1_valid,
+                   l1_stamp, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, atom_free, atom_busy,
+                   l1t_free, state, glob, smstat, ibufs, wbuf):
+    """A global load, store or atomic of one warp issued at T on SM m: its completion time.
+    ``ibufs``: scratch rows for the lines touched, their sector masks and partial writes."""
+    lines_buf, masks_buf, partial_buf = ibufs[0], ibufs[1], ibufs[2]
     n = ev_n[ev]
     p0 = ev_ptr[ev]
     # group the sectors into lines
@@ -232,7 +234,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
         for i in range(n_lines):
             mask = masks_buf[i]
             s = set_of(lines_buf[i], l1sets)
-            w = find(l1_tag, m, s, lines_buf[i])
+            w = find(l1_tag, l1_init, m, s, lines_buf[i])
             if w >= 0:
                 l1_valid[m, s, w] |= mask
             nb = 0
@@ -241,7 +243,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
                     nb += 1
             n_sec += nb
             glob[G_L2_WRITE] += nb
-            _l2_touch(lines_buf[i], mask, True, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
+            _l2_touch(lines_buf[i], mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
                       state, P, glob, partial_buf[i])
         busy = n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
         q = _l2_busy(busy, start + P[P_L1_LAT], state, glob)
@@ -260,7 +262,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
                     nb += 1
             glob[G_L2_ATOM] += nb
             q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob)
-            missed = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp,
+            missed = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp,
                                fifo, state, P, glob)
             extra = 0.0
             nm = 0
@@ -300,7 +302,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
         line = lines_buf[i]
         mask = masks_buf[i]
         s = set_of(line, l1sets)
-        w = find(l1_tag, m, s, line)
+        w = find(l1_tag, l1_init, m, s, line)
         state[4] += 1
         nb = 0
         for b in range(4):
@@ -330,7 +332,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
                 nn += 1
         glob[G_L2_READ] += nn
         q2 = _l2_queue(nn * 32.0, P[P_L2_READ_BPC], t_l2, state, glob)
-        missed = _l2_touch(line, need, False, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state,
+        missed = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state,
                            P, glob)
         nm = 0
         for b in range(4):
@@ -474,12 +476,14 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     # memory system
     l1w = max(1, min(l1_ways, l1_lines))
     l1_sets = max(1, l1_lines // l1w)
-    l1_tag = np.full((n_sm, l1_sets, l1w), -1, np.int64)
+    l1_tag = np.empty((n_sm, l1_sets, l1w), np.int64)     # a set's ways are emptied when
+    l1_init = np.zeros((n_sm, l1_sets), np.uint8)          # first looked at (find)
     l1_valid = np.empty((n_sm, l1_sets, l1w), np.uint8)     # set when a line is allocated
     l1_stamp = np.empty((n_sm, l1_sets, l1w), np.int64)
     l2w = max(1, min(l2_ways, l2_lines))
     l2_sets = max(1, l2_lines // l2w)
-    l2_tag = np.full((1, l2_sets, l2w), -1, np.int64)
+    l2_tag = np.empty((1, l2_sets, l2w), np.int64)
+    l2_init = np.zeros((1, l2_sets), np.uint8)
     l2_valid = np.empty((1, l2_sets, l2w), np.uint8)        # set when a line is allocated
     l2_dirty = np.empty((1, l2_sets, l2w), np.uint8)
     l2_words = np.empty((1, l2_sets, l2w), np.int64)
@@ -491,10 +495,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     #        4 LRU clock, 5 dirty sectors, 6 fifo head, 7 fifo tail, 8 atomic units' total rate,
     #        9 DRAM use (busy per cycle, recent), 10 its time
     state = np.zeros(11, np.float64)
-    lines_buf = np.zeros(32, np.int64)
-    masks_buf = np.zeros(32, np.int64)
+    ibufs = np.zeros((3, 32), np.int64)       # lines, sector masks, partial writes of an access
     wbuf = np.zeros(32, np.float64)
-    partial_buf = np.zeros(32, np.int64)
     H = np.zeros(33, np.float64)
     for k in range(1, 33):
         H[k] = H[k - 1] + 1.0 / k
@@ -620,9 +622,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
                 ev = step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
                 done = _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H, l1_tag,
-                                      l1_valid, l1_stamp, l2_tag, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
-                                      atom_free, atom_busy, l1t_free, state, glob, smstat, lines_buf,
-                                      masks_buf, wbuf, partial_buf)
+                                      l1_init, l1_valid, l1_stamp, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
+                                      atom_free, atom_busy, l1t_free, state, glob, smstat, ibufs, wbuf)
                 cls = S_LONG
                 held = state[2]
                 if k != isa.GLOBAL_LD:
