@@ -9,38 +9,11 @@
 // itself is measured by the empty launches.
 //
 //   nvcc -O3 -arch=sm_90 -o micro micro.cu && ./micro manifest.csv [--l2-capacity]
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <cstdint>
-#include <vector>
 #include <string>
-#include <algorithm>
-#include <random>
-#include <cuda_runtime.h>
+#include "micro_common.cuh"
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t err_ = (call);                                                        \
-    if (err_ != cudaSuccess) {                                                        \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
-              cudaGetErrorString(err_));                                              \
-      exit(1);                                                                        \
-    }                                                                                 \
-  } while (0)
-
-static FILE *manifest;
-static int launch_index = 0;
-
-// Record one launch (call right after the <<<>>>), and check it ran.
-static void done(const char *bench, const char *param, long long value, int grid, int block,
-                 long long work) {
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
-  fprintf(manifest, "%d,%s,%s,%lld,%d,%d,%lld\n", launch_index++, bench, param, value, grid,
-          block, work);
-  fflush(manifest);
-}
 
 // ---- launch floor and block dispatch ------------------------------------------------------------
 
@@ -417,20 +390,6 @@ static T *device_buffer(size_t count, T fill) {
   return d;
 }
 
-// A random cycle through `lines` 128-byte lines, one int per line (element 32*k points to the
-// next line's first element); lanes start on different lines of the same cycle.
-static int *chase_ring(size_t lines, unsigned seed) {
-  std::vector<int> order(lines);
-  for (size_t i = 0; i < lines; i++) order[i] = (int)i;
-  std::mt19937 rng(seed);
-  std::shuffle(order.begin() + 1, order.end(), rng);
-  std::vector<int> host(lines * 32, 0);
-  for (size_t i = 0; i < lines; i++) host[(size_t)order[i] * 32] = order[(i + 1) % lines] * 32;
-  int *d;
-  CHECK(cudaMalloc(&d, host.size() * sizeof(int)));
-  CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(int), cudaMemcpyHostToDevice));
-  return d;
-}
 
 static void l2_capacity(int sms) {
   // With the profiler's cache control off, a buffer read twice in a row: the second read's
@@ -449,12 +408,7 @@ static void l2_capacity(int sms) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s manifest.csv [--l2-capacity]\n", argv[0]);
-    return 2;
-  }
-  manifest = fopen(argv[1], "w");
-  if (!manifest) { perror(argv[1]); return 1; }
+  if (int rc = open_manifest(argc, argv, " [--l2-capacity]")) return rc;
   fprintf(manifest, "launch,bench,param,value,grid,block,work\n");
   const int sms = sm_count();
   if (argc > 2 && !strcmp(argv[2], "--l2-capacity")) {

@@ -3,35 +3,9 @@
 // without compiler aggregation, the L2's capacity inside one launch, and a loop's branch cost.
 //
 //   nvcc -O3 -arch=sm_90 -o micro2 micro2.cu && ./micro2 manifest.csv
-#include <cstdio>
-#include <cstdlib>
 #include <cstdint>
-#include <vector>
-#include <algorithm>
-#include <random>
-#include <cuda_runtime.h>
+#include "micro_common.cuh"
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t err_ = (call);                                                        \
-    if (err_ != cudaSuccess) {                                                        \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
-              cudaGetErrorString(err_));                                              \
-      exit(1);                                                                        \
-    }                                                                                 \
-  } while (0)
-
-static FILE *manifest;
-static int launch_index = 0;
-
-static void done(const char *bench, const char *param, long long value, int grid, int block,
-                 long long work) {
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
-  fprintf(manifest, "%d,%s,%s,%lld,%d,%d,%lld\n", launch_index++, bench, param, value, grid,
-          block, work);
-  fflush(manifest);
-}
 
 // plain global loads (ld.global, cached in L1), as simt's PTX issues them
 __global__ void k_l1_tput_plain(const float *src, float *out, int stride, int n) {
@@ -152,23 +126,9 @@ __global__ void k_store_l2(float4 *dst, size_t words4, int n) {
     for (size_t k = tid; k < words4; k += step) dst[k] = make_float4(i, 1, 2, 3);
 }
 
-static int *chase_ring(size_t lines, unsigned seed) {
-  std::vector<int> order(lines);
-  for (size_t i = 0; i < lines; i++) order[i] = (int)i;
-  std::mt19937 rng(seed);
-  std::shuffle(order.begin() + 1, order.end(), rng);
-  std::vector<int> host(lines * 32, 0);
-  for (size_t i = 0; i < lines; i++) host[(size_t)order[i] * 32] = order[(i + 1) % lines] * 32;
-  int *d;
-  CHECK(cudaMalloc(&d, host.size() * sizeof(int)));
-  CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(int), cudaMemcpyHostToDevice));
-  return d;
-}
 
 int main(int argc, char **argv) {
-  if (argc < 2) { fprintf(stderr, "usage: %s manifest.csv\n", argv[0]); return 2; }
-  manifest = fopen(argv[1], "w");
-  if (!manifest) { perror(argv[1]); return 1; }
+  if (int rc = open_manifest(argc, argv)) return rc;
   fprintf(manifest, "launch,bench,param,value,grid,block,work\n");
   int sms;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));

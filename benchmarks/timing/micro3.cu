@@ -3,32 +3,8 @@
 // reads and writes.
 //
 //   nvcc -O3 -arch=sm_90 -o micro3 micro3.cu && ./micro3 manifest.csv
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-#include <cuda_runtime.h>
+#include "micro_common.cuh"
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t err_ = (call);                                                        \
-    if (err_ != cudaSuccess) {                                                        \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
-              cudaGetErrorString(err_));                                              \
-      exit(1);                                                                        \
-    }                                                                                 \
-  } while (0)
-
-static FILE *manifest;
-static int launch_index = 0;
-
-static void done(const char *bench, const char *param, long long value, int grid, int block,
-                 long long work) {
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
-  fprintf(manifest, "%d,%s,%s,%lld,%d,%d,%lld\n", launch_index++, bench, param, value, grid,
-          block, work);
-  fflush(manifest);
-}
 
 // a block that runs a dependent FMA chain of `n` steps and stores the result; with enough
 // dynamic shared memory only one such block fits on an SM at a time
@@ -72,9 +48,7 @@ __global__ void k_r1w2(const float4 *a, float4 *b, float4 *c, size_t n) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { fprintf(stderr, "usage: %s manifest.csv\n", argv[0]); return 2; }
-  manifest = fopen(argv[1], "w");
-  if (!manifest) { perror(argv[1]); return 1; }
+  if (int rc = open_manifest(argc, argv)) return rc;
   fprintf(manifest, "launch,bench,param,value,grid,block,work\n");
   int sms;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));

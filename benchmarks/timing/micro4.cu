@@ -4,32 +4,9 @@
 // sizes, so the cost per block and per warp can be told apart.
 //
 //   nvcc -O3 -arch=sm_90 -o micro4 micro4.cu && ./micro4 manifest.csv
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <cuda_runtime.h>
+#include "micro_common.cuh"
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t err_ = (call);                                                        \
-    if (err_ != cudaSuccess) {                                                        \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
-              cudaGetErrorString(err_));                                              \
-      exit(1);                                                                        \
-    }                                                                                 \
-  } while (0)
-
-static FILE *manifest;
-static int launch_index = 0;
-
-static void done(const char *bench, const char *param, long long value, int grid, int block,
-                 long long work) {
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
-  fprintf(manifest, "%d,%s,%s,%lld,%d,%d,%lld\n", launch_index++, bench, param, value, grid,
-          block, work);
-  fflush(manifest);
-}
 
 __global__ void k_nothing() {}
 __global__ void k_store(float *out) { out[blockIdx.x * blockDim.x + threadIdx.x] = threadIdx.x; }
@@ -54,9 +31,7 @@ __global__ void k_branch_chain(float *out, float a, float b, float limit) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) { fprintf(stderr, "usage: %s manifest.csv\n", argv[0]); return 2; }
-  manifest = fopen(argv[1], "w");
-  if (!manifest) { perror(argv[1]); return 1; }
+  if (int rc = open_manifest(argc, argv)) return rc;
   fprintf(manifest, "launch,bench,param,value,grid,block,work\n");
   int sms;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));

@@ -6,23 +6,9 @@
 // L2-resident ring gives the L2 latency under the same traffic.) Timed in-kernel, no profiler:
 //
 //   nvcc -O3 -arch=sm_90 -o micro5 micro5.cu && ./micro5 > loaded_latency.csv
-#include <cstdio>
-#include <cstdlib>
 #include <cstdint>
-#include <vector>
-#include <algorithm>
-#include <random>
-#include <cuda_runtime.h>
+#include "micro_common.cuh"
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t err_ = (call);                                                        \
-    if (err_ != cudaSuccess) {                                                        \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
-              cudaGetErrorString(err_));                                              \
-      exit(1);                                                                        \
-    }                                                                                 \
-  } while (0)
 
 __global__ void k_loaded(const int *ring, int steps, int warm_words, const float4 *stream,
                          size_t words4, volatile int *done, unsigned long long *bytes,
@@ -70,18 +56,6 @@ __global__ void k_loaded(const int *ring, int steps, int warm_words, const float
   if (threadIdx.x == 0 && blockIdx.x == 1) out[3] = t1 - t0;
 }
 
-static int *chase_ring(size_t lines, unsigned seed) {
-  std::vector<int> order(lines);
-  for (size_t i = 0; i < lines; i++) order[i] = (int)i;
-  std::mt19937 rng(seed);
-  std::shuffle(order.begin() + 1, order.end(), rng);
-  std::vector<int> host(lines * 32, 0);
-  for (size_t i = 0; i < lines; i++) host[(size_t)order[i] * 32] = order[(i + 1) % lines] * 32;
-  int *d;
-  CHECK(cudaMalloc(&d, host.size() * sizeof(int)));
-  CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(int), cudaMemcpyHostToDevice));
-  return d;
-}
 
 int main() {
   int sms;
