@@ -50,3 +50,16 @@ def victim(tag, stamp, c, s):
         if stamp[c, s, w] < stamp[c, s, best]:
             best = w
     return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sectors(mask):
+    """How many of a line's four 32-byte sectors ``mask`` names."""
+    return (mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1) + ((mask >> 3) & 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def halves(mask):
+    """How many 64-byte halves of a line ``mask`` touches (DRAM moves a half at a time)."""
+    return (1 if mask & 3 else 0) + (1 if mask & 12 else 0)
+

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from . import isa
-from .caches import find, set_of, victim
+from .caches import find, halves, sectors, set_of, victim
 from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp
 
 # parameter indices (see params() in model.py)
@@ -85,7 +85,7 @@ def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, P, state, glob):
             n += 1
             if not (l2_valid[0, s, w] & (1 << b)):
                 _dram_read(32.0, P[P_DRAM_FETCH], state[3], P, state, glob)
-    bursts = (1 if d & 3 else 0) + (1 if d & 12 else 0)
+    bursts = halves(d)
     l2_dirty[0, s, w] = 0
     _dram_write(n * 32.0, bursts * P[P_DRAM_FETCH], P, state, glob)
     return n
@@ -128,11 +128,7 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
         fresh = mask & ~l2_dirty[0, s, w]
         l2_dirty[0, s, w] |= mask
         if fresh:
-            n = 0
-            for b in range(4):
-                if fresh & (1 << b):
-                    n += 1
-            state[5] += n
+            state[5] += sectors(fresh)
             head = int(state[6])
             fifo[head % fifo.size] = line
             state[6] += 1
@@ -237,10 +233,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
             w = find(l1_tag, l1_init, m, s, lines_buf[i])
             if w >= 0:
                 l1_valid[m, s, w] |= mask
-            nb = 0
-            for b in range(4):
-                if mask & (1 << b):
-                    nb += 1
+            nb = sectors(mask)
             n_sec += nb
             glob[G_L2_WRITE] += nb
             _l2_touch(lines_buf[i], mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
@@ -256,25 +249,15 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
         units = int(P[P_ATOM_UNITS])
         for i in range(n_lines):
             mask = masks_buf[i]
-            nb = 0
-            for b in range(4):
-                if mask & (1 << b):
-                    nb += 1
+            nb = sectors(mask)
             glob[G_L2_ATOM] += nb
             q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob)
             missed = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp,
                                fifo, state, P, glob)
             extra = 0.0
-            nm = 0
-            for b in range(4):
-                if missed & (1 << b):
-                    nm += 1
-            glob[G_L2_ATOM_HIT] += nb - nm
+            glob[G_L2_ATOM_HIT] += nb - sectors(missed)
             if missed:
-                pairs = 0
-                for b in (0, 2):
-                    if missed & (3 << b):
-                        pairs += 1
+                pairs = halves(missed)
                 qd = _dram_read(pairs * P[P_DRAM_FETCH], pairs * P[P_DRAM_FETCH], t_arr + q2, P, state, glob)
                 extra = qd + P[P_DRAM_LAT] - P[P_L2_LAT]
             unit = int((lines_buf[i] * 128) // int(P[P_ATOM_INTERLEAVE])) % units
@@ -304,11 +287,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
         s = set_of(line, l1sets)
         w = find(l1_tag, l1_init, m, s, line)
         state[4] += 1
-        nb = 0
-        for b in range(4):
-            if mask & (1 << b):
-                nb += 1
-        glob[G_L1_SECTORS] += nb
+        glob[G_L1_SECTORS] += sectors(mask)
         need = mask
         if w >= 0:
             need = mask & ~l1_valid[m, s, w]
@@ -318,34 +297,20 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
             l1_tag[m, s, w] = line
             l1_valid[m, s, w] = 0
             l1_stamp[m, s, w] = int(state[4])
-        hits = 0
-        for b in range(4):
-            if (mask & (1 << b)) and not (need & (1 << b)):
-                hits += 1
-        glob[G_L1_HITS] += hits
+        glob[G_L1_HITS] += sectors(mask & ~need)
         if need == 0:
             l1_hit_lines += 1
             continue
-        nn = 0
-        for b in range(4):
-            if need & (1 << b):
-                nn += 1
+        nn = sectors(need)
         glob[G_L2_READ] += nn
         q2 = _l2_queue(nn * 32.0, P[P_L2_READ_BPC], t_l2, state, glob)
         missed = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state,
                            P, glob)
-        nm = 0
-        for b in range(4):
-            if missed & (1 << b):
-                nm += 1
-        glob[G_L2_READ_HIT] += nn - nm
+        glob[G_L2_READ_HIT] += nn - sectors(missed)
         if q2 > worst_q2:
             worst_q2 = q2
         if missed:
-            pairs = 0
-            for b in (0, 2):
-                if missed & (3 << b):
-                    pairs += 1
+            pairs = halves(missed)
             qd = _dram_read(pairs * P[P_DRAM_FETCH], pairs * P[P_DRAM_FETCH], t_l2 + q2 + P[P_L2_LAT] * 0.5,
                             P, state, glob)
             if qd > worst_qd:
