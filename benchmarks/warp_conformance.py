@@ -94,26 +94,27 @@ def load_under_simt(path: Path, module: str, tmp: Path):
     name = "simt_conformance_" + module.replace(".", "_")
     if name in sys.modules:             # a helper module two test files import
         return sys.modules[name]
+    tests_dir = path.parents[len(module.split(".")) - 3]          # warp/tests
+
+    def helper(match) -> str | None:
+        """The simt module name of the aux file an import line names, loaded if it exists."""
+        if match is None or not (tests_dir / f"{match.group(2)}.py").exists():
+            return None
+        return load_under_simt(tests_dir / f"{match.group(2)}.py", match.group(1), tmp).__name__
+
     lines = []
     for line in path.read_text().splitlines():
-        aux = AUX_IMPORT.match(line.strip())
-        names = AUX_FROM.match(line.strip())
-        tests_dir = path.parents[len(module.split(".")) - 3]
-        if names and (tests_dir / f"{names.group(2)}.py").exists():
-            helper = load_under_simt(tests_dir / f"{names.group(2)}.py", names.group(1), tmp)
-            wanted = [n.strip() for n in names.group(3).split(",") if n.strip()]
-            line = (f"import sys as _simt_sys; {', '.join(wanted)} = "
-                    + ", ".join(f"_simt_sys.modules[{helper.__name__!r}].{n}" for n in wanted))
-            lines.append(line)
-            continue
+        aux, names = AUX_IMPORT.match(line.strip()), AUX_FROM.match(line.strip())
         if line.strip() == "import warp as wp":
             line = line.replace("import warp as wp", "import simt as wp")
         elif line.startswith("from warp.tests.unittest_utils import *"):
             line += "; import simt as wp"
-        elif aux and (path.parents[len(module.split(".")) - 3] / f"{aux.group(2)}.py").exists():
-            helper = load_under_simt(path.parents[len(module.split(".")) - 3] / f"{aux.group(2)}.py",
-                                     aux.group(1), tmp)
-            line = f"import sys as _simt_sys; {aux.group(3)} = _simt_sys.modules[{helper.__name__!r}]"
+        elif helper(aux):
+            line = f"import sys as _simt_sys; {aux.group(3)} = _simt_sys.modules[{helper(aux)!r}]"
+        elif helper(names):
+            wanted = [n.strip() for n in names.group(3).split(",") if n.strip()]
+            line = (f"import sys as _simt_sys; {', '.join(wanted)} = "
+                    + ", ".join(f"_simt_sys.modules[{helper(names)!r}].{n}" for n in wanted))
         lines.append(line)
     file = tmp / f"{name}.py"
     file.write_text("\n".join(lines) + "\n")

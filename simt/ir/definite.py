@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from typing import Callable
 
-from .frontend_rules import assigned_names
+from .frontend_rules import assigned_names, number_literal
 
 Names = frozenset[str]
 ErrorAt = Callable[[str, ast.AST], Exception]
@@ -26,9 +26,7 @@ def check_definite_assignment(tree: ast.FunctionDef, params: set[str], error: Er
     """Raise ``error(message, node)`` at the first read of a possibly unassigned local.
     ``constant_ifs``: the ``if`` statements whose condition was known while compiling (by
     ``id`` of the node), and which branch runs."""
-    walker = _Walker(assigned_names(tree) - params, error)
-    walker.constant_ifs = constant_ifs or {}
-    walker.block(tree.body, frozenset(params))
+    _Walker(assigned_names(tree) - params, error, constant_ifs or {}).block(tree.body, frozenset(params))
 
 
 def _constant_range_length(node: ast.expr) -> int:
@@ -37,24 +35,17 @@ def _constant_range_length(node: ast.expr) -> int:
             and (isinstance(node.func, ast.Name) and node.func.id == "range"
                  or isinstance(node.func, ast.Attribute) and node.func.attr == "range")):
         return 0
-    values = []
-    for a in node.args:
-        if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub):
-            a, sign = a.operand, -1
-        else:
-            sign = 1
-        if not (isinstance(a, ast.Constant) and type(a.value) is int):
-            return 0
-        values.append(sign * a.value)
-    if len(values) == 3 and values[2] == 0:
+    values = [number_literal(a) for a in node.args]
+    if not all(type(v) is int for v in values) or (len(values) == 3 and values[2] == 0):
         return 0
     return len(range(*values))
 
 
 class _Walker:
-    def __init__(self, local_names: set[str], error: ErrorAt):
+    def __init__(self, local_names: set[str], error: ErrorAt, constant_ifs: dict[int, bool]):
         self.locals = local_names
         self.error = error
+        self.constant_ifs = constant_ifs
         self.loops: list[list[Names]] = []     # per enclosing loop: the states at its breaks
 
     # Each statement maps the names definitely assigned before it to those after it; None

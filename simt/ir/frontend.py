@@ -18,8 +18,8 @@ from . import hir
 from .frontend_rules import (BINARY_OPERATORS, COMPARE_OPERATORS, COMPONENT_NAMES, UNSUPPORTED,
                              ArrayPlace, CompileContext, ComponentPlace, PartialIndex, Static,
                              adapt, assigned_names, atomic_capable, check_constant_operands,
-                             component_count, component_type, constant, describe, fold, same_type,
-                             store_counts)
+                             component_count, component_type, constant, describe, fold,
+                             number_literal, same_type, store_counts)
 from .mir import Loc
 from .frontend_forms import MultiPlace, WarpForms, evaluate_place_once
 from .pyfunc import PyFunc
@@ -467,6 +467,15 @@ class FunctionChecker(WarpForms):
     def value(self, node: ast.expr) -> hir.Expr:
         return self.as_value(self.expr(node), node)
 
+    def literal_local(self, node: ast.AST):
+        """The value of a local bound once to a literal before ``node`` (``n`` after
+        ``n = 3``), else None."""
+        if not isinstance(node, ast.Name) or node.id not in self.literal_locals \
+                or node.id in self.updated_by_calls:
+            return None
+        value, where = self.literal_locals[node.id]
+        return value if where < (node.lineno, node.col_offset) else None
+
     def as_value(self, e, node: ast.AST) -> hir.Expr:
         if isinstance(e, hir.Expr):
             return e
@@ -769,22 +778,15 @@ class FunctionChecker(WarpForms):
 
 def _literal_locals(tree: ast.FunctionDef, params: set[str]) -> dict[str, tuple[object, tuple[int, int]]]:
     """Locals bound once, at the top of the body, to a number or bool literal (``n = 3``):
-    static() may read them after that line, as Warp's static() reads constant locals.
+    static() and slice bounds may read them after that line, as Warp reads constant locals.
     Maps the name to its value and the (line, column) of the assignment."""
     counts = store_counts(tree)
     found = {}
     for stmt in tree.body:
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)):
-            continue
-        name, value = stmt.targets[0].id, stmt.value
-        sign = 1
-        if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
-            value, sign = value.operand, -1
-        if (name not in params and counts.get(name) == 1 and isinstance(value, ast.Constant)
-                and type(value.value) in (int, float, bool) and (sign == 1 or type(value.value) is not bool)):
-            found[name] = (sign * value.value if sign == -1 else value.value,
-                           (stmt.lineno, stmt.col_offset))
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name, value = stmt.targets[0].id, number_literal(stmt.value)
+            if name not in params and counts.get(name) == 1 and value is not None:
+                found[name] = (value, (stmt.lineno, stmt.col_offset))
     return found
 
 

@@ -129,11 +129,10 @@ def check_call(ck: "FunctionChecker", node: ast.Call, unpack: int):
         for name in names & set(ck.vars):          # len(v) of a vector, matrix... is static
             if component_count(ck.vars[name]) and name not in known:
                 known[name] = _Shape(component_count(ck.vars[name]))
-        here = (node.lineno, node.col_offset)
-        for name in names & set(ck.literal_locals) - set(known):   # n = 3 earlier in the body
-            value, where = ck.literal_locals[name]
-            if where < here and name not in ck.updated_by_calls:
-                known[name] = value
+        for n in ast.walk(node.args[0]):                # n = 3 earlier in the body
+            value = ck.literal_local(n) if getattr(n, "id", None) not in known else None
+            if value is not None:
+                known[n.id] = value
         local = sorted(names & (ck.local_names | set(ck.vars)) - set(known))
         if local:
             raise ck.error(f"static() of {local[0]!r}, a variable of the kernel: static() is "

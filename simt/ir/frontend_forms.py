@@ -200,10 +200,9 @@ class WarpForms:
         def bound(x):
             if x is None:
                 return None
-            known = getattr(self, "literal_locals", {})
-            if isinstance(x, ast.Name) and x.id in known and known[x.id][1] < (x.lineno, x.col_offset) \
-                    and isinstance(known[x.id][0], int) and not isinstance(known[x.id][0], bool):
-                return known[x.id][0]           # n = 3 earlier in the body: a constant, as in Warp
+            known = self.literal_local(x)
+            if type(known) is int:              # n = 3 earlier in the body: a constant, as in Warp
+                return known
             v = self.value(x)
             if not (isinstance(v, hir.Const) and isinstance(v.value, int)):
                 raise self.error("slice bounds must be constant integers (literals, or locals bound once to one)", x)

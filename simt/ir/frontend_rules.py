@@ -254,6 +254,18 @@ def fold(name: str, a: hir.Const, b: hir.Const, loc: Loc) -> hir.Const | None:
     return hir.Const(Scalar.F32 if is_float else Scalar.I32, loc, value=r, literal=True)
 
 
+def number_literal(node: ast.AST | None):
+    """The value of ``3``, ``-2``, ``0.5`` or ``True`` written in the source, else None."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node, sign = node.operand, -1
+    if not (isinstance(node, ast.Constant) and type(node.value) in (int, float, bool)):
+        return None
+    if sign == -1:
+        return None if type(node.value) is bool else -node.value
+    return node.value
+
+
 def assigned_names(tree: ast.FunctionDef) -> set[str]:
     """Names bound anywhere in the function body (Python's rule for what is local)."""
     names: set[str] = set()
