@@ -19,7 +19,7 @@ from .frontend_rules import (BINARY_OPERATORS, COMPARE_OPERATORS, COMPONENT_NAME
                              ArrayPlace, CompileContext, ComponentPlace, PartialIndex, Static,
                              adapt, assigned_names, atomic_capable, check_constant_operands,
                              component_count, component_type, constant, describe, fold,
-                             number_literal, same_type, store_counts)
+                             literal_locals, same_type, store_counts)
 from .mir import Loc
 from .frontend_forms import MultiPlace, WarpForms, evaluate_place_once
 from .pyfunc import PyFunc
@@ -59,7 +59,7 @@ class FunctionChecker(WarpForms):
         self.ref_params: set[str] = set()        # this function's wp.ref[...] parameters
         self.temps = 0                           # hidden temporaries made so far
         self.static_values: dict = {}            # loop variables of loops unrolled for static()
-        self.literal_locals = _literal_locals(pf.tree, {n for n, _ in params})
+        self.literal_locals = literal_locals(pf.tree, {n for n, _ in params})
         self.constant_ifs: dict[int, bool] = {}  # ifs on a compile-time constant: the branch taken
 
     # ---- entry ----------------------------------------------------------------------
@@ -774,20 +774,6 @@ class FunctionChecker(WarpForms):
     def expr_Call(self, node: ast.Call):
         from .frontend_calls import check_call
         return check_call(self, node, unpack=1)
-
-
-def _literal_locals(tree: ast.FunctionDef, params: set[str]) -> dict[str, tuple[object, tuple[int, int]]]:
-    """Locals bound once, at the top of the body, to a number or bool literal (``n = 3``):
-    static() and slice bounds may read them after that line, as Warp reads constant locals.
-    Maps the name to its value and the (line, column) of the assignment."""
-    counts = store_counts(tree)
-    found = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            name, value = stmt.targets[0].id, number_literal(stmt.value)
-            if name not in params and counts.get(name) == 1 and value is not None:
-                found[name] = (value, (stmt.lineno, stmt.col_offset))
-    return found
 
 
 def _static_truth(cond: hir.Expr) -> bool | None:

@@ -300,3 +300,17 @@ def store_counts(tree: ast.FunctionDef) -> dict[str, int]:
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)):
             root(node.target)
     return names
+
+
+def literal_locals(tree: ast.FunctionDef, params: set[str]) -> dict[str, tuple[object, tuple[int, int]]]:
+    """Locals bound once, at the top of the body, to a number or bool literal (``n = 3``):
+    static() and slice bounds may read them after that line, as Warp reads constant locals.
+    Maps the name to its value and the (line, column) of the assignment."""
+    counts = store_counts(tree)
+    found = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name, value = stmt.targets[0].id, number_literal(stmt.value)
+            if name not in params and counts.get(name) == 1 and value is not None:
+                found[name] = (value, (stmt.lineno, stmt.col_offset))
+    return found
