@@ -425,7 +425,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sp_free = np.zeros(n_sp, np.float64)
     pipe_free = np.zeros((n_sp, n_pipes + 1), np.float64)
     pipe_free[:, n_pipes] = -INF                # no pipe: never what a warp waits for
-    pick_c = np.empty(SQ, np.float64)           # the pick's scratch: each warp's earliest issue
+    sp_order = np.zeros((n_sp, SQ), np.int64)   # per scheduler: its slots, oldest warp first
     sp_slots = np.zeros(n_sp, np.int64)         # per scheduler: its slots [0, n) have held warps
     sp_ver = np.zeros(n_sp, np.int64)
     sp_last = np.full(n_sp, -1, np.int64)
@@ -485,7 +485,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                    blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e,
                    sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod,
                    smstat, sl_src, sl_sprod, blk_len, sl_c0, sl_pp, pipe)
-            mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots)
+            mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots, sl_warp, SQ, sp_order)
             for u in range(4):
                 if t0 < sp_next[m * 4 + u]:
                     sp_ver[m * 4 + u] += 1
@@ -521,8 +521,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 # earliest, and of those ready by the time the scheduler is free, the one that
                 # issued last, else the oldest
                 base = max(sp_free[sp], t)
-                min1_c, min1_g, best = pick_warp(sp, SQ, sp_slots[sp], base, sl_c0, sl_pp, sl_warp, pipe_free,
-                                             sp_last[sp], pick_c)
+                min1_c, min1_g, best = pick_warp(sp, SQ, sp_slots[sp], base, sl_c0, sl_pp, pipe_free,
+                                             sp_last[sp], sp_order)
                 if min1_g < 0:
                     break                  # nothing to run: a wake-up will queue the scheduler
                 if best < 0:               # nobody ready yet: the earliest goes, when it can
@@ -708,7 +708,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                            blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp,
                            sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready,
                            reg_prod, smstat, sl_src, sl_sprod, blk_len, sl_c0, sl_pp, pipe)
-                    mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots)
+                    mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots, sl_warp, SQ, sp_order)
                     next_cta += 1
                     wake = min(wake, td)
                     for u in range(4):

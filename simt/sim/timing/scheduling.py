@@ -65,43 +65,58 @@ def heap_pop(hk, hv, hn, size):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def mark_slots(q, m, warps_per_cta, sp_slots):
-    """Block slot ``q`` of SM ``m`` got a block: its warps' slots count as used from now on."""
+def mark_slots(q, m, warps_per_cta, sp_slots, sl_warp, SQ, sp_order):
+    """Block slot ``q`` of SM ``m`` got a block: its warps' slots count as used from now on,
+    and each of the SM's schedulers lists its used slots oldest warp first (``sp_order``,
+    empty slots last), the order in which the pick looks at them."""
     for w in range(warps_per_cta):
         sl = q * warps_per_cta + w
         sp = m * 4 + sl % 4
         sp_slots[sp] = max(sp_slots[sp], sl // 4 + 1)
+    none = np.int64(1) << 62
+    for sp in range(m * 4, m * 4 + 4):
+        lo = sp * SQ
+        n = sp_slots[sp]
+        order = sp_order[sp]
+        for i in range(n):                 # insertion sort by (warp id, slot); at most SQ slots
+            key = sl_warp[lo + i] * 32 + i if sl_warp[lo + i] >= 0 else none + i
+            j = i
+            while j > 0:
+                o = order[j - 1]
+                ko = sl_warp[lo + o] * 32 + o if sl_warp[lo + o] >= 0 else none + o
+                if ko <= key:
+                    break
+                order[j] = o
+                j -= 1
+            order[j] = i
 
 
 @njit(cache=True, nogil=True, inline="always")
-def pick_warp(sp, SQ, n, base, sl_c0, sl_pp, sl_warp, pipe_free, last, pick_c):
+def pick_warp(sp, SQ, n, base, sl_c0, sl_pp, pipe_free, last, sp_order):
     """The scheduler's look over its warps: (earliest issue time c of any, the warp with it,
     the warp to issue among those ready by ``base``: -1 if none). Ties go to the warp that
-    issued last (``last``), then to the oldest (lowest warp id). Written as passes without
-    branches on the data (a slot's key: warp id * 32 + position), which the CPU runs faster
-    than the equivalent compare-and-keep loop. Slots from ``n`` on have never held a warp."""
+    issued last (``last``), then to the oldest (lowest warp id). The look goes oldest first
+    (``sp_order``) and stops at the first warp ready by ``base``: that is the one to issue,
+    and the earliest time only matters when no warp is ready. Slots from ``n`` on have never
+    held a warp."""
     lo = sp * SQ
-    pf = pipe_free[sp]
-    earliest = INF
-    for i in range(n):
-        c = max(sl_c0[lo + i], pf[sl_pp[lo + i]])
-        pick_c[i] = c
-        earliest = min(earliest, c)
-    if earliest == INF:                 # no warp, or all at a barrier
-        return INF, -1, -1
-    none = np.int64(1) << 62
-    k_min = none
-    k_best = none
-    for i in range(n):
-        key = sl_warp[lo + i] * 32 + i
-        c = pick_c[i]
-        k_min = min(k_min, key if c == earliest else none)
-        k_best = min(k_best, key if c <= base else none)
-    min1_g = lo + k_min % 32
-    best = lo + k_best % 32 if k_best != none else -1
+    c_last = INF
     if last >= 0:
-        if pick_c[last - lo] == earliest:
-            min1_g = last
-        if pick_c[last - lo] <= base:
-            best = last
-    return earliest, min1_g, best
+        c_last = max(sl_c0[last], pipe_free[sp, sl_pp[last]])
+        if c_last <= base:
+            return c_last, last, last
+    earliest = INF
+    min1_g = -1
+    for j in range(n):
+        g = lo + sp_order[sp, j]
+        c = max(sl_c0[g], pipe_free[sp, sl_pp[g]])
+        if c <= base:
+            return c, g, g
+        if c < earliest:
+            earliest = c
+            min1_g = g
+    if min1_g < 0:                      # no warp, or all at a barrier
+        return INF, -1, -1
+    if c_last == earliest:
+        min1_g = last
+    return earliest, min1_g, -1
