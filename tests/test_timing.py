@@ -354,3 +354,17 @@ def test_metrics_follow_nsight_compute_names_and_ranges():
     assert r.bottleneck["limiter"] in ("launch", "latency", "occupancy", "barriers", "shared", "dram",
                                        "l2", "l1", "issue", "fma", "alu", "imad", "fp64", "mufu",
                                        "shfl", "atomics")
+
+
+def test_issued_sass_estimate_counts_every_warp_and_iteration():
+    """smsp__inst_issued.sum (the model's SASS estimate) is a count of what the warps ran:
+    twice the blocks issue exactly twice as much, and each extra loop iteration issues the
+    same extra amount per warp, whatever the scheduling."""
+    spin = spin_kernel()
+    out = wp.zeros(2048)
+    issued = {(n, k): wp.launch(spin, n, [out, k], block_dim=256).metrics["smsp__inst_issued.sum"]
+              for n in (256, 512) for k in (10, 20, 30)}
+    for k in (10, 20, 30):
+        assert issued[(512, k)] == 2 * issued[(256, k)]
+    step = issued[(256, 20)] - issued[(256, 10)]
+    assert step > 0 and issued[(256, 30)] - issued[(256, 20)] == pytest.approx(step)

@@ -15,6 +15,8 @@ from . import cases, ncu
 CYC = "sm__cycles_elapsed.max"
 METRICS = (CYC, "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_hit_rate.pct",
            "sm__warps_active.avg.pct_of_peak_sustained_active")
+# SASS warp instructions: Nsight Compute's executed count against the model's issue slots
+SASS_MEASURED, SASS_PREDICTED = "smsp__inst_executed.sum", "smsp__inst_issued.sum"
 
 
 def predict(launches, seed: int = 0, progress=print) -> pd.DataFrame:
@@ -32,6 +34,7 @@ def predict(launches, seed: int = 0, progress=print) -> pd.DataFrame:
         row["global_sectors"] = sum(r.metrics.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{k}.sum", 0)
                                     for k in ("ld", "st", "atom"))
         row["inst"] = r.metrics["smsp__inst_executed.sum"]
+        row["pred:sass"] = r.metrics.get(SASS_PREDICTED, np.nan)
         rows.append(row)
         if progress:
             progress(f"  {launch.name:28s} {row[f'pred:{CYC}']:>11,.0f} cycles  ({seconds:.1f} s)")
@@ -44,7 +47,9 @@ def measured(name: str) -> pd.DataFrame:
     for m in METRICS:
         if m not in df:
             df[m] = np.nan
-    return df.rename(columns={m: f"meas:{m}" for m in METRICS})[["name", *[f"meas:{m}" for m in METRICS]]]
+    df["meas:sass"] = df[SASS_MEASURED] if SASS_MEASURED in df else np.nan
+    return df.rename(columns={m: f"meas:{m}" for m in METRICS})[["name", *[f"meas:{m}" for m in METRICS],
+                                                                  "meas:sass"]]
 
 
 def join(pred: pd.DataFrame, meas: pd.DataFrame) -> pd.DataFrame:

@@ -9,7 +9,9 @@ measured and predicted ``sm__cycles_elapsed.max``, then:
   bandwidth; its instructions over the GPU's issue rate), both from the same constants;
 - the pairs users compare (strided against unit-stride copy, ...): the measured and the
   predicted ratio of their cycles;
-- DRAM bytes and achieved occupancy, predicted against measured.
+- DRAM bytes and achieved occupancy, predicted against measured;
+- SASS warp instructions: the measured count against the model's issue slots (its estimate
+  of what the MIR instructions become), the first place to look when a launch is off.
 
 Targets (issue 8): MAPE <= 15%, r(log) >= 0.97, every pair's ratio within 20%.
 
@@ -86,6 +88,13 @@ def main() -> None:
         dp = (r["pred:dram__bytes_read.sum"] + r["pred:dram__bytes_write.sum"]) / 1e6
         print(f"{r['name']:28s} {dm:12.1f} {dp:8.1f} {r['meas:sm__warps_active.avg.pct_of_peak_sustained_active']:16.1f} "
               f"{r['pred:sm__warps_active.avg.pct_of_peak_sustained_active']:6.1f}")
+    sass = df["pred:sass"] / df["meas:sass"]
+    print(f"\n{'launch':28s} {'SASS inst meas':>15s} {'model slots':>12s} {'slots/SASS':>10s} {'cycles ratio':>12s}")
+    for (_, r), k in zip(df.iterrows(), sass):
+        print(f"{r['name']:28s} {r['meas:sass']:15,.0f} {r['pred:sass']:12,.0f} {k:10.2f} {r['ratio']:12.2f}")
+    ok = np.isfinite(sass) & (sass > 0)
+    print(f"model issue slots / measured SASS instructions: geometric mean "
+          f"{float(np.exp(np.mean(np.log(sass[ok])))):.2f}, range {sass[ok].min():.2f} - {sass[ok].max():.2f}")
     if args.csv:
         df.to_csv(args.csv, index=False)
 

@@ -199,6 +199,7 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
     }
     stall_totals = stalls.sum(axis=0) * scale
     issued = float(smstat[:, M.M_ISSUE].sum()) * scale
+    m["smsp__inst_issued.sum"] = issued
     for name, v in zip(M.STALL_NAMES, stall_totals):
         m[f"simt__warp_stall_{name}_cycles.sum"] = float(v)
         # Nsight Compute: warps waiting for this reason per cycle an instruction issued
