@@ -2,8 +2,10 @@
 measurements of the same launches: shared by validate_timing.py and check_calibration.py."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -40,6 +42,23 @@ def predict(launches, seed: int = 0, progress=print) -> pd.DataFrame:
             progress(f"  {launch.name:28s} {row[f'pred:{CYC}']:>11,.0f} cycles  ({seconds:.1f} s)")
         del inputs
     return pd.DataFrame(rows)
+
+
+@contextmanager
+def issue_slots_scaled(factor: float):
+    """A what-if for diagnosis, never a prediction: every instruction's issue slots (the
+    model's SASS estimate) times ``factor`` while the block runs."""
+    from simt.sim.timing import model
+    original = model._tables
+
+    def scaled(prog, arch):
+        t = original(prog, arch)
+        return dataclasses.replace(t, sass=t.sass * factor)
+    model._tables = scaled
+    try:
+        yield
+    finally:
+        model._tables = original
 
 
 def measured(name: str) -> pd.DataFrame:

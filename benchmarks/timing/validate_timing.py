@@ -49,6 +49,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", default="", help="comma-separated launch names")
     ap.add_argument("--csv", default="", help="write the per-launch table here")
+    ap.add_argument("--what-if-exact-sass", action="store_true",
+                    help="also predict every launch with its issue slots scaled to the measured SASS "
+                         "count: how much a perfect SASS estimate would buy (a diagnosis, not a result)")
     args = ap.parse_args()
     only = [s for s in args.only.split(",") if s]
     launches = [l for l in cases.LAUNCHES if not only or l.name in only]
@@ -95,8 +98,24 @@ def main() -> None:
     ok = np.isfinite(sass) & (sass > 0)
     print(f"model issue slots / measured SASS instructions: geometric mean "
           f"{float(np.exp(np.mean(np.log(sass[ok])))):.2f}, range {sass[ok].min():.2f} - {sass[ok].max():.2f}")
+    if args.what_if_exact_sass:
+        what_if(df, launches)
     if args.csv:
         df.to_csv(args.csv, index=False)
+
+
+def what_if(df, launches) -> None:
+    """Predict each launch again with its issue slots scaled by measured SASS / model slots."""
+    by_name = {l.name: l for l in launches}
+    scaled = []
+    print("\nwhat if the model's issue slots were the measured SASS count (diagnosis only):")
+    for _, r in df.iterrows():
+        with compare.issue_slots_scaled(r["meas:sass"] / r["pred:sass"]):
+            p = compare.predict([by_name[r["name"]]], progress=None).iloc[0][f"pred:{CYC}"]
+        scaled.append(p)
+        print(f"  {r['name']:28s} cycles ratio {r['ratio']:5.2f} -> {p / r[f'meas:{CYC}']:5.2f}")
+    print(f"MAPE {compare.mape(df[f'pred:{CYC}'], df[f'meas:{CYC}']):.1f}% -> "
+          f"{compare.mape(scaled, df[f'meas:{CYC}']):.1f}% with exact SASS counts")
 
 
 if __name__ == "__main__":
