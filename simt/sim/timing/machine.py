@@ -13,7 +13,10 @@ memory what the memory system answers at the moment of issue:
 - global memory: the SM's L1 (tag stage one 128-byte line a cycle, a sectored LRU cache);
   misses go to the one L2 all SMs share (bandwidth queue, sectored LRU cache that fetches
   64 bytes from DRAM per miss, write-back with a bound on dirty data); DRAM is one queue at
-  its measured bandwidth. A request's latency is that of its slowest line, and a request
+  its measured bandwidth. Data written into the L2 takes its queue: stores, and the fill of
+  every miss at the rate DRAM delivers it (a hit is read out at the L2's read rate), which is
+  why a copy costs its reads plus its writes even while the L2 holds every written byte
+  (micro.cu stream_copy at 4-64 MB against stream_read). A request's latency is that of its slowest line, and a request
   whose lines miss in k places waits for the slowest of k: base + tail * (H(k) - 1);
 - atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
   per word.
@@ -303,10 +306,14 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
             continue
         nn = sectors(need)
         glob[G_L2_READ] += nn
-        q2 = _l2_queue(nn * 32.0, P[P_L2_READ_BPC], t_l2, state, glob)
         missed = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state,
                            P, glob)
-        glob[G_L2_READ_HIT] += nn - sectors(missed)
+        hits = nn - sectors(missed)
+        glob[G_L2_READ_HIT] += hits
+        # hits are read out of the L2; a miss's fill is written into it, at the rate DRAM delivers
+        fill = halves(missed) * P[P_DRAM_FETCH] / P[P_DRAM_BPC] if missed else 0.0
+        q2 = _l2_busy(hits * 32.0 / P[P_L2_READ_BPC], t_l2, state, glob)
+        state[0] += fill
         if q2 > worst_q2:
             worst_q2 = q2
         if missed:
