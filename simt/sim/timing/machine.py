@@ -16,8 +16,9 @@ memory what the memory system answers at the moment of issue:
   its measured bandwidth. Data written into the L2 takes its queue: stores, and the fill of
   every miss at the rate DRAM delivers it (a hit is read out at the L2's read rate), which is
   why a copy costs its reads plus its writes even while the L2 holds every written byte
-  (micro.cu stream_copy at 4-64 MB against stream_read). A request's latency is that of its slowest line, and a request
-  whose lines miss in k places waits for the slowest of k: base + tail * (H(k) - 1);
+  (micro.cu stream_copy at 4-64 MB against stream_read). A request's latency is that of its
+  slowest line, and a request whose lines miss in k places waits for the slowest of k:
+  base + tail * (H(k) - 1);
 - atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
   per word.
 
