@@ -373,7 +373,8 @@ def test_issued_sass_estimate_counts_every_warp_and_iteration():
 def test_writes_cost_l2_throughput_even_when_the_l2_keeps_them():
     """On the H200 a copy of a few MB takes about its read time plus its write time although
     every written byte stays in the 50 MB L2 (micro.cu: stream_copy against stream_read at
-    4-16 MB, 1.2-1.6x): the data written into the L2, fills and stores, shares one path."""
+    4-16 MB, 1.2-1.6x): the data written into the L2, fills and stores, shares one path. A
+    model where stores only queue among themselves gives the two the same cycles."""
     @wp.kernel
     def read4(src: wp.array(dtype=wp.vec4), n: int, out: wp.array(dtype=float)):
         t = wp.tid()
@@ -382,7 +383,9 @@ def test_writes_cost_l2_throughput_even_when_the_l2_keeps_them():
         while k < n:
             acc = acc + src[k]
             k = k + wp.grid_dim() * wp.block_dim()
-        out[t] = acc[0] + acc[1] + acc[2] + acc[3]
+        s = acc[0] + acc[1] + acc[2] + acc[3]
+        if s == 1234.5:                       # never: the read stream stores nothing
+            out[t] = s
 
     @wp.kernel
     def copy4(src: wp.array(dtype=wp.vec4), dst: wp.array(dtype=wp.vec4), n: int):
@@ -398,4 +401,4 @@ def test_writes_cost_l2_throughput_even_when_the_l2_keeps_them():
     read = wp.launch(read4, threads, [src, n, wp.zeros(threads)], block_dim=256)
     copy = wp.launch(copy4, threads, [src, wp.zeros(n, dtype=wp.vec4), n], block_dim=256)
     assert copy.metrics["dram__bytes_write.sum"] < 0.1 * 16 * n       # the L2 keeps the copy
-    assert copy.cycles > 1.1 * read.cycles
+    assert copy.cycles > 1.05 * read.cycles                           # the H200: 1.22x

@@ -14,11 +14,12 @@ memory what the memory system answers at the moment of issue:
   misses go to the one L2 all SMs share (bandwidth queue, sectored LRU cache that fetches
   64 bytes from DRAM per miss, write-back with a bound on dirty data); DRAM is one queue at
   its measured bandwidth. Data written into the L2 takes its queue: stores, and the fill of
-  every miss at the rate DRAM delivers it (a hit is read out at the L2's read rate), which is
-  why a copy costs its reads plus its writes even while the L2 holds every written byte
-  (micro.cu stream_copy at 4-64 MB against stream_read). A request's latency is that of its
-  slowest line, and a request whose lines miss in k places waits for the slowest of k:
-  base + tail * (H(k) - 1);
+  every miss for as long as DRAM takes to deliver it; hits (read out at the L2's read rate)
+  and stores wait behind them, misses go on to DRAM. That is why a copy costs its reads plus
+  its writes even while the L2 holds every written byte (micro.cu stream_copy at 4-64 MB
+  against stream_read), while a read stream is limited by DRAM alone. A request's latency
+  is that of its slowest line, and a request whose lines miss in k places waits for the
+  slowest of k: base + tail * (H(k) - 1);
 - atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
   per word.
 
@@ -311,10 +312,12 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
                            P, glob)
         hits = nn - sectors(missed)
         glob[G_L2_READ_HIT] += hits
-        # hits are read out of the L2; a miss's fill is written into it, at the rate DRAM delivers
-        fill = halves(missed) * P[P_DRAM_FETCH] / P[P_DRAM_BPC] if missed else 0.0
-        q2 = _l2_busy(hits * 32.0 / P[P_L2_READ_BPC], t_l2, state, glob)
-        state[0] += fill
+        # hits are read out of the L2 (waiting for its queue); a miss goes on to DRAM, and its
+        # fill is written into the L2 after, taking the queue for as long as DRAM takes to
+        # deliver it: the stores and hits behind it wait
+        q2 = _l2_busy(hits * 32.0 / P[P_L2_READ_BPC], t_l2, state, glob) if hits else 0.0
+        if missed:
+            state[0] = max(state[0], t_l2) + halves(missed) * P[P_DRAM_FETCH] / P[P_DRAM_BPC]
         if q2 > worst_q2:
             worst_q2 = q2
         if missed:
