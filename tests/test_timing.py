@@ -402,3 +402,27 @@ def test_writes_cost_l2_throughput_even_when_the_l2_keeps_them():
     copy = wp.launch(copy4, threads, [src, wp.zeros(n, dtype=wp.vec4), n], block_dim=256)
     assert copy.metrics["dram__bytes_write.sum"] < 0.1 * 16 * n       # the L2 keeps the copy
     assert copy.cycles > 1.05 * read.cycles                           # the H200: 1.22x
+
+
+def test_a_line_occupies_its_atomic_unit_however_few_lanes_it_carries():
+    """The H200 (micro.cu red_32_addresses, micro2.cu red_region): reductions from every warp
+    onto 32 lines, one lane a line, take longer per lane operation than reductions onto 8 words
+    of a single line, 4 lanes a word, although the first spread over 8 atomic units and the
+    second use one (0.19 against 0.16 cycles per lane operation)."""
+    @wp.kernel
+    def lines(p: wp.array(dtype=int), n: int):
+        a = (wp.tid() % 32) * 32                 # 32 lines, 128 bytes apart
+        for i in range(n):
+            wp.atomic_add(p, a, 1)
+
+    @wp.kernel
+    def words(p: wp.array(dtype=int), n: int):
+        a = wp.lane_id() % 8                     # 8 words of one sector
+        for i in range(n):
+            wp.atomic_add(p, a, 1)
+
+    threads = 132 * 4 * 256
+    spread = wp.launch(lines, threads, [wp.zeros(1024, dtype=int), 2], block_dim=256)
+    deep = wp.launch(words, threads, [wp.zeros(1024, dtype=int), 2], block_dim=256)
+    assert spread.details["bottleneck"]["limiter"] == deep.details["bottleneck"]["limiter"] == "atomics"
+    assert spread.cycles > 1.05 * deep.cycles

@@ -223,6 +223,12 @@ def fit() -> dict:
     lines_per_unit = 32.0 / (r32 * same)
     t["atomic_interleave_bytes"] = note("atomic_interleave_bytes", int(128 * 2 ** round(np.log2(lines_per_unit))),
                                         "micro.cu red_32_addresses: 32 consecutive lines share r * t units")
+    # the same launch, one lane on each of a unit's lines: a line occupies its unit for at least
+    # this long, however few lanes it carries (red_region's deep lines cost their lanes)
+    units_used = 32.0 / 2 ** round(np.log2(lines_per_unit))
+    t["atomic_line_cycles"] = note("atomic_line_cycles", round(units_used / r32, 3),
+                                   "micro.cu red_32_addresses: units used / lane operations per cycle, one lane "
+                                   "a line: the least a line's update occupies its atomic unit")
     sa = micro2[micro2.bench.str.startswith("shared_atom")].copy()
     sa["words"], sa["n"] = sa.value // 1000, sa.value % 1000
 

@@ -47,7 +47,7 @@ from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp
  P_SH_FATOM_SASS, P_G_ATOM_LAT, P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_UNITS, P_ATOM_INTERLEAVE,
  P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, P_L2_WRITE_LINE,
  P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_PER_CYCLE,
- P_DRAM_QUEUE, N_PARAMS) = range(38)
+ P_DRAM_QUEUE, P_ATOM_LINE, N_PARAMS) = range(39)
 
 # stall reasons (columns of the stall table)
 S_WAIT, S_LONG, S_SHORT, S_THROTTLE, S_NOT_SELECTED, S_BARRIER, S_LG_THROTTLE = range(7)
@@ -270,7 +270,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
             state[8] = a1 + nb / P[P_ATOM_PER_CYCLE]
             a0 = max(a1, atom_free[unit])
             state[2] = max(state[2], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
-            service = wbuf[i]
+            service = max(wbuf[i], P[P_ATOM_LINE])           # however few lanes it carries
             atom_free[unit] = a0 + service
             atom_busy[unit] += service
             glob[G_ATOM_BUSY] += service

@@ -1,13 +1,18 @@
-"""The timing model on DRAM and L2 streams of several sizes, against micro.cu's and micro3.cu's
-CUDA C streams measured on the H200 (data/h200/micro.csv, micro3.csv): the same access pattern
-(float4, grid-stride, 8 blocks of 256 per SM) written in simt and predicted on cpu:precise.
+"""The timing model on microbenchmarks measured on the H200 (data/h200/micro.csv, micro3.csv),
+written again in simt and predicted on cpu:precise:
+
+- DRAM and L2 streams of several sizes (micro.cu, micro3.cu: float4, grid-stride, 8 blocks of
+  256 per SM): read, copy, write, two reads one write, one read two writes;
+- global reductions at several contention levels (micro.cu: 4 blocks of 256 per SM): 32 or
+  1,024 hot lines with one lane each, one address per warp, every lane its own word.
 
 Like check_calibration.py this checks the model's structure on microbenchmarks, not its
 accuracy: some of these launches set constants (dram_bytes_per_cycle from the 256 MB-1 GB
-reads, dram_write_cost from the copies). The small sizes show what no constant covers: a copy
-costs its reads plus its writes even while the L2 keeps everything it writes.
+reads, dram_write_cost from the copies, the atomic units from the reductions). What no
+constant covers shows at the other sizes and levels: a small copy costs its reads plus its
+writes even while the L2 keeps everything it writes.
 
-    PYTHONPATH=. python3 benchmarks/timing/check_streams.py [--sizes 4,16,64,256]
+    PYTHONPATH=. python3 benchmarks/timing/check_micro.py [--sizes 4,16,64,256]
 """
 from __future__ import annotations
 
@@ -53,6 +58,36 @@ def r1w2(a: wp.array(dtype=wp.vec4), b: wp.array(dtype=wp.vec4), c: wp.array(dty
         k = k + wp.grid_dim() * wp.block_dim()
 
 
+@wp.kernel
+def red_tput(p: wp.array(dtype=int), group: int, n_addr: int, n: int):
+    """micro.cu k_red_tput: address (thread / group) % n_addr, lines 128 bytes apart."""
+    t = wp.tid()
+    a = ((t / group) % n_addr) * 32
+    for i in range(n):
+        wp.atomic_add(p, a, 1)
+
+
+@wp.kernel
+def red_distinct(p: wp.array(dtype=int), n: int):
+    t = wp.tid()
+    for i in range(n):
+        wp.atomic_add(p, t, 1)
+
+
+REDUCTIONS = {"red_32_addresses": (1, 32), "red_1024_addresses": (1, 1024),
+              "red_per_warp_address": (32, 1 << 30)}
+
+
+def predict_reduction(name: str, n: int) -> int:
+    threads = calib.SMS * 4 * 256
+    p = wp.zeros(threads * 32, dtype=int)
+    if name == "red_distinct":
+        args, kernel = [p, n], red_distinct
+    else:
+        args, kernel = [p, *REDUCTIONS[name], n], red_tput
+    return wp.launch(kernel, threads, args, block_dim=256, device="cpu:precise").cycles
+
+
 def vec4s(n: int, k: int) -> list:
     return [wp.zeros(n, dtype=wp.vec4) for _ in range(k)]
 
@@ -77,7 +112,7 @@ def main() -> None:
     measured = {}
     for part in ("micro", "micro3"):
         df = ncu.load(part)
-        for _, r in df[df.bench.str.startswith("stream_")].iterrows():
+        for _, r in df[df.bench.str.startswith(("stream_", "red_"))].iterrows():
             measured[(r.bench, int(r.value))] = float(r[CYC])
     print(f"{'stream':14s} {'MB':>5s} {'measured':>10s} {'model':>10s} {'ratio':>6s}")
     ratios = []
@@ -89,7 +124,16 @@ def main() -> None:
             p = predict(name, mb)
             ratios.append(p / m)
             print(f"{name:14s} {mb:5d} {m:10,.0f} {p:10,} {p / m:6.2f}", flush=True)
-    print(f"\nmean absolute error {100 * float(np.mean(np.abs(np.array(ratios) - 1))):.1f}% over {len(ratios)} streams")
+    print(f"mean absolute error {100 * float(np.mean(np.abs(np.array(ratios) - 1))):.1f}% over {len(ratios)} streams\n")
+    print(f"{'reduction':22s} {'n':>4s} {'measured':>10s} {'model':>10s} {'ratio':>6s}")
+    reds = []
+    for name in (*REDUCTIONS, "red_distinct"):
+        for n in sorted(v for (b, v) in measured if b == name):
+            m = measured[(name, n)]
+            p = predict_reduction(name, n)
+            reds.append(p / m)
+            print(f"{name:22s} {n:4d} {m:10,.0f} {p:10,} {p / m:6.2f}", flush=True)
+    print(f"mean absolute error {100 * float(np.mean(np.abs(np.array(reds) - 1))):.1f}% over {len(reds)} reductions")
 
 
 if __name__ == "__main__":
