@@ -21,7 +21,8 @@ memory what the memory system answers at the moment of issue:
   is that of its slowest line, and a request whose lines miss in k places waits for the
   slowest of k: base + tail * (H(k) - 1);
 - atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
-  per word.
+  per word, and a line occupies its unit for at least atomic_line_cycles however few lanes
+  it carries.
 
 Barriers release a block's warps when the last one arrives; a finished block frees its
 slot and the block scheduler (one block every few cycles for the whole GPU) starts the next
