@@ -317,12 +317,11 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
         # fill is written into the L2 after, taking the queue for as long as DRAM takes to
         # deliver it: the stores and hits behind it wait
         q2 = _l2_busy(hits * 32.0 / P[P_L2_READ_BPC], t_l2, state, glob) if hits else 0.0
-        if missed:
-            state[0] = max(state[0], t_l2) + halves(missed) * P[P_DRAM_FETCH] / P[P_DRAM_BPC]
         if q2 > worst_q2:
             worst_q2 = q2
         if missed:
             pairs = halves(missed)
+            state[0] = max(state[0], t_l2) + pairs * P[P_DRAM_FETCH] / P[P_DRAM_BPC]
             qd = _dram_read(pairs * P[P_DRAM_FETCH], pairs * P[P_DRAM_FETCH], t_l2 + q2 + P[P_L2_LAT] * 0.5,
                             P, state, glob)
             if qd > worst_qd:

@@ -11,6 +11,14 @@ INF = 1e300
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _swap(hk, hv, hn, i, j):
+    """Exchange heap entries ``i`` and ``j`` (time, scheduler, version)."""
+    hk[i], hk[j] = hk[j], hk[i]
+    hv[i], hv[j] = hv[j], hv[i]
+    hn[i], hn[j] = hn[j], hn[i]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _sift_down(hk, hv, hn, size, i):
     """Move entry ``i`` down the heap of ``size`` entries until its children are later."""
     while True:
@@ -21,9 +29,7 @@ def _sift_down(hk, hv, hn, size, i):
         c = r if r < size and hk[r] < hk[l] else l
         if hk[i] <= hk[c]:
             break
-        hk[c], hk[i] = hk[i], hk[c]
-        hv[c], hv[i] = hv[i], hv[c]
-        hn[c], hn[i] = hn[i], hn[c]
+        _swap(hk, hv, hn, i, c)
         i = c
 
 
@@ -48,9 +54,7 @@ def heap_push(hk, hv, hn, size, key, sp, ver, sp_ver):
         p = (i - 1) >> 1
         if hk[p] <= hk[i]:
             break
-        hk[p], hk[i] = hk[i], hk[p]
-        hv[p], hv[i] = hv[i], hv[p]
-        hn[p], hn[i] = hn[i], hn[p]
+        _swap(hk, hv, hn, i, p)
         i = p
     return size + 1
 
@@ -65,6 +69,14 @@ def heap_pop(hk, hv, hn, size):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _age(sl_warp, lo, i):
+    """Slot ``i`` of the scheduler whose slots start at ``lo``, as the pick orders it: by warp
+    id, then slot; empty slots last."""
+    w = sl_warp[lo + i]
+    return w * 32 + i if w >= 0 else (np.int64(1) << 62) + i
+
+
+@njit(cache=True, nogil=True, inline="always")
 def mark_slots(q, m, warps_per_cta, sp_slots, sl_warp, SQ, sp_order):
     """Block slot ``q`` of SM ``m`` got a block: its warps' slots count as used from now on,
     and each of the SM's schedulers lists its used slots oldest warp first (``sp_order``,
@@ -73,18 +85,15 @@ def mark_slots(q, m, warps_per_cta, sp_slots, sl_warp, SQ, sp_order):
         sl = q * warps_per_cta + w
         sp = m * 4 + sl % 4
         sp_slots[sp] = max(sp_slots[sp], sl // 4 + 1)
-    none = np.int64(1) << 62
     for sp in range(m * 4, m * 4 + 4):
         lo = sp * SQ
-        n = sp_slots[sp]
         order = sp_order[sp]
-        for i in range(n):                 # insertion sort by (warp id, slot); at most SQ slots
-            key = sl_warp[lo + i] * 32 + i if sl_warp[lo + i] >= 0 else none + i
+        for i in range(sp_slots[sp]):      # insertion sort by age; at most SQ slots
+            key = _age(sl_warp, lo, i)
             j = i
             while j > 0:
                 o = order[j - 1]
-                ko = sl_warp[lo + o] * 32 + o if sl_warp[lo + o] >= 0 else none + o
-                if ko <= key:
+                if _age(sl_warp, lo, o) <= key:
                     break
                 order[j] = o
                 j -= 1
