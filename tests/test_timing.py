@@ -5,6 +5,9 @@ one warp, one load (or store) instruction, index = lane * S. The timing tests ch
 behaviour: orderings, monotonicity, the limiter named in clear-cut cases, contention where
 it must appear. Accuracy against the hardware is benchmarks/timing/validate_timing.py's job.
 """
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -82,18 +85,16 @@ def test_padding_removes_transpose_bank_conflicts_and_cycles():
     assert plain.stalls["short_scoreboard"] > padded.stalls["short_scoreboard"]
 
 
-def transpose(layout, pad):
-    @wp.kernel
-    def k(src: wp.array2d(dtype=float), dst: wp.array2d(dtype=float)):
-        tile = wp.shared.array(shape=(32, 32), dtype=float, layout=layout, pad=pad)
-        ty, tx = wp.thread_idx()
-        by, bx = wp.block_idx()
-        for r in range(0, 32, 8):
-            tile[ty + r, tx] = src[by * 32 + ty + r, bx * 32 + tx]
-        wp.sync_threads()
-        for r in range(0, 32, 8):
-            dst[bx * 32 + ty + r, by * 32 + tx] = tile[tx, ty + r]
-    return k
+def _example(name):
+    """A module of examples/, so the tests check the kernels the examples show."""
+    path = Path(__file__).resolve().parent.parent / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"simt_example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+transpose = _example("shared_layout").transpose      # (layout, pad) -> the tile transpose
 
 
 @pytest.mark.parametrize("device", ["cpu:precise", "cpu"])

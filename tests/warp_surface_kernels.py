@@ -137,10 +137,10 @@ def annotations_and_forms(a: wp.array[float], b: wp.array2d[wp.vec3],
 
 
 @wp.func
-def row_sum(row: wp.array[float]) -> float:
+def array_sum(v: wp.array[float]) -> float:
     s = float(0.0)
-    for j in range(row.shape[0]):
-        s += row[j]
+    for k in range(v.shape[0]):
+        s += v[k]
     return s
 
 
@@ -148,7 +148,7 @@ def row_sum(row: wp.array[float]) -> float:
 def array_views(grid: wp.array2d[float], cube: wp.array3d[float], out: wp.array[float]):
     i = wp.tid()
     row = grid[i]
-    out[i] = row_sum(row) + row_sum(grid[i]) + cube[i][1][2] + float(len(row))
+    out[i] = array_sum(row) + array_sum(grid[i]) + cube[i][1][2] + float(len(row))
     plane = cube[i]
     line = plane[0]
     line[1] = out[i]
@@ -239,14 +239,6 @@ def negative_subscripts(x: wp.array[float], out: wp.array2d[float]):
 
 # ---- array slices inside kernels ---------------------------------------------------------------
 
-@wp.func
-def total_of(v: wp.array[float]) -> float:
-    s = float(0.0)
-    for k in range(v.shape[0]):
-        s += v[k]
-    return s
-
-
 @wp.kernel
 def array_slices(grid: wp.array2d[float], start: int, stop: int, step: int,
                  flat: wp.array[wp.vec3], out: wp.array2d[float]):
@@ -254,7 +246,7 @@ def array_slices(grid: wp.array2d[float], start: int, stop: int, step: int,
     col = grid[start:stop:step, 1]              # runtime bounds and step, negative included
     out[i, 0] = float(col.shape[0])
     out[i, 1] = col[0] + col[col.shape[0] - 1]
-    out[i, 2] = total_of(grid[i, 1:]) + total_of(grid[::2, 0][1:])
+    out[i, 2] = array_sum(grid[i, 1:]) + array_sum(grid[::2, 0][1:])
     tail = grid[-2:]
     out[i, 3] = tail[0, i % 3]
     if i == 1:                                  # one thread writes through a slice
