@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
 import simt as wp  # noqa: E402
-from timing import calib, ncu  # noqa: E402
+from timing import calib, compare, ncu  # noqa: E402
 
 THREADS = calib.SMS * 8 * 256
 CYC = "sm__cycles_elapsed.max"
@@ -105,6 +105,19 @@ def predict(name: str, mb: int) -> int:
     return wp.launch(kernel, THREADS, args, block_dim=256, device="cpu:precise").cycles
 
 
+def table(what: str, unit: str, launches, measured: dict, predict_one) -> None:
+    """Measured against predicted cycles for ``launches`` ((bench, value) pairs), and the mean
+    absolute error."""
+    meas, pred = [], []
+    print(f"{what:22s} {unit:>5s} {'measured':>10s} {'model':>10s} {'ratio':>6s}")
+    for name, value in launches:
+        m, p = measured[(name, value)], predict_one(name, value)
+        meas.append(m)
+        pred.append(p)
+        print(f"{name:22s} {value:5d} {m:10,.0f} {p:10,} {p / m:6.2f}", flush=True)
+    print(f"mean absolute error {compare.mape(pred, meas):.1f}% over {len(meas)} launches\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="4,16,64,256", help="MB per array")
@@ -114,26 +127,12 @@ def main() -> None:
         df = ncu.load(part)
         for _, r in df[df.bench.str.startswith(("stream_", "red_"))].iterrows():
             measured[(r.bench, int(r.value))] = float(r[CYC])
-    print(f"{'stream':14s} {'MB':>5s} {'measured':>10s} {'model':>10s} {'ratio':>6s}")
-    ratios = []
-    for name in ("stream_read", "stream_copy", "stream_write", "stream_r2w1", "stream_r1w2"):
-        for mb in sizes:
-            if (name, mb) not in measured:
-                continue
-            m = measured[(name, mb)]
-            p = predict(name, mb)
-            ratios.append(p / m)
-            print(f"{name:14s} {mb:5d} {m:10,.0f} {p:10,} {p / m:6.2f}", flush=True)
-    print(f"mean absolute error {100 * float(np.mean(np.abs(np.array(ratios) - 1))):.1f}% over {len(ratios)} streams\n")
-    print(f"{'reduction':22s} {'n':>4s} {'measured':>10s} {'model':>10s} {'ratio':>6s}")
-    reds = []
-    for name in (*REDUCTIONS, "red_distinct"):
-        for n in sorted(v for (b, v) in measured if b == name):
-            m = measured[(name, n)]
-            p = predict_reduction(name, n)
-            reds.append(p / m)
-            print(f"{name:22s} {n:4d} {m:10,.0f} {p:10,} {p / m:6.2f}", flush=True)
-    print(f"mean absolute error {100 * float(np.mean(np.abs(np.array(reds) - 1))):.1f}% over {len(reds)} reductions")
+    streams = [(name, mb) for name in ("stream_read", "stream_copy", "stream_write", "stream_r2w1", "stream_r1w2")
+               for mb in sizes if (name, mb) in measured]
+    table("stream", "MB", streams, measured, predict)
+    reductions = [(name, n) for name in (*REDUCTIONS, "red_distinct")
+                  for n in sorted(v for (b, v) in measured if b == name)]
+    table("reduction", "n", reductions, measured, predict_reduction)
 
 
 if __name__ == "__main__":
