@@ -5,6 +5,7 @@ one warp, one load (or store) instruction, index = lane * S. The timing tests ch
 behaviour: orderings, monotonicity, the limiter named in clear-cut cases, contention where
 it must appear. Accuracy against the hardware is benchmarks/timing/validate_timing.py's job.
 """
+import copy
 import importlib.util
 from pathlib import Path
 
@@ -427,3 +428,69 @@ def test_a_line_occupies_its_atomic_unit_however_few_lanes_it_carries():
     deep = wp.launch(words, threads, [wp.zeros(1024, dtype=int), 2], block_dim=256)
     assert spread.details["bottleneck"]["limiter"] == deep.details["bottleneck"]["limiter"] == "atomics"
     assert spread.cycles > 1.05 * deep.cycles
+
+
+def test_a_read_waits_longer_behind_writes_than_behind_reads(monkeypatch):
+    """The H200 (micro8.cu against micro5.cu): a DRAM pointer chase slows down more while
+    other blocks copy than while they only read, at the same DRAM bytes a cycle (16 blocks
+    streaming about 300 bytes a cycle: 741 cycles a step beside a copy, 658 beside a read).
+    A model whose DRAM queueing counts only reads gives the two about the same time. The L2
+    is shrunk so that a small test's writes reach DRAM."""
+    from simt.arch import Arch, load_arch
+    from simt.sim.precise import engine
+
+    def small_l2(name):
+        arch = load_arch(name)
+        data = copy.deepcopy(arch.data)
+        data["timing"]["l2_bytes"] = 256 << 10
+        data["timing"]["l2_dirty_bytes"] = 64 << 10
+        return Arch(name, data)
+    monkeypatch.setattr(engine, "load_arch", small_l2)
+
+    @wp.kernel
+    def chase_beside(ring: wp.array(dtype=int), steps: int, data: wp.array(dtype=float), rounds: int,
+                     write: int, out: wp.array(dtype=int)):
+        b = wp.block_idx()
+        t = wp.thread_idx()
+        if b == 0:
+            j = int(0)
+            if t == 0:
+                for i in range(steps):
+                    j = ring[j]
+            out[t] = j
+        else:
+            s = (wp.grid_dim() - 1) * wp.block_dim()
+            k = (b - 1) * wp.block_dim() + t
+            acc = float(0.0)
+            for i in range(rounds):               # four lines in flight a warp
+                v0 = data[k]
+                v1 = data[k + s]
+                v2 = data[k + 2 * s]
+                v3 = data[k + 3 * s]
+                if write == 1:
+                    data[k] = v0 + 1.0
+                    data[k + s] = v1 + 1.0
+                    data[k + 2 * s] = v2 + 1.0
+                    data[k + 3 * s] = v3 + 1.0
+                else:
+                    acc = acc + (v0 + v1) + (v2 + v3)
+                k = k + 4 * s
+            if acc == -1.0:
+                out[0] = 1
+
+    lines = 1 << 14
+    order = np.random.default_rng(3).permutation(lines - 1) + 1
+    ring = np.zeros(lines * 32, np.int32)
+    cycle = np.concatenate(([0], order, [0]))
+    ring[cycle[:-1] * 32] = cycle[1:] * 32          # one hop a 128-byte line, in random order
+    blocks, rounds = 131, 32                  # the chase on one SM, streams on the others
+    data = wp.zeros(blocks * 256 * 4 * rounds)
+
+    def chase_cycles(write):
+        r = wp.launch(chase_beside, (blocks + 1) * 256, [wp.array(ring, dtype=int), 30, data, rounds, write,
+                                                         wp.zeros(256, dtype=int)], block_dim=256)
+        assert r.metrics["dram__bytes_write.sum" if write else "dram__bytes_read.sum"] > 0
+        blk = r.details["blocks"]
+        return blk["end"][0] - blk["start"][0]
+
+    assert chase_cycles(write=1) > 1.05 * chase_cycles(write=0)     # the model: 1.13x

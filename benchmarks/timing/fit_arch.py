@@ -186,6 +186,22 @@ def fit() -> dict:
     x = cp[CYC] * dram_bpc - cp["dram__bytes_read.sum"]
     t["dram_write_cost"] = note("dram_write_cost", round(float(np.median(x / cp["dram__bytes_write.sum"])), 3),
                                 "micro.cu stream_copy 256 MB, 1 GB: a written byte costs this many read bytes of DRAM time")
+    # ... and while they write (micro8.cu): written bytes take DRAM time at dram_write_cost,
+    # and a read waits behind them as behind reads with a longer service time q_w
+    lw = pd.read_csv(ncu.DATA / "loaded_latency_writes.csv")
+    lw = lw[lw["mode"] == "write"].copy()
+    lw["latency"] = lw.chase_cycles / lw.steps
+    base_w = float(lw[lw.stream_blocks == 0].latency.iloc[0])
+    lw = lw[lw.stream_blocks > 0]
+    written = lw.stream_float4s * 16 / lw.stream_cycles.clip(lower=1)
+    rho_w = (written * t["dram_write_cost"] / dram_bpc_estimate(micro)).clip(upper=0.95)
+    keep = rho_w < 0.9
+    x = (rho_w / (2 * (1 - rho_w)))[keep]
+    y = (lw.latency - base_w)[keep]
+    t["dram_write_queue_cycles"] = note("dram_write_queue_cycles", round(float((x * y).sum() / (x * x).sum()), 2),
+                                        "micro8.cu: the DRAM chase while other blocks write, against the DRAM "
+                                        "time of the writes: extra = q_w * rho_w / (2 (1 - rho_w)), least squares "
+                                        "below saturation")
     sc = micro[(micro.bench == "scatter_read") & (micro.value >= 16)]
     t["dram_fetch_bytes"] = note("dram_fetch_bytes", int(round(float(np.median(sc["dram__bytes_read.sum"] / sc.work)) / 32) * 32),
                                  "micro.cu scatter_read, sectors 64 B or more apart: DRAM bytes per sector asked for")

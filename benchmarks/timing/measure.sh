@@ -6,6 +6,8 @@
 #   micro2.csv / micro2_manifest.csv      more of them (micro2.cu), and micro3/micro4.csv likewise
 #   probes2.csv / probes2_manifest.csv    op probes added later (constant and varying divisors, loops)
 #   loaded_latency.csv                    DRAM and L2 latency under traffic (micro5.cu, clock64, no profiler)
+#   loaded_latency_writes.csv             DRAM latency under write and copy traffic (micro8.cu, likewise)
+#   micro6.csv, micro7.csv                one-element-per-thread and grid-stride streams (micro6/7.cu)
 #   l2cap.csv / l2cap_manifest.csv        L2 capacity: reads of a buffer twice, cache control off
 #   probes.csv / probes_manifest.csv      op probes through simt's own PTX (probes.py)
 #   calib.csv / calib_manifest.csv        microbenchmark patterns written in simt (calib.py)
@@ -16,7 +18,7 @@
 # Run from the repository root with PYTHONPATH=. (about 5 minutes on an H200).
 set -uo pipefail
 DIR=${1:?usage: measure.sh DIR [parts]}
-PARTS=${2:-micro,micro2,micro3,micro4,micro5,l2cap,probes,probes2,probes3,calib,calib2,validation}
+PARTS=${2:-micro,micro2,micro3,micro4,micro5,micro6,micro7,micro8,l2cap,probes,probes2,probes3,calib,calib2,validation}
 mkdir -p "$DIR"
 HERE=$(cd "$(dirname "$0")" && pwd)
 has() { [[ ",$PARTS," == *",$1,"* ]]; }
@@ -78,6 +80,22 @@ if has micro5; then      # timed in-kernel; the profiler's cycles and time give 
   timeout 300 "${NCU[@]}" --metrics sm__cycles_elapsed.max,gpu__time_duration.sum,dram__bytes_read.sum \
     --log-file "$DIR/micro5.csv" /tmp/simt_micro5 > "$DIR/loaded_latency.csv" 2> "$DIR/micro5.log"
   echo "micro5: exit $?"
+fi
+for part in micro6 micro7; do
+  if has $part; then
+    nvcc -O3 -arch=sm_90 -o /tmp/simt_$part "$HERE/$part.cu" || exit 1
+    timeout 600 "${NCU[@]}" --metrics "$BASE,sm__warps_active.avg.pct_of_peak_sustained_active" \
+      --log-file "$DIR/$part.csv" /tmp/simt_$part "$DIR/${part}_manifest.csv" > "$DIR/$part.log" 2>&1
+    echo "$part: exit $? $(tail -1 "$DIR/$part.log")"
+  fi
+done
+if has micro8; then      # timed in-kernel, like micro5
+  nvcc -O3 -arch=sm_90 -o /tmp/simt_micro8 "$HERE/micro8.cu" || exit 1
+  timeout 300 /tmp/simt_micro8 > "$DIR/loaded_latency_writes.csv" 2> "$DIR/micro8.log"
+  echo "micro8: exit $?"
+  # the same program once more under the profiler: its clock and DRAM bytes per launch
+  timeout 300 "${NCU[@]}" --metrics sm__cycles_elapsed.max,gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+    --log-file "$DIR/micro8.csv" /tmp/simt_micro8 > /dev/null 2>> "$DIR/micro8.log"
 fi
 if has probes2; then
   timeout 600 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/probes2.csv" \

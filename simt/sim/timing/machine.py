@@ -13,11 +13,13 @@ memory what the memory system answers at the moment of issue:
 - global memory: the SM's L1 (tag stage one 128-byte line a cycle, a sectored LRU cache);
   misses go to the one L2 all SMs share (bandwidth queue, sectored LRU cache that fetches
   64 bytes from DRAM per miss, write-back with a bound on dirty data); DRAM is one queue at
-  its measured bandwidth. Data written into the L2 takes its queue: stores, and the fill of
-  every miss for as long as DRAM takes to deliver it; hits (read out at the L2's read rate)
-  and stores wait behind them, misses go on to DRAM. That is why a copy costs its reads plus
-  its writes even while the L2 holds every written byte (micro.cu stream_copy at 4-64 MB
-  against stream_read), while a read stream is limited by DRAM alone. A request's latency
+  its measured bandwidth, and a read's latency grows with the DRAM's recent use, written bytes
+  counting with a longer service time than read ones (micro5.cu, micro8.cu). Data written into
+  the L2 takes its queue: stores, and the fill of every miss for as long as DRAM takes to
+  deliver it; hits (read out at the L2's read rate) and stores wait behind them, misses go on
+  to DRAM. That is why a copy costs its reads plus its writes even while the L2 holds every
+  written byte (micro.cu stream_copy at 4-64 MB against stream_read), while a read stream is
+  limited by DRAM alone. A request's latency
   is that of its slowest line, and a request whose lines miss in k places waits for the
   slowest of k: base + tail * (H(k) - 1);
 - atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
@@ -48,7 +50,7 @@ from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp
  P_SH_FATOM_SASS, P_G_ATOM_LAT, P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_UNITS, P_ATOM_INTERLEAVE,
  P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, P_L2_WRITE_LINE,
  P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_PER_CYCLE,
- P_DRAM_QUEUE, P_ATOM_LINE, N_PARAMS) = range(39)
+ P_DRAM_QUEUE, P_ATOM_LINE, P_DRAM_WRITE_QUEUE, N_PARAMS) = range(40)
 
 # stall reasons (columns of the stall table)
 S_WAIT, S_LONG, S_SHORT, S_THROTTLE, S_NOT_SELECTED, S_BARRIER, S_LG_THROTTLE = range(7)
@@ -103,6 +105,18 @@ def _dram_write(nbytes, burst_bytes, P, state, glob):
     state[1] = max(state[1], state[3]) + busy          # the DRAM queue, at the current time
     glob[G_DRAM_WRITE] += nbytes
     glob[G_DRAM_BUSY] += busy
+    _dram_recent(state[3], state)
+    state[11] += busy / DRAM_WINDOW
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dram_recent(now, state):
+    """Age the DRAM's recent read and write use (state[9], state[11]) to ``now``."""
+    if now > state[10]:
+        decay = np.exp(-(now - state[10]) / DRAM_WINDOW)
+        state[9] *= decay
+        state[11] *= decay
+        state[10] = now
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -157,20 +171,23 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
 @njit(cache=True, nogil=True, inline="always")
 def _dram_read(nbytes, burst_bytes, arrive, P, state, glob):
     """Queue a DRAM read of ``nbytes`` (occupying DRAM for ``burst_bytes``); return the delay:
-    waiting for the DRAM's bandwidth, and the queueing that grows with its recent use
-    (rho / (2 (1 - rho)) x a service time: an M/D/1 queue's wait)."""
+    waiting for the DRAM's bandwidth, and the queueing that grows with its recent use:
+    rho / (2 (1 - rho)) x a service time, an M/D/1 queue's wait. rho counts the DRAM time
+    of reads and writes; the service time is dram_queue_cycles for reads and
+    dram_write_queue_cycles for writes, weighted by their recent use (micro8.cu: a read waits
+    longer behind writes than behind reads of the same DRAM time)."""
     busy = burst_bytes / P[P_DRAM_BPC]
     start = max(arrive, state[1])
     state[1] = start + busy
     glob[G_DRAM_READ] += nbytes
     glob[G_DRAM_BUSY] += busy
     # DRAM use over the last ~DRAM_WINDOW cycles
-    if arrive > state[10]:
-        state[9] *= np.exp(-(arrive - state[10]) / DRAM_WINDOW)
-        state[10] = arrive
+    _dram_recent(arrive, state)
     state[9] += busy / DRAM_WINDOW
-    rho = min(state[9], 0.95)
-    return start - arrive + P[P_DRAM_QUEUE] * rho / (2.0 * (1.0 - rho))
+    use = state[9] + state[11]
+    rho = min(use, 0.95)
+    service = (P[P_DRAM_QUEUE] * state[9] + P[P_DRAM_WRITE_QUEUE] * state[11]) / use
+    return start - arrive + service * rho / (2.0 * (1.0 - rho))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -469,8 +486,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     atom_busy = np.zeros(atom_free.size, np.float64)
     # state: 0 L2 queue free, 1 DRAM queue free, 2 the issuing warp held until, 3 now,
     #        4 LRU clock, 5 dirty sectors, 6 fifo head, 7 fifo tail, 8 atomic units' total rate,
-    #        9 DRAM use (busy per cycle, recent), 10 its time
-    state = np.zeros(11, np.float64)
+    #        9 DRAM read use (busy per cycle, recent), 10 its time, 11 DRAM write use (recent)
+    state = np.zeros(12, np.float64)
     ibufs = np.zeros((3, 32), np.int64)       # lines, sector masks, partial writes of an access
     wbuf = np.zeros(32, np.float64)
     H = np.zeros(33, np.float64)

@@ -66,6 +66,7 @@ def params(arch, shared_per_sm: int):
     P[M.P_ATOM_PER_CYCLE] = t["atomic_sectors_per_cycle"]
     P[M.P_DRAM_QUEUE] = t["dram_queue_cycles"]
     P[M.P_ATOM_LINE] = t["atomic_line_cycles"]
+    P[M.P_DRAM_WRITE_QUEUE] = t["dram_write_queue_cycles"]
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
     l1_lines = max(64, (t["l1_bytes"] - carveout(arch, shared_per_sm)) // 128)
     l2_lines = t["l2_bytes"] // 128
