@@ -20,8 +20,9 @@ memory what the memory system answers at the moment of issue:
   to DRAM. That is why a copy costs its reads plus its writes even while the L2 holds every
   written byte (micro.cu stream_copy at 4-64 MB against stream_read), while a read stream is
   limited by DRAM alone. A request's latency
-  is that of its slowest line, and a request whose lines miss in k places waits for the
-  slowest of k: base + tail * (H(k) - 1);
+  is that of its slowest line, and a request that misses in k places waits for the slowest
+  of k: base + tail * (H(k) - 1), where a DRAM miss counts its 64-byte fetches (the tail was
+  measured with one fetch a lane: micro2.cu chase_dram_lanes; a full 128-byte line is two);
 - atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
   per word, and a line occupies its unit for at least atomic_line_cycles however few lanes
   it carries.
@@ -343,7 +344,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
                             P, state, glob)
             if qd > worst_qd:
                 worst_qd = qd
-            k_dram += 1
+            k_dram += pairs                  # the tail was measured per 64-byte fetch
         else:
             k_l2 += 1
         l1_valid[m, s, w] |= need
