@@ -206,10 +206,13 @@ def _l2_busy(busy, arrive, state, glob):
 
 @njit(cache=True, nogil=True, inline="always")
 def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l1_init, l1_valid,
-                   l1_stamp, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, atom_free, atom_busy,
-                   l1t_free, state, glob, smstat, ibufs, wbuf):
+                   l1_stamp, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, atoms,
+                   l1t_free, state, glob, smstat, ibufs, wbuf, fetch):
     """A global load, store or atomic of one warp issued at T on SM m: its completion time.
-    ``ibufs``: scratch rows for the lines touched, their sector masks and partial writes."""
+    ``atoms``: the atomic units' (free, busy) times; ``ibufs``: scratch rows for the lines
+    touched, their sector masks and partial writes; ``fetch``: the warp's DRAM fetches still
+    in flight (how many, until when)."""
+    atom_free, atom_busy = atoms
     lines_buf, masks_buf, partial_buf = ibufs[0], ibufs[1], ibufs[2]
     n = ev_n[ev]
     p0 = ev_ptr[ev]
@@ -355,9 +358,18 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
         if t > done:
             done = t
     if k_dram > 0:
+        # the warp waits for the slowest of all its fetches in flight, this request's and
+        # those of its earlier loads still out (micro7.cu: four one-line loads a step take
+        # longer than one four-line load)
+        if T < fetch[1]:
+            k_dram += int(fetch[0])
+        else:
+            fetch[1] = 0.0
         t = start + worst_q2 + worst_qd + P[P_DRAM_LAT] + P[P_DRAM_TAIL] * (H[min(k_dram, 32)] - 1.0)
         if t > done:
             done = t
+        fetch[0] = k_dram
+        fetch[1] = max(fetch[1], done)
     return done
 
 
@@ -443,6 +455,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sl_src = np.zeros(G, np.float64)           # when the next instruction's sources are ready
     sl_sprod = np.full(G, -1, np.int64)        # ... and which instruction produces the last one
     sl_store = np.zeros(G, np.float64)         # when the warp's stores and atomics are acknowledged
+    sl_fetch = np.zeros((G, 2), np.float64)    # the warp's DRAM fetches in flight: (how many, until)
     # what the scheduler's pick reads, kept up to date so that its pass over the warps is short:
     # max(sl_own, sl_src), INF for an empty slot or a warp at a barrier; the next instruction's pipe
     sl_c0 = np.full(G, INF, np.float64)
@@ -617,7 +630,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 ev = step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
                 done = _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H, l1_tag,
                                       l1_init, l1_valid, l1_stamp, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
-                                      atom_free, atom_busy, l1t_free, state, glob, smstat, ibufs, wbuf)
+                                      (atom_free, atom_busy), l1t_free, state, glob, smstat, ibufs, wbuf, sl_fetch[g])
                 cls = S_LONG
                 held = state[2]
                 if k != isa.GLOBAL_LD:
@@ -689,6 +702,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 if sl_store[g] > drain:       # the kernel ends when its writes are applied
                     drain = sl_store[g]
                 sl_store[g] = 0.0
+                sl_fetch[g, 0] = 0.0
+                sl_fetch[g, 1] = 0.0
                 sl_warp[g] = -1
                 smstat[m, M_WARP_CYCLES] += own - sl_start[g]
                 cta_live[c] -= 1
