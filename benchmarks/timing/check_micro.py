@@ -4,7 +4,11 @@ written again in simt and predicted on cpu:precise:
 - DRAM and L2 streams of several sizes (micro.cu, micro3.cu: float4, grid-stride, 8 blocks of
   256 per SM): read, copy, write, two reads one write, one read two writes;
 - global reductions at several contention levels (micro.cu: 4 blocks of 256 per SM): 32 or
-  1,024 hot lines with one lane each, one address per warp, every lane its own word.
+  1,024 hot lines with one lane each, one address per warp, every lane its own word;
+- one element a thread (micro6.cu): y[i] = x[i] + 1 and its read-only, write-only, float4
+  and grid-stride forms, from 16 to 512 blocks of 256 per SM (2-69 MB per array);
+- lines in flight (micro7.cu): 69 MB read by 1-8 resident blocks per SM, a line (float), four
+  lines (float4) or four loads of a line each per step, and the same with a copy.
 
 Like check_calibration.py this checks the model's structure on microbenchmarks, not its
 accuracy: some of these launches set constants (dram_bytes_per_cycle from the 256 MB-1 GB
@@ -12,7 +16,7 @@ reads, dram_write_cost from the copies, the atomic units from the reductions). W
 constant covers shows at the other sizes and levels: a small copy costs its reads plus its
 writes even while the L2 keeps everything it writes.
 
-    PYTHONPATH=. python3 benchmarks/timing/check_micro.py [--sizes 4,16,64,256]
+    PYTHONPATH=. python3 benchmarks/timing/check_micro.py [--sizes 4,16,64,256] [--parts streams,...]
 """
 from __future__ import annotations
 
@@ -74,6 +78,7 @@ def red_distinct(p: wp.array(dtype=int), n: int):
         wp.atomic_add(p, t, 1)
 
 
+STREAMS = ("stream_read", "stream_copy", "stream_write", "stream_r2w1", "stream_r1w2")
 REDUCTIONS = {"red_32_addresses": (1, 32), "red_1024_addresses": (1, 1024),
               "red_per_warp_address": (32, 1 << 30)}
 
@@ -105,6 +110,113 @@ def predict(name: str, mb: int) -> int:
     return wp.launch(kernel, THREADS, args, block_dim=256, device="cpu:precise").cycles
 
 
+# -- micro6.cu and micro7.cu -------------------------------------------------------------------
+
+@wp.kernel
+def elem_load_store(src: wp.array(dtype=float), dst: wp.array(dtype=float)):
+    i = wp.tid()
+    dst[i] = src[i] + 1.0
+
+
+@wp.kernel
+def elem_load(src: wp.array(dtype=float), dst: wp.array(dtype=float)):
+    i = wp.tid()
+    v = src[i]
+    if v == 1234.5:                 # never: the block ends without storing
+        dst[0] = v
+
+
+@wp.kernel
+def elem_store(dst: wp.array(dtype=float)):
+    i = wp.tid()
+    dst[i] = float(wp.thread_idx())
+
+
+@wp.kernel
+def elem4_load_store(src: wp.array(dtype=wp.vec4), dst: wp.array(dtype=wp.vec4)):
+    i = wp.tid()
+    dst[i] = src[i] + wp.vec4(1.0, 1.0, 1.0, 1.0)
+
+
+@wp.kernel
+def stride_load_store(src: wp.array(dtype=float), dst: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    while i < n:
+        dst[i] = src[i] + 1.0
+        i = i + wp.grid_dim() * wp.block_dim()
+
+
+@wp.kernel
+def read(src: wp.array(dtype=float), out: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    acc = float(0.0)
+    while i < n:
+        acc = acc + src[i]
+        i = i + wp.grid_dim() * wp.block_dim()
+    if acc == -1.0:                 # never: keeps the loads
+        out[0] = acc
+
+
+@wp.kernel
+def read4(src: wp.array(dtype=wp.vec4), out: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    acc = float(0.0)
+    while i < n:
+        v = src[i]
+        acc = acc + (v[0] + v[1] + v[2] + v[3])
+        i = i + wp.grid_dim() * wp.block_dim()
+    if acc == -1.0:
+        out[0] = acc
+
+
+@wp.kernel
+def read_unroll4(src: wp.array(dtype=float), out: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    s = wp.grid_dim() * wp.block_dim()
+    acc = float(0.0)
+    while i < n:
+        a = src[i]
+        b = src[i + s]
+        c = src[i + 2 * s]
+        d = src[i + 3 * s]
+        acc = acc + ((a + b) + (c + d))
+        i = i + 4 * s
+    if acc == -1.0:
+        out[0] = acc
+
+
+def _floats(n: int):
+    return wp.array(np.random.default_rng(1).random(n, dtype=np.float32), dtype=float)
+
+
+def predict_elem(bench: str, per_sm: int) -> int:
+    """micro6.cu: ``per_sm`` blocks of 256 per SM, one element a thread (float4: a quarter)."""
+    n = calib.SMS * 256 * per_sm
+    if bench == "elem_store":
+        args, dim = [wp.zeros(n)], n
+    elif bench == "elem4_load_store":
+        args, dim = [wp.array(_floats(n).numpy().reshape(-1, 4), dtype=wp.vec4), wp.zeros(n // 4, dtype=wp.vec4)], n // 4
+    elif bench == "stride_load_store":
+        args, dim = [_floats(n), wp.zeros(n), n], calib.SMS * 8 * 256
+    else:
+        args, dim = [_floats(n), wp.zeros(n)], n
+    kernel = globals()[bench]
+    return wp.launch(kernel, dim, args, block_dim=256, device="cpu:precise").cycles
+
+
+def predict_inflight(bench: str, per_sm: int) -> int:
+    """micro7.cu: 69 MB of floats, ``per_sm`` resident blocks of 256 per SM."""
+    n = calib.SMS * 256 * 512
+    x = _floats(n)
+    if bench == "read4":
+        kernel, args = read4, [wp.array(x.numpy().reshape(-1, 4), dtype=wp.vec4), wp.zeros(1), n // 4]
+    elif bench == "copy":
+        kernel, args = stride_load_store, [x, wp.zeros(n), n]
+    else:
+        kernel, args = {"read": read, "read_unroll4": read_unroll4}[bench], [x, wp.zeros(1), n]
+    return wp.launch(kernel, calib.SMS * per_sm * 256, args, block_dim=256, device="cpu:precise").cycles
+
+
 def table(what: str, unit: str, launches, measured: dict, predict_one) -> None:
     """Measured against predicted cycles for ``launches`` ((bench, value) pairs), and the mean
     absolute error."""
@@ -121,19 +233,37 @@ def table(what: str, unit: str, launches, measured: dict, predict_one) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="4,16,64,256", help="MB per array")
-    sizes = [int(s) for s in ap.parse_args().sizes.split(",")]
+    ap.add_argument("--parts", default="streams,reductions,elements,inflight",
+                    help="which tables (streams, reductions, elements, inflight)")
+    a = ap.parse_args()
+    sizes = [int(s) for s in a.sizes.split(",")]
+    parts = set(a.parts.split(","))
     measured = {}
-    for part in ("micro", "micro3"):
+    for part in ("micro", "micro3", "micro6", "micro7"):
         df = ncu.load(part)
-        for _, r in df[df.bench.str.startswith(("stream_", "red_"))].iterrows():
-            measured[(r.bench, int(r.value))] = float(r[CYC])
-    streams = [(name, mb) for name in ("stream_read", "stream_copy", "stream_write", "stream_r2w1", "stream_r1w2")
-               for mb in sizes if (name, mb) in measured]
-    table("stream", "MB", streams, measured, predict)
-    reductions = [(name, n) for name in (*REDUCTIONS, "red_distinct")
-                  for n in sorted(v for (b, v) in measured if b == name)]
-    table("reduction", "n", reductions, measured, predict_reduction)
+        for _, r in df.iterrows():
+            measured[(part, r.bench, int(r.value))] = float(r[CYC])
 
+    def rows(parts_, names):
+        return {(b, v): c for (p, b, v), c in measured.items() if p in parts_ and b in names}
+    if "streams" in parts:
+        m = rows(("micro", "micro3"), STREAMS)
+        table("stream", "MB", [(b, mb) for b in STREAMS for mb in sizes if (b, mb) in m], m, predict)
+    if "reductions" in parts:
+        names = (*REDUCTIONS, "red_distinct")
+        m = rows(("micro",), names)
+        table("reduction", "n", [(b, v) for b in names for v in sorted(v for (x, v) in m if x == b)], m,
+              predict_reduction)
+    if "elements" in parts:
+        names = ("elem_load_store", "elem_load", "elem_store", "elem4_load_store", "stride_load_store")
+        m = rows(("micro6",), names)
+        table("one element a thread", "/SM", [(b, v) for b in names for v in sorted(v for (x, v) in m if x == b)], m,
+              predict_elem)
+    if "inflight" in parts:
+        names = ("read", "read4", "read_unroll4", "copy")
+        m = rows(("micro7",), names)
+        table("lines in flight", "/SM", [(b, v) for b in names for v in sorted(v for (x, v) in m if x == b)], m,
+              predict_inflight)
 
 if __name__ == "__main__":
     main()
