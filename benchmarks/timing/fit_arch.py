@@ -48,6 +48,15 @@ def harmonic(k):
     return sum(1.0 / i for i in range(1, int(k) + 1))
 
 
+def queue_fit(extra, rho) -> float:
+    """The service time q of an M/D/1 wait, extra = q * rho / (2 (1 - rho)): least squares over
+    the rows below saturation (rho < 0.9)."""
+    keep = rho < 0.9
+    x = (rho / (2 * (1 - rho)))[keep]
+    y = extra[keep]
+    return round(float((x * y).sum() / (x * x).sum()), 2)
+
+
 def fit() -> dict:
     micro, micro2, micro3, micro4 = (ncu.load(n) for n in ("micro", "micro2", "micro3", "micro4"))
     # later measurements of a probe replace earlier ones (op_table takes the last row)
@@ -146,11 +155,8 @@ def fit() -> dict:
     ll["rho"] = np.where(ll.stream_cycles > 0, ll.stream_bytes / ll.stream_cycles.clip(lower=1), 0.0)
     base_latency = float(ll[ll.stream_blocks == 0].latency.iloc[0])
     unsat = ll[(ll.stream_blocks > 0)]
-    rho = (unsat.rho / dram_bpc_estimate(micro)).clip(upper=0.95)
-    keep = rho < 0.9
-    x = (rho / (2 * (1 - rho)))[keep]
-    y = (unsat.latency - base_latency)[keep]
-    t["dram_queue_cycles"] = note("dram_queue_cycles", round(float((x * y).sum() / (x * x).sum()), 2),
+    rho = unsat.rho / dram_bpc_estimate(micro)
+    t["dram_queue_cycles"] = note("dram_queue_cycles", queue_fit(unsat.latency - base_latency, rho),
                                   "micro5.cu: DRAM chase latency while other blocks stream, against the DRAM "
                                   "use: extra = q * rho / (2 (1 - rho)), least squares below saturation")
 
@@ -194,11 +200,8 @@ def fit() -> dict:
     base_w = float(lw[lw.stream_blocks == 0].latency.iloc[0])
     lw = lw[lw.stream_blocks > 0]
     written = lw.stream_float4s * 16 / lw.stream_cycles.clip(lower=1)
-    rho_w = (written * t["dram_write_cost"] / dram_bpc_estimate(micro)).clip(upper=0.95)
-    keep = rho_w < 0.9
-    x = (rho_w / (2 * (1 - rho_w)))[keep]
-    y = (lw.latency - base_w)[keep]
-    t["dram_write_queue_cycles"] = note("dram_write_queue_cycles", round(float((x * y).sum() / (x * x).sum()), 2),
+    rho_w = written * t["dram_write_cost"] / dram_bpc_estimate(micro)
+    t["dram_write_queue_cycles"] = note("dram_write_queue_cycles", queue_fit(lw.latency - base_w, rho_w),
                                         "micro8.cu: the DRAM chase while other blocks write, against the DRAM "
                                         "time of the writes: extra = q_w * rho_w / (2 (1 - rho_w)), least squares "
                                         "below saturation")

@@ -19,10 +19,11 @@ memory what the memory system answers at the moment of issue:
   deliver it; hits (read out at the L2's read rate) and stores wait behind them, misses go on
   to DRAM. That is why a copy costs its reads plus its writes even while the L2 holds every
   written byte (micro.cu stream_copy at 4-64 MB against stream_read), while a read stream is
-  limited by DRAM alone. A request's latency
-  is that of its slowest line, and a request that misses in k places waits for the slowest
-  of k: base + tail * (H(k) - 1), where a DRAM miss counts its 64-byte fetches (the tail was
-  measured with one fetch a lane: micro2.cu chase_dram_lanes; a full 128-byte line is two);
+  limited by DRAM alone. A request's latency is that of its slowest line, and a request that
+  misses in k places waits for the slowest of k: base + tail * (H(k) - 1). For DRAM, k counts
+  64-byte fetches (the tail was measured with one fetch a lane, micro2.cu chase_dram_lanes; a
+  full 128-byte line is two), those of the warp's earlier loads still in flight included: the
+  warp waits for the slowest of all (micro7.cu);
 - atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
   per word, and a line occupies its unit for at least atomic_line_cycles however few lanes
   it carries.
