@@ -206,14 +206,16 @@ def _l2_busy(busy, arrive, state, glob):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l1_init, l1_valid,
-                   l1_stamp, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, atoms,
+def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag, l2_init, l2_valid,
+                   l2_dirty, l2_words, l2_stamp, fifo, atoms,
                    l1t_free, state, glob, smstat, ibufs, wbuf, fetch):
     """A global load, store or atomic of one warp issued at T on SM m: its completion time.
-    ``atoms``: the atomic units' (free, busy) times; ``ibufs``: scratch rows for the lines
-    touched, their sector masks and partial writes; ``fetch``: the warp's DRAM fetches still
+    ``l1``: the SM's L1 (tags, sets looked at, valid sectors, LRU stamps, when each line's
+    data arrives); ``atoms``: the atomic units' (free, busy) times; ``ibufs``: scratch rows
+    for the lines touched, their sector masks, partial writes and the L1 way each missed in; ``fetch``: the warp's DRAM fetches still
     in flight (how many, until when)."""
     atom_free, atom_busy = atoms
+    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready = l1
     lines_buf, masks_buf, partial_buf = ibufs[0], ibufs[1], ibufs[2]
     n = ev_n[ev]
     p0 = ev_ptr[ev]
@@ -304,6 +306,8 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
         return done
     # loads
     l1_hit_lines = 0
+    pending = 0.0            # a hit on a line whose data is still on its way waits for it
+    n_missed = 0
     k_l2 = 0
     k_dram = 0
     worst_q2 = 0.0
@@ -328,7 +332,11 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
         glob[G_L1_HITS] += sectors(mask & ~need)
         if need == 0:
             l1_hit_lines += 1
+            if l1_ready[m, s, w] > pending:
+                pending = l1_ready[m, s, w]
             continue
+        ibufs[3, n_missed] = s * l1_tag.shape[2] + w
+        n_missed += 1
         nn = sectors(need)
         glob[G_L2_READ] += nn
         missed = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state,
@@ -371,6 +379,11 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1_tag, l
             done = t
         fetch[0] = k_dram
         fetch[1] = max(fetch[1], done)
+    if pending > done:
+        done = pending
+    for i in range(n_missed):                 # the lines this request fills arrive with it
+        sw = ibufs[3, i]
+        l1_ready[m, sw // l1_tag.shape[2], sw % l1_tag.shape[2]] = done
     return done
 
 
@@ -488,6 +501,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     l1_init = np.zeros((n_sm, l1_sets), np.uint8)          # first looked at (find)
     l1_valid = np.empty((n_sm, l1_sets, l1w), np.uint8)     # set when a line is allocated
     l1_stamp = np.empty((n_sm, l1_sets, l1w), np.int64)
+    l1_ready = np.zeros((n_sm, l1_sets, l1w), np.float64)   # when a line's data arrives
     l2w = max(1, min(l2_ways, l2_lines))
     l2_sets = max(1, l2_lines // l2w)
     l2_tag = np.empty((1, l2_sets, l2w), np.int64)
@@ -503,7 +517,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     #        4 LRU clock, 5 dirty sectors, 6 fifo head, 7 fifo tail, 8 atomic units' total rate,
     #        9 DRAM read use (busy per cycle, recent), 10 its time, 11 DRAM write use (recent)
     state = np.zeros(12, np.float64)
-    ibufs = np.zeros((3, 32), np.int64)       # lines, sector masks, partial writes of an access
+    ibufs = np.zeros((4, 32), np.int64)       # lines, sector masks, partial writes, L1 ways of an access
     wbuf = np.zeros(32, np.float64)
     H = np.zeros(33, np.float64)
     for k in range(1, 33):
@@ -629,8 +643,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 cls = S_SHORT
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
                 ev = step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
-                done = _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H, l1_tag,
-                                      l1_init, l1_valid, l1_stamp, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
+                done = _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H,
+                                      (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready), l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
                                       (atom_free, atom_busy), l1t_free, state, glob, smstat, ibufs, wbuf, sl_fetch[g])
                 cls = S_LONG
                 held = state[2]
