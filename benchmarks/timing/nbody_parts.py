@@ -99,11 +99,15 @@ WARPS = {name: 1 for name in PARTS}
 # held-out n-body launches run 4 warps a block)
 PARTS["full_4warps"] = full
 WARPS["full_4warps"] = 4
+# ... and one warp on each of 16 SMs, every SM's L1 missing the same lines of the one L2
+PARTS["full_16sms"] = full
+WARPS["full_16sms"] = 1
+BLOCKS = {name: 16 if name == "full_16sms" else 1 for name in PARTS}
 
 
 def inputs(n: int, device: str):
-    pos = np.random.default_rng(7).random((max(n, 128), 3), dtype=np.float32)
-    return [wp.array(pos, dtype=wp.vec3, device=device), wp.zeros(128, dtype=wp.vec3, device=device), n,
+    pos = np.random.default_rng(7).random((max(n, 512), 3), dtype=np.float32)
+    return [wp.array(pos, dtype=wp.vec3, device=device), wp.zeros(512, dtype=wp.vec3, device=device), n,
             np.float32(0.01)]
 
 
@@ -117,7 +121,7 @@ def run_gpu(device: str, manifest: str) -> None:
         w.writerow(["launch", "name", "trips"])
         for k, (name, n) in enumerate(launches()):
             threads = 32 * WARPS[name]
-            wp.launch(PARTS[name], threads, inputs(n, device), block_dim=threads, device=device)
+            wp.launch(PARTS[name], threads * BLOCKS[name], inputs(n, device), block_dim=threads, device=device)
             wp.synchronize()
             w.writerow([k, name, n])
 
@@ -137,7 +141,8 @@ def main() -> None:
     print(f"{'part':12s} {'model cyc/iter':>15s} {'H200 cyc/iter':>14s} {'ratio':>6s}")
     for name in PARTS:
         threads = 32 * WARPS[name]
-        pred = {n: wp.launch(PARTS[name], threads, inputs(n, "cpu:precise"), block_dim=threads).cycles for n in TRIPS}
+        pred = {n: wp.launch(PARTS[name], threads * BLOCKS[name], inputs(n, "cpu:precise"), block_dim=threads).cycles
+                for n in TRIPS}
         per = (pred[TRIPS[1]] - pred[TRIPS[0]]) / (TRIPS[1] - TRIPS[0])
         if (name, TRIPS[1]) in measured:
             m = (measured[(name, TRIPS[1])] - measured[(name, TRIPS[0])]) / (TRIPS[1] - TRIPS[0])
