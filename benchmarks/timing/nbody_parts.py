@@ -21,86 +21,68 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
 import simt as wp  # noqa: E402
-from timing import ncu  # noqa: E402
+from timing import kernels as K, ncu  # noqa: E402
 
 TRIPS = (64, 256)
 CYC = "sm__cycles_elapsed.max"
 
 
-@wp.kernel
-def full(pos: wp.array(dtype=wp.vec3), acc: wp.array(dtype=wp.vec3), n: int, eps2: float):
-    i = wp.tid()
-    p = pos[i]
-    a = wp.vec3(0.0, 0.0, 0.0)
-    for j in range(n):
-        d = pos[j] - p
-        r2 = wp.dot(d, d) + eps2
-        inv = 1.0 / wp.sqrt(r2)
-        a = a + d * (inv * inv * inv)
-    acc[i] = a
+# n-body's loop (kernels.nbody) with its two parts swappable: where d comes from, and what
+# stands for 1 / sqrt(r2)
+@wp.func
+def from_pos(pos: wp.array(dtype=wp.vec3), j: int, p: wp.vec3):
+    return pos[j] - p
 
 
-@wp.kernel
-def no_sqrt_div(pos: wp.array(dtype=wp.vec3), acc: wp.array(dtype=wp.vec3), n: int, eps2: float):
-    i = wp.tid()
-    p = pos[i]
-    a = wp.vec3(0.0, 0.0, 0.0)
-    for j in range(n):
-        d = pos[j] - p
-        r2 = wp.dot(d, d) + eps2
-        inv = r2 * 0.5
-        a = a + d * (inv * inv * inv)
-    acc[i] = a
+@wp.func
+def from_index(pos: wp.array(dtype=wp.vec3), j: int, p: wp.vec3):
+    return wp.vec3(float(j), 1.0, 2.0) - p
 
 
-@wp.kernel
-def sqrt_only(pos: wp.array(dtype=wp.vec3), acc: wp.array(dtype=wp.vec3), n: int, eps2: float):
-    i = wp.tid()
-    p = pos[i]
-    a = wp.vec3(0.0, 0.0, 0.0)
-    for j in range(n):
-        d = pos[j] - p
-        r2 = wp.dot(d, d) + eps2
-        inv = wp.sqrt(r2)
-        a = a + d * (inv * inv * inv)
-    acc[i] = a
+@wp.func
+def rsqrt(r2: float):
+    return 1.0 / wp.sqrt(r2)
 
 
-@wp.kernel
-def div_only(pos: wp.array(dtype=wp.vec3), acc: wp.array(dtype=wp.vec3), n: int, eps2: float):
-    i = wp.tid()
-    p = pos[i]
-    a = wp.vec3(0.0, 0.0, 0.0)
-    for j in range(n):
-        d = pos[j] - p
-        r2 = wp.dot(d, d) + eps2
-        inv = 1.0 / r2
-        a = a + d * (inv * inv * inv)
-    acc[i] = a
+@wp.func
+def half(r2: float):
+    return r2 * 0.5
 
 
-@wp.kernel
-def no_loads(pos: wp.array(dtype=wp.vec3), acc: wp.array(dtype=wp.vec3), n: int, eps2: float):
-    i = wp.tid()
-    p = pos[i]
-    a = wp.vec3(0.0, 0.0, 0.0)
-    for j in range(n):
-        d = wp.vec3(float(j), 1.0, 2.0) - p
-        r2 = wp.dot(d, d) + eps2
-        inv = 1.0 / wp.sqrt(r2)
-        a = a + d * (inv * inv * inv)
-    acc[i] = a
+@wp.func
+def sqrt(r2: float):
+    return wp.sqrt(r2)
 
 
-PARTS = {"full": full, "no_sqrt_div": no_sqrt_div, "sqrt_only": sqrt_only, "div_only": div_only,
-         "no_loads": no_loads}
+@wp.func
+def reciprocal(r2: float):
+    return 1.0 / r2
+
+
+def loop(delta, inv):
+    @wp.kernel
+    def part(pos: wp.array(dtype=wp.vec3), acc: wp.array(dtype=wp.vec3), n: int, eps2: float):
+        i = wp.tid()
+        p = pos[i]
+        a = wp.vec3(0.0, 0.0, 0.0)
+        for j in range(n):
+            d = delta(pos, j, p)
+            r2 = wp.dot(d, d) + eps2
+            k = inv(r2)
+            a = a + d * (k * k * k)
+        acc[i] = a
+    return part
+
+
+PARTS = {"full": K.nbody, "no_sqrt_div": loop(from_pos, half), "sqrt_only": loop(from_pos, sqrt),
+         "div_only": loop(from_pos, reciprocal), "no_loads": loop(from_index, rsqrt)}
 WARPS = {name: 1 for name in PARTS}
 # the same loop with four warps on the SM, one a scheduler, reading the same pos[j] (the
 # held-out n-body launches run 4 warps a block)
-PARTS["full_4warps"] = full
+PARTS["full_4warps"] = K.nbody
 WARPS["full_4warps"] = 4
 # ... and one warp on each of 16 SMs, every SM's L1 missing the same lines of the one L2
-PARTS["full_16sms"] = full
+PARTS["full_16sms"] = K.nbody
 WARPS["full_16sms"] = 1
 BLOCKS = {name: 16 if name == "full_16sms" else 1 for name in PARTS}
 
