@@ -244,26 +244,23 @@ def main() -> None:
         for _, r in df.iterrows():
             measured[(part, r.bench, int(r.value))] = float(r[CYC])
 
-    def rows(parts_, names):
-        return {(b, v): c for (p, b, v), c in measured.items() if p in parts_ and b in names}
+    def launches(files, names):
+        """The measured cycles of ``names`` in ``files``, and their (bench, value) in order."""
+        m = {(b, v): c for (p, b, v), c in measured.items() if p in files and b in names}
+        return m, [(b, v) for b in names for v in sorted(v for (x, v) in m if x == b)]
     if "streams" in parts:
-        m = rows(("micro", "micro3"), STREAMS)
-        table("stream", "MB", [(b, mb) for b in STREAMS for mb in sizes if (b, mb) in m], m, predict)
-    if "reductions" in parts:
-        names = (*REDUCTIONS, "red_distinct")
-        m = rows(("micro",), names)
-        table("reduction", "n", [(b, v) for b in names for v in sorted(v for (x, v) in m if x == b)], m,
-              predict_reduction)
-    if "elements" in parts:
-        names = ("elem_load_store", "elem_load", "elem_store", "elem4_load_store", "stride_load_store")
-        m = rows(("micro6",), names)
-        table("one element a thread", "/SM", [(b, v) for b in names for v in sorted(v for (x, v) in m if x == b)], m,
-              predict_elem)
-    if "inflight" in parts:
-        names = ("read", "read4", "read_unroll4", "copy")
-        m = rows(("micro7",), names)
-        table("lines in flight", "/SM", [(b, v) for b in names for v in sorted(v for (x, v) in m if x == b)], m,
-              predict_inflight)
+        m, order = launches(("micro", "micro3"), STREAMS)
+        table("stream", "MB", [(b, mb) for b, mb in order if mb in sizes], m, predict)
+    for part, what, unit, files, names, predict_one in (
+            ("reductions", "reduction", "n", ("micro",), (*REDUCTIONS, "red_distinct"), predict_reduction),
+            ("elements", "one element a thread", "/SM", ("micro6",),
+             ("elem_load_store", "elem_load", "elem_store", "elem4_load_store", "stride_load_store"), predict_elem),
+            ("inflight", "lines in flight", "/SM", ("micro7",), ("read", "read4", "read_unroll4", "copy"),
+             predict_inflight)):
+        if part in parts:
+            m, order = launches(files, names)
+            table(what, unit, order, m, predict_one)
+
 
 if __name__ == "__main__":
     main()
