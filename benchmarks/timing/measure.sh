@@ -8,6 +8,8 @@
 #   loaded_latency.csv                    DRAM and L2 latency under traffic (micro5.cu, clock64, no profiler)
 #   loaded_latency_writes.csv             DRAM latency under write and copy traffic (micro8.cu, likewise)
 #   micro6.csv, micro7.csv                one-element-per-thread and grid-stride streams (micro6/7.cu)
+#   micro9.csv / micro9_manifest.csv      shared and global memory on one L1 data stage (micro9.cu)
+#   micro9_simt.csv / ..._manifest.csv    the same mixes written in simt (micro9_simt.py)
 #   l2cap.csv / l2cap_manifest.csv        L2 capacity: reads of a buffer twice, cache control off
 #   probes.csv / probes_manifest.csv      op probes through simt's own PTX (probes.py)
 #   calib.csv / calib_manifest.csv        microbenchmark patterns written in simt (calib.py)
@@ -18,7 +20,7 @@
 # Run from the repository root with PYTHONPATH=. (about 5 minutes on an H200).
 set -uo pipefail
 DIR=${1:?usage: measure.sh DIR [parts]}
-PARTS=${2:-micro,micro2,micro3,micro4,micro5,micro6,micro7,micro8,l2cap,probes,probes2,probes3,calib,calib2,validation}
+PARTS=${2:-micro,micro2,micro3,micro4,micro5,micro6,micro7,micro8,micro9,l2cap,probes,probes2,probes3,calib,calib2,validation}
 mkdir -p "$DIR"
 HERE=$(cd "$(dirname "$0")" && pwd)
 has() { [[ ",$PARTS," == *",$1,"* ]]; }
@@ -89,6 +91,18 @@ for part in micro6 micro7; do
     echo "$part: exit $? $(tail -1 "$DIR/$part.log")"
   fi
 done
+if has micro9; then
+  nvcc -O3 -arch=sm_90 -o /tmp/simt_micro9 "$HERE/micro9.cu" || exit 1
+  timeout 600 "${NCU[@]}" --metrics "$BASE,l1tex__data_pipe_lsu_wavefronts.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,\
+smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio" \
+    --log-file "$DIR/micro9.csv" /tmp/simt_micro9 "$DIR/micro9_manifest.csv" > "$DIR/micro9.log" 2>&1
+  echo "micro9: exit $? $(tail -1 "$DIR/micro9.log")"
+  # the same mixes written in simt, through simt's own PTX: what the model predicts, measured
+  timeout 600 "${NCU[@]}" --kernel-name regex:mix --metrics "$BASE,l1tex__data_pipe_lsu_wavefronts.sum" \
+    --log-file "$DIR/micro9_simt.csv" python3 "$HERE/micro9_simt.py" "$DIR/micro9_simt_manifest.csv" \
+    > "$DIR/micro9_simt.log" 2>&1
+  echo "micro9_simt: exit $?"
+fi
 if has micro8; then      # timed in-kernel, like micro5
   nvcc -O3 -arch=sm_90 -o /tmp/simt_micro8 "$HERE/micro8.cu" || exit 1
   timeout 300 /tmp/simt_micro8 > "$DIR/loaded_latency_writes.csv" 2> "$DIR/micro8.log"
