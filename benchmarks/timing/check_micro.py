@@ -8,7 +8,10 @@ written again in simt and predicted on cpu:precise:
 - one element a thread (micro6.cu): y[i] = x[i] + 1 and its read-only, write-only, float4
   and grid-stride forms, from 16 to 512 blocks of 256 per SM (2-69 MB per array);
 - lines in flight (micro7.cu): 69 MB read by 1-8 resident blocks per SM, a line (float), four
-  lines (float4) or four loads of a line each per step, and the same with a copy.
+  lines (float4) or four loads of a line each per step, and the same with a copy;
+- one L1 data stage (micro9.cu): per step, shared loads with 32-way conflicts, global loads
+  that hit in L1 and global stores, alone and mixed, at 4 blocks of 256 per SM; measured as
+  written in simt (micro9_simt.py, so the hardware runs the instructions the model predicts).
 
 Like check_calibration.py this checks the model's structure on microbenchmarks, not its
 accuracy: some of these launches set constants (dram_bytes_per_cycle from the 256 MB-1 GB
@@ -217,6 +220,42 @@ def predict_inflight(bench: str, per_sm: int) -> int:
     return wp.launch(kernel, calib.SMS * per_sm * 256, args, block_dim=256, device="cpu:precise").cycles
 
 
+# -- micro9.cu --------------------------------------------------------------------------------
+
+MIX = {"lds2": (2, 0, 0), "ldg16": (0, 16, 0), "ldg64": (0, 64, 0), "lds2_ldg16": (2, 16, 0),
+       "lds2_ldg64": (2, 64, 0), "lds1_ldg32": (1, 32, 0), "stg4": (0, 0, 4), "lds2_stg4": (2, 0, 4),
+       "lds2_ldg16_stg4": (2, 16, 4)}
+
+
+@wp.kernel
+def mix(src: wp.array(dtype=float), dst: wp.array(dtype=float), out: wp.array(dtype=float),
+        ls: int, lg: int, sg: int, n: int):
+    s = wp.shared.array(shape=(1024,), dtype=float)
+    t = wp.thread_idx()
+    for k in range(t, 1024, 256):
+        s[k] = float(k)
+    wp.sync_threads()
+    lane = wp.lane_id()
+    base = wp.block_idx() * 4096
+    off = (t // 32) * 512 + lane
+    acc = float(0.0)
+    for i in range(n):
+        for u in range(ls):
+            acc = acc + s[(lane * 32 + u * 33 + i) & 1023]
+        for u in range(lg):
+            acc = acc + src[base + ((off + u * 32 + i * 32) & 4095)]
+        for u in range(sg):
+            dst[base + ((off + u * 32 + i * 32) & 4095)] = acc
+    out[wp.tid()] = acc
+
+
+def predict_mix(bench: str, n: int) -> int:
+    """micro9.cu: ``bench``'s loads and stores per step, ``n`` steps, 4 blocks of 256 per SM."""
+    blocks = calib.SMS * 4
+    args = [wp.zeros(blocks * 4096), wp.zeros(blocks * 4096), wp.zeros(blocks * 256), *MIX[bench], n]
+    return wp.launch(mix, blocks * 256, args, block_dim=256, device="cpu:precise").cycles
+
+
 def table(what: str, unit: str, launches, measured: dict, predict_one) -> None:
     """Measured against predicted cycles for ``launches`` ((bench, value) pairs), and the mean
     absolute error."""
@@ -233,13 +272,13 @@ def table(what: str, unit: str, launches, measured: dict, predict_one) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="4,16,64,256", help="MB per array")
-    ap.add_argument("--parts", default="streams,reductions,elements,inflight",
-                    help="which tables (streams, reductions, elements, inflight)")
+    ap.add_argument("--parts", default="streams,reductions,elements,inflight,datastage",
+                    help="which tables (streams, reductions, elements, inflight, datastage)")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
     parts = set(a.parts.split(","))
     measured = {}
-    for part in ("micro", "micro3", "micro6", "micro7"):
+    for part in ("micro", "micro3", "micro6", "micro7", "micro9_simt"):
         df = ncu.load(part)
         for _, r in df.iterrows():
             measured[(part, r.bench, int(r.value))] = float(r[CYC])
@@ -256,7 +295,8 @@ def main() -> None:
             ("elements", "one element a thread", "/SM", ("micro6",),
              ("elem_load_store", "elem_load", "elem_store", "elem4_load_store", "stride_load_store"), predict_elem),
             ("inflight", "lines in flight", "/SM", ("micro7",), ("read", "read4", "read_unroll4", "copy"),
-             predict_inflight)):
+             predict_inflight),
+            ("datastage", "one L1 data stage", "n", ("micro9_simt",), tuple(MIX), predict_mix)):
         if part in parts:
             m, order = launches(files, names)
             table(what, unit, order, m, predict_one)
