@@ -8,8 +8,10 @@ An instruction occupies the scheduler's dispatch for its issue slots and its pip
 slots / pipe rate. Results are ready a latency later: a fixed one for arithmetic, and for
 memory what the memory system answers at the moment of issue:
 
-- shared memory: the SM's shared pipe serves one wavefront a cycle (bank conflicts cost
-  more wavefronts); atomics serialise on one address, float atomics run as CAS loops;
+- shared memory: the SM's L1 data stage serves one wavefront a cycle (bank conflicts cost
+  more wavefronts); atomics serialise on one address, float atomics run as CAS loops. The
+  lines a global load brings back take the same stage, a wavefront each (micro9.cu: shared
+  wavefronts and L1-hit lines add up, they do not overlap);
 - global memory: the SM's L1 (tag stage one 128-byte line a cycle, a sectored LRU cache);
   misses go to the one L2 all SMs share (bandwidth queue, sectored LRU cache that fetches
   64 bytes from DRAM per miss, write-back with a bound on dirty data); DRAM is one queue at
@@ -247,6 +249,7 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_ta
         elif k == isa.GLOBAL_ST:            # stores: which of the sector's 8 words are written
             partial_buf[f] |= (kq & 0xFF) << (8 * (sec[p0 + q] & 3))
     state[2] = 0.0          # out: until when the issuing warp is held by full queues
+    state[12] = n_lines if k == isa.GLOBAL_LD else 0   # out: lines the L1 data stage delivers
     if n_lines == 0:
         return T
     start = max(T, l1t_free[m])
@@ -515,8 +518,9 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     atom_busy = np.zeros(atom_free.size, np.float64)
     # state: 0 L2 queue free, 1 DRAM queue free, 2 the issuing warp held until, 3 now,
     #        4 LRU clock, 5 dirty sectors, 6 fifo head, 7 fifo tail, 8 atomic units' total rate,
-    #        9 DRAM read use (busy per cycle, recent), 10 its time, 11 DRAM write use (recent)
-    state = np.zeros(12, np.float64)
+    #        9 DRAM read use (busy per cycle, recent), 10 its time, 11 DRAM write use (recent),
+    #        12 lines of the last global load (one data-stage wavefront each)
+    state = np.zeros(13, np.float64)
     ibufs = np.zeros((4, 32), np.int64)       # lines, sector masks, partial writes, L1 ways of an access
     wbuf = np.zeros(32, np.float64)
     H = np.zeros(33, np.float64)
@@ -648,6 +652,12 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                                       (atom_free, atom_busy), l1t_free, state, glob, smstat, ibufs, wbuf, sl_fetch[g])
                 cls = S_LONG
                 held = state[2]
+                if state[12] > 0:
+                    # the lines a load brings back go through the L1's data stage, one a cycle,
+                    # taking turns with shared-memory wavefronts (micro9.cu)
+                    s0 = max(T, lsu_free[m])
+                    lsu_free[m] = s0 + state[12]
+                    done += s0 - T
                 if k != isa.GLOBAL_LD:
                     if done > sl_store[g]:
                         sl_store[g] = done
