@@ -209,15 +209,15 @@ def _l2_busy(busy, arrive, state, glob):
 
 @njit(cache=True, nogil=True, inline="always")
 def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag, l2_init, l2_valid,
-                   l2_dirty, l2_words, l2_stamp, fifo, atoms,
-                   l1t_free, state, glob, smstat, ibufs, wbuf, fetch):
+                   l2_dirty, l2_words, l2_stamp, fifo, atoms, state, glob, smstat, ibufs, wbuf, fetch):
     """A global load, store or atomic of one warp issued at T on SM m: its completion time.
-    ``l1``: the SM's L1 (tags, sets looked at, valid sectors, LRU stamps, when each line's
-    data arrives); ``atoms``: the atomic units' (free, busy) times; ``ibufs``: scratch rows
-    for the lines touched, their sector masks, partial writes and the L1 way each missed in; ``fetch``: the warp's DRAM fetches still
-    in flight (how many, until when)."""
+    ``l1``: the SMs' L1s (tags, sets looked at, valid sectors, LRU stamps, when each line's
+    data arrives, when the tag stage and the data stage are free); ``atoms``: the atomic
+    units' (free, busy) times; ``ibufs``: scratch rows for the lines touched, their sector
+    masks, partial writes and the L1 way each missed in; ``fetch``: the warp's DRAM fetches
+    still in flight (how many, until when)."""
     atom_free, atom_busy = atoms
-    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready = l1
+    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, data_free = l1
     lines_buf, masks_buf, partial_buf = ibufs[0], ibufs[1], ibufs[2]
     n = ev_n[ev]
     p0 = ev_ptr[ev]
@@ -249,7 +249,6 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_ta
         elif k == isa.GLOBAL_ST:            # stores: which of the sector's 8 words are written
             partial_buf[f] |= (kq & 0xFF) << (8 * (sec[p0 + q] & 3))
     state[2] = 0.0          # out: until when the issuing warp is held by full queues
-    state[12] = n_lines if k == isa.GLOBAL_LD else 0   # out: lines the L1 data stage delivers
     if n_lines == 0:
         return T
     start = max(T, l1t_free[m])
@@ -387,7 +386,11 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_ta
     for i in range(n_missed):                 # the lines this request fills arrive with it
         sw = ibufs[3, i]
         l1_ready[m, sw // l1_tag.shape[2], sw % l1_tag.shape[2]] = done
-    return done
+    # the lines go back to the warp through the L1's data stage, one a cycle, taking turns
+    # with shared-memory wavefronts (micro9.cu)
+    s0 = max(T, data_free[m])
+    data_free[m] = s0 + n_lines
+    return done + (s0 - T)
 
 
 @njit(cache=True, nogil=True)
@@ -489,8 +492,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sp_ver = np.zeros(n_sp, np.int64)
     sp_last = np.full(n_sp, -1, np.int64)
     sp_next = np.full(n_sp, INF, np.float64)   # the time of each scheduler's pending event
-    lsu_free = np.zeros(n_sm, np.float64)
-    l1t_free = np.zeros(n_sm, np.float64)
+    lsu_free = np.zeros(n_sm, np.float64)     # the L1's data stage: shared wavefronts, loaded lines
+    l1t_free = np.zeros(n_sm, np.float64)     # the L1's tag stage: global lines
     cta_slot = np.full((n_sm, blocks_per_sm), -1, np.int64)
     cta_live = np.zeros(n_ctas, np.int64)
     cta_arrived = np.zeros(n_ctas, np.int64)
@@ -518,9 +521,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     atom_busy = np.zeros(atom_free.size, np.float64)
     # state: 0 L2 queue free, 1 DRAM queue free, 2 the issuing warp held until, 3 now,
     #        4 LRU clock, 5 dirty sectors, 6 fifo head, 7 fifo tail, 8 atomic units' total rate,
-    #        9 DRAM read use (busy per cycle, recent), 10 its time, 11 DRAM write use (recent),
-    #        12 lines of the last global load (one data-stage wavefront each)
-    state = np.zeros(13, np.float64)
+    #        9 DRAM read use (busy per cycle, recent), 10 its time, 11 DRAM write use (recent)
+    state = np.zeros(12, np.float64)
     ibufs = np.zeros((4, 32), np.int64)       # lines, sector masks, partial writes, L1 ways of an access
     wbuf = np.zeros(32, np.float64)
     H = np.zeros(33, np.float64)
@@ -648,16 +650,11 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
                 ev = step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
                 done = _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H,
-                                      (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready), l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
-                                      (atom_free, atom_busy), l1t_free, state, glob, smstat, ibufs, wbuf, sl_fetch[g])
+                                      (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, lsu_free),
+                                      l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
+                                      (atom_free, atom_busy), state, glob, smstat, ibufs, wbuf, sl_fetch[g])
                 cls = S_LONG
                 held = state[2]
-                if state[12] > 0:
-                    # the lines a load brings back go through the L1's data stage, one a cycle,
-                    # taking turns with shared-memory wavefronts (micro9.cu)
-                    s0 = max(T, lsu_free[m])
-                    lsu_free[m] = s0 + state[12]
-                    done += s0 - T
                 if k != isa.GLOBAL_LD:
                     if done > sl_store[g]:
                         sl_store[g] = done
