@@ -375,22 +375,6 @@ __global__ void k_shared_atomic_tput(unsigned *out, int n_addr, int n) {
 
 // ---- host ----------------------------------------------------------------------------------------------
 
-static int sm_count() {
-  int v;
-  CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0));
-  return v;
-}
-
-template <typename T>
-static T *device_buffer(size_t count, T fill) {
-  std::vector<T> host(count, fill);
-  T *d;
-  CHECK(cudaMalloc(&d, count * sizeof(T)));
-  CHECK(cudaMemcpy(d, host.data(), count * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
-
 static void l2_capacity(int sms) {
   // With the profiler's cache control off, a buffer read twice in a row: the second read's
   // DRAM bytes show how much of the buffer the L2 kept.

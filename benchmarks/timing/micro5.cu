@@ -58,8 +58,7 @@ __global__ void k_loaded(const int *ring, int steps, int warm_words, const float
 
 
 int main() {
-  int sms;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int sms = sm_count();
   size_t gb = (size_t)1 << 30;
   float4 *stream;
   CHECK(cudaMalloc(&stream, gb));
@@ -69,32 +68,18 @@ int main() {
   }
   int *dram_ring = chase_ring((size_t)1 << 22, 21);     // 512 MB: every step misses
   int *l2_ring = chase_ring((size_t)1 << 13, 22);       // 1 MB: stays in L2
-  int *done;
-  unsigned long long *bytes;
-  long long *out;
-  CHECK(cudaMalloc(&done, 4));
-  CHECK(cudaMalloc(&bytes, 8));
-  CHECK(cudaMalloc(&out, 4 * 8));
+  LoadedChase probe;
   printf("ring,stream_blocks,threads,steps,chase_cycles,stream_bytes,stream_cycles\n");
   const int threads = 256;
   for (int ring = 0; ring < 2; ring++) {
     for (int blocks : {0, 8, 16, 33, 66, 132, 264, 528, 1056}) {
       if (blocks + 1 > sms * 8) continue;
-      int zero = 0;
-      unsigned long long zero64 = 0;
-      CHECK(cudaMemcpy(done, &zero, 4, cudaMemcpyHostToDevice));
-      CHECK(cudaMemcpy(bytes, &zero64, 8, cudaMemcpyHostToDevice));
+      probe.reset();
       int steps = 2000;
       k_loaded<<<blocks + 1, threads>>>(ring ? l2_ring : dram_ring, steps, ring ? (1 << 18) : 0,
-                                        stream, gb / 16, done, bytes, out);
-      CHECK(cudaGetLastError());
-      CHECK(cudaDeviceSynchronize());
-      long long h[4];
-      unsigned long long b;
-      CHECK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
-      CHECK(cudaMemcpy(&b, bytes, 8, cudaMemcpyDeviceToHost));
-      printf("%s,%d,%d,%d,%lld,%llu,%lld\n", ring ? "l2" : "dram", blocks, threads, steps, h[0], b,
-             blocks ? h[3] : 0LL);
+                                        stream, gb / 16, probe.done, probe.bytes, probe.out);
+      printf("%s,%d,%d,%d,", ring ? "l2" : "dram", blocks, threads, steps);
+      probe.print_result(blocks);
     }
   }
   return 0;

@@ -26,28 +26,13 @@ __global__ void k_store(float *out) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   out[i] = (float)threadIdx.x;
 }
-__global__ void k_load_store_stride(const float *in, float *out, size_t n) {
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    out[i] = in[i] + 1.0f;
-}
 
 int main(int argc, char **argv) {
   if (int rc = open_manifest(argc, argv)) return rc;
   fprintf(manifest, "launch,bench,param,value,grid,block,work\n");
-  int sms;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int sms = sm_count();
   const size_t most = (size_t)sms * 256 * 512;          // elements at 512 blocks per SM
-  float *in, *out;
-  CHECK(cudaMalloc(&in, most * sizeof(float)));
-  CHECK(cudaMalloc(&out, most * sizeof(float)));
-  {
-    std::vector<float> host(most);
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> u(0.0f, 1.0f);
-    for (auto &v : host) v = u(rng);
-    CHECK(cudaMemcpy(in, host.data(), most * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(out, host.data(), most * sizeof(float), cudaMemcpyHostToDevice));
-  }
+  float *in = random_buffer(most), *out = random_buffer(most);
   // work = elements; value = blocks of 256 threads per SM in the one-element-per-thread shape
   for (int per_sm : {16, 64, 128, 256, 512}) {
     const int grid = sms * per_sm;
@@ -57,7 +42,7 @@ int main(int argc, char **argv) {
     k_store<<<grid, 256>>>(out); done("elem_store", "ctas_per_sm", per_sm, grid, 256, n);
     k_load_store4<<<grid / 4, 256>>>((const float4 *)in, (float4 *)out);
     done("elem4_load_store", "ctas_per_sm", per_sm, grid / 4, 256, n);
-    k_load_store_stride<<<sms * 8, 256>>>(in, out, (size_t)n);
+    k_grid_stride_copy<<<sms * 8, 256>>>(in, out, (size_t)n);
     done("stride_load_store", "ctas_per_sm", per_sm, sms * 8, 256, n);
   }
   fclose(manifest);

@@ -30,34 +30,21 @@ __global__ void k_read_unroll4(const float *in, float *out, size_t n) {
   }
   if (acc == -1.0f) out[0] = acc;
 }
-__global__ void k_copy(const float *in, float *out, size_t n) {
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    out[i] = in[i] + 1.0f;
-}
 
 int main(int argc, char **argv) {
   if (int rc = open_manifest(argc, argv)) return rc;
   fprintf(manifest, "launch,bench,param,value,grid,block,work\n");
-  int sms;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int sms = sm_count();
   const size_t n = (size_t)sms * 256 * 512;             // a multiple of 4 x every grid below
-  float *in, *out;
-  CHECK(cudaMalloc(&in, n * sizeof(float)));
+  float *in = random_buffer(n), *out;
   CHECK(cudaMalloc(&out, n * sizeof(float)));
-  {
-    std::vector<float> host(n);
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> u(0.0f, 1.0f);
-    for (auto &v : host) v = u(rng);
-    CHECK(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-  }
   // value = resident blocks of 256 threads per SM; work = floats read
   for (int per_sm : {1, 2, 4, 8}) {
     const int grid = sms * per_sm;
     k_read<<<grid, 256>>>(in, out, n); done("read", "ctas_per_sm", per_sm, grid, 256, n);
     k_read4<<<grid, 256>>>((const float4 *)in, out, n / 4); done("read4", "ctas_per_sm", per_sm, grid, 256, n);
     k_read_unroll4<<<grid, 256>>>(in, out, n); done("read_unroll4", "ctas_per_sm", per_sm, grid, 256, n);
-    k_copy<<<grid, 256>>>(in, out, n); done("copy", "ctas_per_sm", per_sm, grid, 256, n);
+    k_grid_stride_copy<<<grid, 256>>>(in, out, n); done("copy", "ctas_per_sm", per_sm, grid, 256, n);
   }
   fclose(manifest);
   printf("%d launches\n", launch_index);

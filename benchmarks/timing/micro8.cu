@@ -60,31 +60,18 @@ int main() {
   CHECK(cudaMemset(src, 0, gb));
   CHECK(cudaMemset(dst, 0, gb));
   int *dram_ring = chase_ring((size_t)1 << 22, 21);     // 512 MB: every step misses
-  int *done;
-  unsigned long long *bytes;
-  long long *out;
-  CHECK(cudaMalloc(&done, 4));
-  CHECK(cudaMalloc(&bytes, 8));
-  CHECK(cudaMalloc(&out, 4 * 8));
+  LoadedChase probe;
   // float4s each stream thread moved: write = written, copy = read and written
   printf("mode,stream_blocks,threads,steps,chase_cycles,stream_float4s,stream_cycles\n");
   const int threads = 256;
   for (int copy = 0; copy < 2; copy++) {
     for (int blocks : {0, 8, 16, 33, 66, 132, 264, 528}) {
-      int zero = 0;
-      unsigned long long zero64 = 0;
-      CHECK(cudaMemcpy(done, &zero, 4, cudaMemcpyHostToDevice));
-      CHECK(cudaMemcpy(bytes, &zero64, 8, cudaMemcpyHostToDevice));
+      probe.reset();
       int steps = 2000;
-      k_loaded_w<<<blocks + 1, threads>>>(dram_ring, steps, src, dst, gb / 16, copy, done, bytes, out);
-      CHECK(cudaGetLastError());
-      CHECK(cudaDeviceSynchronize());
-      long long h[4];
-      unsigned long long b;
-      CHECK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
-      CHECK(cudaMemcpy(&b, bytes, 8, cudaMemcpyDeviceToHost));
-      printf("%s,%d,%d,%d,%lld,%llu,%lld\n", copy ? "copy" : "write", blocks, threads, steps, h[0], b,
-             blocks ? h[3] : 0LL);
+      k_loaded_w<<<blocks + 1, threads>>>(dram_ring, steps, src, dst, gb / 16, copy, probe.done, probe.bytes,
+                                          probe.out);
+      printf("%s,%d,%d,%d,", copy ? "copy" : "write", blocks, threads, steps);
+      probe.print_result(blocks);
     }
   }
   return 0;

@@ -42,8 +42,7 @@ static void run(const char *name, const float *src, float *dst, float *out, int 
 int main(int argc, char **argv) {
   if (int rc = open_manifest(argc, argv)) return rc;
   fprintf(manifest, "launch,bench,param,value,grid,block,work\n");
-  int sms;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int sms = sm_count();
   const size_t words = (size_t)sms * 4 * WINDOW;
   float *src, *dst, *out;
   CHECK(cudaMalloc(&src, words * sizeof(float)));

@@ -1,5 +1,6 @@
-// What every microbenchmark program (micro*.cu) shares: error checks, the manifest of
-// launches (one row per launch, in the profiler's launch order) and a pointer-chase ring.
+// What every microbenchmark program (micro*.cu) shares: error checks, device buffers, the
+// manifest of launches (one row per launch, in the profiler's launch order), a pointer-chase
+// ring and the harness of the loaded-latency programs.
 #pragma once
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,67 @@
 
 static FILE *manifest;
 static int launch_index = 0;
+
+static inline int sm_count() {
+  int v;
+  CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, 0));
+  return v;
+}
+
+template <typename T>
+static T *device_buffer(size_t count, T fill) {
+  std::vector<T> host(count, fill);
+  T *d;
+  CHECK(cudaMalloc(&d, count * sizeof(T)));
+  CHECK(cudaMemcpy(d, host.data(), count * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+// `count` floats uniform in [0, 1) from a fixed seed, on the device.
+static inline float *random_buffer(size_t count, unsigned seed = 1) {
+  std::vector<float> host(count);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (auto &v : host) v = u(rng);
+  float *d;
+  CHECK(cudaMalloc(&d, count * sizeof(float)));
+  CHECK(cudaMemcpy(d, host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  return d;
+}
+
+// out[i] = in[i] + 1 over n elements, grid-stride.
+__global__ void k_grid_stride_copy(const float *in, float *out, size_t n) {
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    out[i] = in[i] + 1.0f;
+}
+
+// What a loaded-latency kernel (micro5.cu, micro8.cu) reports: block 0 chases a ring and sets
+// `done`; the other blocks stream until then, adding what they moved to `bytes`. out[0]: the
+// chase's cycles, out[3]: the streaming blocks' cycles.
+struct LoadedChase {
+  int *done;
+  unsigned long long *bytes;
+  long long *out;
+  LoadedChase() {
+    CHECK(cudaMalloc(&done, 4));
+    CHECK(cudaMalloc(&bytes, 8));
+    CHECK(cudaMalloc(&out, 4 * 8));
+  }
+  void reset() {
+    CHECK(cudaMemset(done, 0, 4));
+    CHECK(cudaMemset(bytes, 0, 8));
+  }
+  // after a launch: (chase cycles, streamed amount, stream cycles) as one CSV tail
+  void print_result(int blocks) {
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    long long h[4];
+    unsigned long long b;
+    CHECK(cudaMemcpy(h, out, sizeof(h), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&b, bytes, 8, cudaMemcpyDeviceToHost));
+    printf("%lld,%llu,%lld\n", h[0], b, blocks ? h[3] : 0LL);
+  }
+};
 
 // Record one launch (call right after the <<<>>>), and check it ran.
 static inline void done(const char *bench, const char *param, long long value, int grid,
