@@ -188,8 +188,10 @@ def read_unroll4(src: wp.array(dtype=float), out: wp.array(dtype=float), n: int)
         out[0] = acc
 
 
-def _floats(n: int):
-    return wp.array(np.random.default_rng(1).random(n, dtype=np.float32), dtype=float)
+def _floats(n: int, width: int = 1):
+    """``n`` random floats (fixed seed), as floats or, with ``width`` 4, as n / 4 vec4s."""
+    x = np.random.default_rng(1).random(n, dtype=np.float32)
+    return wp.array(x, dtype=float) if width == 1 else wp.array(x.reshape(-1, 4), dtype=wp.vec4)
 
 
 def predict_elem(bench: str, per_sm: int) -> int:
@@ -198,7 +200,7 @@ def predict_elem(bench: str, per_sm: int) -> int:
     if bench == "elem_store":
         args, dim = [wp.zeros(n)], n
     elif bench == "elem4_load_store":
-        args, dim = [wp.array(_floats(n).numpy().reshape(-1, 4), dtype=wp.vec4), wp.zeros(n // 4, dtype=wp.vec4)], n // 4
+        args, dim = [_floats(n, 4), wp.zeros(n // 4, dtype=wp.vec4)], n // 4
     elif bench == "stride_load_store":
         args, dim = [_floats(n), wp.zeros(n), n], calib.SMS * 8 * 256
     else:
@@ -210,13 +212,12 @@ def predict_elem(bench: str, per_sm: int) -> int:
 def predict_inflight(bench: str, per_sm: int) -> int:
     """micro7.cu: 69 MB of floats, ``per_sm`` resident blocks of 256 per SM."""
     n = calib.SMS * 256 * 512
-    x = _floats(n)
     if bench == "read4":
-        kernel, args = read4, [wp.array(x.numpy().reshape(-1, 4), dtype=wp.vec4), wp.zeros(1), n // 4]
+        kernel, args = read4, [_floats(n, 4), wp.zeros(1), n // 4]
     elif bench == "copy":
-        kernel, args = stride_load_store, [x, wp.zeros(n), n]
+        kernel, args = stride_load_store, [_floats(n), wp.zeros(n), n]
     else:
-        kernel, args = {"read": read, "read_unroll4": read_unroll4}[bench], [x, wp.zeros(1), n]
+        kernel, args = {"read": read, "read_unroll4": read_unroll4}[bench], [_floats(n), wp.zeros(1), n]
     return wp.launch(kernel, calib.SMS * per_sm * 256, args, block_dim=256, device="cpu:precise").cycles
 
 
@@ -249,11 +250,16 @@ def mix(src: wp.array(dtype=float), dst: wp.array(dtype=float), out: wp.array(dt
     out[wp.tid()] = acc
 
 
-def predict_mix(bench: str, n: int) -> int:
+def launch_mix(bench: str, n: int, device: str):
     """micro9.cu: ``bench``'s loads and stores per step, ``n`` steps, 4 blocks of 256 per SM."""
     blocks = calib.SMS * 4
-    args = [wp.zeros(blocks * 4096), wp.zeros(blocks * 4096), wp.zeros(blocks * 256), *MIX[bench], n]
-    return wp.launch(mix, blocks * 256, args, block_dim=256, device="cpu:precise").cycles
+    args = [wp.zeros(blocks * 4096, device=device), wp.zeros(blocks * 4096, device=device),
+            wp.zeros(blocks * 256, device=device), *MIX[bench], n]
+    return wp.launch(mix, blocks * 256, args, block_dim=256, device=device)
+
+
+def predict_mix(bench: str, n: int) -> int:
+    return launch_mix(bench, n, "cpu:precise").cycles
 
 
 def table(what: str, unit: str, launches, measured: dict, predict_one) -> None:

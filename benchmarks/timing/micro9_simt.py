@@ -15,19 +15,16 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
 import simt as wp  # noqa: E402
 from timing import calib  # noqa: E402
-from timing.check_micro import MIX, mix  # noqa: E402
+from timing.check_micro import MIX, launch_mix  # noqa: E402
 
 
 def main(manifest: str) -> None:
-    blocks = calib.SMS * 4
     rows = ["launch,bench,param,value,grid,block,work"]
     for n in (32, 128):
-        for i, (bench, (ls, lg, sg)) in enumerate(MIX.items()):
-            args = [wp.zeros(blocks * 4096, device="cuda"), wp.zeros(blocks * 4096, device="cuda"),
-                    wp.zeros(blocks * 256, device="cuda"), ls, lg, sg, n]
-            wp.launch(mix, blocks * 256, args, block_dim=256, device="cuda")
+        for bench in MIX:
+            launch_mix(bench, n, "cuda")
             wp.synchronize()
-            rows.append(f"{len(rows) - 1},{bench},n,{n},{blocks},256,0")
+            rows.append(f"{len(rows) - 1},{bench},n,{n},{calib.SMS * 4},256,0")
     Path(manifest).write_text("\n".join(rows) + "\n")
 
 

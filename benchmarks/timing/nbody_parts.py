@@ -74,17 +74,15 @@ def loop(delta, inv):
     return part
 
 
-PARTS = {"full": K.nbody, "no_sqrt_div": loop(from_pos, half), "sqrt_only": loop(from_pos, sqrt),
-         "div_only": loop(from_pos, reciprocal), "no_loads": loop(from_index, rsqrt)}
-WARPS = {name: 1 for name in PARTS}
-# the same loop with four warps on the SM, one a scheduler, reading the same pos[j] (the
-# held-out n-body launches run 4 warps a block)
-PARTS["full_4warps"] = K.nbody
-WARPS["full_4warps"] = 4
-# ... and one warp on each of 16 SMs, every SM's L1 missing the same lines of the one L2
-PARTS["full_16sms"] = K.nbody
-WARPS["full_16sms"] = 1
-BLOCKS = {name: 16 if name == "full_16sms" else 1 for name in PARTS}
+# part -> (kernel, warps a block, blocks): one warp alone, except
+PARTS = {"full": (K.nbody, 1, 1), "no_sqrt_div": (loop(from_pos, half), 1, 1),
+         "sqrt_only": (loop(from_pos, sqrt), 1, 1), "div_only": (loop(from_pos, reciprocal), 1, 1),
+         "no_loads": (loop(from_index, rsqrt), 1, 1),
+         # four warps on the SM, one a scheduler, reading the same pos[j] (the held-out n-body
+         # launches run 4 warps a block)
+         "full_4warps": (K.nbody, 4, 1),
+         # one warp on each of 16 SMs, every SM's L1 missing the same lines of the one L2
+         "full_16sms": (K.nbody, 1, 16)}
 
 
 def inputs(n: int, device: str):
@@ -97,13 +95,17 @@ def launches():
     return [(name, n) for name in PARTS for n in TRIPS]
 
 
+def launch(name: str, n: int, device: str):
+    kernel, warps, blocks = PARTS[name]
+    return wp.launch(kernel, 32 * warps * blocks, inputs(n, device), block_dim=32 * warps, device=device)
+
+
 def run_gpu(device: str, manifest: str) -> None:
     with open(manifest, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["launch", "name", "trips"])
         for k, (name, n) in enumerate(launches()):
-            threads = 32 * WARPS[name]
-            wp.launch(PARTS[name], threads * BLOCKS[name], inputs(n, device), block_dim=threads, device=device)
+            launch(name, n, device)
             wp.synchronize()
             w.writerow([k, name, n])
 
@@ -122,9 +124,7 @@ def main() -> None:
         measured = {(r["name"], int(r.trips)): float(r[CYC]) for _, r in df.iterrows()}
     print(f"{'part':12s} {'model cyc/iter':>15s} {'H200 cyc/iter':>14s} {'ratio':>6s}")
     for name in PARTS:
-        threads = 32 * WARPS[name]
-        pred = {n: wp.launch(PARTS[name], threads * BLOCKS[name], inputs(n, "cpu:precise"), block_dim=threads).cycles
-                for n in TRIPS}
+        pred = {n: launch(name, n, "cpu:precise").cycles for n in TRIPS}
         per = (pred[TRIPS[1]] - pred[TRIPS[0]]) / (TRIPS[1] - TRIPS[0])
         if (name, TRIPS[1]) in measured:
             m = (measured[(name, TRIPS[1])] - measured[(name, TRIPS[0])]) / (TRIPS[1] - TRIPS[0])
