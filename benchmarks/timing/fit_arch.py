@@ -48,6 +48,19 @@ def harmonic(k):
     return sum(1.0 / i for i in range(1, int(k) + 1))
 
 
+def loaded_latency(csv: str, column: str, value: str, amount: str, unit_bytes: int):
+    """A loaded-latency table (micro5.cu, micro8.cu: a chase timed while other blocks stream)
+    at ``column`` == ``value``: per row with streaming blocks, the chase's latency over the
+    idle chase's, and the bytes streamed per cycle (``amount`` x ``unit_bytes``)."""
+    df = pd.read_csv(ncu.DATA / csv)
+    df = df[df[column] == value]
+    latency = df.chase_cycles / df.steps
+    busy = df.stream_blocks > 0
+    base = float(latency[df.stream_blocks == 0].iloc[0])
+    moved = df[amount][busy] * unit_bytes / df.stream_cycles[busy].clip(lower=1)
+    return latency[busy] - base, moved
+
+
 def queue_fit(extra, rho) -> float:
     """The service time q of an M/D/1 wait, extra = q * rho / (2 (1 - rho)): least squares over
     the rows below saturation (rho < 0.9)."""
@@ -149,14 +162,8 @@ def fit() -> dict:
                                     "micro2.cu chase_l1plain_lanes: extra latency per extra L1 line of a request")
 
     # DRAM latency under load: a chase timed while other blocks stream (micro5.cu)
-    ll = pd.read_csv(ncu.DATA / "loaded_latency.csv")
-    ll = ll[ll.ring == "dram"].copy()
-    ll["latency"] = ll.chase_cycles / ll.steps
-    ll["rho"] = np.where(ll.stream_cycles > 0, ll.stream_bytes / ll.stream_cycles.clip(lower=1), 0.0)
-    base_latency = float(ll[ll.stream_blocks == 0].latency.iloc[0])
-    unsat = ll[(ll.stream_blocks > 0)]
-    rho = unsat.rho / dram_bpc_estimate(micro)
-    t["dram_queue_cycles"] = note("dram_queue_cycles", queue_fit(unsat.latency - base_latency, rho),
+    extra, read = loaded_latency("loaded_latency.csv", "ring", "dram", "stream_bytes", 1)
+    t["dram_queue_cycles"] = note("dram_queue_cycles", queue_fit(extra, read / dram_bpc_estimate(micro)),
                                   "micro5.cu: DRAM chase latency while other blocks stream, against the DRAM "
                                   "use: extra = q * rho / (2 (1 - rho)), least squares below saturation")
 
@@ -194,14 +201,9 @@ def fit() -> dict:
                                 "micro.cu stream_copy 256 MB, 1 GB: a written byte costs this many read bytes of DRAM time")
     # ... and while they write (micro8.cu): written bytes take DRAM time at dram_write_cost,
     # and a read waits behind them as behind reads with a longer service time q_w
-    lw = pd.read_csv(ncu.DATA / "loaded_latency_writes.csv")
-    lw = lw[lw["mode"] == "write"].copy()
-    lw["latency"] = lw.chase_cycles / lw.steps
-    base_w = float(lw[lw.stream_blocks == 0].latency.iloc[0])
-    lw = lw[lw.stream_blocks > 0]
-    written = lw.stream_float4s * 16 / lw.stream_cycles.clip(lower=1)
+    extra, written = loaded_latency("loaded_latency_writes.csv", "mode", "write", "stream_float4s", 16)
     rho_w = written * t["dram_write_cost"] / dram_bpc_estimate(micro)
-    t["dram_write_queue_cycles"] = note("dram_write_queue_cycles", queue_fit(lw.latency - base_w, rho_w),
+    t["dram_write_queue_cycles"] = note("dram_write_queue_cycles", queue_fit(extra, rho_w),
                                         "micro8.cu: the DRAM chase while other blocks write, against the DRAM "
                                         "time of the writes: extra = q_w * rho_w / (2 (1 - rho_w)), least squares "
                                         "below saturation")
