@@ -254,7 +254,6 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_ta
     start = max(T, l1t_free[m])
     l1t_free[m] = start + n_lines * P[P_L1_LINE_CYCLES]
     smstat[m, M_L1T] += n_lines * P[P_L1_LINE_CYCLES]
-    queue = start - T
     state[3] = start
     l1sets = l1_tag.shape[1]
     if k == isa.GLOBAL_ST:
@@ -626,7 +625,6 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             slots = sass[ins]
             done = T + lat[ins]
             held = 0.0
-            cls = S_WAIT
             if k == isa.SHARED_LD or k == isa.SHARED_ST or k == isa.SHARED_ATOM:
                 ev = step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
                 wave = ev_n[ev]
@@ -646,14 +644,12 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 smstat[m, M_LSU] += service
                 base = P[P_SH_ATOM_LAT] if k == isa.SHARED_ATOM else P[P_SH_LAT]
                 done = s0 + base + (wave - 1) + extra_lat
-                cls = S_SHORT
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
                 ev = step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
                 done = _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H,
                                       (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, lsu_free),
                                       l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
                                       (atom_free, atom_busy), state, glob, smstat, ibufs, wbuf, sl_fetch[g])
-                cls = S_LONG
                 held = state[2]
                 if k != isa.GLOBAL_LD:
                     if done > sl_store[g]:
@@ -663,8 +659,6 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             elif pp < n_pipes:
                 pipe_free[sp, pp] = T + slots * pipe_interval[pp]
                 smstat[m, M_PIPE0 + pp] += slots * pipe_interval[pp]
-            if pp == SHFL_PIPE:
-                cls = S_SHORT
             sp_free[sp] = T + slots
             smstat[m, M_ISSUE] += slots
             for p in range(dst_ptr[ins], dst_ptr[ins + 1]):
