@@ -546,3 +546,25 @@ def test_warps_that_hit_a_line_still_being_fetched_wait_for_it():
         return (cyc[1] - cyc[0]) / 192
 
     assert per_iteration(4) > 0.8 * per_iteration(1)        # the model: 0.86x
+
+
+def test_a_launch_predicts_the_same_after_other_launches():
+    """The machine keeps its cache arrays from launch to launch: nothing of one launch's
+    caches may show in the next. The same launch on the same arrays, before and after a
+    launch that fills the L1s and the L2 with other lines, predicts the same."""
+    x = wp.array(np.arange(1 << 16, dtype=np.float32))
+    y = wp.zeros(1 << 16)
+    other = wp.array(np.ones(1 << 20, np.float32))
+
+    def predict(src, dst):
+        r = wp.launch(_copy_plus_one, src.shape[0], [src, dst], block_dim=256)
+        return r.cycles, r.stalls, r.metrics["dram__bytes_read.sum"], r.metrics["lts__t_sector_hit_rate.pct"]
+    first = predict(x, y)
+    predict(other, wp.zeros(1 << 20))
+    assert predict(x, y) == first
+
+
+@wp.kernel
+def _copy_plus_one(src: wp.array(dtype=float), dst: wp.array(dtype=float)):
+    i = wp.tid()
+    dst[i] = src[i] + 1.0

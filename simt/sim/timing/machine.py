@@ -392,6 +392,23 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_ta
     return done + (s0 - T)
 
 
+def memory_arrays(n_sm: int, l1_lines: int, l1_ways: int, l2_lines: int, l2_ways: int,
+                  dirty_sectors: float) -> tuple:
+    """The caches' arrays ``run`` works in (``mem``): per SM an L1 of ``l1_lines`` lines
+    (tags, sets looked at, valid sectors, LRU stamps, when each line's data arrives), the L2
+    (tags, sets looked at, valid and dirty sectors, written words, LRU stamps) and the queue
+    of dirty lines. ``run`` clears what it needs, so a caller may reuse them."""
+    l1w = max(1, min(l1_ways, l1_lines))
+    l1_sets = max(1, l1_lines // l1w)
+    l2w = max(1, min(l2_ways, l2_lines))
+    l2_sets = max(1, l2_lines // l2w)
+    l1, l2 = (n_sm, l1_sets, l1w), (1, l2_sets, l2w)
+    return (np.empty(l1, np.int64), np.zeros(l1[:2], np.uint8), np.empty(l1, np.uint8), np.empty(l1, np.int64),
+            np.zeros(l1, np.float64), np.empty(l2, np.int64), np.zeros(l2[:2], np.uint8), np.empty(l2, np.uint8),
+            np.empty(l2, np.uint8), np.empty(l2, np.int64), np.empty(l2, np.int64),
+            np.empty(max(1024, 2 * int(dirty_sectors)), np.int64))
+
+
 @njit(cache=True, nogil=True)
 def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_first, cta_slot,
            cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e, sl_end, sl_bend, sl_ins,
@@ -444,7 +461,7 @@ def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_fir
 def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_first, blk_len,
         entry_ptr, entry_step, entry_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same,
         sec, sec_w, n_ctas, warps_per_cta, blocks_per_sm, n_sm, n_regs, P, pipe_interval,
-        l1_lines, l1_ways, l2_lines, l2_ways, stalls, cta_start, cta_done, cta_sm, smstat, glob):
+        mem, stalls, cta_start, cta_done, cta_sm, smstat, glob):
     """Simulate ``n_ctas`` blocks; fills ``stalls`` [instr, reason], ``cta_start``, ``cta_done``
     and ``cta_sm`` [block], ``smstat`` [SM, stat] and ``glob`` [stat]. Returns the time the
     kernel ends."""
@@ -499,23 +516,13 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     cta_bar_t = np.zeros(n_ctas, np.float64)
     cta_where = np.zeros(n_ctas, np.int64)
     cta_free = np.zeros(n_ctas, np.float64)    # when the block's last writes have left the SM
-    # memory system
-    l1w = max(1, min(l1_ways, l1_lines))
-    l1_sets = max(1, l1_lines // l1w)
-    l1_tag = np.empty((n_sm, l1_sets, l1w), np.int64)     # a set's ways are emptied when
-    l1_init = np.zeros((n_sm, l1_sets), np.uint8)          # first looked at (find)
-    l1_valid = np.empty((n_sm, l1_sets, l1w), np.uint8)     # set when a line is allocated
-    l1_stamp = np.empty((n_sm, l1_sets, l1w), np.int64)
-    l1_ready = np.zeros((n_sm, l1_sets, l1w), np.float64)   # when a line's data arrives
-    l2w = max(1, min(l2_ways, l2_lines))
-    l2_sets = max(1, l2_lines // l2w)
-    l2_tag = np.empty((1, l2_sets, l2w), np.int64)
-    l2_init = np.zeros((1, l2_sets), np.uint8)
-    l2_valid = np.empty((1, l2_sets, l2w), np.uint8)        # set when a line is allocated
-    l2_dirty = np.empty((1, l2_sets, l2w), np.uint8)
-    l2_words = np.empty((1, l2_sets, l2w), np.int64)
-    l2_stamp = np.empty((1, l2_sets, l2w), np.int64)
-    fifo = np.empty(max(1024, 2 * int(P[P_L2_DIRTY_SECTORS])), np.int64)
+    # memory system: the caches' arrays come from ``memory_arrays``, reused from launch to
+    # launch; a set's ways are emptied when first looked at (find), a line's valid, dirty and
+    # written marks when it is allocated, and its ready time is written by the request that
+    # allocates it before any hit reads it, so only the sets' first-look marks are cleared here
+    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo = mem
+    l1_init[:] = 0
+    l2_init[:] = 0
     atom_free = np.zeros(max(1, int(P[P_ATOM_UNITS])), np.float64)
     atom_busy = np.zeros(atom_free.size, np.float64)
     # state: 0 L2 queue free, 1 DRAM queue free, 2 the issuing warp held until, 3 now,

@@ -9,6 +9,8 @@ to the last warp's exit.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from . import isa, machine as M
@@ -107,12 +109,18 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     cta_sm = np.zeros(n, np.int64)
     smstat = np.zeros((n_sm, M.N_SM_STATS), np.float64)
     glob = np.zeros(M.N_GLOBAL_STATS, np.float64)
-    end = M.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
-                tab.mem_slot, tab.float_atomic, tab.block_first, tab.block_len, ptr, e_step, e_k,
-                *rec.step_arrays()[:3], rec.ev_n.view(),
-                rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), rec.sec_w.view(), n,
-                warps_per_cta, bpsm, n_sm, prog.nregs, P, pipes, l1_lines, int(t.get("l1_ways", 8)),
-                l2_lines, int(t.get("l2_ways", 16)), stalls, cta_start, cta_done, cta_sm, smstat, glob)
+    shape = (n_sm, l1_lines, int(t.get("l1_ways", 8)), l2_lines, int(t.get("l2_ways", 16)),
+             float(P[M.P_L2_DIRTY_SECTORS]))
+    mem = _memory.take(shape)
+    try:
+        end = M.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
+                    tab.mem_slot, tab.float_atomic, tab.block_first, tab.block_len, ptr, e_step, e_k,
+                    *rec.step_arrays()[:3], rec.ev_n.view(),
+                    rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), rec.sec_w.view(), n,
+                    warps_per_cta, bpsm, n_sm, prog.nregs, P, pipes, mem, stalls, cta_start, cta_done, cta_sm,
+                    smstat, glob)
+    finally:
+        _memory.give(shape, mem)
     sim_cycles, error = _extrapolate(cta_done, float(end), total_ctas)
     scale = total_ctas / n if n else 1.0
     # the floor (an empty one-block kernel) already holds one block launch
@@ -125,6 +133,34 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     details["block_cycles"] = cta_done
     details["blocks"] = {"start": cta_start, "end": cta_done, "sm": cta_sm}
     return metrics, details
+
+
+class _Memory:
+    """The machine's cache arrays (tens of MB), kept from launch to launch: fresh ones would
+    cost every launch page faults as it touches them (several ms for a small launch). A
+    launch takes a set of the shape it needs and gives it back; concurrent launches get
+    their own. Sets of at most ``KEEP`` shapes are kept."""
+    KEEP = 4
+
+    def __init__(self):
+        self.free: dict[tuple, list] = {}
+        self.lock = threading.Lock()
+
+    def take(self, shape: tuple) -> tuple:
+        with self.lock:
+            sets = self.free.get(shape)
+            if sets:
+                return sets.pop()
+        return M.memory_arrays(*shape)
+
+    def give(self, shape: tuple, mem: tuple) -> None:
+        with self.lock:
+            self.free.setdefault(shape, []).append(mem)
+            while len(self.free) > self.KEEP:
+                del self.free[next(iter(self.free))]
+
+
+_memory = _Memory()
 
 
 def _shared_allocation(arch, shared_per_block: int) -> int:
