@@ -1,22 +1,11 @@
 """Sectored, set-associative LRU caches (128-byte lines of four 32-byte sectors), compiled.
 
-One structure serves the per-SM L1s (``n`` caches) and the L2 (``n`` = 1): per way a line
-tag, a valid-sector mask, a dirty-sector mask and an LRU stamp.
+The same helpers serve the per-SM L1s (``c`` = the SM) and the L2 (``c`` = 0): per way a
+line tag, a valid-sector mask, a dirty-sector mask and an LRU stamp (machine.memory_arrays).
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
-
-
-class Cache:
-    def __init__(self, n: int, lines: int, ways: int):
-        ways = max(1, min(ways, lines))
-        self.sets = max(1, lines // ways)
-        self.tag = np.full((n, self.sets, ways), -1, np.int64)
-        self.valid = np.zeros((n, self.sets, ways), np.uint8)
-        self.dirty = np.zeros((n, self.sets, ways), np.uint8)
-        self.stamp = np.zeros((n, self.sets, ways), np.int64)
 
 
 @njit(cache=True, nogil=True, inline="always")
