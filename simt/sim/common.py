@@ -19,6 +19,7 @@ class LaunchConfig:
     arch: str = "sm_90"
     max_steps: int = 1_000_000           # basic blocks one warp may execute before StepLimitError
     timing: bool = True                  # run the precise engine's timing model and memory counters
+    timing_sample: bool = True           # ... replaying a sample of the SMs for big launches
     progress: bool = False               # progress bars for long launches (simt/progress.py)
     checks: frozenset = frozenset()      # sanitizers to run: "race", "init", "sync" (simt/sim/check)
 

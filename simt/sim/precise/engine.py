@@ -99,7 +99,8 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     finally:
         if progress:
             progress.close()
-    values, details = counters.metrics(occupancy, recorder, cfg.num_blocks, fn.shared_bytes)
+    values, details = counters.metrics(occupancy, recorder, cfg.num_blocks, fn.shared_bytes,
+                                       cfg.timing_sample)
     out = Metrics(values)
     out.details = details
     if checker is not None:

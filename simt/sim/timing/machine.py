@@ -54,7 +54,7 @@ from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp
  P_SH_FATOM_SASS, P_G_ATOM_LAT, P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_UNITS, P_ATOM_INTERLEAVE,
  P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, P_L2_WRITE_LINE,
  P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_PER_CYCLE,
- P_DRAM_QUEUE, P_ATOM_LINE, P_DRAM_WRITE_QUEUE, N_PARAMS) = range(40)
+ P_DRAM_QUEUE, P_ATOM_LINE, P_DRAM_WRITE_QUEUE, P_SAMPLE, N_PARAMS) = range(41)
 
 # stall reasons (columns of the stall table)
 S_WAIT, S_LONG, S_SHORT, S_THROTTLE, S_NOT_SELECTED, S_BARRIER, S_LG_THROTTLE = range(7)
@@ -297,9 +297,10 @@ def _global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_ta
             a0 = max(a1, atom_free[unit])
             state[2] = max(state[2], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
             service = max(wbuf[i], P[P_ATOM_LINE])           # however few lanes it carries
-            atom_free[unit] = a0 + service
-            atom_busy[unit] += service
-            glob[G_ATOM_BUSY] += service
+            # with a sample of the SMs, each line stands for P_SAMPLE lines at its unit
+            atom_free[unit] = a0 + service * P[P_SAMPLE]
+            atom_busy[unit] += service * P[P_SAMPLE]
+            glob[G_ATOM_BUSY] += service * P[P_SAMPLE]
             glob[G_ATOM_OPS] += nb
             fin = a0 + service + P[P_G_ATOM_LAT] - P[P_L1_LAT] - same
             if fin > done:

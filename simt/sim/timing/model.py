@@ -69,6 +69,7 @@ def params(arch, shared_per_sm: int):
     P[M.P_DRAM_QUEUE] = t["dram_queue_cycles"]
     P[M.P_ATOM_LINE] = t["atomic_line_cycles"]
     P[M.P_DRAM_WRITE_QUEUE] = t["dram_write_queue_cycles"]
+    P[M.P_SAMPLE] = 1.0
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
     l1_lines = max(64, (t["l1_bytes"] - carveout(arch, shared_per_sm)) // 128)
     l2_lines = t["l2_bytes"] // 128
@@ -94,8 +95,9 @@ def _tables(prog, arch):
 
 
 def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: dict,
-             shared_per_block: int) -> tuple[dict, dict]:
-    """Run the machine on what ``rec`` recorded; return (metrics, details)."""
+             shared_per_block: int, sample: bool = True) -> tuple[dict, dict]:
+    """Run the machine on what ``rec`` recorded; return (metrics, details). With ``sample``,
+    a big launch replays a sample of the SMs (see ``sm_sample``)."""
     t = timing_data(arch)
     tab = _tables(prog, arch)
     n = rec.recorded_ctas
@@ -103,36 +105,112 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     n_sm = int(arch.sm_count)
     P, pipes, l1_lines, l2_lines = params(arch, bpsm * _shared_allocation(arch, shared_per_block))
     ptr, e_step, e_k = rec.streams(n * warps_per_cta)
+    n_run = int(arch.sm_count)
+    ctas = np.arange(n, dtype=np.int64)
+    if sample:
+        n_run, ctas = sm_sample(rec, ptr, n, n_sm, bpsm)
+    f = n_sm / n_run                          # each replayed SM stands for f SMs
+    if n_run < n_sm:
+        ptr, e_step, e_k = _select_streams(ptr, e_step, e_k, ctas, warps_per_cta)
+        P, l2_lines = _scaled(P, l2_lines, f)
+    n_kept = ctas.size
     stalls = np.zeros((tab.kind.size, len(M.STALL_NAMES)), np.float64)
-    cta_start = np.zeros(n, np.float64)
-    cta_done = np.zeros(n, np.float64)
-    cta_sm = np.zeros(n, np.int64)
-    smstat = np.zeros((n_sm, M.N_SM_STATS), np.float64)
+    cta_start = np.zeros(n_kept, np.float64)
+    cta_done = np.zeros(n_kept, np.float64)
+    cta_sm = np.zeros(n_kept, np.int64)
+    smstat = np.zeros((n_run, M.N_SM_STATS), np.float64)
     glob = np.zeros(M.N_GLOBAL_STATS, np.float64)
-    shape = (n_sm, l1_lines, int(t.get("l1_ways", 8)), l2_lines, int(t.get("l2_ways", 16)),
+    shape = (n_run, l1_lines, int(t.get("l1_ways", 8)), l2_lines, int(t.get("l2_ways", 16)),
              float(P[M.P_L2_DIRTY_SECTORS]))
     mem = _memory.take(shape)
     try:
         end = M.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
                     tab.mem_slot, tab.float_atomic, tab.block_first, tab.block_len, ptr, e_step, e_k,
                     *rec.step_arrays()[:3], rec.ev_n.view(),
-                    rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), rec.sec_w.view(), n,
-                    warps_per_cta, bpsm, n_sm, prog.nregs, P, pipes, mem, stalls, cta_start, cta_done, cta_sm,
+                    rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), rec.sec_w.view(), n_kept,
+                    warps_per_cta, bpsm, n_run, prog.nregs, P, pipes, mem, stalls, cta_start, cta_done, cta_sm,
                     smstat, glob)
     finally:
         _memory.give(shape, mem)
-    sim_cycles, error = _extrapolate(cta_done, float(end), total_ctas)
-    scale = total_ctas / n if n else 1.0
+    # the shared units were busy f times as long per replayed request: per request, as in the full GPU
+    for g in (M.G_L2_BUSY, M.G_DRAM_BUSY, M.G_ATOM_BUSY, M.G_ATOM_HOT):
+        glob[g] /= f
+    sim_cycles, error = _extrapolate(cta_done, float(end), total_ctas, n / max(1, n_kept))
+    if n_run < n_sm:
+        error = float(np.hypot(error, _sm_sample_error(cta_done, cta_sm, n_run, sim_cycles)))
+    scale = total_ctas / n_kept if n_kept else 1.0
     # the floor (an empty one-block kernel) already holds one block launch
     elapsed = float(t["launch_floor_cycles"]) - float(t["cta_launch_cycles"]) + sim_cycles
     metrics, details = _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy,
                                warps_per_cta)
-    metrics["simt__sampled_ctas.sum"] = n
+    metrics["simt__sampled_ctas.sum"] = n_kept
+    metrics["simt__sampled_sms.sum"] = n_run
     metrics["simt__sampling_error.pct"] = 100.0 * error
     details["stall_table"] = stalls * scale
     details["block_cycles"] = cta_done
-    details["blocks"] = {"start": cta_start, "end": cta_done, "sm": cta_sm}
+    details["blocks"] = {"start": cta_start, "end": cta_done, "sm": cta_sm, "block": ctas}
     return metrics, details
+
+
+SAMPLE_ABOVE = 500_000     # recorded warp instructions above which the SMs are sampled
+SAMPLE_MIN_SMS = 16        # ... keeping at least this many SMs
+SAMPLE_MIN_BLOCKS = 2      # ... and only when every SM gets at least this many blocks
+
+
+def sm_sample(rec, ptr, n: int, n_sm: int, bpsm: int) -> tuple[int, np.ndarray]:
+    """Which SMs a big launch replays, and their blocks: (SMs, block ids in grid order).
+
+    The machine deals the first wave round-robin, block c to SM c mod n_sm, and later blocks
+    to the SM that frees a slot; SMs alike in what they run finish alike, so a launch of at
+    least SAMPLE_MIN_BLOCKS blocks an SM replays SMs [0, r) with the blocks they are dealt
+    (c mod n_sm < r) on a GPU whose shared units (L2 bandwidth and capacity, DRAM, atomic
+    units) are scaled down to r SMs' share. r is n_sm over a power of two, chosen so that
+    about SAMPLE_ABOVE warp instructions are replayed."""
+    all_ctas = np.arange(n, dtype=np.int64)
+    work = int(ptr[-1])                # warp-steps; proportional to the instructions
+    if n < SAMPLE_MIN_BLOCKS * n_sm or rec.work <= SAMPLE_ABOVE:
+        return n_sm, all_ctas
+    f = 1
+    while f < 64 and n_sm // (2 * f) >= SAMPLE_MIN_SMS and rec.work / f > SAMPLE_ABOVE:
+        f *= 2
+    if f == 1 or work == 0:
+        return n_sm, all_ctas
+    r = n_sm // f
+    return r, all_ctas[all_ctas % n_sm < r]
+
+
+def _select_streams(ptr, e_step, e_k, ctas, warps_per_cta):
+    """The warps' streams (``Recorder.streams``) of blocks ``ctas`` only, renumbered."""
+    warps = (ctas[:, None] * warps_per_cta + np.arange(warps_per_cta)).reshape(-1)
+    lengths = ptr[warps + 1] - ptr[warps]
+    new_ptr = np.zeros(warps.size + 1, np.int64)
+    np.cumsum(lengths, out=new_ptr[1:])
+    idx = np.repeat(ptr[warps] - new_ptr[:-1], lengths) + np.arange(new_ptr[-1])
+    return new_ptr, e_step[idx], e_k[idx]
+
+
+def _scaled(P, l2_lines: int, f: float):
+    """The GPU-wide units' parameters for a replay of 1/f of the SMs: the same load per
+    unit of bandwidth and capacity."""
+    P = P.copy()
+    P[M.P_L2_READ_BPC] /= f
+    P[M.P_DRAM_BPC] /= f
+    P[M.P_L2_WRITE_LINE] *= f
+    P[M.P_L2_WRITE_SECTOR] *= f
+    P[M.P_ATOM_PER_CYCLE] /= f
+    P[M.P_L2_DIRTY_SECTORS] /= f
+    P[M.P_SAMPLE] = f
+    return P, max(16, int(l2_lines / f))
+
+
+def _sm_sample_error(cta_done, cta_sm, n_run: int, cycles: float) -> float:
+    """How far the end of the kernel moves between the two halves of the replayed SMs."""
+    if cycles <= 0 or n_run < 2:
+        return 0.0
+    half = cta_sm < n_run // 2
+    if not half.any() or half.all():
+        return 0.0
+    return float(abs(cta_done[half].max() - cta_done[~half].max()) / cycles)
 
 
 class _Memory:
@@ -169,21 +247,23 @@ def _shared_allocation(arch, shared_per_block: int) -> int:
     return -(-(shared_per_block + d["reserved_shared_per_block"]) // unit) * unit if shared_per_block else 0
 
 
-def _extrapolate(cta_done: np.ndarray, end: float, total: int) -> tuple[float, float]:
-    """Simulated cycles of the whole grid from its recorded prefix, and the relative error
-    estimated by extrapolating from two halves of the prefix."""
+def _extrapolate(cta_done: np.ndarray, end: float, total: int, weight: float = 1.0) -> tuple[float, float]:
+    """Simulated cycles of the whole grid from its recorded prefix (each replayed block
+    standing for ``weight`` blocks of the prefix), and the relative error estimated by
+    extrapolating from two halves of the prefix."""
     n = cta_done.size
-    if n == 0 or n >= total:
+    if n == 0 or n * weight >= total - 0.5:
         return end, 0.0
     done = np.sort(cta_done)
     half, quarter = n // 2, n // 4
 
     def rate(a, b):
         span = done[b - 1] - done[a - 1] if a > 0 else done[b - 1]
-        return (b - a) / span if span > 0 else np.inf
+        return weight * (b - a) / span if span > 0 else np.inf
     r = rate(half, n)
-    estimate = end + (total - n) / r
-    other = end + (total - n) / rate(quarter, half) if quarter > 0 else estimate
+    rest = total - n * weight
+    estimate = end + rest / r
+    other = end + rest / rate(quarter, half) if quarter > 0 else estimate
     return float(estimate), float(abs(other - estimate) / estimate)
 
 

@@ -1,0 +1,92 @@
+"""How much the timing model's SM sampling moves its predictions, and what it saves.
+
+A big launch (more than ``model.SAMPLE_ABOVE`` recorded warp instructions, at least
+``model.SAMPLE_MIN_BLOCKS`` blocks an SM) replays a sample of the SMs with their blocks on a
+GPU whose shared units are scaled to the sample (simt/sim/timing/model.py, ``sm_sample``).
+For every launch of the validation set and of the speed benchmark that is sampled, this
+predicts it twice, replaying every SM (module option ``timing_sample`` False) and sampled,
+and prints both cycle counts, the sampled one's error against the full replay, the error the
+launch reported (``simt__sampling_error.pct``), and both launches' seconds.
+
+    PYTHONPATH=. python3 benchmarks/timing/check_sampling.py [--only NAME,...]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
+
+import simt as wp  # noqa: E402
+from simt import suite  # noqa: E402
+from simt.suite.case import to_launch_args  # noqa: E402
+from timing import cases  # noqa: E402
+
+SUITE = ["mandelbrot", "transpose_tile", "matmul_tiled", "histogram_shared", "stencil_2d"]  # bench_trace's
+
+
+def validation_launches():
+    for launch in cases.LAUNCHES:
+        def go(launch=launch):
+            inputs, dim, block = cases.instantiate(launch, "cpu:precise")
+            return wp.launch(launch.kernel, dim=dim, inputs=inputs, block_dim=block, device="cpu:precise")
+        yield launch.name, go
+
+
+def suite_launches():
+    for name in SUITE:
+        case = suite.get(name)
+        size = case.sizes.get("large", case.sizes["small"])
+
+        def go(case=case, size=size):
+            inputs, dim, block = case.make_inputs(np.random.default_rng(0), size)
+            args = to_launch_args(inputs, wp, "cpu:precise")
+            return wp.launch(case.kernel, dim, args, device="cpu:precise", block_dim=block)
+        yield f"suite:{name}@{size}", go
+
+
+def timed(go, sample: bool):
+    wp.set_module_options({"timing_sample": sample})
+    t = time.perf_counter()
+    r = go()
+    return time.perf_counter() - t, r
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="", help="comma-separated launch names")
+    a = ap.parse_args()
+    only = set(filter(None, a.only.split(",")))
+    print(f"{'launch':34s} {'SMs':>4s} {'full cycles':>12s} {'sampled':>10s} {'error':>7s} "
+          f"{'reported':>8s} {'full s':>7s} {'sampled s':>9s}")
+    errors, reported, saved = [], [], []
+    for name, go in list(validation_launches()) + list(suite_launches()):
+        if only and name not in only:
+            continue
+        t_s, rs = timed(go, True)
+        sms = int(rs.metrics.get("simt__sampled_sms.sum", 0))
+        if sms >= 132:
+            continue                         # not sampled: nothing to compare
+        t_f, rf = timed(go, False)
+        err = 100.0 * (rs.cycles - rf.cycles) / rf.cycles
+        rep = rs.metrics["simt__sampling_error.pct"]
+        errors.append(abs(err))
+        reported.append(rep)
+        saved.append(t_f / t_s)
+        print(f"{name:34s} {sms:4d} {rf.cycles:12,d} {rs.cycles:10,d} {err:+6.1f}% {rep:7.1f}% "
+              f"{t_f:7.2f} {t_s:9.2f}", flush=True)
+    wp.set_module_options({"timing_sample": True})
+    if errors:
+        print(f"\n{len(errors)} sampled launches: mean |error| {np.mean(errors):.1f}%, worst {max(errors):.1f}%; "
+              f"error within the reported one on {sum(e <= r for e, r in zip(errors, reported))}; "
+              f"launch time saved: geometric mean {np.exp(np.mean(np.log(saved))):.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
