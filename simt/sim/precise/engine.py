@@ -209,9 +209,12 @@ class Batch(Diagnostics):
             if tim.mem_instrs and timed:
                 n_mem = len(tim.mem_instrs)
                 self.mem_slot = 0
-                self.mem_lat = np.zeros((n_mem, n_run), dtype=np.int64)
-                self.mem_iv = np.ones((n_mem, n_run), dtype=np.int64)
-                self.mem_extra = np.zeros((n_mem, n_run), dtype=np.int64)
+                if self.isolated:       # the per-warp timeline reads them
+                    self.mem_lat = np.zeros((n_mem, n_run), dtype=np.int64)
+                    self.mem_iv = np.ones((n_mem, n_run), dtype=np.int64)
+                    self.mem_extra = np.zeros((n_mem, n_run), dtype=np.int64)
+                else:                   # written, never read: scratch
+                    self.mem_lat, self.mem_iv, self.mem_extra = self._scratch(n_mem, n_run)
             else:
                 self.mem_lat = self.mem_iv = self.mem_extra = _NO_MEMORY
             if timed and self.recorder is not None:
@@ -251,6 +254,12 @@ class Batch(Diagnostics):
                 self.check_steps()
         self.atomic_log.flush()
         self._finish()
+
+    def _scratch(self, n_mem: int, n_run: int):
+        s = getattr(self, "_scratch_rows", None)
+        if s is None or s.shape[1] < n_mem or s.shape[2] < n_run:
+            s = self._scratch_rows = np.empty((3, max(n_mem, 4), self.n_lanes // 32), dtype=np.int64)
+        return s[0, :n_mem, :n_run], s[1, :n_mem, :n_run], s[2, :n_mem, :n_run]
 
     def _advance_time(self, blk, tim) -> None:
         wt = self.times

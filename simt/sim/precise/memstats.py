@@ -16,6 +16,12 @@ INACTIVE = -1          # the address of an inactive lane in a warp's row of 32
 def rows_from_lanes(sel, addr, n_rows):
     """(warp ids, one row of 32 addresses per warp, INACTIVE where a lane is not active)
     from the sorted active lanes and their addresses."""
+    if sel.size == 32 * n_rows and sel.size > 0 and sel[0] % 32 == 0 and sel[-1] - sel[0] == sel.size - 1:
+        # whole warps, every lane active: the rows are the addresses as they are
+        warps = np.empty(n_rows, dtype=np.int64)
+        for r in range(n_rows):
+            warps[r] = (sel[0] >> 5) + r
+        return warps, np.ascontiguousarray(addr).reshape(n_rows, 32)
     rows = np.full((n_rows, 32), -1, dtype=np.int64)
     warps = np.empty(n_rows, dtype=np.int64)
     r = -1
@@ -148,14 +154,23 @@ def global_costs(rows, base, seen, batch_seen, sectors, level, new_sectors):
 
 
 @njit(cache=True, nogil=True)
+def _addresses(n, idx, base, nbytes):
+    """Byte address of each of ``n`` lanes from their element indices (one: all alike)."""
+    addr = np.empty(n, dtype=np.int64)
+    if idx.size > 1:
+        for i in range(n):
+            addr[i] = base + idx[i] * nbytes
+    else:
+        addr[:] = base + idx[0] * nbytes
+    return addr
+
+
+@njit(cache=True, nogil=True)
 def record_shared(sel, idx, base, nbytes, width, n_rows, warp_wavefronts, lat, iv, extra,
                   base_latency):
     """One shared access of a step: rows, costs, per-warp latency/interval/conflict cycles,
     per-warp wavefront totals. Returns (warps, rows, wavefronts, ideal) for listeners."""
-    addr = np.empty(sel.size, dtype=np.int64)
-    for i in range(sel.size):
-        addr[i] = base + idx[i if idx.size > 1 else 0] * nbytes
-    warps, rows = rows_from_lanes(sel, addr, n_rows)
+    warps, rows = rows_from_lanes(sel, _addresses(sel.size, idx, base, nbytes), n_rows)
     waves = np.empty(n_rows, dtype=np.int64)
     ideal = np.empty(n_rows, dtype=np.int64)
     shared_costs(rows, width, waves, ideal)
@@ -173,10 +188,7 @@ def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, lat, level_l
                   atomic_latency, is_atomic):
     """One global access of a step, for the per-warp timeline (clock(), traces): each warp's
     latency by the farthest cache level its sectors needed. Returns (warps, rows, sectors)."""
-    addr = np.empty(sel.size, dtype=np.int64)
-    for i in range(sel.size):
-        addr[i] = base + idx[i if idx.size > 1 else 0] * nbytes
-    warps, rows = rows_from_lanes(sel, addr, n_rows)
+    warps, rows = rows_from_lanes(sel, _addresses(sel.size, idx, base, nbytes), n_rows)
     sectors = np.empty(n_rows, dtype=np.int64)
     level = np.empty(n_rows, dtype=np.int64)
     fresh = np.empty(n_rows, dtype=np.int64)

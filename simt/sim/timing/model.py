@@ -152,7 +152,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     return metrics, details
 
 
-SAMPLE_ABOVE = 500_000     # recorded warp instructions above which the SMs are sampled
+SAMPLE_ABOVE = 250_000     # recorded warp instructions above which the SMs are sampled
 SAMPLE_MIN_SMS = 16        # ... keeping at least this many SMs
 SAMPLE_MIN_BLOCKS = 2      # ... and only when every SM gets at least this many blocks
 

@@ -161,9 +161,11 @@ class Recorder:
         if not self.active:
             return
         n = waves.size
-        self.ev_n.append(waves)
-        self.ev_ptr.append(np.full(n, -1, np.int64))
-        self.ev_same.append(same if same is not None else np.ones(n, np.int32))
+        start = self.ev_n.n                  # the three event arrays grow together
+        self.ev_n.reserve(n)[start:start + n] = waves
+        self.ev_ptr.reserve(n)[start:start + n] = -1
+        self.ev_same.reserve(n)[start:start + n] = 1 if same is None else same
+        self.ev_n.n = self.ev_ptr.n = self.ev_same.n = start + n
 
     def global_(self, rows: np.ndarray, kind: int, span: int = 4) -> np.ndarray:
         """Record one global access (rows of lane addresses per warp; ``kind`` 0 load, 1 atomic,
