@@ -43,6 +43,10 @@ def _print_metrics(result: simt.LaunchResult) -> None:
     inst, thread_inst = m.get("smsp__inst_executed.sum"), m.get("smsp__thread_inst_executed.sum")
     if inst:
         print(f"    {'warp execution efficiency':<26}{100.0 * thread_inst / inst / 32:.1f} %")
+    s = result.details.get("sampling")
+    if s and (s["sms"] < s["of_sms"] or s["blocks"] < s["of_blocks"]):
+        print(f"    {'cycles replayed on':<26}{s['sms']} of {s['of_sms']} SMs, {s['blocks']:,} of "
+              f"{s['of_blocks']:,} blocks (estimated error {s['error_pct']:.1f} %)")
     _print_bottleneck(result)
 
 

@@ -363,6 +363,7 @@ def test_a_sample_of_the_sms_predicts_what_replaying_them_all_does(monkeypatch, 
         counter = "lts__t_sectors_op_atom.sum"
     assert full.metrics["simt__sampled_sms.sum"] == 132
     assert sampled.metrics["simt__sampled_sms.sum"] < 132
+    assert sampled.details["sampling"]["sms"] < sampled.details["sampling"]["of_sms"] == 132
     assert sampled.metrics["simt__sampled_ctas.sum"] < full.metrics["simt__sampled_ctas.sum"]
     assert full.details["bottleneck"]["limiter"] == sampled.details["bottleneck"]["limiter"] == what
     assert sampled.cycles == pytest.approx(full.cycles, rel=0.1)
@@ -375,6 +376,8 @@ def test_small_launches_replay_every_sm():
     r = wp.launch(streaming(n), n, [wp.zeros(n), wp.zeros(n), 1], block_dim=256)
     assert r.metrics["simt__sampled_sms.sum"] == 132
     assert r.metrics["simt__sampling_error.pct"] == 0
+    assert r.details["sampling"] == {"sms": 132, "of_sms": 132, "blocks": n // 256, "of_blocks": n // 256,
+                                     "error_pct": 0.0}
 
 
 def test_clock_reads_the_cycle_counter():

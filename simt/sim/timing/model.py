@@ -108,7 +108,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     n_run = int(arch.sm_count)
     ctas = np.arange(n, dtype=np.int64)
     if sample:
-        n_run, ctas = sm_sample(rec, ptr, n, n_sm, bpsm)
+        n_run, ctas = sm_sample(rec.work, n, n_sm)
     f = n_sm / n_run                          # each replayed SM stands for f SMs
     if n_run < n_sm:
         ptr, e_step, e_k = _select_streams(ptr, e_step, e_k, ctas, warps_per_cta)
@@ -149,6 +149,8 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     details["stall_table"] = stalls * scale
     details["block_cycles"] = cta_done
     details["blocks"] = {"start": cta_start, "end": cta_done, "sm": cta_sm, "block": ctas}
+    details["sampling"] = {"sms": n_run, "of_sms": n_sm, "blocks": n_kept, "of_blocks": total_ctas,
+                           "error_pct": 100.0 * error}
     return metrics, details
 
 
@@ -157,7 +159,7 @@ SAMPLE_MIN_SMS = 16        # ... keeping at least this many SMs
 SAMPLE_MIN_BLOCKS = 2      # ... and only when every SM gets at least this many blocks
 
 
-def sm_sample(rec, ptr, n: int, n_sm: int, bpsm: int) -> tuple[int, np.ndarray]:
+def sm_sample(work: int, n: int, n_sm: int) -> tuple[int, np.ndarray]:
     """Which SMs a big launch replays, and their blocks: (SMs, block ids in grid order).
 
     The machine deals the first wave round-robin, block c to SM c mod n_sm, and later blocks
@@ -165,15 +167,14 @@ def sm_sample(rec, ptr, n: int, n_sm: int, bpsm: int) -> tuple[int, np.ndarray]:
     least SAMPLE_MIN_BLOCKS blocks an SM replays SMs [0, r) with the blocks they are dealt
     (c mod n_sm < r) on a GPU whose shared units (L2 bandwidth and capacity, DRAM, atomic
     units) are scaled down to r SMs' share. r is n_sm over a power of two, chosen so that
-    about SAMPLE_ABOVE warp instructions are replayed."""
+    about SAMPLE_ABOVE of the ``work`` (warp instructions recorded) is replayed."""
     all_ctas = np.arange(n, dtype=np.int64)
-    work = int(ptr[-1])                # warp-steps; proportional to the instructions
-    if n < SAMPLE_MIN_BLOCKS * n_sm or rec.work <= SAMPLE_ABOVE:
+    if n < SAMPLE_MIN_BLOCKS * n_sm or work <= SAMPLE_ABOVE:
         return n_sm, all_ctas
     f = 1
-    while f < 64 and n_sm // (2 * f) >= SAMPLE_MIN_SMS and rec.work / f > SAMPLE_ABOVE:
+    while n_sm // (2 * f) >= SAMPLE_MIN_SMS and work / f > SAMPLE_ABOVE:
         f *= 2
-    if f == 1 or work == 0:
+    if f == 1:
         return n_sm, all_ctas
     r = n_sm // f
     return r, all_ctas[all_ctas % n_sm < r]
