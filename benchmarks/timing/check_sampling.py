@@ -9,6 +9,8 @@ and prints both cycle counts, the sampled one's error against the full replay, t
 launch reported (``simt__sampling_error.pct``), and both launches' seconds.
 
     PYTHONPATH=. python3 benchmarks/timing/check_sampling.py [--only NAME,...]
+
+Its last output is data/check_sampling.txt.
 """
 from __future__ import annotations
 

@@ -28,6 +28,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
+import simt as wp  # noqa: E402
 from simt.arch import load_arch  # noqa: E402
 from timing import cases, compare  # noqa: E402
 
@@ -52,7 +53,11 @@ def main() -> None:
     ap.add_argument("--what-if-exact-sass", action="store_true",
                     help="also predict every launch with its issue slots scaled to the measured SASS "
                          "count: how much a perfect SASS estimate would buy (a diagnosis, not a result)")
+    ap.add_argument("--full-replay", action="store_true",
+                    help="replay every SM of big launches (module option timing_sample False)")
     args = ap.parse_args()
+    if args.full_replay:
+        wp.set_module_options({"timing_sample": False})
     only = [s for s in args.only.split(",") if s]
     launches = [l for l in cases.LAUNCHES if not only or l.name in only]
     print(f"predicting {len(launches)} held-out launches on cpu:precise ...")
