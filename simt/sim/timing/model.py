@@ -105,10 +105,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     n_sm = int(arch.sm_count)
     P, pipes, l1_lines, l2_lines = params(arch, bpsm * _shared_allocation(arch, shared_per_block))
     ptr, e_step, e_k = rec.streams(n * warps_per_cta)
-    n_run = int(arch.sm_count)
-    ctas = np.arange(n, dtype=np.int64)
-    if sample:
-        n_run, ctas = sm_sample(rec.work, n, n_sm)
+    n_run, ctas = sm_sample(rec.work, n, n_sm) if sample else (n_sm, np.arange(n, dtype=np.int64))
     f = n_sm / n_run                          # each replayed SM stands for f SMs
     if n_run < n_sm:
         ptr, e_step, e_k = _select_streams(ptr, e_step, e_k, ctas, warps_per_cta)
