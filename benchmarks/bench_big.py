@@ -9,7 +9,6 @@ how much of the grid the model replayed in detail (the rest is extrapolated).
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -24,10 +23,7 @@ TARGET_S = 20.0
 
 def timed(launch, timing: bool):
     wp.set_module_options({"timing": timing})
-    inputs, dim, block = cases.instantiate(launch, "cpu:precise")
-    t = time.perf_counter()
-    r = wp.launch(launch.kernel, dim=dim, inputs=inputs, block_dim=block, device="cpu:precise")
-    return time.perf_counter() - t, r
+    return cases.run(launch)
 
 
 def main() -> int:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+import time
+
 import numpy as np
 
 import simt as wp
@@ -44,6 +46,14 @@ def instantiate(launch: Launch, device: str, seed: int = 0):
     """(inputs as simt arrays on ``device``, dim, block_dim)."""
     values, dim, block = launch.make(np.random.default_rng(seed))
     return _arrays(values, launch.dtypes, device), dim, block
+
+
+def run(launch: Launch, device: str = "cpu:precise", seed: int = 0):
+    """Launch it on fresh inputs: (seconds the launch itself took, its result)."""
+    inputs, dim, block = instantiate(launch, device, seed)
+    t0 = time.perf_counter()
+    r = wp.launch(launch.kernel, dim=dim, inputs=inputs, block_dim=block, device=device)
+    return time.perf_counter() - t0, r
 
 
 # ---- makers ----------------------------------------------------------------------------------

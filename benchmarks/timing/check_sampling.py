@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,37 +25,23 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
 import simt as wp  # noqa: E402
 from simt import suite  # noqa: E402
-from simt.suite.case import to_launch_args  # noqa: E402
+from bench_trace import KERNELS, launch  # noqa: E402
 from timing import cases  # noqa: E402
 
-SUITE = ["mandelbrot", "transpose_tile", "matmul_tiled", "histogram_shared", "stencil_2d"]  # bench_trace's
 
-
-def validation_launches():
-    for launch in cases.LAUNCHES:
-        def go(launch=launch):
-            inputs, dim, block = cases.instantiate(launch, "cpu:precise")
-            return wp.launch(launch.kernel, dim=dim, inputs=inputs, block_dim=block, device="cpu:precise")
-        yield launch.name, go
-
-
-def suite_launches():
-    for name in SUITE:
+def launches():
+    """(name, a function launching it on cpu:precise: (seconds, result))."""
+    for one in cases.LAUNCHES:
+        yield one.name, lambda one=one: cases.run(one)
+    for name in KERNELS:
         case = suite.get(name)
         size = case.sizes.get("large", case.sizes["small"])
-
-        def go(case=case, size=size):
-            inputs, dim, block = case.make_inputs(np.random.default_rng(0), size)
-            args = to_launch_args(inputs, wp, "cpu:precise")
-            return wp.launch(case.kernel, dim, args, device="cpu:precise", block_dim=block)
-        yield f"suite:{name}@{size}", go
+        yield f"suite:{name}@{size}", lambda case=case, size=size: launch(case, size, "cpu:precise")
 
 
 def timed(go, sample: bool):
     wp.set_module_options({"timing_sample": sample})
-    t = time.perf_counter()
-    r = go()
-    return time.perf_counter() - t, r
+    return go()
 
 
 def main() -> int:
@@ -67,7 +52,7 @@ def main() -> int:
     print(f"{'launch':34s} {'SMs':>4s} {'full cycles':>12s} {'sampled':>10s} {'error':>7s} "
           f"{'reported':>8s} {'full s':>7s} {'sampled s':>9s}")
     errors, reported, saved = [], [], []
-    for name, go in list(validation_launches()) + list(suite_launches()):
+    for name, go in launches():
         if only and name not in only:
             continue
         t_s, rs = timed(go, True)

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
-
-import simt as wp
 
 from . import cases, ncu
 
@@ -24,10 +21,7 @@ SASS_MEASURED, SASS_PREDICTED = "smsp__inst_executed.sum", "smsp__inst_issued.su
 def predict(launches, seed: int = 0, progress=print) -> pd.DataFrame:
     rows = []
     for launch in launches:
-        inputs, dim, block = cases.instantiate(launch, "cpu:precise", seed)
-        t0 = time.perf_counter()
-        r = wp.launch(launch.kernel, dim=dim, inputs=inputs, block_dim=block, device="cpu:precise")
-        seconds = time.perf_counter() - t0
+        seconds, r = cases.run(launch, "cpu:precise", seed)
         row = {"name": launch.name, "limiter": launch.limiter, "seconds": seconds,
                "bottleneck": r.details["bottleneck"]["limiter"],
                "sampling_error_pct": r.metrics.get("simt__sampling_error.pct", 0.0)}
@@ -40,7 +34,6 @@ def predict(launches, seed: int = 0, progress=print) -> pd.DataFrame:
         rows.append(row)
         if progress:
             progress(f"  {launch.name:28s} {row[f'pred:{CYC}']:>11,.0f} cycles  ({seconds:.1f} s)")
-        del inputs
     return pd.DataFrame(rows)
 
 

@@ -179,6 +179,12 @@ class Batch(Diagnostics):
             self._level_latency = np.array([lat["l1"], lat["l2"], lat["dram"]], dtype=np.int64)
             self._atomic_latency = int(lat["atomic_global"])
         self.warp_wavefronts = np.zeros(n // 32, dtype=np.int64)
+        # per memory instruction of a step and running warp: latency, interval, conflict cycles;
+        # without a per-warp timeline nothing reads them, and one scratch serves every step
+        most = max((len(t.mem_instrs) for t in self.timings), default=0)
+        self._mem_scratch = None
+        if cfg.timing and not isolated:
+            self._mem_scratch = np.empty((3, most, n // 32), dtype=np.int64)
         self.atomic_log = BatchLog()      # deferred float atomics (simt/sim/atomic_log.py)
         if checker is not None:
             checker.batch_started(self)
@@ -213,8 +219,8 @@ class Batch(Diagnostics):
                     self.mem_lat = np.zeros((n_mem, n_run), dtype=np.int64)
                     self.mem_iv = np.ones((n_mem, n_run), dtype=np.int64)
                     self.mem_extra = np.zeros((n_mem, n_run), dtype=np.int64)
-                else:                   # written, never read: scratch
-                    self.mem_lat, self.mem_iv, self.mem_extra = self._scratch(n_mem, n_run)
+                else:
+                    self.mem_lat, self.mem_iv, self.mem_extra = self._mem_scratch[:, :n_mem, :n_run]
             else:
                 self.mem_lat = self.mem_iv = self.mem_extra = _NO_MEMORY
             if timed and self.recorder is not None:
@@ -254,12 +260,6 @@ class Batch(Diagnostics):
                 self.check_steps()
         self.atomic_log.flush()
         self._finish()
-
-    def _scratch(self, n_mem: int, n_run: int):
-        s = getattr(self, "_scratch_rows", None)
-        if s is None or s.shape[1] < n_mem or s.shape[2] < n_run:
-            s = self._scratch_rows = np.empty((3, max(n_mem, 4), self.n_lanes // 32), dtype=np.int64)
-        return s[0, :n_mem, :n_run], s[1, :n_mem, :n_run], s[2, :n_mem, :n_run]
 
     def _advance_time(self, blk, tim) -> None:
         wt = self.times

@@ -104,12 +104,11 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     bpsm = max(1, occupancy["blocks_per_sm"])
     n_sm = int(arch.sm_count)
     P, pipes, l1_lines, l2_lines = params(arch, bpsm * _shared_allocation(arch, shared_per_block))
-    ptr, e_step, e_k = rec.streams(n * warps_per_cta)
     n_run, ctas = sm_sample(rec.work, n, n_sm) if sample else (n_sm, np.arange(n, dtype=np.int64))
     f = n_sm / n_run                          # each replayed SM stands for f SMs
     if n_run < n_sm:
-        ptr, e_step, e_k = _select_streams(ptr, e_step, e_k, ctas, warps_per_cta)
         P, l2_lines = _scaled(P, l2_lines, f)
+    ptr, e_step, e_k = rec.streams((ctas[:, None] * warps_per_cta + np.arange(warps_per_cta)).reshape(-1))
     n_kept = ctas.size
     stalls = np.zeros((tab.kind.size, len(M.STALL_NAMES)), np.float64)
     cta_start = np.zeros(n_kept, np.float64)
@@ -175,16 +174,6 @@ def sm_sample(work: int, n: int, n_sm: int) -> tuple[int, np.ndarray]:
         return n_sm, all_ctas
     r = n_sm // f
     return r, all_ctas[all_ctas % n_sm < r]
-
-
-def _select_streams(ptr, e_step, e_k, ctas, warps_per_cta):
-    """The warps' streams (``Recorder.streams``) of blocks ``ctas`` only, renumbered."""
-    warps = (ctas[:, None] * warps_per_cta + np.arange(warps_per_cta)).reshape(-1)
-    lengths = ptr[warps + 1] - ptr[warps]
-    new_ptr = np.zeros(warps.size + 1, np.int64)
-    np.cumsum(lengths, out=new_ptr[1:])
-    idx = np.repeat(ptr[warps] - new_ptr[:-1], lengths) + np.arange(new_ptr[-1])
-    return new_ptr, e_step[idx], e_k[idx]
 
 
 def _scaled(P, l2_lines: int, f: float):

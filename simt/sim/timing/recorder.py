@@ -186,15 +186,21 @@ class Recorder:
         return counts
 
     # --- for the machine ------------------------------------------------------------------
-    def streams(self, n_warps: int):
-        """Per warp, its steps in order: (entry_ptr [n_warps+1], entry_step, entry_k), where
-        ``entry_k`` is the warp's position among the step's running warps."""
-        warps = self.warps.view()
+    def streams(self, warps: np.ndarray):
+        """Per warp of ``warps`` (ids of warps of recorded blocks, ascending), its steps in
+        order: (entry_ptr [len(warps)+1], entry_step, entry_k), where ``entry_k`` is the warp's
+        position among the step's running warps. Warps not listed are left out; the listed
+        ones are numbered by their place in ``warps``."""
+        ran = self.warps.view()
         _, nrun, _, step_warp = self.step_arrays()
-        step_of = np.repeat(np.arange(nrun.size, dtype=np.int64), nrun)
-        k_of = np.arange(warps.size, dtype=np.int64) - np.repeat(step_warp, nrun)
-        order = np.argsort(warps, kind="stable")          # steps stay in order within a warp
-        counts = np.bincount(warps, minlength=n_warps)[:n_warps]
-        ptr = np.zeros(n_warps + 1, np.int64)
-        np.cumsum(counts, out=ptr[1:])
+        place = np.full(self.recorded_ctas * self.warps_per_cta, -1, np.int64)
+        place[warps] = np.arange(warps.size)
+        new = place[ran]
+        kept = np.flatnonzero(new >= 0)
+        step_of = np.repeat(np.arange(nrun.size, dtype=np.int64), nrun)[kept]
+        k_of = (np.arange(ran.size, dtype=np.int64) - np.repeat(step_warp, nrun))[kept]
+        new = new[kept]
+        order = np.argsort(new, kind="stable")            # steps stay in order within a warp
+        ptr = np.zeros(warps.size + 1, np.int64)
+        np.cumsum(np.bincount(new, minlength=warps.size), out=ptr[1:])
         return ptr, step_of[order], k_of[order].astype(np.int32)
