@@ -154,7 +154,15 @@ class Batch(Diagnostics):
         for k, name in enumerate((SReg.DIM_0, SReg.DIM_1, SReg.DIM_2, SReg.DIM_3)):
             uniform[name] = cfg.dim[k] if k < len(cfg.dim) else 1
         self._uniform = {k: np.int32(v) for k, v in uniform.items()}
-        self.R = [np.zeros(n, dtype=t.np) for t in prog.reg_types]
+        fusion = prog.fusion
+        # one 2-D array per numpy type; each register is a row of it (fused.py reads them so)
+        self.pools = [np.zeros((fusion.counts[k], n), dtype=k) for k in fusion.pool_kinds]
+        pool = dict(zip(fusion.pool_kinds, self.pools))
+        self.R = [pool[k][row] for k, row in zip(fusion.kinds, fusion.rows)]
+        # pure blocks run compiled once hot; not when something reads every step (a trace,
+        # or the per-warp timeline clock() reads): they look at values and masks per step
+        self.fusion = fusion if fusion.any and listener is None and not isolated else None
+        self.taken = np.zeros(n, dtype=bool)       # a compiled block's branch condition
         self.env: list = [None] * prog.nregs + list(prog.consts)
         scalar_args = [a for p, a in zip(prog.fn.params, args) if isinstance(p, ScalarParam)]
         for (ri, typ), value in zip(prog.param_regs, scalar_args):
@@ -199,8 +207,9 @@ class Batch(Diagnostics):
         warp_bits = self.warp_bits = np.zeros(n // 32, dtype=np.uint32)
         step = 0
         watch = LoopWatch()
-        b = int(pc.min())
-        self.count = stepping.select_lanes(pc, b, mask, warp_bits, self.warp_steps)
+        wlow = self.wlow = np.zeros(n // 32, dtype=np.int32)   # each warp's lowest block
+        b, self.count = stepping.start(pc, mask, warp_bits, self.warp_steps, wlow)
+        b = int(b)
         while b != self.done_pc:
             if step >= WATCH_FROM:
                 watch.visit(self, b, step)
@@ -231,6 +240,19 @@ class Batch(Diagnostics):
                     self.checker.barrier(self)
                 if self.isolated:
                     self.times.barrier(np.flatnonzero(warp_bits))
+            fusion = self.fusion
+            ran = fusion.call(b, self) if fusion is not None and fusion.pure[b] and fusion.ready(b) \
+                else None
+            if ran is not None:
+                self.counters.block_executed(blk, n_run, count)
+                b, split, self.count = ran
+                if blk.term.op is not Op.RET:
+                    self.counters.branch(blk, n_run, int(split))
+                b = int(b)
+                step += 1
+                if step % 256 == 0:
+                    self.check_steps()
+                continue
             if dense:
                 self.width = n
                 for r in blk.live_in:
@@ -305,7 +327,7 @@ class Batch(Diagnostics):
                 else:
                     taken = np.ascontiguousarray(np.broadcast_to(cond, (self.n_lanes,)))
                 low, split, self.count = stepping.branch_and_select(
-                    pc, mask, taken, t, f, self.warp_bits, self.warp_steps)
+                    pc, mask, taken, t, f, self.warp_bits, self.warp_steps, self.wlow)
                 self.counters.branch(blk, nw, int(split))
                 return int(low)
             target = t if cond else f
@@ -315,7 +337,8 @@ class Batch(Diagnostics):
             target = self.done_pc
         if term.op is not Op.RET:
             self.counters.branch(blk, nw, 0)
-        low, self.count = stepping.jump_and_select(pc, mask, target, self.warp_bits, self.warp_steps)
+        low, self.count = stepping.jump_and_select(pc, mask, target, self.warp_bits,
+                                                   self.warp_steps, self.wlow)
         return int(low)
 
     # --- the current lane set, for ops ----------------------------------------------------

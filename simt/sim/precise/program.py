@@ -18,6 +18,7 @@ from ...ir import bfloat16
 from ...ir.types import Scalar
 from .. import atomic_log
 from . import arith, warp
+from .fused import Fusion
 
 Step = Callable[[list, "object"], None]
 
@@ -49,6 +50,7 @@ class Program:
     timing: dict = field(default_factory=dict)                # arch name -> [BlockTiming per block]
     instr_base: list[int] = field(default_factory=list)       # global index of each block's first instr
     instr_id: dict[int, int] = field(default_factory=dict)    # id(Instr) -> global index
+    fusion: object = None                                     # its pure blocks (fused.py)
 
     def block_timings(self, arch) -> list:
         from .timing import block_timing
@@ -141,8 +143,10 @@ class _Preparer:
             bases.append(base)
             base += len(b.instrs)
         ids = {id(ins): k for k, ins in enumerate(i for b in blocks for i in b.instrs)}
-        return Program(fn, self.reg_types, self.consts, blocks, param_regs, self.label_index,
+        prog = Program(fn, self.reg_types, self.consts, blocks, param_regs, self.label_index,
                        dict(self.reg_index), instr_base=bases, instr_id=ids)
+        prog.fusion = Fusion(prog)
+        return prog
 
 
 def _keep_live_defs(blocks: list[ExecBlock], label_index: dict[str, int]) -> None:

@@ -1,0 +1,246 @@
+"""Hot arithmetic blocks of the precise engine, compiled with numba.
+
+A step of the precise engine runs one basic block for the lanes at it, one numpy call per
+instruction (program.py). On a block of a few arithmetic instructions over a few thousand
+lanes that is mostly call overhead: the escape-time fractal's loop cost about 30 us a step. A *pure* block (arithmetic, compares, selects, conversions and moves only: no memory,
+no special registers, no warp or block collectives, no float16 or bfloat16 values) touches
+nothing but registers, so its lanes are independent and it can run as one compiled loop
+over the running warps' active lanes, each lane's registers in locals. The same call then
+moves the lanes to their next block and picks the block to run next (stepping.py), so a
+step of a hot loop is one call.
+
+The loop's code is the fast engine's translation of each MIR op (simt/sim/fast/ops.py),
+which gives the precise engine's bits (the engines' agreement tests), so a block gives the
+same registers either way; the choice is speed only. A program's hot pure blocks (loops:
+``HOT_STEPS`` steps of the block, counted over launches) compile into one numba function,
+``run_blocks(which, mask, taken, pc, warp_bits, warp_steps, wlow, pools...)`` returning
+stepping's (next block, warps split, lanes there). Code that runs briefly never pays the
+compilation (a second or more for a big kernel), and the machine code is kept in the fast
+engine's disk cache (cache.py). If the code cannot be compiled, a CompileFallbackWarning
+says so and the blocks go on running with numpy.
+
+Registers live in one 2-D array per numpy type (``pools``): register ``r`` is row
+``rows[r]`` of ``pools[kinds[r]]``, and the engine's per-register arrays are those rows.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ...ir.mir import BINARY, COMPARE, UNARY, Op, Reg
+from ...ir.types import Scalar
+from .. import mathlib
+from ..fast import cache
+from ..fast.codegen import RUNTIME_NAMES, Source
+from ..fast.ops import MATH_MODULE, Constants, OpWriter, UnsupportedOp, reg_name
+from . import stepping
+
+# numba's cache of the generated code does not see changes to the helpers it calls: their
+# source is part of the generated source (as a digest), and so of its cache key
+_STEPPING = hashlib.sha256(Path(stepping.__file__).read_bytes()).hexdigest()[:16]
+
+HOT_STEPS = 64           # steps of a pure block before it is compiled
+PURE_OPS = BINARY | COMPARE | UNARY | {Op.ISNAN, Op.ISINF, Op.MOV, Op.CVT, Op.SELECT}
+UNSUPPORTED_TYPES = frozenset({Scalar.F16, Scalar.BF16})   # numba has no float16
+_lock = threading.Lock()
+
+
+class CompileFallbackWarning(UserWarning):
+    """A program's pure blocks could not be compiled: they run with numpy (slower, same bits)."""
+
+
+def register_pools(reg_types: list[Scalar]) -> tuple[list[str], list[int], dict[str, int]]:
+    """Where each register lives: (numpy type name per register, row in that type's pool,
+    rows per type)."""
+    kinds, rows, counts = [], [], {}
+    for t in reg_types:
+        k = np.dtype(t.np).name
+        kinds.append(k)
+        rows.append(counts.get(k, 0))
+        counts[k] = counts.get(k, 0) + 1
+    return kinds, rows, counts
+
+
+def is_pure(blk) -> bool:
+    """Whether a block only computes registers from registers (see the module docstring)."""
+    if blk.barrier is not None or blk.term.op not in (Op.CBR, Op.BR, Op.RET):
+        return False
+    if blk.term.op is Op.CBR and not isinstance(blk.term.srcs[0], Reg):
+        return False
+    for ins in blk.instrs[:-1]:
+        if ins.op not in PURE_OPS:
+            return False
+        for x in (*ins.dsts, *ins.srcs):
+            if x.type in UNSUPPORTED_TYPES:
+                return False
+    return True
+
+
+class Fusion:
+    """A program's pure blocks: which they are, how often each ran, and the compiled code of
+    the hot ones. ``which[b]`` is block ``b``'s number in the compiled function, or -1."""
+
+    def __init__(self, prog):
+        self.prog = prog
+        self.pure = [is_pure(b) for b in prog.blocks]
+        self.kinds, self.rows, self.counts = register_pools(prog.reg_types)
+        self.pool_kinds = sorted(self.counts)
+        self.which = [-1] * len(prog.blocks)
+        self.steps = [0] * len(prog.blocks)
+        self.run_blocks = None
+        self.sealed = False
+        self.failed: str | None = None      # why compiling failed (the numpy path goes on)
+
+    @property
+    def any(self) -> bool:
+        return any(self.pure)
+
+    def ready(self, b: int) -> bool:
+        """Whether pure block ``b`` runs compiled: count its step; once it has run HOT_STEPS
+        steps (a loop), compile it with the other pure blocks that ran at least a quarter
+        as often. Straight-line code runs a step per batch and is never worth compiling."""
+        if self.which[b] >= 0:
+            return True
+        if self.failed is not None:
+            return False
+        self.steps[b] += 1
+        if self.steps[b] < HOT_STEPS:
+            return False
+        with _lock:
+            if self.which[b] < 0 and self.failed is None:
+                hot = [p and (n >= HOT_STEPS // 4 or w >= 0)
+                       for p, n, w in zip(self.pure, self.steps, self.which)]
+                self._compile(hot)
+        return self.which[b] >= 0
+
+    def _compile(self, hot: list[bool]) -> None:
+        try:
+            source, which = generate(self.prog, hot, self.kinds, self.rows, self.pool_kinds)
+            self.run_blocks = cache.load_module(f"{self.prog.fn.name}_precise", source).run_blocks
+            self.sealed = False
+            self.which = which
+        except Exception as exc:        # a gap in the translation: say so, and go on with numpy
+            self._fail(exc)
+
+    def _fail(self, exc: Exception) -> None:
+        self.run_blocks = None
+        self.which = [-1] * len(self.prog.blocks)
+        self.failed = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        warnings.warn(f"simt: cpu:precise could not compile the arithmetic blocks of kernel "
+                      f"{self.prog.fn.name!r} ({self.failed}); they run with numpy, slower "
+                      f"but with the same results", CompileFallbackWarning, stacklevel=4)
+
+    def call(self, b: int, batch) -> tuple[int, int, int] | None:
+        """Run block ``b`` for the batch's active lanes (``warp_bits``) and move them on.
+        Returns (the next block, how many warps split at the branch, how many lanes are at
+        the next block), or None if the code could not be compiled (nothing ran)."""
+        args = (self.which[b], batch.mask, batch.taken, batch.pc, batch.warp_bits,
+                batch.warp_steps, batch.wlow, *batch.pools)
+        if self.sealed:
+            return self.run_blocks(*args)
+        try:                        # numba compiles (or loads) the code on the first call
+            out = self.run_blocks(*args)
+        except Exception as exc:
+            self._fail(exc)
+            return None
+        self.sealed = True
+        cache.seal(self.run_blocks)
+        return out
+
+
+def generate(prog, pure: list[bool], kinds: list[str], rows: list[int],
+             pool_kinds: list[str]) -> tuple[str, list[int]]:
+    """The source of ``run_blocks`` for the program's pure blocks, and each block's number."""
+    consts = Constants()
+    writer = OpWriter(consts, _no_memory, _no_memory, _no_memory, lambda ins: 0)
+    pool_of = {k: f"P{i}" for i, k in enumerate(pool_kinds)}
+    index = prog.reg_index
+
+    def row(r: Reg) -> str:
+        i = index[r.id]
+        return f"{pool_of[kinds[i]]}_{rows[i]}"
+
+    def where(r: Reg) -> str:
+        return f"{row(r)}[l]"
+
+    src = Source()
+    src.indent()
+    which = [-1] * len(prog.blocks)
+    n = 0
+    for b, blk in enumerate(prog.blocks):
+        if not pure[b]:
+            continue
+        body = _lane_body(blk, writer, where, {index[r.id]: r for r in _regs(blk)})
+        src.add(f"{'if' if n == 0 else 'elif'} which == {n}:    # block {blk.label}")
+        src.indent()
+        for r in sorted({row(r) for r in _regs(blk)}):      # the registers' rows, 1-D
+            pool, k = r.rsplit("_", 1)
+            src.add(f"{r} = {pool}[{k}]")
+        src.add("for w in range(warp_bits.size):", "    bits = np.int64(warp_bits[w])",
+                "    if bits:", "        for lane in range(32):",
+                "            if (bits >> lane) & 1:", "                l = w * 32 + lane")
+        src.indent(4)
+        src.add(*body)
+        src.dedent(4)
+        src.add(*_next_block(blk, len(prog.blocks)))
+        src.dedent()
+        which[b] = n
+        n += 1
+    src.add("return np.int32(0), 0, 0")
+    params = ["which", "mask", "taken", "pc", "warp_bits", "warp_steps", "wlow",
+              *(pool_of[k] for k in pool_kinds)]
+    head = [f"# generated by simt's precise engine from the MIR of kernel {prog.fn.name!r}: "
+            "its pure blocks; do not edit",
+            "import numpy as np",
+            "from numba import njit",
+            f"from simt.sim.precise.stepping import branch_and_select, jump_and_select  # {_STEPPING}",
+            f"from simt.sim.fast.runtime import ({', '.join(RUNTIME_NAMES)})",
+            f"from simt.sim import mathlib as {MATH_MODULE}  # {mathlib.VERSION}",
+            "", *consts.lines, "", "",
+            '@njit(cache=True, nogil=True, error_model="numpy", boundscheck=False)',
+            f"def run_blocks({', '.join(params)}):"]
+    return "\n".join(head + src.lines) + "\n", which
+
+
+def _next_block(blk, done: int) -> list[str]:
+    """After the lanes ran the block: where they go (as the engine's ``_terminate``)."""
+    if blk.term.op is Op.CBR:
+        t, f = blk.targets
+        return [f"return branch_and_select(pc, mask, taken, {t}, {f}, warp_bits, warp_steps, wlow)"]
+    target = blk.targets[0] if blk.term.op is Op.BR else done
+    return [f"low, n = jump_and_select(pc, mask, {target}, warp_bits, warp_steps, wlow)",
+            "return low, 0, n"]
+
+
+def _regs(blk) -> list[Reg]:
+    return [x for ins in blk.instrs for x in (*ins.dsts, *ins.srcs) if isinstance(x, Reg)]
+
+
+def _lane_body(blk, writer: OpWriter, where, reg_of: dict[int, Reg]) -> list[str]:
+    """One lane's run of the block: read what it reads before writing, compute in locals,
+    write back the registers later blocks read (``blk.defs``) and the branch condition."""
+    lines, written = [], set()
+    for ins in blk.instrs[:-1]:
+        for s in ins.srcs:
+            if isinstance(s, Reg) and s.id not in written:
+                written.add(s.id)
+                lines.append(f"{reg_name(s)} = {where(s)}")
+        lines += writer.write(ins)
+        written.update(d.id for d in ins.dsts)
+    if blk.term.op is Op.CBR:
+        cond = blk.term.srcs[0]
+        if cond.id not in written:
+            lines.append(f"{reg_name(cond)} = {where(cond)}")
+        lines.append(f"taken[l] = {reg_name(cond)}")
+    for r in blk.defs:
+        reg = reg_of[r]
+        lines.append(f"{where(reg)} = {reg_name(reg)}")
+    return lines or ["pass"]
+
+
+def _no_memory(*_):
+    raise UnsupportedOp("precise engine: a pure block has no memory access")
