@@ -77,6 +77,7 @@ N_SM_STATS = M_CTAS + 1
  N_GLOBAL_STATS) = range(15)
 
 RUN_AHEAD = 16.0     # cycles a scheduler may run ahead of the earliest pending event
+# ... unless what it issues touches nothing another scheduler shares (see ``run``)
 DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
 SHFL_PIPE = isa.PIPES.index("shfl")
 
@@ -478,7 +479,10 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sl_bend = np.zeros(G, np.int64)            # the end of the current block's instructions
     # the stall a wait on each instruction's result counts as
     stall_cls = np.full(kind.size, S_WAIT, np.int8)
+    # instructions that touch only their scheduler's state: not memory, not a barrier
+    private = np.ones(kind.size, np.bool_)
     for i in range(kind.size):
+        private[i] = kind[i] in (isa.ALU, isa.BRANCH, isa.FREE)
         if kind[i] == isa.GLOBAL_LD or kind[i] == isa.GLOBAL_ATOM:
             stall_cls[i] = S_LONG
         elif kind[i] == isa.SHARED_LD or kind[i] == isa.SHARED_ATOM or pipe[i] == SHFL_PIPE:
@@ -509,6 +513,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sp_ver = np.zeros(n_sp, np.int64)
     sp_last = np.full(n_sp, -1, np.int64)
     sp_next = np.full(n_sp, INF, np.float64)   # the time of each scheduler's pending event
+    sp_wait = np.zeros(n_sp, np.int64)         # its warps waiting at a barrier
     lsu_free = np.zeros(n_sm, np.float64)     # the L1's data stage: shared wavefronts, loaded lines
     l1t_free = np.zeros(n_sm, np.float64)     # the L1's tag stage: global lines
     cta_slot = np.full((n_sm, blocks_per_sm), -1, np.int64)
@@ -584,7 +589,8 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                     c = pipe_free[sp, pp]
                 T = max(sp_free[sp], t)
                 # still ready when the scheduler is: it wins again (greedy); else everyone looks
-                if c > T or (T > t and hsize > 0 and T > hk[0] + RUN_AHEAD):
+                if c > T or (T > t and hsize > 0 and T > hk[0] + RUN_AHEAD
+                             and not (next_cta >= n_ctas and sp_wait[sp] == 0 and private[sl_ins[g]])):
                     greedy = -1
             if greedy < 0:
                 # one pass over the scheduler's warps: when each could issue next (c), the
@@ -598,7 +604,16 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 if best < 0:               # nobody ready yet: the earliest goes, when it can
                     best = min1_g
                 T = max(min1_c, base)
-                if T > t and hsize > 0 and T > hk[0] + RUN_AHEAD:
+                # Past the others' earliest event by more than RUN_AHEAD, the scheduler goes
+                # back to the queue, so that what the schedulers share (the memory system, the
+                # LSU, barriers, the block launcher) sees requests in about the order of their
+                # times. An instruction that touches none of it (ALU, branch) goes on at once,
+                # as long as no other scheduler can still hand this one a warp: no block is
+                # left to launch and none of its warps waits at a barrier. Shared requests keep
+                # their RUN_AHEAD window; only the order in which they are looked at within
+                # it moves (the compute-bound fractal spends a quarter less time here).
+                if T > t and hsize > 0 and T > hk[0] + RUN_AHEAD and not (
+                        next_cta >= n_ctas and sp_wait[sp] == 0 and private[sl_ins[best]]):
                     sp_ver[sp] += 1
                     sp_next[sp] = T
                     hsize = heap_push(hk, hv, hn, hsize, T, sp, sp_ver[sp], sp_ver)
@@ -680,6 +695,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 own = held
             if k == isa.BARRIER:
                 sl_bar[g] = 1
+                sp_wait[sp] += 1
                 sl_barins[g] = ins
                 c = sl_cta[g]
                 cta_arrived[c] += 1
@@ -748,6 +764,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                     if sl_warp[g2] >= 0 and sl_bar[g2]:
                         stalls[sl_barins[g2], S_BARRIER] += release - sl_own[g2]
                         sl_bar[g2] = 0
+                        sp_wait[m * 4 + sl % 4] -= 1
                         sl_own[g2] = release
                         sl_c0[g2] = max(release, sl_src[g2])
                         sp2 = m * 4 + (q * warps_per_cta + w) % 4
