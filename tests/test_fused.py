@@ -3,6 +3,8 @@ ops: the same registers bit for bit, the same counters and cycles, on the suite 
 random kernels, and on both of the engine's lane layouts (dense and compact)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -99,18 +101,18 @@ def _escape_reference(n: int, width: int, limit: int) -> tuple[np.ndarray, np.nd
 @pytest.mark.parametrize("n", [1024, 8192], ids=["few-warps", "many-warps"])
 def test_a_divergent_loop_compiled_matches_numpy_and_the_numpy_ops(n, monkeypatch):
     """Most lanes leave the loop early: late steps run a few warps, some of them partly
-    (the compiled code walks only the running warps' active lanes)."""
+    (the compiled loop walks only the running warps' active lanes)."""
     width, limit = 128, 200
     runs = {}
-    partial = []
-    call = fused.Fusion.call
+    compiled_steps = []
+    run = fused.Fusion.run
 
-    def spy(self, b, batch):
-        bits = batch.warp_bits[batch.warp_bits != 0]
-        partial.append(bool((bits != 0xFFFFFFFF).any()))
-        return call(self, b, batch)
+    def spy(self, b, batch, step, *rest):
+        out = run(self, b, batch, step, *rest)
+        compiled_steps.append(out[2] - step)
+        return out
 
-    monkeypatch.setattr(fused.Fusion, "call", spy)
+    monkeypatch.setattr(fused.Fusion, "run", spy)
     for mode in (_never, _at_once):
         mode(monkeypatch)
         out = simt.zeros(n, dtype=wp.int32, device=PRECISE)
@@ -124,9 +126,9 @@ def test_a_divergent_loop_compiled_matches_numpy_and_the_numpy_ops(n, monkeypatc
     _same(runs["_never"][0], runs["_at_once"][0], "escape")
     _metrics_equal(runs["_never"][1], runs["_at_once"][1], "escape")
     fusion = _program(escape).fusion
-    assert fusion.run_blocks is not None and fusion.failed is None
+    assert fusion.run_steps is not None and fusion.failed is None
     assert sum(w >= 0 for w in fusion.which) >= 2       # the loop's test and its body
-    assert any(partial) and not all(partial)            # both kinds of warp ran compiled
+    assert sum(compiled_steps) >= 2 * want_k.max()      # every iteration ran compiled
 
 
 def test_blocks_with_memory_or_collectives_stay_on_the_numpy_ops():
@@ -159,7 +161,7 @@ def test_a_short_launch_compiles_nothing():
     a = simt.zeros(64, dtype=wp.int32, device=PRECISE)
     simt.launch(short, dim=64, inputs=[a], device=PRECISE)
     assert list(a.numpy()) == [3] * 64
-    assert _program(short).fusion.run_blocks is None
+    assert _program(short).fusion.run_steps is None
 
 
 hypothesis = pytest.importorskip("hypothesis")
@@ -206,3 +208,45 @@ def test_a_block_that_does_not_compile_runs_with_numpy_and_says_so(monkeypatch):
         simt.launch(loop, dim=64, inputs=[a], device=PRECISE)
     np.testing.assert_array_equal(a.numpy(), np.arange(64) * 4950)
     assert "no translation" in _program(loop).fusion.failed
+
+
+@wp.kernel
+def stuck(a: wp.array(dtype=wp.int32), n: wp.int32):
+    i = wp.tid()
+    k = wp.int32(0)
+    while k < n:          # k never changes: the same state every iteration
+        k = k * wp.int32(1)
+    a[i] = k
+
+
+@wp.kernel
+def counting(a: wp.array(dtype=wp.int32), n: wp.int32):
+    i = wp.tid()
+    k = wp.int32(0)
+    while k >= 0:         # k changes every iteration (until it wraps): no repeated state
+        k = k + n
+    a[i] = k
+
+
+def test_runaway_loops_are_stopped_the_same_compiled(monkeypatch):
+    """The compiled step loop hands the runaway watch and the step limit every step they
+    must see: the same errors, after the same steps, as with the numpy ops."""
+    source = Path(__file__).read_text().splitlines()
+    loop_line = source.index("    while k < n:          # k never changes: the same state every iteration") + 1
+    messages = []
+    for mode in (_never, _at_once):
+        mode(monkeypatch)
+        a = simt.zeros(64, dtype=wp.int32, device=PRECISE)
+        with pytest.raises(simt.StepLimitError, match=f"the loop at line {loop_line} never ends") as e:
+            simt.launch(stuck, dim=64, inputs=[a, 5], device=PRECISE)
+        simt.set_module_options({"max_steps": 3000})
+        try:
+            with pytest.raises(simt.StepLimitError, match="more than 3000 basic blocks") as e2:
+                simt.launch(counting, dim=64, inputs=[a, 1], device=PRECISE)
+        finally:
+            simt.set_module_options({"max_steps": 1_000_000})
+        messages.append((str(e.value), str(e2.value)))
+    assert messages[0] == messages[1]
+    assert int(messages[0][0].split("after ")[1].split(" ")[0]) < 4000
+    assert _program(stuck).fusion.run_steps is not None
+    assert _program(counting).fusion.run_steps is not None

@@ -214,6 +214,14 @@ class Batch(Diagnostics):
             if step >= WATCH_FROM:
                 watch.visit(self, b, step)
             blk = blocks[b]
+            fusion = self.fusion
+            if fusion is not None and fusion.pure[b] and fusion.ready(b):
+                ran = fusion.run(b, self, step, watch, self.recorder if timed else None)
+                if ran is not None:       # it ran this step and the hot ones after it
+                    b, self.count, step = ran
+                    if step % 256 == 0:
+                        self.check_steps()
+                    continue
             count = self.count
             self.dense = dense = always_dense or count * DENSE_FRACTION >= n
             self.all_active = all_active = count == n
@@ -240,19 +248,6 @@ class Batch(Diagnostics):
                     self.checker.barrier(self)
                 if self.isolated:
                     self.times.barrier(np.flatnonzero(warp_bits))
-            fusion = self.fusion
-            ran = fusion.call(b, self) if fusion is not None and fusion.pure[b] and fusion.ready(b) \
-                else None
-            if ran is not None:
-                self.counters.block_executed(blk, n_run, count)
-                b, split, self.count = ran
-                if blk.term.op is not Op.RET:
-                    self.counters.branch(blk, n_run, int(split))
-                b = int(b)
-                step += 1
-                if step % 256 == 0:
-                    self.check_steps()
-                continue
             if dense:
                 self.width = n
                 for r in blk.live_in:

@@ -1,23 +1,29 @@
 """Hot arithmetic blocks of the precise engine, compiled with numba.
 
 A step of the precise engine runs one basic block for the lanes at it, one numpy call per
-instruction (program.py). On a block of a few arithmetic instructions over a few thousand
-lanes that is mostly call overhead: the escape-time fractal's loop cost about 30 us a step. A *pure* block (arithmetic, compares, selects, conversions and moves only: no memory,
-no special registers, no warp or block collectives, no float16 or bfloat16 values) touches
-nothing but registers, so its lanes are independent and it can run as one compiled loop
-over the running warps' active lanes, each lane's registers in locals. The same call then
-moves the lanes to their next block and picks the block to run next (stepping.py), so a
-step of a hot loop is one call.
+instruction (program.py), plus the Python of the step loop (engine.py). On a block of a
+few arithmetic instructions over a few thousand lanes that is mostly overhead: the
+escape-time fractal's loop cost about 30 us a step. A *pure* block (arithmetic, compares,
+selects, conversions and moves only: no memory, no special registers, no warp or block
+collectives, no float16 or bfloat16 values) touches nothing but registers, so its lanes are
+independent and it can run as one compiled loop over the running warps' active lanes, each
+lane's registers in locals.
 
-The loop's code is the fast engine's translation of each MIR op (simt/sim/fast/ops.py),
+A program's hot pure blocks (loops: ``HOT_STEPS`` steps of the block, counted over
+launches) compile into one numba function that is the engine's step loop for them: run
+the block, move the lanes on and pick the next block (stepping.py), count the step
+(metrics.py) and record it for the timing model (recorder.py), and go on while the next
+block is hot. It hands control back where the engine's loop must look: before a block
+that is not hot, at every 256th step (the step limit), and before a step the runaway-loop
+watch must see (runaway.py).
+
+The blocks' code is the fast engine's translation of each MIR op (simt/sim/fast/ops.py),
 which gives the precise engine's bits (the engines' agreement tests), so a block gives the
-same registers either way; the choice is speed only. A program's hot pure blocks (loops:
-``HOT_STEPS`` steps of the block, counted over launches) compile into one numba function,
-``run_blocks(which, mask, taken, pc, warp_bits, warp_steps, wlow, pools...)`` returning
-stepping's (next block, warps split, lanes there). Code that runs briefly never pays the
-compilation (a second or more for a big kernel), and the machine code is kept in the fast
-engine's disk cache (cache.py). If the code cannot be compiled, a CompileFallbackWarning
-says so and the blocks go on running with numpy.
+same registers either way, and the counters and cycles are the same; the choice is speed
+only. Code that runs briefly never pays the compilation (a second or more for a big
+kernel), and the machine code is kept in the fast engine's disk cache (cache.py). If the
+code cannot be compiled, a CompileFallbackWarning says so and the blocks go on running
+with numpy.
 
 Registers live in one 2-D array per numpy type (``pools``): register ``r`` is row
 ``rows[r]`` of ``pools[kinds[r]]``, and the engine's per-register arrays are those rows.
@@ -38,6 +44,7 @@ from ..fast import cache
 from ..fast.codegen import RUNTIME_NAMES, Source
 from ..fast.ops import MATH_MODULE, Constants, OpWriter, UnsupportedOp, reg_name
 from . import stepping
+from .runaway import WATCH_FROM
 
 # numba's cache of the generated code does not see changes to the helpers it calls: their
 # source is part of the generated source (as a digest), and so of its cache key
@@ -91,7 +98,8 @@ class Fusion:
         self.pool_kinds = sorted(self.counts)
         self.which = [-1] * len(prog.blocks)
         self.steps = [0] * len(prog.blocks)
-        self.run_blocks = None
+        self.hot = np.full(len(prog.blocks), -1, dtype=np.int32)   # ``which`` as an array
+        self.run_steps = None
         self.sealed = False
         self.failed: str | None = None      # why compiling failed (the numpy path goes on)
 
@@ -120,41 +128,65 @@ class Fusion:
     def _compile(self, hot: list[bool]) -> None:
         try:
             source, which = generate(self.prog, hot, self.kinds, self.rows, self.pool_kinds)
-            self.run_blocks = cache.load_module(f"{self.prog.fn.name}_precise", source).run_blocks
+            self.run_steps = cache.load_module(f"{self.prog.fn.name}_precise", source).run_blocks
             self.sealed = False
             self.which = which
+            self.hot = np.array(which, dtype=np.int32)
         except Exception as exc:        # a gap in the translation: say so, and go on with numpy
             self._fail(exc)
 
     def _fail(self, exc: Exception) -> None:
-        self.run_blocks = None
+        self.run_steps = None
         self.which = [-1] * len(self.prog.blocks)
+        self.hot[:] = -1
         self.failed = f"{type(exc).__name__}: {exc}".splitlines()[0]
         warnings.warn(f"simt: cpu:precise could not compile the arithmetic blocks of kernel "
                       f"{self.prog.fn.name!r} ({self.failed}); they run with numpy, slower "
                       f"but with the same results", CompileFallbackWarning, stacklevel=4)
 
-    def call(self, b: int, batch) -> tuple[int, int, int] | None:
-        """Run block ``b`` for the batch's active lanes (``warp_bits``) and move them on.
-        Returns (the next block, how many warps split at the branch, how many lanes are at
-        the next block), or None if the code could not be compiled (nothing ran)."""
-        args = (self.which[b], batch.mask, batch.taken, batch.pc, batch.warp_bits,
-                batch.warp_steps, batch.wlow, *batch.pools)
+    def run(self, b: int, batch, step: int, watch, recorder) -> tuple[int, int, int] | None:
+        """Run the batch from step ``step`` at block ``b`` (hot), and on while the blocks
+        are hot: at most to the next multiple of 256 steps (the engine's step-limit check),
+        and never past what the runaway-loop watch must see (runaway.py). Counts and
+        records each step as the engine's own loop does. Returns (the next block, its
+        lanes, the step count), or None if the code could not be compiled (nothing ran)."""
+        nw = batch.warp_bits.size
+        if recorder is not None and recorder.active:
+            rec_steps, rec_warps = recorder.steps.reserve(256), recorder.warps.reserve(256 * nw)
+            rec_n, rec_wn, ev_first = recorder.steps.n, recorder.warps.n, recorder.ev_n.n
+            first_warp = recorder.first_warp
+        else:
+            rec_steps, rec_warps, rec_n, rec_wn, ev_first, first_warp = _NO_STEPS, _NO_WARPS, 0, 0, 0, 0
+        c = batch.counters
+        args = (b, batch.count, step, self.hot, batch.mask, batch.taken, batch.pc,
+                batch.warp_bits, batch.warp_steps, batch.wlow, c.exec_warps, c.exec_lanes,
+                c.uniform_targets, c.divergent_targets, rec_steps, rec_n, rec_warps, rec_wn,
+                first_warp, ev_first, WATCH_FROM, watch.block, watch.snapshot_pc,
+                watch.next_snapshot, watch.span, batch.done_pc, *batch.pools)
         if self.sealed:
-            return self.run_blocks(*args)
-        try:                        # numba compiles (or loads) the code on the first call
-            out = self.run_blocks(*args)
-        except Exception as exc:
-            self._fail(exc)
-            return None
-        self.sealed = True
-        cache.seal(self.run_blocks)
-        return out
+            out = self.run_steps(*args)
+        else:
+            try:                        # numba compiles (or loads) the code on the first call
+                out = self.run_steps(*args)
+            except Exception as exc:
+                self._fail(exc)
+                return None
+            self.sealed = True
+            cache.seal(self.run_steps)
+        b, count, step, rec_n, rec_wn = out
+        if rec_steps is not _NO_STEPS:
+            recorder.steps.n, recorder.warps.n = rec_n, rec_wn
+        return int(b), int(count), int(step)
 
 
-def generate(prog, pure: list[bool], kinds: list[str], rows: list[int],
+_NO_STEPS = np.zeros((0, 4), np.int64)
+_NO_WARPS = np.zeros(0, np.int32)
+
+
+def generate(prog, hot: list[bool], kinds: list[str], rows: list[int],
              pool_kinds: list[str]) -> tuple[str, list[int]]:
-    """The source of ``run_blocks`` for the program's pure blocks, and each block's number."""
+    """The source of ``run_steps`` for the program's hot pure blocks, and each block's
+    number in it (-1: not there)."""
     consts = Constants()
     writer = OpWriter(consts, _no_memory, _no_memory, _no_memory, lambda ins: 0)
     pool_of = {k: f"P{i}" for i, k in enumerate(pool_kinds)}
@@ -169,10 +201,12 @@ def generate(prog, pure: list[bool], kinds: list[str], rows: list[int],
 
     src = Source()
     src.indent()
+    src.add(*_LOOP_HEAD)
+    src.indent()
     which = [-1] * len(prog.blocks)
     n = 0
     for b, blk in enumerate(prog.blocks):
-        if not pure[b]:
+        if not hot[b]:
             continue
         body = _lane_body(blk, writer, where, {index[r.id]: r for r in _regs(blk)})
         src.add(f"{'if' if n == 0 else 'elif'} which == {n}:    # block {blk.label}")
@@ -186,15 +220,18 @@ def generate(prog, pure: list[bool], kinds: list[str], rows: list[int],
         src.indent(4)
         src.add(*body)
         src.dedent(4)
-        src.add(*_next_block(blk, len(prog.blocks)))
+        src.add(*_next_block(blk))
         src.dedent()
         which[b] = n
         n += 1
-    src.add("return np.int32(0), 0, 0")
-    params = ["which", "mask", "taken", "pc", "warp_bits", "warp_steps", "wlow",
-              *(pool_of[k] for k in pool_kinds)]
+    src.dedent()
+    src.add(*_LOOP_TAIL)
+    params = ["b", "count", "step", "hot", "mask", "taken", "pc", "warp_bits", "warp_steps",
+              "wlow", "exec_warps", "exec_lanes", "uniform", "divergent", "rec_steps", "rec_n",
+              "rec_warps", "rec_wn", "first_warp", "ev_first", "watch_from", "watch_block",
+              "watch_pc", "next_snapshot", "span", "done", *(pool_of[k] for k in pool_kinds)]
     head = [f"# generated by simt's precise engine from the MIR of kernel {prog.fn.name!r}: "
-            "its pure blocks; do not edit",
+            "its hot pure blocks; do not edit",
             "import numpy as np",
             "from numba import njit",
             f"from simt.sim.precise.stepping import branch_and_select, jump_and_select  # {_STEPPING}",
@@ -206,14 +243,72 @@ def generate(prog, pure: list[bool], kinds: list[str], rows: list[int],
     return "\n".join(head + src.lines) + "\n", which
 
 
-def _next_block(blk, done: int) -> list[str]:
-    """After the lanes ran the block: where they go (as the engine's ``_terminate``)."""
+# The step loop around the blocks' code: the engine's own loop (engine.py Batch.run), for
+# hot blocks. It stops before a block that is not hot, before a step the runaway watch must
+# look at (runaway.py: a snapshot is due, or the batch may be back at the snapshot), and
+# after a step that is a multiple of 256 (the step limit) or that ends the batch.
+_LOOP_HEAD = [
+    "first = True",
+    "while True:",
+    "    which = hot[b]",
+    "    if which < 0:",
+    "        break",
+    "    if step >= watch_from and not first:",
+    "        if step >= next_snapshot:",
+    "            break",
+    "        if b == watch_block and watch_pc.size == pc.size:",
+    "            back = True",
+    "            for i in range(pc.size):",
+    "                if pc[i] != watch_pc[i]:",
+    "                    back = False",
+    "                    break",
+    "            if back:",
+    "                break",
+    "    if step >= watch_from:",
+    "        span[0] = min(span[0], b)",
+    "        span[1] = max(span[1], b)",
+    "    first = False",
+    "    nrun = 0",
+    "    for w in range(warp_bits.size):",
+    "        if warp_bits[w]:",
+    "            nrun += 1",
+    "            if rec_steps.shape[0]:",
+    "                rec_warps[rec_wn + nrun - 1] = first_warp + w",
+    "    if rec_steps.shape[0]:",
+    "        rec_steps[rec_n, 0] = b",
+    "        rec_steps[rec_n, 1] = nrun",
+    "        rec_steps[rec_n, 2] = ev_first",
+    "        rec_steps[rec_n, 3] = rec_wn",
+    "        rec_n += 1",
+    "        rec_wn += nrun",
+    "    exec_warps[b] += nrun",
+    "    exec_lanes[b] += count",
+    "    split = 0",
+]
+_LOOP_TAIL = [
+    "    if split >= 0:",
+    "        uniform[b] += nrun - split",
+    "        divergent[b] += 2 * split",
+    "    b = low",
+    "    count = cnt",
+    "    step += 1",
+    "    if step % 256 == 0 or b == done:",
+    "        break",
+    "return b, count, step, rec_n, rec_wn",
+]
+
+
+def _next_block(blk) -> list[str]:
+    """After the lanes ran the block: where they go (as the engine's ``_terminate``), and
+    the warps that split (-1: a return, which counts no branch)."""
     if blk.term.op is Op.CBR:
         t, f = blk.targets
-        return [f"return branch_and_select(pc, mask, taken, {t}, {f}, warp_bits, warp_steps, wlow)"]
-    target = blk.targets[0] if blk.term.op is Op.BR else done
-    return [f"low, n = jump_and_select(pc, mask, {target}, warp_bits, warp_steps, wlow)",
-            "return low, 0, n"]
+        return [f"low, split, cnt = branch_and_select(pc, mask, taken, {t}, {f}, warp_bits, "
+                "warp_steps, wlow)"]
+    if blk.term.op is Op.BR:
+        return [f"low, cnt = jump_and_select(pc, mask, {blk.targets[0]}, warp_bits, warp_steps, wlow)"]
+    return ["low, cnt = jump_and_select(pc, mask, done, warp_bits, warp_steps, wlow)",
+            "split = -1"]
 
 
 def _regs(blk) -> list[Reg]:

@@ -24,15 +24,17 @@ class LoopWatch:
     def __init__(self):
         self.next_snapshot = WATCH_FROM
         self.block = -1
-        self.pc: np.ndarray | None = None
+        self.snapshot_pc = np.zeros(0, np.int32)
         self.registers: list[np.ndarray] = []
         self.memory: list[np.ndarray] | None = None    # copied at the first match
-        self.lowest = self.highest = 0      # the blocks run since the snapshot span the loop
+        # the lowest and highest blocks run since the snapshot (they span the loop); an array,
+        # as the compiled step loop (fused.py) keeps it up to date too
+        self.span = np.zeros(2, np.int64)
 
     def visit(self, batch, b: int, step: int) -> None:
         """Called before each step from WATCH_FROM on, with the block the step runs."""
-        self.lowest, self.highest = min(self.lowest, b), max(self.highest, b)
-        if b == self.block and np.array_equal(batch.pc, self.pc) \
+        self.span[0], self.span[1] = min(self.span[0], b), max(self.span[1], b)
+        if b == self.block and np.array_equal(batch.pc, self.snapshot_pc) \
                 and all(np.array_equal(r, s) for r, s in zip(batch.R, self.registers)):
             memory = [st.data for st in batch.storage.values()]
             if self.memory is not None and all(np.array_equal(m, s) for m, s in zip(memory, self.memory)):
@@ -41,8 +43,9 @@ class LoopWatch:
             return
         if step >= self.next_snapshot:
             self.next_snapshot = 2 * step
-            self.block, self.lowest, self.highest, self.memory = b, b, b, None
-            self.pc = batch.pc.copy()
+            self.block, self.memory = b, None
+            self.span[:] = b
+            self.snapshot_pc = batch.pc.copy()
             self.registers = [r.copy() for r in batch.R]
 
     def _stop(self, batch, step: int) -> None:
@@ -59,7 +62,8 @@ class LoopWatch:
     def _loop_loc(self, blocks):
         """The loop statement: the branch that jumps back to the loop's first block (loops are
         laid out with their blocks in order, the back edge last), else that first block."""
-        for blk in reversed(blocks[self.lowest:self.highest + 1]):
-            if self.lowest in blk.targets and blk.term.loc is not None:
+        lowest, highest = int(self.span[0]), int(self.span[1])
+        for blk in reversed(blocks[lowest:highest + 1]):
+            if lowest in blk.targets and blk.term.loc is not None:
                 return blk.term.loc
-        return blocks[self.lowest].loc
+        return blocks[lowest].loc

@@ -18,16 +18,16 @@ from numba import njit
 
 
 class _Grow:
-    """A growable 1-D array."""
+    """A growable array (of rows of ``width`` values when ``width`` is given)."""
 
-    def __init__(self, dtype, capacity: int = 1024):
-        self.a = np.empty(capacity, dtype=dtype)
+    def __init__(self, dtype, capacity: int = 1024, width: int | None = None):
+        self.a = np.empty(capacity if width is None else (capacity, width), dtype=dtype)
         self.n = 0
 
     def reserve(self, extra: int) -> np.ndarray:
         need = self.n + extra
-        if need > self.a.size:
-            bigger = np.empty(max(need, 2 * self.a.size), dtype=self.a.dtype)
+        if need > self.a.shape[0]:
+            bigger = np.empty((max(need, 2 * self.a.shape[0]),) + self.a.shape[1:], dtype=self.a.dtype)
             bigger[:self.n] = self.a[:self.n]
             self.a = bigger
         return self.a
@@ -110,6 +110,29 @@ def _running(warp_bits, first_warp, out, start):
     return n
 
 
+@njit(cache=True, nogil=True)
+def _streams(ran, nrun, step_warp, place, ptr, entry_step, entry_k):
+    """Per kept warp (``place``: its number, -1 if left out), its steps in order: a counting
+    sort of the (step, warp) records by warp that keeps the steps' order."""
+    n = ptr.size - 1
+    ptr[:] = 0
+    for s in range(nrun.size):
+        for j in range(nrun[s]):
+            w = place[ran[step_warp[s] + j]]
+            if w >= 0:
+                ptr[w + 1] += 1
+    for w in range(n):
+        ptr[w + 1] += ptr[w]
+    pos = ptr[:n].copy()
+    for s in range(nrun.size):
+        for j in range(nrun[s]):
+            w = place[ran[step_warp[s] + j]]
+            if w >= 0:
+                entry_step[pos[w]] = s
+                entry_k[pos[w]] = j
+                pos[w] += 1
+
+
 class Recorder:
     """Steps, events and sectors of one launch (see the module docstring)."""
 
@@ -120,7 +143,7 @@ class Recorder:
         self.recording = True
         self.recorded_ctas = 0            # blocks [0, recorded_ctas) are recorded
         self.work = 0                     # warp instructions recorded so far
-        self.steps: list[tuple[int, int, int, int]] = []   # (block, running warps, first event, first warp)
+        self.steps = _Grow(np.int64, 1024, 4)   # (block, running warps, first event, first warp)
         self.warps = _Grow(np.int32)
         self.ev_n = _Grow(np.int32)
         self.ev_ptr = _Grow(np.int64)
@@ -147,12 +170,13 @@ class Recorder:
         buf = self.warps.reserve(warp_bits.size)
         start = self.warps.n
         self.warps.n = _running(warp_bits, self.first_warp, buf, start)
-        self.steps.append((block, self.warps.n - start, self.ev_n.n, start))
+        self.steps.reserve(1)[self.steps.n] = (block, self.warps.n - start, self.ev_n.n, start)
+        self.steps.n += 1
 
     def step_arrays(self):
         """(block, running warps, first event) per step, as arrays for the machine."""
-        if not hasattr(self, "_step_arrays") or self._step_arrays[0].size != len(self.steps):
-            a = np.array(self.steps, dtype=np.int64).reshape(-1, 4)
+        if not hasattr(self, "_step_arrays") or self._step_arrays[0].size != self.steps.n:
+            a = self.steps.view()
             self._step_arrays = (a[:, 0].astype(np.int32), a[:, 1].astype(np.int32), a[:, 2].copy(),
                                  a[:, 3].copy())
         return self._step_arrays
@@ -195,12 +219,8 @@ class Recorder:
         _, nrun, _, step_warp = self.step_arrays()
         place = np.full(self.recorded_ctas * self.warps_per_cta, -1, np.int64)
         place[warps] = np.arange(warps.size)
-        new = place[ran]
-        kept = np.flatnonzero(new >= 0)
-        step_of = np.repeat(np.arange(nrun.size, dtype=np.int64), nrun)[kept]
-        k_of = (np.arange(ran.size, dtype=np.int64) - np.repeat(step_warp, nrun))[kept]
-        new = new[kept]
-        order = np.argsort(new, kind="stable")            # steps stay in order within a warp
         ptr = np.zeros(warps.size + 1, np.int64)
-        np.cumsum(np.bincount(new, minlength=warps.size), out=ptr[1:])
-        return ptr, step_of[order], k_of[order].astype(np.int32)
+        total = int(np.count_nonzero(place[ran] >= 0))
+        entry_step, entry_k = np.empty(total, np.int64), np.empty(total, np.int32)
+        _streams(ran, nrun, step_warp, place, ptr, entry_step, entry_k)
+        return ptr, entry_step, entry_k
