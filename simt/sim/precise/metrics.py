@@ -6,7 +6,7 @@ import numpy as np
 
 from ...ir.mir import Op, Space
 from ..timing import model
-from ..timing.machine import STALL_NAMES
+from ..timing.indices import STALL_NAMES
 
 
 class Counters:

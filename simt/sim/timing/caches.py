@@ -1,7 +1,7 @@
 """Sectored, set-associative LRU caches (128-byte lines of four 32-byte sectors), compiled.
 
 The same helpers serve the per-SM L1s (``c`` = the SM) and the L2 (``c`` = 0): per way a
-line tag, a valid-sector mask, a dirty-sector mask and an LRU stamp (machine.memory_arrays).
+line tag, a valid-sector mask, a dirty-sector mask and an LRU stamp (memsys.memory_arrays).
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from . import isa, machine as M
+from . import indices as ix, isa, machine, memsys
 
 LIMITERS = ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "shared", "l1", "l2", "dram",
             "atomics")
@@ -30,46 +30,46 @@ def params(arch, shared_per_sm: int):
     """(P, pipe intervals, L1 lines, L2 lines) for the machine."""
     t = timing_data(arch)
     lat = t["latency"]
-    P = np.zeros(M.N_PARAMS, np.float64)
-    P[M.P_L1_LAT] = lat["l1"]
-    P[M.P_L1_LINE_STEP] = t["l1_line_step_cycles"]
-    P[M.P_L1_LINE_CYCLES] = t["l1_line_cycles"]
-    P[M.P_L2_LAT] = lat["l2"]
-    P[M.P_L2_TAIL] = t["l2_tail_cycles"]
-    P[M.P_DRAM_LAT] = lat["dram"]
-    P[M.P_DRAM_TAIL] = t["dram_tail_cycles"]
-    P[M.P_L2_READ_BPC] = t["l2_read_bytes_per_cycle"]
-    P[M.P_DRAM_BPC] = t["dram_bytes_per_cycle"]
-    P[M.P_DRAM_WRITE_COST] = t["dram_write_cost"]
-    P[M.P_DRAM_FETCH] = t["dram_fetch_bytes"]
-    P[M.P_SH_LAT] = lat["shared"]
-    P[M.P_SH_MIN] = t["shared_instruction_cycles"]
-    P[M.P_SH_ATOM_LAT] = lat["atomic_shared"]
-    P[M.P_SH_ATOM_SAME_LAT] = t["shared_atomic_same_lane_cycles"]
-    P[M.P_SH_ATOM_SAME_TPUT] = t["shared_atomic_same_lane_throughput"]
-    P[M.P_SH_FATOM_ROUND] = t["shared_atomic_f32_round_cycles"]
-    P[M.P_SH_FATOM_SASS] = t["shared_atomic_f32_round_sass"]
-    P[M.P_G_ATOM_LAT] = lat["atomic_global"]
-    P[M.P_ATOM_SAME] = t["atomic_same_address_cycles"]
-    P[M.P_ATOM_SAME_F] = t["atomic_same_address_cycles_f32"]
-    P[M.P_ATOM_UNITS] = t["atomic_units"]
-    P[M.P_ATOM_INTERLEAVE] = t["atomic_interleave_bytes"]
-    P[M.P_BAR_BASE] = t["barrier_cycles"]
-    P[M.P_BAR_WARP] = t["barrier_cycles_per_warp"]
-    P[M.P_L2_DIRTY_SECTORS] = t["l2_dirty_bytes"] / 32
-    P[M.P_QUEUE_ALLOWANCE] = t.get("memory_queue_cycles", lat["l2"])
-    P[M.P_L2_WRITE_LINE] = t["l2_write_cycles_per_line"]
-    P[M.P_L2_WRITE_SECTOR] = t["l2_write_cycles_per_sector"]
-    P[M.P_DISPATCH] = t["cta_launch_cycles"]
-    P[M.P_RETIRE] = t["cta_retire_cycles"]
-    P[M.P_STORE_RETIRE] = t["store_retire_cycles"]
-    P[M.P_BRANCH] = t["branch_cycles"]
-    P[M.P_ATOM_SPREAD] = t["atomic_spread_cycles"]
-    P[M.P_ATOM_PER_CYCLE] = t["atomic_sectors_per_cycle"]
-    P[M.P_DRAM_QUEUE] = t["dram_queue_cycles"]
-    P[M.P_ATOM_LINE] = t["atomic_line_cycles"]
-    P[M.P_DRAM_WRITE_QUEUE] = t["dram_write_queue_cycles"]
-    P[M.P_SAMPLE] = 1.0
+    P = np.zeros(ix.N_PARAMS, np.float64)
+    P[ix.P_L1_LAT] = lat["l1"]
+    P[ix.P_L1_LINE_STEP] = t["l1_line_step_cycles"]
+    P[ix.P_L1_LINE_CYCLES] = t["l1_line_cycles"]
+    P[ix.P_L2_LAT] = lat["l2"]
+    P[ix.P_L2_TAIL] = t["l2_tail_cycles"]
+    P[ix.P_DRAM_LAT] = lat["dram"]
+    P[ix.P_DRAM_TAIL] = t["dram_tail_cycles"]
+    P[ix.P_L2_READ_BPC] = t["l2_read_bytes_per_cycle"]
+    P[ix.P_DRAM_BPC] = t["dram_bytes_per_cycle"]
+    P[ix.P_DRAM_WRITE_COST] = t["dram_write_cost"]
+    P[ix.P_DRAM_FETCH] = t["dram_fetch_bytes"]
+    P[ix.P_SH_LAT] = lat["shared"]
+    P[ix.P_SH_MIN] = t["shared_instruction_cycles"]
+    P[ix.P_SH_ATOM_LAT] = lat["atomic_shared"]
+    P[ix.P_SH_ATOM_SAME_LAT] = t["shared_atomic_same_lane_cycles"]
+    P[ix.P_SH_ATOM_SAME_TPUT] = t["shared_atomic_same_lane_throughput"]
+    P[ix.P_SH_FATOM_ROUND] = t["shared_atomic_f32_round_cycles"]
+    P[ix.P_SH_FATOM_SASS] = t["shared_atomic_f32_round_sass"]
+    P[ix.P_G_ATOM_LAT] = lat["atomic_global"]
+    P[ix.P_ATOM_SAME] = t["atomic_same_address_cycles"]
+    P[ix.P_ATOM_SAME_F] = t["atomic_same_address_cycles_f32"]
+    P[ix.P_ATOM_UNITS] = t["atomic_units"]
+    P[ix.P_ATOM_INTERLEAVE] = t["atomic_interleave_bytes"]
+    P[ix.P_BAR_BASE] = t["barrier_cycles"]
+    P[ix.P_BAR_WARP] = t["barrier_cycles_per_warp"]
+    P[ix.P_L2_DIRTY_SECTORS] = t["l2_dirty_bytes"] / 32
+    P[ix.P_QUEUE_ALLOWANCE] = t.get("memory_queue_cycles", lat["l2"])
+    P[ix.P_L2_WRITE_LINE] = t["l2_write_cycles_per_line"]
+    P[ix.P_L2_WRITE_SECTOR] = t["l2_write_cycles_per_sector"]
+    P[ix.P_DISPATCH] = t["cta_launch_cycles"]
+    P[ix.P_RETIRE] = t["cta_retire_cycles"]
+    P[ix.P_STORE_RETIRE] = t["store_retire_cycles"]
+    P[ix.P_BRANCH] = t["branch_cycles"]
+    P[ix.P_ATOM_SPREAD] = t["atomic_spread_cycles"]
+    P[ix.P_ATOM_PER_CYCLE] = t["atomic_sectors_per_cycle"]
+    P[ix.P_DRAM_QUEUE] = t["dram_queue_cycles"]
+    P[ix.P_ATOM_LINE] = t["atomic_line_cycles"]
+    P[ix.P_DRAM_WRITE_QUEUE] = t["dram_write_queue_cycles"]
+    P[ix.P_SAMPLE] = 1.0
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
     l1_lines = max(64, (t["l1_bytes"] - carveout(arch, shared_per_sm)) // 128)
     l2_lines = t["l2_bytes"] // 128
@@ -110,17 +110,17 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
         P, l2_lines = _scaled(P, l2_lines, f)
     ptr, e_step, e_k = rec.streams((ctas[:, None] * warps_per_cta + np.arange(warps_per_cta)).reshape(-1))
     n_kept = ctas.size
-    stalls = np.zeros((tab.kind.size, len(M.STALL_NAMES)), np.float64)
+    stalls = np.zeros((tab.kind.size, len(ix.STALL_NAMES)), np.float64)
     cta_start = np.zeros(n_kept, np.float64)
     cta_done = np.zeros(n_kept, np.float64)
     cta_sm = np.zeros(n_kept, np.int64)
-    smstat = np.zeros((n_run, M.N_SM_STATS), np.float64)
-    glob = np.zeros(M.N_GLOBAL_STATS, np.float64)
+    smstat = np.zeros((n_run, ix.N_SM_STATS), np.float64)
+    glob = np.zeros(ix.N_GLOBAL_STATS, np.float64)
     shape = (n_run, l1_lines, int(t.get("l1_ways", 8)), l2_lines, int(t.get("l2_ways", 16)),
-             float(P[M.P_L2_DIRTY_SECTORS]))
+             float(P[ix.P_L2_DIRTY_SECTORS]))
     mem = _memory.take(shape)
     try:
-        end = M.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
+        end = machine.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
                     tab.mem_slot, tab.float_atomic, tab.block_first, tab.block_len, ptr, e_step, e_k,
                     *rec.step_arrays()[:3], rec.ev_n.view(),
                     rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), rec.sec_w.view(), n_kept,
@@ -129,7 +129,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     finally:
         _memory.give(shape, mem)
     # the shared units were busy f times as long per replayed request: per request, as in the full GPU
-    for g in (M.G_L2_BUSY, M.G_DRAM_BUSY, M.G_ATOM_BUSY, M.G_ATOM_HOT):
+    for g in (ix.G_L2_BUSY, ix.G_DRAM_BUSY, ix.G_ATOM_BUSY, ix.G_ATOM_HOT):
         glob[g] /= f
     sim_cycles, error = _extrapolate(cta_done, float(end), total_ctas, n / max(1, n_kept))
     if n_run < n_sm:
@@ -180,13 +180,13 @@ def _scaled(P, l2_lines: int, f: float):
     """The GPU-wide units' parameters for a replay of 1/f of the SMs: the same load per
     unit of bandwidth and capacity."""
     P = P.copy()
-    P[M.P_L2_READ_BPC] /= f
-    P[M.P_DRAM_BPC] /= f
-    P[M.P_L2_WRITE_LINE] *= f
-    P[M.P_L2_WRITE_SECTOR] *= f
-    P[M.P_ATOM_PER_CYCLE] /= f
-    P[M.P_L2_DIRTY_SECTORS] /= f
-    P[M.P_SAMPLE] = f
+    P[ix.P_L2_READ_BPC] /= f
+    P[ix.P_DRAM_BPC] /= f
+    P[ix.P_L2_WRITE_LINE] *= f
+    P[ix.P_L2_WRITE_SECTOR] *= f
+    P[ix.P_ATOM_PER_CYCLE] /= f
+    P[ix.P_L2_DIRTY_SECTORS] /= f
+    P[ix.P_SAMPLE] = f
     return P, max(16, int(l2_lines / f))
 
 
@@ -216,7 +216,7 @@ class _Memory:
             sets = self.free.get(shape)
             if sets:
                 return sets.pop()
-        return M.memory_arrays(*shape)
+        return memsys.memory_arrays(*shape)
 
     def give(self, shape: tuple, mem: tuple) -> None:
         with self.lock:
@@ -257,25 +257,25 @@ def _extrapolate(cta_done: np.ndarray, end: float, total: int, weight: float = 1
 def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy, warps_per_cta):
     n_sm = int(arch.sm_count)
     clock = float(t["clock_mhz"])
-    active = np.clip(smstat[:, M.M_LAST] - smstat[:, M.M_FIRST], 0, None)
+    active = np.clip(smstat[:, ix.M_LAST] - smstat[:, ix.M_FIRST], 0, None)
     active_total = float(active.sum()) * scale
-    warp_cycles = float(smstat[:, M.M_WARP_CYCLES].sum()) * scale
+    warp_cycles = float(smstat[:, ix.M_WARP_CYCLES].sum()) * scale
     g = glob * scale
-    l2_read, l2_write, l2_atom = g[M.G_L2_READ], g[M.G_L2_WRITE], g[M.G_L2_ATOM]
+    l2_read, l2_write, l2_atom = g[ix.G_L2_READ], g[ix.G_L2_WRITE], g[ix.G_L2_ATOM]
     l2_total = l2_read + l2_write + l2_atom
-    l2_hits = g[M.G_L2_READ_HIT] + l2_write + g[M.G_L2_ATOM_HIT]
+    l2_hits = g[ix.G_L2_READ_HIT] + l2_write + g[ix.G_L2_ATOM_HIT]
     dram_peak = float(t.get("dram_peak_bytes_per_second", 4.8e12)) / (clock * 1e6)
     # utilisation of each unit over the kernel's elapsed cycles, percent
     span = max(1.0, sim_cycles)
     per_sm = smstat.sum(axis=0) * scale / n_sm
-    units = {"issue": per_sm[M.M_ISSUE] / (4 * span)}
+    units = {"issue": per_sm[ix.M_ISSUE] / (4 * span)}
     for p, name in enumerate(isa.PIPES[:-1]):
-        units[name] = per_sm[M.M_PIPE0 + p] / (4 * span)
-    units["shared"] = per_sm[M.M_LSU] / span
-    units["l1"] = per_sm[M.M_L1T] / span
-    units["l2"] = g[M.G_L2_BUSY] / span
-    units["dram"] = g[M.G_DRAM_BUSY] / span
-    units["atomics"] = max(g[M.G_ATOM_BUSY] / float(t["atomic_units"]), g[M.G_ATOM_HOT]) / span
+        units[name] = per_sm[ix.M_PIPE0 + p] / (4 * span)
+    units["shared"] = per_sm[ix.M_LSU] / span
+    units["l1"] = per_sm[ix.M_L1T] / span
+    units["l2"] = g[ix.G_L2_BUSY] / span
+    units["dram"] = g[ix.G_DRAM_BUSY] / span
+    units["atomics"] = max(g[ix.G_ATOM_BUSY] / float(t["atomic_units"]), g[ix.G_ATOM_HOT]) / span
     units = {k: 100.0 * min(1.0, v) for k, v in units.items()}
     compute = max(units[k] for k in ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl"))
     memory = max(units[k] for k in ("shared", "l1", "l2", "dram", "atomics"))
@@ -285,34 +285,34 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
         "sm__cycles_elapsed.avg": float(round(elapsed)),
         "sm__cycles_active.avg": active_total / n_sm,
         "gpu__time_duration.sum": float(t["time_offset_ns"]) + elapsed / clock * 1e3,
-        "dram__bytes_read.sum": g[M.G_DRAM_READ],
-        "dram__bytes_write.sum": g[M.G_DRAM_WRITE],
+        "dram__bytes_read.sum": g[ix.G_DRAM_READ],
+        "dram__bytes_write.sum": g[ix.G_DRAM_WRITE],
         "lts__t_sectors.sum": l2_total,
         "lts__t_sectors_op_read.sum": l2_read,
         "lts__t_sectors_op_write.sum": l2_write,
         "lts__t_sectors_op_atom.sum": l2_atom,
         "lts__t_sector_hit_rate.pct": 100.0 * l2_hits / l2_total if l2_total else 0.0,
-        "l1tex__t_sector_hit_rate.pct": 100.0 * g[M.G_L1_HITS] / g[M.G_L1_SECTORS] if g[M.G_L1_SECTORS] else 0.0,
+        "l1tex__t_sector_hit_rate.pct": 100.0 * g[ix.G_L1_HITS] / g[ix.G_L1_SECTORS] if g[ix.G_L1_SECTORS] else 0.0,
         "sm__warps_active.avg.pct_of_peak_sustained_active": achieved,
         "sm__maximum_warps_per_active_cycle_pct": 100.0 * occupancy["blocks_per_sm"] * warps_per_cta
         / arch.max_warps_per_sm,
-        "sm__inst_executed.avg.per_cycle_active": per_sm[M.M_ISSUE] * n_sm / active_total if active_total else 0.0,
+        "sm__inst_executed.avg.per_cycle_active": per_sm[ix.M_ISSUE] * n_sm / active_total if active_total else 0.0,
         "sm__throughput.avg.pct_of_peak_sustained_elapsed": compute * sim_cycles / elapsed,
         "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": memory * sim_cycles / elapsed,
         "dram__throughput.avg.pct_of_peak_sustained_elapsed":
-            100.0 * (g[M.G_DRAM_READ] + g[M.G_DRAM_WRITE]) / (dram_peak * elapsed),
+            100.0 * (g[ix.G_DRAM_READ] + g[ix.G_DRAM_WRITE]) / (dram_peak * elapsed),
     }
     stall_totals = stalls.sum(axis=0) * scale
-    issued = float(smstat[:, M.M_ISSUE].sum()) * scale
+    issued = float(smstat[:, ix.M_ISSUE].sum()) * scale
     m["smsp__inst_issued.sum"] = issued
-    for name, v in zip(M.STALL_NAMES, stall_totals):
+    for name, v in zip(ix.STALL_NAMES, stall_totals):
         m[f"simt__warp_stall_{name}_cycles.sum"] = float(v)
         # Nsight Compute: warps waiting for this reason per cycle an instruction issued
         m[f"smsp__average_warps_issue_stalled_{name}_per_issue_active.ratio"] = float(v) / issued if issued else 0.0
     bottleneck = _bottleneck(units, stall_totals, elapsed, sim_cycles, float(t["launch_floor_cycles"]),
                              achieved, m["sm__maximum_warps_per_active_cycle_pct"])
     details = {"units": units, "bottleneck": bottleneck,
-               "stalls": dict(zip(M.STALL_NAMES, (float(x) for x in stall_totals))),
+               "stalls": dict(zip(ix.STALL_NAMES, (float(x) for x in stall_totals))),
                "occupancy": occupancy}
     return m, details
 
@@ -327,7 +327,7 @@ def _bottleneck(units, stalls, elapsed, sim_cycles, floor, achieved, theoretical
     if pct >= 60.0:
         return {**out, "limiter": unit, "pct_of_peak": pct,
                 "why": f"{unit} is busy {pct:.0f}% of the kernel's cycles"}
-    named = dict(zip(M.STALL_NAMES, stalls))
+    named = dict(zip(ix.STALL_NAMES, stalls))
     waits = {"barriers": named["barrier"], "latency": named["long_scoreboard"] + named["short_scoreboard"]
              + named["wait"]}
     if named["barrier"] > 0.5 * sum(waits.values()):

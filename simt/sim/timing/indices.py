@@ -1,0 +1,35 @@
+"""The timing model's tables, by column: the machine's parameters (filled by model.params
+from the architecture's data), the stall reasons, and the per-SM and GPU-wide statistics
+the machine (machine.py) and its memory system (memsys.py) accumulate and model.py reports."""
+from __future__ import annotations
+
+from . import isa
+
+# parameter indices (see params() in model.py)
+(P_DISPATCH, P_L1_LAT, P_L1_LINE_STEP, P_L1_LINE_CYCLES, P_L2_LAT, P_L2_TAIL, P_DRAM_LAT,
+ P_DRAM_TAIL, P_L2_READ_BPC, P_L2_WRITE_BPC, P_DRAM_BPC, P_DRAM_WRITE_COST, P_DRAM_FETCH,
+ P_SH_LAT, P_SH_MIN, P_SH_ATOM_LAT, P_SH_ATOM_SAME_LAT, P_SH_ATOM_SAME_TPUT, P_SH_FATOM_ROUND,
+ P_SH_FATOM_SASS, P_G_ATOM_LAT, P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_UNITS, P_ATOM_INTERLEAVE,
+ P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, P_L2_WRITE_LINE,
+ P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_PER_CYCLE,
+ P_DRAM_QUEUE, P_ATOM_LINE, P_DRAM_WRITE_QUEUE, P_SAMPLE, N_PARAMS) = range(41)
+
+# stall reasons (columns of the stall table)
+S_WAIT, S_LONG, S_SHORT, S_THROTTLE, S_NOT_SELECTED, S_BARRIER, S_LG_THROTTLE = range(7)
+STALL_NAMES = ("wait", "long_scoreboard", "short_scoreboard", "math_pipe_throttle",
+               "not_selected", "barrier", "lg_throttle")
+
+# per-SM statistics (columns)
+(M_ISSUE, M_PIPE0) = (0, 1)                    # issue slots used; busy cycles of pipe p at 1 + p
+M_LSU = 1 + isa.NO_PIPE                        # shared-pipe cycles
+M_L1T = M_LSU + 1                              # L1 tag-stage cycles
+M_WARP_CYCLES = M_L1T + 1                      # sum of warp residencies
+M_FIRST = M_WARP_CYCLES + 1                    # first block start
+M_LAST = M_FIRST + 1                           # last block end
+M_CTAS = M_LAST + 1
+N_SM_STATS = M_CTAS + 1
+
+# global statistics
+(G_L2_READ, G_L2_READ_HIT, G_L2_WRITE, G_L2_ATOM, G_DRAM_READ, G_DRAM_WRITE, G_L1_SECTORS,
+ G_L1_HITS, G_L2_BUSY, G_DRAM_BUSY, G_ATOM_BUSY, G_ATOM_OPS, G_L2_ATOM_HIT, G_ATOM_HOT,
+ N_GLOBAL_STATS) = range(15)

@@ -1,0 +1,371 @@
+"""The timing machine's memory system (machine.py issues; this answers when a request's
+data is there), compiled and inlined into the machine's loop:
+
+- shared memory: the SM's L1 data stage serves one wavefront a cycle (bank conflicts cost
+  more wavefronts); atomics serialise on one address, float atomics run as CAS loops. The
+  lines a global load brings back take the same stage, a wavefront each (micro9.cu: shared
+  wavefronts and L1-hit lines add up, they do not overlap);
+- global memory: the SM's L1 (tag stage one 128-byte line a cycle, a sectored LRU cache);
+  misses go to the one L2 all SMs share (bandwidth queue, sectored LRU cache that fetches
+  64 bytes from DRAM per miss, write-back with a bound on dirty data); DRAM is one queue at
+  its measured bandwidth, and a read's latency grows with the DRAM's recent use, written bytes
+  counting with a longer service time than read ones (micro5.cu, micro8.cu). Data written into
+  the L2 takes its queue: stores, and the fill of every miss for as long as DRAM takes to
+  deliver it; hits (read out at the L2's read rate) and stores wait behind them, misses go on
+  to DRAM. That is why a copy costs its reads plus its writes even while the L2 holds every
+  written byte (micro.cu stream_copy at 4-64 MB against stream_read), while a read stream is
+  limited by DRAM alone. A request's latency is that of its slowest line, and a request that
+  misses in k places waits for the slowest of k: base + tail * (H(k) - 1). For DRAM, k counts
+  64-byte fetches (the tail was measured with one fetch a lane, micro2.cu chase_dram_lanes; a
+  full 128-byte line is two), those of the warp's earlier loads still in flight included: the
+  warp waits for the slowest of all (micro7.cu);
+- atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
+  per word, and a line occupies its unit for at least atomic_line_cycles however few lanes
+  it carries.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import isa
+from .caches import find, halves, sectors, set_of, victim
+from .indices import (G_ATOM_BUSY, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_WRITE, G_L1_HITS,
+                      G_L1_SECTORS, G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT,
+                      G_L2_WRITE, M_L1T, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_PER_CYCLE,
+                      P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC,
+                      P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_QUEUE, P_DRAM_TAIL, P_DRAM_WRITE_COST,
+                      P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES,
+                      P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_READ_BPC, P_L2_TAIL,
+                      P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_SAMPLE)
+
+DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, P, state, glob):
+    """Write the dirty sectors of ``line`` (if still in L2) to DRAM; return dirty sectors freed.
+    A sector only partly written (never read in whole) is read from DRAM first."""
+    sets = l2_tag.shape[1]
+    s = set_of(line, sets)
+    w = find(l2_tag, l2_init, 0, s, line)
+    if w < 0 or l2_dirty[0, s, w] == 0:
+        return 0
+    n = 0
+    d = l2_dirty[0, s, w]
+    for b in range(4):
+        if d & (1 << b):
+            n += 1
+            if not (l2_valid[0, s, w] & (1 << b)):
+                _dram_read(32.0, P[P_DRAM_FETCH], state[3], P, state, glob)
+    bursts = halves(d)
+    l2_dirty[0, s, w] = 0
+    _dram_write(n * 32.0, bursts * P[P_DRAM_FETCH], P, state, glob)
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dram_write(nbytes, burst_bytes, P, state, glob):
+    busy = burst_bytes * P[P_DRAM_WRITE_COST] / P[P_DRAM_BPC]
+    state[1] = max(state[1], state[3]) + busy          # the DRAM queue, at the current time
+    glob[G_DRAM_WRITE] += nbytes
+    glob[G_DRAM_BUSY] += busy
+    _dram_recent(state[3], state)
+    state[11] += busy / DRAM_WINDOW
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dram_recent(now, state):
+    """Age the DRAM's recent read and write use (state[9], state[11]) to ``now``."""
+    if now > state[10]:
+        decay = np.exp(-(now - state[10]) / DRAM_WINDOW)
+        state[9] *= decay
+        state[11] *= decay
+        state[10] = now
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state, P,
+              glob, words=0):
+    """Look ``mask``'s sectors of ``line`` up in the L2 (allocating the line). Writes mark
+    their sectors dirty and the ``words`` they wrote (8 bits a sector); a sector all of whose
+    words are written is whole. Returns the mask of sectors that missed (reads only)."""
+    sets = l2_tag.shape[1]
+    s = set_of(line, sets)
+    w = find(l2_tag, l2_init, 0, s, line)
+    state[4] += 1
+    if w < 0:
+        w = victim(l2_tag, l2_stamp, 0, s)
+        if l2_tag[0, s, w] != -1 and l2_dirty[0, s, w] != 0:
+            n = _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, l2_tag[0, s, w], P, state, glob)
+            state[5] -= n
+        l2_tag[0, s, w] = line
+        l2_valid[0, s, w] = 0
+        l2_dirty[0, s, w] = 0
+        l2_words[0, s, w] = 0
+    l2_stamp[0, s, w] = int(state[4])
+    if write:
+        wm = l2_words[0, s, w] | words
+        l2_words[0, s, w] = wm
+        for b in range(4):
+            if ((wm >> (8 * b)) & 0xFF) == 0xFF:
+                l2_valid[0, s, w] |= 1 << b
+        fresh = mask & ~l2_dirty[0, s, w]
+        l2_dirty[0, s, w] |= mask
+        if fresh:
+            state[5] += sectors(fresh)
+            head = int(state[6])
+            fifo[head % fifo.size] = line
+            state[6] += 1
+            # bounded dirty data: write back the oldest dirty lines beyond the budget
+            while state[5] > P[P_L2_DIRTY_SECTORS] and state[7] < state[6]:
+                old = fifo[int(state[7]) % fifo.size]
+                state[7] += 1
+                state[5] -= _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, old, P, state, glob)
+            if state[6] - state[7] >= fifo.size:           # never overwrite unread entries
+                state[7] = state[6] - fifo.size + 1
+        return 0
+    missed = mask & ~l2_valid[0, s, w]
+    if missed:
+        # DRAM fetches 64 bytes: a missing sector brings its pair
+        fill = missed | ((missed & 0x5) << 1) | ((missed & 0xA) >> 1)
+        l2_valid[0, s, w] |= fill
+    return missed
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dram_read(nbytes, burst_bytes, arrive, P, state, glob):
+    """Queue a DRAM read of ``nbytes`` (occupying DRAM for ``burst_bytes``); return the delay:
+    waiting for the DRAM's bandwidth, and the queueing that grows with its recent use:
+    rho / (2 (1 - rho)) x a service time, an M/D/1 queue's wait. rho counts the DRAM time
+    of reads and writes; the service time is dram_queue_cycles for reads and
+    dram_write_queue_cycles for writes, weighted by their recent use (micro8.cu: a read waits
+    longer behind writes than behind reads of the same DRAM time)."""
+    busy = burst_bytes / P[P_DRAM_BPC]
+    start = max(arrive, state[1])
+    state[1] = start + busy
+    glob[G_DRAM_READ] += nbytes
+    glob[G_DRAM_BUSY] += busy
+    # DRAM use over the last ~DRAM_WINDOW cycles
+    _dram_recent(arrive, state)
+    state[9] += busy / DRAM_WINDOW
+    use = state[9] + state[11]
+    rho = min(use, 0.95)
+    service = (P[P_DRAM_QUEUE] * state[9] + P[P_DRAM_WRITE_QUEUE] * state[11]) / use
+    return start - arrive + service * rho / (2.0 * (1.0 - rho))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _l2_queue(nbytes, bpc, arrive, state, glob):
+    return _l2_busy(nbytes / bpc, arrive, state, glob)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _l2_busy(busy, arrive, state, glob):
+    start = max(arrive, state[0])
+    state[0] = start + busy
+    glob[G_L2_BUSY] += busy
+    return start - arrive
+
+
+@njit(cache=True, nogil=True, inline="always")
+def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag, l2_init, l2_valid,
+                   l2_dirty, l2_words, l2_stamp, fifo, atoms, state, glob, smstat, ibufs, wbuf, fetch):
+    """A global load, store or atomic of one warp issued at T on SM m: its completion time.
+    ``l1``: the SMs' L1s (tags, sets looked at, valid sectors, LRU stamps, when each line's
+    data arrives, when the tag stage and the data stage are free); ``atoms``: the atomic
+    units' (free, busy) times; ``ibufs``: scratch rows for the lines touched, their sector
+    masks, partial writes and the L1 way each missed in; ``fetch``: the warp's DRAM fetches
+    still in flight (how many, until when)."""
+    atom_free, atom_busy = atoms
+    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, data_free = l1
+    lines_buf, masks_buf, partial_buf = ibufs[0], ibufs[1], ibufs[2]
+    n = ev_n[ev]
+    p0 = ev_ptr[ev]
+    # group the sectors into lines
+    n_lines = 0
+    for q in range(n):
+        line = sec[p0 + q] >> 2
+        bit = 1 << (sec[p0 + q] & 3)
+        f = -1
+        for i in range(n_lines):
+            if lines_buf[i] == line:
+                f = i
+                break
+        if f < 0:
+            lines_buf[n_lines] = line
+            masks_buf[n_lines] = bit
+            partial_buf[n_lines] = 0
+            wbuf[n_lines] = 0.0
+            f = n_lines
+            n_lines += 1
+        else:
+            masks_buf[f] |= bit
+        kq = sec_w[p0 + q]
+        if k == isa.GLOBAL_ATOM:            # lanes on one word take turns at the atomic unit
+            per = P[P_ATOM_SAME] if kq > 4 else P[P_ATOM_SPREAD]
+            if fatom:
+                per *= P[P_ATOM_SAME_F] / P[P_ATOM_SAME]
+            wbuf[f] += kq * per
+        elif k == isa.GLOBAL_ST:            # stores: which of the sector's 8 words are written
+            partial_buf[f] |= (kq & 0xFF) << (8 * (sec[p0 + q] & 3))
+    state[2] = 0.0          # out: until when the issuing warp is held by full queues
+    if n_lines == 0:
+        return T
+    start = max(T, l1t_free[m])
+    l1t_free[m] = start + n_lines * P[P_L1_LINE_CYCLES]
+    smstat[m, M_L1T] += n_lines * P[P_L1_LINE_CYCLES]
+    state[3] = start
+    l1sets = l1_tag.shape[1]
+    if k == isa.GLOBAL_ST:
+        n_sec = 0
+        for i in range(n_lines):
+            mask = masks_buf[i]
+            s = set_of(lines_buf[i], l1sets)
+            w = find(l1_tag, l1_init, m, s, lines_buf[i])
+            if w >= 0:
+                l1_valid[m, s, w] |= mask
+            nb = sectors(mask)
+            n_sec += nb
+            glob[G_L2_WRITE] += nb
+            _l2_touch(lines_buf[i], mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
+                      state, P, glob, partial_buf[i])
+        busy = n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
+        q = _l2_busy(busy, start + P[P_L1_LAT], state, glob)
+        state[2] = max(state[2], T + q - P[P_QUEUE_ALLOWANCE])
+        return start + q + P[P_L2_LAT]          # when the L2 acknowledges the store
+    if k == isa.GLOBAL_ATOM:
+        done = start
+        t_arr = start + P[P_L1_LAT]
+        same = P[P_ATOM_SAME_F] if fatom else P[P_ATOM_SAME]
+        units = int(P[P_ATOM_UNITS])
+        for i in range(n_lines):
+            mask = masks_buf[i]
+            nb = sectors(mask)
+            glob[G_L2_ATOM] += nb
+            q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob)
+            missed = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp,
+                               fifo, state, P, glob)
+            extra = 0.0
+            glob[G_L2_ATOM_HIT] += nb - sectors(missed)
+            if missed:
+                pairs = halves(missed)
+                qd = _dram_read(pairs * P[P_DRAM_FETCH], pairs * P[P_DRAM_FETCH], t_arr + q2, P, state, glob)
+                extra = qd + P[P_DRAM_LAT] - P[P_L2_LAT]
+            unit = int((lines_buf[i] * 128) // int(P[P_ATOM_INTERLEAVE])) % units
+            a1 = max(t_arr + q2 + extra, state[8])            # the atomic units' total rate
+            state[8] = a1 + nb / P[P_ATOM_PER_CYCLE]
+            a0 = max(a1, atom_free[unit])
+            state[2] = max(state[2], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
+            service = max(wbuf[i], P[P_ATOM_LINE])           # however few lanes it carries
+            # with a sample of the SMs, each line stands for P_SAMPLE lines at its unit
+            atom_free[unit] = a0 + service * P[P_SAMPLE]
+            atom_busy[unit] += service * P[P_SAMPLE]
+            glob[G_ATOM_BUSY] += service * P[P_SAMPLE]
+            glob[G_ATOM_OPS] += nb
+            fin = a0 + service + P[P_G_ATOM_LAT] - P[P_L1_LAT] - same
+            if fin > done:
+                done = fin
+        return done
+    # loads
+    l1_hit_lines = 0
+    pending = 0.0            # a hit on a line whose data is still on its way waits for it
+    n_missed = 0
+    k_l2 = 0
+    k_dram = 0
+    worst_q2 = 0.0
+    worst_qd = 0.0
+    t_l2 = start + P[P_L1_LAT]
+    for i in range(n_lines):
+        line = lines_buf[i]
+        mask = masks_buf[i]
+        s = set_of(line, l1sets)
+        w = find(l1_tag, l1_init, m, s, line)
+        state[4] += 1
+        glob[G_L1_SECTORS] += sectors(mask)
+        need = mask
+        if w >= 0:
+            need = mask & ~l1_valid[m, s, w]
+            l1_stamp[m, s, w] = int(state[4])
+        else:
+            w = victim(l1_tag, l1_stamp, m, s)
+            l1_tag[m, s, w] = line
+            l1_valid[m, s, w] = 0
+            l1_stamp[m, s, w] = int(state[4])
+        glob[G_L1_HITS] += sectors(mask & ~need)
+        if need == 0:
+            l1_hit_lines += 1
+            if l1_ready[m, s, w] > pending:
+                pending = l1_ready[m, s, w]
+            continue
+        ibufs[3, n_missed] = s * l1_tag.shape[2] + w
+        n_missed += 1
+        nn = sectors(need)
+        glob[G_L2_READ] += nn
+        missed = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state,
+                           P, glob)
+        hits = nn - sectors(missed)
+        glob[G_L2_READ_HIT] += hits
+        # hits are read out of the L2 (waiting for its queue); a miss goes on to DRAM, and its
+        # fill is written into the L2 after, taking the queue for as long as DRAM takes to
+        # deliver it: the stores and hits behind it wait
+        q2 = _l2_busy(hits * 32.0 / P[P_L2_READ_BPC], t_l2, state, glob) if hits else 0.0
+        if q2 > worst_q2:
+            worst_q2 = q2
+        if missed:
+            pairs = halves(missed)
+            state[0] = max(state[0], t_l2) + pairs * P[P_DRAM_FETCH] / P[P_DRAM_BPC]
+            qd = _dram_read(pairs * P[P_DRAM_FETCH], pairs * P[P_DRAM_FETCH], t_l2 + q2 + P[P_L2_LAT] * 0.5,
+                            P, state, glob)
+            if qd > worst_qd:
+                worst_qd = qd
+            k_dram += pairs                  # the tail was measured per 64-byte fetch
+        else:
+            k_l2 += 1
+        l1_valid[m, s, w] |= need
+    done = start + P[P_L1_LAT] + (n_lines - 1) * P[P_L1_LINE_STEP]
+    if k_l2 + k_dram > 0:
+        kk = k_l2 + k_dram
+        t = start + worst_q2 + P[P_L2_LAT] + P[P_L2_TAIL] * (H[min(kk, 32)] - 1.0)
+        if t > done:
+            done = t
+    if k_dram > 0:
+        # the warp waits for the slowest of all its fetches in flight, this request's and
+        # those of its earlier loads still out (micro7.cu: four one-line loads a step take
+        # longer than one four-line load)
+        if T < fetch[1]:
+            k_dram += int(fetch[0])
+        else:
+            fetch[1] = 0.0
+        t = start + worst_q2 + worst_qd + P[P_DRAM_LAT] + P[P_DRAM_TAIL] * (H[min(k_dram, 32)] - 1.0)
+        if t > done:
+            done = t
+        fetch[0] = k_dram
+        fetch[1] = max(fetch[1], done)
+    if pending > done:
+        done = pending
+    for i in range(n_missed):                 # the lines this request fills arrive with it
+        sw = ibufs[3, i]
+        l1_ready[m, sw // l1_tag.shape[2], sw % l1_tag.shape[2]] = done
+    # the lines go back to the warp through the L1's data stage, one a cycle, taking turns
+    # with shared-memory wavefronts (micro9.cu)
+    s0 = max(T, data_free[m])
+    data_free[m] = s0 + n_lines
+    return done + (s0 - T)
+
+
+def memory_arrays(n_sm: int, l1_lines: int, l1_ways: int, l2_lines: int, l2_ways: int,
+                  dirty_sectors: float) -> tuple:
+    """The caches' arrays ``run`` works in (``mem``): per SM an L1 of ``l1_lines`` lines
+    (tags, sets looked at, valid sectors, LRU stamps, when each line's data arrives), the L2
+    (tags, sets looked at, valid and dirty sectors, written words, LRU stamps) and the queue
+    of dirty lines. ``run`` clears what it needs, so a caller may reuse them."""
+    l1w = max(1, min(l1_ways, l1_lines))
+    l1_sets = max(1, l1_lines // l1w)
+    l2w = max(1, min(l2_ways, l2_lines))
+    l2_sets = max(1, l2_lines // l2w)
+    l1, l2 = (n_sm, l1_sets, l1w), (1, l2_sets, l2w)
+    return (np.empty(l1, np.int64), np.zeros(l1[:2], np.uint8), np.empty(l1, np.uint8), np.empty(l1, np.int64),
+            np.zeros(l1, np.float64), np.empty(l2, np.int64), np.zeros(l2[:2], np.uint8), np.empty(l2, np.uint8),
+            np.empty(l2, np.uint8), np.empty(l2, np.int64), np.empty(l2, np.int64),
+            np.empty(max(1024, 2 * int(dirty_sectors)), np.int64))
