@@ -43,12 +43,14 @@ from .. import mathlib
 from ..fast import cache
 from ..fast.codegen import RUNTIME_NAMES, Source
 from ..fast.ops import MATH_MODULE, Constants, OpWriter, UnsupportedOp, reg_name
+from ..timing import recorder
 from . import stepping
 from .runaway import WATCH_FROM
 
 # numba's cache of the generated code does not see changes to the helpers it calls: their
 # source is part of the generated source (as a digest), and so of its cache key
-_STEPPING = hashlib.sha256(Path(stepping.__file__).read_bytes()).hexdigest()[:16]
+_HELPERS = hashlib.sha256(b"".join(Path(m.__file__).read_bytes()
+                                   for m in (stepping, recorder))).hexdigest()[:16]
 
 HOT_STEPS = 64           # steps of a pure block before it is compiled
 PURE_OPS = BINARY | COMPARE | UNARY | {Op.ISNAN, Op.ISINF, Op.MOV, Op.CVT, Op.SELECT}
@@ -96,9 +98,8 @@ class Fusion:
         self.pure = [is_pure(b) for b in prog.blocks]
         self.kinds, self.rows, self.counts = register_pools(prog.reg_types)
         self.pool_kinds = sorted(self.counts)
-        self.which = [-1] * len(prog.blocks)
         self.steps = [0] * len(prog.blocks)
-        self.hot = np.full(len(prog.blocks), -1, dtype=np.int32)   # ``which`` as an array
+        self.hot = np.full(len(prog.blocks), -1, dtype=np.int32)   # ``which``, as the loop reads it
         self.run_steps = None
         self.sealed = False
         self.failed: str | None = None      # why compiling failed (the numpy path goes on)
@@ -107,11 +108,15 @@ class Fusion:
     def any(self) -> bool:
         return any(self.pure)
 
+    @property
+    def which(self) -> list[int]:
+        return self.hot.tolist()
+
     def ready(self, b: int) -> bool:
         """Whether pure block ``b`` runs compiled: count its step; once it has run HOT_STEPS
         steps (a loop), compile it with the other pure blocks that ran at least a quarter
         as often. Straight-line code runs a step per batch and is never worth compiling."""
-        if self.which[b] >= 0:
+        if self.hot[b] >= 0:
             return True
         if self.failed is not None:
             return False
@@ -119,25 +124,23 @@ class Fusion:
         if self.steps[b] < HOT_STEPS:
             return False
         with _lock:
-            if self.which[b] < 0 and self.failed is None:
+            if self.hot[b] < 0 and self.failed is None:
                 hot = [p and (n >= HOT_STEPS // 4 or w >= 0)
-                       for p, n, w in zip(self.pure, self.steps, self.which)]
+                       for p, n, w in zip(self.pure, self.steps, self.hot)]
                 self._compile(hot)
-        return self.which[b] >= 0
+        return self.hot[b] >= 0
 
     def _compile(self, hot: list[bool]) -> None:
         try:
             source, which = generate(self.prog, hot, self.kinds, self.rows, self.pool_kinds)
             self.run_steps = cache.load_module(f"{self.prog.fn.name}_precise", source).run_blocks
             self.sealed = False
-            self.which = which
             self.hot = np.array(which, dtype=np.int32)
         except Exception as exc:        # a gap in the translation: say so, and go on with numpy
             self._fail(exc)
 
     def _fail(self, exc: Exception) -> None:
         self.run_steps = None
-        self.which = [-1] * len(self.prog.blocks)
         self.hot[:] = -1
         self.failed = f"{type(exc).__name__}: {exc}".splitlines()[0]
         warnings.warn(f"simt: cpu:precise could not compile the arithmetic blocks of kernel "
@@ -192,12 +195,12 @@ def generate(prog, hot: list[bool], kinds: list[str], rows: list[int],
     pool_of = {k: f"P{i}" for i, k in enumerate(pool_kinds)}
     index = prog.reg_index
 
-    def row(r: Reg) -> str:
+    def row(r: Reg) -> tuple[str, int]:
         i = index[r.id]
-        return f"{pool_of[kinds[i]]}_{rows[i]}"
+        return pool_of[kinds[i]], rows[i]
 
     def where(r: Reg) -> str:
-        return f"{row(r)}[l]"
+        return "{}_{}[l]".format(*row(r))
 
     src = Source()
     src.indent()
@@ -211,9 +214,8 @@ def generate(prog, hot: list[bool], kinds: list[str], rows: list[int],
         body = _lane_body(blk, writer, where, {index[r.id]: r for r in _regs(blk)})
         src.add(f"{'if' if n == 0 else 'elif'} which == {n}:    # block {blk.label}")
         src.indent()
-        for r in sorted({row(r) for r in _regs(blk)}):      # the registers' rows, 1-D
-            pool, k = r.rsplit("_", 1)
-            src.add(f"{r} = {pool}[{k}]")
+        for pool, k in sorted({row(r) for r in _regs(blk)}):      # the registers' rows, 1-D
+            src.add(f"{pool}_{k} = {pool}[{k}]")
         src.add("for w in range(warp_bits.size):", "    bits = np.int64(warp_bits[w])",
                 "    if bits:", "        for lane in range(32):",
                 "            if (bits >> lane) & 1:", "                l = w * 32 + lane")
@@ -234,7 +236,8 @@ def generate(prog, hot: list[bool], kinds: list[str], rows: list[int],
             "its hot pure blocks; do not edit",
             "import numpy as np",
             "from numba import njit",
-            f"from simt.sim.precise.stepping import branch_and_select, jump_and_select  # {_STEPPING}",
+            f"from simt.sim.precise.stepping import branch_and_select, jump_and_select  # {_HELPERS}",
+            "from simt.sim.timing.recorder import running_warps",
             f"from simt.sim.fast.runtime import ({', '.join(RUNTIME_NAMES)})",
             f"from simt.sim import mathlib as {MATH_MODULE}  # {mathlib.VERSION}",
             "", *consts.lines, "", "",
@@ -268,13 +271,8 @@ _LOOP_HEAD = [
     "        span[0] = min(span[0], b)",
     "        span[1] = max(span[1], b)",
     "    first = False",
-    "    nrun = 0",
-    "    for w in range(warp_bits.size):",
-    "        if warp_bits[w]:",
-    "            nrun += 1",
-    "            if rec_steps.shape[0]:",
-    "                rec_warps[rec_wn + nrun - 1] = first_warp + w",
-    "    if rec_steps.shape[0]:",
+    "    if rec_steps.shape[0]:             # as Recorder.step",
+    "        nrun = running_warps(warp_bits, first_warp, rec_warps, rec_wn) - rec_wn",
     "        rec_steps[rec_n, 0] = b",
     "        rec_steps[rec_n, 1] = nrun",
     "        rec_steps[rec_n, 2] = ev_first",

@@ -100,7 +100,7 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
 
 
 @njit(cache=True, nogil=True)
-def _running(warp_bits, first_warp, out, start):
+def running_warps(warp_bits, first_warp, out, start):
     """Write the ids of the warps with lanes here from ``out[start]``; return the new end."""
     n = start
     for w in range(warp_bits.size):
@@ -111,9 +111,10 @@ def _running(warp_bits, first_warp, out, start):
 
 
 @njit(cache=True, nogil=True)
-def _streams(ran, nrun, step_warp, place, ptr, entry_step, entry_k):
+def _streams(ran, nrun, step_warp, place, ptr):
     """Per kept warp (``place``: its number, -1 if left out), its steps in order: a counting
-    sort of the (step, warp) records by warp that keeps the steps' order."""
+    sort of the (step, warp) records by warp that keeps the steps' order. Fills ``ptr``;
+    returns (entry_step, entry_k)."""
     n = ptr.size - 1
     ptr[:] = 0
     for s in range(nrun.size):
@@ -123,6 +124,8 @@ def _streams(ran, nrun, step_warp, place, ptr, entry_step, entry_k):
                 ptr[w + 1] += 1
     for w in range(n):
         ptr[w + 1] += ptr[w]
+    entry_step = np.empty(ptr[n], np.int64)
+    entry_k = np.empty(ptr[n], np.int32)
     pos = ptr[:n].copy()
     for s in range(nrun.size):
         for j in range(nrun[s]):
@@ -131,6 +134,7 @@ def _streams(ran, nrun, step_warp, place, ptr, entry_step, entry_k):
                 entry_step[pos[w]] = s
                 entry_k[pos[w]] = j
                 pos[w] += 1
+    return entry_step, entry_k
 
 
 class Recorder:
@@ -169,7 +173,7 @@ class Recorder:
             return
         buf = self.warps.reserve(warp_bits.size)
         start = self.warps.n
-        self.warps.n = _running(warp_bits, self.first_warp, buf, start)
+        self.warps.n = running_warps(warp_bits, self.first_warp, buf, start)
         self.steps.reserve(1)[self.steps.n] = (block, self.warps.n - start, self.ev_n.n, start)
         self.steps.n += 1
 
@@ -219,8 +223,6 @@ class Recorder:
         _, nrun, _, step_warp = self.step_arrays()
         place = np.full(self.recorded_ctas * self.warps_per_cta, -1, np.int64)
         place[warps] = np.arange(warps.size)
-        ptr = np.zeros(warps.size + 1, np.int64)
-        total = int(np.count_nonzero(place[ran] >= 0))
-        entry_step, entry_k = np.empty(total, np.int64), np.empty(total, np.int32)
-        _streams(ran, nrun, step_warp, place, ptr, entry_step, entry_k)
+        ptr = np.empty(warps.size + 1, np.int64)
+        entry_step, entry_k = _streams(ran, nrun, step_warp, place, ptr)
         return ptr, entry_step, entry_k
