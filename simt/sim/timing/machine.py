@@ -30,6 +30,7 @@ from .indices import (G_ATOM_HOT, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIP
                       P_SH_LAT, P_SH_MIN, P_STORE_RETIRE, S_BARRIER, S_LG_THROTTLE, S_LONG,
                       S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT)
 from .memsys import global_access
+from .private import run_private, tables
 from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp
 
 RUN_AHEAD = 16.0     # cycles a scheduler may run ahead of the earliest pending event
@@ -78,6 +79,7 @@ def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_fir
         sl_sprod[g] = -1
         reg_ready[g, :] = t
         reg_prod[g, :] = -1
+        reg_ready[g, reg_ready.shape[1] - 1] = 0.0    # the register that is always ready
     cta_live[c] = live
     if smstat[m, M_CTAS] == 0:
         smstat[m, M_FIRST] = t
@@ -128,8 +130,12 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sl_c0 = np.full(G, INF, np.float64)
     sl_pp = np.zeros(G, np.int64)
     nr = max(1, n_regs)
-    reg_ready = np.empty((G, nr), np.float64)   # a slot's rows are set when a block starts
-    reg_prod = np.empty((G, nr), np.int32)      # the instruction that produces each register
+    # a slot's rows are set when a block starts; the last column is a register that is always
+    # ready (the private run pads sources with it)
+    reg_ready = np.empty((G, nr + 1), np.float64)
+    reg_prod = np.empty((G, nr + 1), np.int32)      # the instruction that produces each register
+    issue, srcs, dest, e_first, e_end = tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len,
+                                               entry_step, step_block, nr)
     # schedulers, SMs, blocks
     sp_free = np.zeros(n_sp, np.float64)
     pipe_free = np.zeros((n_sp, n_pipes + 1), np.float64)
@@ -207,6 +213,16 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
         # others, while it is ready as soon as the scheduler is (it would win that look)
         greedy = -1
         while True:
+            if next_cta >= n_ctas and sp_wait[sp] == 0:
+                # nothing outside the scheduler can change what it issues: its private
+                # instructions go in one tight loop (private.py), the rest on from here
+                t, greedy, idle = run_private(
+                    sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr,
+                    dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins,
+                    sl_own, sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free,
+                    pipe_interval, sp_free, sp_last, sp_slots, sp_order, stalls, smstat)
+                if idle:
+                    break
             if greedy >= 0:
                 g = greedy
                 c = sl_c0[g]

@@ -1,0 +1,175 @@
+"""A scheduler's run of private instructions, compiled: the machine's issue loop (machine.py)
+cut down to what arithmetic and branches need.
+
+An instruction is private when it touches nothing another scheduler shares: not the memory
+system, the LSU, a barrier or the block launcher. Once no block is left to launch and none
+of a scheduler's warps waits at a barrier, nothing outside the scheduler can change what it
+issues next, so it issues its private instructions here, in one tight loop, exactly as the
+machine's loop would (the same pick, stall accounting, pipes and statistics), and hands
+back at the first instruction that is not private or that may end its warp. A compute-bound
+kernel spends nearly all its issues here.
+
+The loop reads tables that ``tables`` builds once per launch: which instructions it may
+issue, each instruction's sources padded to three with a register that is always ready (so
+the scan of the next instruction's sources has no loop), its one destination, and the
+instructions of each warp's recorded block.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import isa
+from .indices import M_ISSUE, M_PIPE0, S_NOT_SELECTED, S_THROTTLE, S_WAIT
+from .scheduling import pick_warp
+
+NO, YES, LAST = 0, 1, 2      # may the loop issue it: no; yes; yes, and it may end its warp
+
+
+@njit(cache=True, nogil=True)
+def tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len, entry_step, step_block, ready_reg):
+    """(issue [instr]: NO, YES or LAST; sources [instr, 3], padded with ``ready_reg``;
+    destination [instr], -1 if not exactly one; first and end instruction [warp entry])."""
+    n = kind.size
+    issue = np.zeros(n, np.int8)
+    srcs = np.full((n, 3), ready_reg, np.int64)
+    dest = np.full(n, -1, np.int64)
+    for i in range(n):
+        if src_ptr[i + 1] - src_ptr[i] <= 3:
+            for j in range(src_ptr[i], src_ptr[i + 1]):
+                srcs[i, j - src_ptr[i]] = src[j]
+            if kind[i] == isa.ALU or kind[i] == isa.BRANCH or kind[i] == isa.FREE:
+                issue[i] = YES
+        if dst_ptr[i + 1] - dst_ptr[i] == 1:
+            dest[i] = dst[dst_ptr[i]]
+    # the last issued instruction of a block: only free ones follow it
+    for b in range(blk_first.size):
+        i = blk_first[b] + blk_len[b] - 1
+        while i >= blk_first[b]:
+            if issue[i] == YES:
+                issue[i] = LAST
+            if kind[i] != isa.FREE:
+                break
+            i -= 1
+    e_first = np.empty(entry_step.size, np.int64)
+    e_end = np.empty(entry_step.size, np.int64)
+    for e in range(entry_step.size):
+        b = step_block[entry_step[e]]
+        e_first[e] = blk_first[b]
+        e_end[e] = blk_first[b] + blk_len[b]
+    return issue, srcs, dest, e_first, e_end
+
+
+@njit(cache=True, nogil=True)
+def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr,
+                dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins,
+                sl_own, sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free,
+                pipe_interval, sp_free, sp_last, sp_slots, sp_order, stalls, smstat):
+    """Scheduler ``sp`` (of SM ``m``) issues from time ``t``, ``greedy`` the warp that issued
+    last and may go on without a look at the others (-1: none), while the warp to issue is at
+    a private instruction that cannot end it. Returns (t, greedy, idle): idle when no warp
+    can issue (all exited or at a barrier); else the machine's loop takes the same pick."""
+    while True:
+        if greedy >= 0:
+            g = greedy
+            c = sl_c0[g]
+            pp = sl_pp[g]
+            if pp < n_pipes and pipe_free[sp, pp] > c:
+                c = pipe_free[sp, pp]
+            T = max(sp_free[sp], t)
+            if c > T:
+                greedy = -1
+            else:
+                i0 = sl_ins[g]
+                if issue[i0] == NO or (issue[i0] == LAST and sl_e[g] == sl_end[g] - 1):
+                    return t, greedy, False
+        if greedy < 0:
+            base = max(sp_free[sp], t)
+            min1_c, min1_g, best = pick_warp(sp, SQ, sp_slots[sp], base, sl_c0, sl_pp, pipe_free,
+                                             sp_last[sp], sp_order)
+            if min1_g < 0:
+                return t, -1, True
+            if best < 0:
+                best = min1_g
+            T = max(min1_c, base)
+            i0 = sl_ins[best]
+            if issue[i0] == NO or (issue[i0] == LAST and sl_e[best] == sl_end[best] - 1):
+                return t, -1, False
+            g = best
+        # ---- issue the next instruction of warp g at T (as machine.run does) -------------
+        t = T
+        sp_last[sp] = g
+        ins = sl_ins[g]
+        own = sl_own[g]
+        dep = own
+        if sl_src[g] > own:
+            dep = sl_src[g]
+            prod = sl_sprod[g]
+            if prod >= 0:
+                stalls[prod, stall_cls[prod]] += dep - own
+            else:
+                stalls[ins, S_WAIT] += dep - own
+        pp = pipe[ins]
+        slots = sass[ins]
+        if pp < n_pipes:
+            if pipe_free[sp, pp] > dep:
+                stalls[ins, S_THROTTLE] += pipe_free[sp, pp] - dep
+                dep = pipe_free[sp, pp]
+            busy = slots * pipe_interval[pp]
+            pipe_free[sp, pp] = T + busy
+            smstat[m, M_PIPE0 + pp] += busy
+        if T > dep:
+            stalls[ins, S_NOT_SELECTED] += T - dep
+        sp_free[sp] = T + slots
+        smstat[m, M_ISSUE] += slots
+        d = dest[ins]
+        if d >= 0:
+            reg_ready[g, d] = T + lat[ins]
+            reg_prod[g, d] = ins
+        else:
+            for p in range(dst_ptr[ins], dst_ptr[ins + 1]):
+                reg_ready[g, dst[p]] = T + lat[ins]
+                reg_prod[g, dst[p]] = ins
+        own = T + slots
+        if bpen[ins] > 0.0:          # a conditional branch resolves before the next fetch
+            own = T + bpen[ins]
+        # ---- advance past this and any free instructions (not past the warp's end) -------
+        nxt = ins + 1
+        while True:
+            if nxt == sl_bend[g]:
+                e = sl_e[g] + 1
+                sl_e[g] = e
+                nxt = e_first[e]
+                sl_bend[g] = e_end[e]
+            if kind[nxt] != isa.FREE:
+                break
+            ready = own
+            fp = -1
+            for p in range(src_ptr[nxt], src_ptr[nxt + 1]):
+                if reg_ready[g, src[p]] > ready:
+                    ready = reg_ready[g, src[p]]
+                    fp = reg_prod[g, src[p]]
+            for p in range(dst_ptr[nxt], dst_ptr[nxt + 1]):
+                reg_ready[g, dst[p]] = ready
+                reg_prod[g, dst[p]] = fp
+            nxt += 1
+        sl_ins[g] = nxt
+        sl_own[g] = own
+        # the next instruction's sources: when the last is ready, and who produces the first
+        # of the latest (selects, not branches: which one it is cannot be predicted)
+        s0, s1, s2 = srcs[nxt, 0], srcs[nxt, 1], srcs[nxt, 2]
+        r0, r1, r2 = reg_ready[g, s0], reg_ready[g, s1], reg_ready[g, s2]
+        p0, p1, p2 = reg_prod[g, s0], reg_prod[g, s1], reg_prod[g, s2]
+        ready = 0.0
+        sprod = -1
+        sprod = p0 if r0 > ready else sprod
+        ready = r0 if r0 > ready else ready
+        sprod = p1 if r1 > ready else sprod
+        ready = r1 if r1 > ready else ready
+        sprod = p2 if r2 > ready else sprod
+        ready = r2 if r2 > ready else ready
+        sl_sprod[g] = sprod
+        sl_src[g] = ready
+        sl_pp[g] = pipe[nxt]
+        sl_c0[g] = max(own, ready)
+        greedy = g
