@@ -622,3 +622,54 @@ def test_a_launch_predicts_the_same_after_other_launches():
 def _copy_plus_one(src: wp.array(dtype=float), dst: wp.array(dtype=float)):
     i = wp.tid()
     dst[i] = src[i] + 1.0
+
+
+def _launch_on_threads(threads, kernel, n, inputs, block_dim):
+    import numba
+    numba.set_num_threads(threads)
+    try:
+        return wp.launch(kernel, n, inputs(), block_dim=block_dim)
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+@wp.kernel
+def _uneven_loop(out: wp.array(dtype=float)):
+    i = wp.tid()
+    x = float(0.0)
+    for j in range(i % 61):
+        x = x * 0.5 + float(j)
+    out[i] = x
+
+
+@wp.kernel
+def _uneven_loop_with_barrier(out: wp.array(dtype=float)):
+    s = wp.shared.array(shape=(256,), dtype=float)
+    t = wp.thread_idx()
+    x = float(0.0)
+    for j in range(t % 23):
+        x = x * 0.5 + float(j)
+    s[t] = x
+    wp.sync_threads()
+    out[wp.tid()] = s[255 - t] + x
+
+
+@pytest.mark.parametrize("kernel,n,block_dim", [
+    (_uneven_loop, 32 * 1024, 1024),          # one wave: the first wave's schedulers run ahead
+    (_uneven_loop, 300 * 1024, 1024),         # more than a wave: the last block's launch
+    (_uneven_loop_with_barrier, 64 * 256, 256),
+])
+def test_timing_does_not_depend_on_how_many_threads_the_machine_uses(kernel, n, block_dim):
+    """Schedulers that nothing outside can disturb issue on several threads once the last
+    block is launched; every figure must come out the same, bit for bit, on one thread."""
+    import numba
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread on this machine")
+    inputs = lambda: [wp.zeros(n)]                       # noqa: E731
+    one = _launch_on_threads(1, kernel, n, inputs, block_dim)
+    many = _launch_on_threads(numba.config.NUMBA_NUM_THREADS, kernel, n, inputs, block_dim)
+    assert one.metrics["smsp__inst_executed.sum"] > 0
+    assert dict(one.metrics) == dict(many.metrics)
+    assert one.stalls == many.stalls
+    assert np.array_equal(one.details["block_cycles"], many.details["block_cycles"])
+    assert one.lines.equals(many.lines)

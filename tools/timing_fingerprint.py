@@ -11,7 +11,8 @@ bottleneck, per-block cycles, and the per-line stall table.
     PYTHONPATH=. python3 tools/timing_fingerprint.py --out before.json
     PYTHONPATH=. python3 tools/timing_fingerprint.py --out after.json --compare before.json
 
-``--compare`` exits 1 on any difference (exact: floats compared with ==).
+``--compare`` exits 1 on any difference (exact: floats compared with ==; ``--rtol 1e-12``
+lets sums whose terms are added in another order pass).
 """
 from __future__ import annotations
 
@@ -118,32 +119,44 @@ def traced(tmp: str) -> dict:
         path = os.path.join(tmp, f"{name}.jsonl")
         r = _case_launch(case, case.sizes["small"], "cpu:trace", trace=path)
         # launch ids (the process's traced launches so far) and host addresses are no
-        # predictions and vary from run to run: left out
+        # predictions and vary from run to run: left out; so is the end record, whose
+        # metrics the summary holds (and --rtol compares)
         lines = [re.sub(r'"launch": ?\d+|"addr":\[[^]]*\]', "", ln)
-                 for ln in Path(path).read_text().splitlines()]
+                 for ln in Path(path).read_text().splitlines() if not ln.startswith('{"type": "end"')]
         out[f"trace:{name}@small"] = {"summary": summary(r), "records": len(lines),
                                       "digest": hashlib.sha256("\n".join(lines).encode()).hexdigest()}
     return out
 
 
-def compare(new: dict, old: dict) -> list[str]:
+def compare(new: dict, old: dict, rtol: float = 0.0) -> list[str]:
     diffs = []
     for key in sorted(set(new) | set(old)):
         if key not in new or key not in old:
             diffs.append(f"{key}: only in {'new' if key in new else 'old'}")
-        elif new[key] != old[key]:
+        elif not same(new[key], old[key], rtol):
             diffs.append(f"{key}: differs")
             if isinstance(new[key], dict) and isinstance(old[key], dict):
-                for sub in diffs_in(new[key], old[key]):
+                for sub in diffs_in(new[key], old[key], rtol):
                     diffs.append(f"    {sub}")
     return diffs
 
 
-def diffs_in(a, b, where=""):
+def same(a, b, rtol: float) -> bool:
+    """Equal, floats within ``rtol`` of each other (exact when 0)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k], rtol) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y, rtol) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or math.isclose(a, b, rel_tol=rtol, abs_tol=0.0)
+    return a == b
+
+
+def diffs_in(a, b, rtol: float, where=""):
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b)):
-            if a.get(k) != b.get(k):
-                yield from diffs_in(a.get(k), b.get(k), f"{where}.{k}")
+            if not same(a.get(k), b.get(k), rtol):
+                yield from diffs_in(a.get(k), b.get(k), rtol, f"{where}.{k}")
     else:
         yield f"{where}: {str(b)[:120]} -> {str(a)[:120]}"
 
@@ -152,6 +165,9 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True)
     p.add_argument("--compare", metavar="OLD")
+    p.add_argument("--rtol", type=float, default=0.0,
+                   help="floats within this relative difference count as equal (a change of "
+                        "the order in which sums are added moves their last bits)")
     p.add_argument("--big", action="store_true", help="add bench_big's sampled launches")
     p.add_argument("--only", help="comma-separated substrings of launch names to run")
     a = p.parse_args()
@@ -174,8 +190,9 @@ def main() -> int:
         old = json.loads(Path(a.compare).read_text())
         if only:
             old = {k: v for k, v in old.items() if k in result}
-        diffs = compare(result, old)
-        print("\n".join(diffs) if diffs else f"identical: {len(result)} launches")
+        diffs = compare(result, old, a.rtol)
+        same_as = f"within a relative {a.rtol:g}" if a.rtol else "identical"
+        print("\n".join(diffs) if diffs else f"{same_as}: {len(result)} launches")
         return 1 if diffs else 0
     return 0
 

@@ -30,7 +30,7 @@ from .indices import (G_ATOM_HOT, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIP
                       P_SH_LAT, P_SH_MIN, P_STORE_RETIRE, S_BARRIER, S_LG_THROTTLE, S_LONG,
                       S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT)
 from .memsys import global_access
-from .private import run_private, tables
+from .private import run_ahead_waiting, run_private, tables
 from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp
 
 RUN_AHEAD = 16.0     # cycles a scheduler may run ahead of the earliest pending event
@@ -201,6 +201,18 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             next_cta += 1
     end_time = 0.0
     drain = 0.0
+    # private runs done ahead (private.py), taken when the scheduler's event comes: the last
+    # block is launched here or in the loop below
+    ahead = np.zeros(n_sp, np.int8)
+    ahead_t = np.zeros(n_sp, np.float64)
+    ahead_greedy = np.zeros(n_sp, np.int64)
+    ahead_idle = np.zeros(n_sp, np.bool_)
+    if next_cta >= n_ctas:
+        run_ahead_waiting(
+            sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead, stalls, smstat, SQ, n_pipes,
+            kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
+            e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0, sl_pp,
+            reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots, sp_order)
     while hsize > 0:
         t, sp, ver, hsize = heap_pop(hk, hv, hn, hsize)
         if ver != sp_ver[sp]:
@@ -213,7 +225,12 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
         # others, while it is ready as soon as the scheduler is (it would win that look)
         greedy = -1
         while True:
-            if next_cta >= n_ctas and sp_wait[sp] == 0:
+            if ahead[sp]:
+                ahead[sp] = 0
+                t, greedy, idle = ahead_t[sp], ahead_greedy[sp], ahead_idle[sp]
+                if idle:
+                    break
+            elif next_cta >= n_ctas and sp_wait[sp] == 0:
                 # nothing outside the scheduler can change what it issues: its private
                 # instructions go in one tight loop (private.py), the rest on from here
                 t, greedy, idle = run_private(
@@ -444,6 +461,13 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                             sp_ver[sp2] += 1
                             sp_next[sp2] = td
                             hsize = heap_push(hk, hv, hn, hsize, td, sp2, sp_ver[sp2], sp_ver)
+                    if next_cta == n_ctas:
+                        run_ahead_waiting(
+                            sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead, stalls, smstat,
+                            SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue,
+                            srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own,
+                            sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free,
+                            pipe_interval, sp_free, sp_last, sp_slots, sp_order)
             greedy = g if not exited and not sl_bar[g] and wake == INF else -1
     # the kernel ends when the memory system has applied every store and atomic
     drained = max(state[0], atom_free.max(), drain)

@@ -120,12 +120,13 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
              float(P[ix.P_L2_DIRTY_SECTORS]))
     mem = _memory.take(shape)
     try:
-        end = machine.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
-                    tab.mem_slot, tab.float_atomic, tab.block_first, tab.block_len, ptr, e_step, e_k,
-                    *rec.step_arrays()[:3], rec.ev_n.view(),
-                    rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), rec.sec_w.view(), n_kept,
-                    warps_per_cta, bpsm, n_run, prog.nregs, P, pipes, mem, stalls, cta_start, cta_done, cta_sm,
-                    smstat, glob)
+        with _machine_lock:
+            end = machine.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
+                        tab.mem_slot, tab.float_atomic, tab.block_first, tab.block_len, ptr, e_step, e_k,
+                        *rec.step_arrays()[:3], rec.ev_n.view(),
+                        rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), rec.sec_w.view(), n_kept,
+                        warps_per_cta, bpsm, n_run, prog.nregs, P, pipes, mem, stalls, cta_start, cta_done, cta_sm,
+                        smstat, glob)
     finally:
         _memory.give(shape, mem)
     # the shared units were busy f times as long per replayed request: per request, as in the full GPU
@@ -226,6 +227,10 @@ class _Memory:
 
 
 _memory = _Memory()
+# one machine at a time: it runs schedulers on numba's threads (private.py), and numba's
+# simplest threading layer (workqueue, where neither OpenMP nor TBB is installed) stops the
+# process when two threads use it at once
+_machine_lock = threading.Lock()
 
 
 def _shared_allocation(arch, shared_per_block: int) -> int:

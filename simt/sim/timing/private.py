@@ -9,6 +9,13 @@ machine's loop would (the same pick, stall accounting, pipes and statistics), an
 back at the first instruction that is not private or that may end its warp. A compute-bound
 kernel spends nearly all its issues here.
 
+Such a scheduler's run depends on nothing but its own state, which nothing else changes
+until its next event, so once the last block is launched the machine runs the private runs
+of every scheduler waiting for its next event at once, on several threads (``run_ahead``),
+and takes each result when the scheduler's event comes. The SMs are dealt to a fixed number
+of groups, each with its own stall and statistics sums, added up in group order: the result
+does not depend on how many threads there are.
+
 The loop reads tables that ``tables`` builds once per launch: which instructions it may
 issue, each instruction's sources padded to three with a register that is always ready (so
 the scan of the next instruction's sources has no loop), its one destination, and the
@@ -17,13 +24,14 @@ instructions of each warp's recorded block.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from . import isa
 from .indices import M_ISSUE, M_PIPE0, S_NOT_SELECTED, S_THROTTLE, S_WAIT
-from .scheduling import pick_warp
+from .scheduling import INF, pick_warp
 
 NO, YES, LAST = 0, 1, 2      # may the loop issue it: no; yes; yes, and it may end its warp
+GROUPS = 4                   # run_ahead's groups of schedulers (fixed: see above)
 
 
 @njit(cache=True, nogil=True)
@@ -173,3 +181,119 @@ def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_
         sl_pp[g] = pipe[nxt]
         sl_c0[g] = max(own, ready)
         greedy = g
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def run_ahead(sps, ts, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
+              pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
+              e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
+              sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
+              sp_order):
+    """The private runs of schedulers ``sps``, each from its next event's time ``ts`` with no
+    greedy warp, as ``run_private``: results in ``out_*``. Scheduler sp is in group
+    sp % GROUPS, whose stalls and per-SM statistics go to ``group_stalls`` and
+    ``group_smstat`` [group]. Each run works on a copy of its scheduler's state, copied back
+    when it is done: schedulers next to each other share cache lines, which threads writing
+    them at once would pass back and forth at every issue."""
+    for k in prange(GROUPS):
+        # one scheduler's state: scheduler 0, slots 0..SQ-1
+        w_e = np.empty(SQ, np.int64)
+        w_end = np.empty(SQ, np.int64)
+        w_bend = np.empty(SQ, np.int64)
+        w_ins = np.empty(SQ, np.int64)
+        w_own = np.empty(SQ, np.float64)
+        w_src = np.empty(SQ, np.float64)
+        w_sprod = np.empty(SQ, np.int64)
+        w_c0 = np.empty(SQ, np.float64)
+        w_pp = np.empty(SQ, np.int64)
+        w_ready = np.empty((SQ, reg_ready.shape[1]), np.float64)
+        w_prod = np.empty((SQ, reg_prod.shape[1]), reg_prod.dtype)
+        w_pipe_free = np.empty((1, pipe_free.shape[1]), np.float64)
+        w_sp_free = np.empty(1, np.float64)
+        w_sp_last = np.empty(1, np.int64)
+        w_sp_slots = np.empty(1, np.int64)
+        w_sp_order = np.empty((1, SQ), np.int64)
+        for j in range(sps.size):
+            sp = sps[j]
+            if sp % GROUPS != k:
+                continue
+            lo = sp * SQ
+            w_e[:] = sl_e[lo:lo + SQ]
+            w_end[:] = sl_end[lo:lo + SQ]
+            w_bend[:] = sl_bend[lo:lo + SQ]
+            w_ins[:] = sl_ins[lo:lo + SQ]
+            w_own[:] = sl_own[lo:lo + SQ]
+            w_src[:] = sl_src[lo:lo + SQ]
+            w_sprod[:] = sl_sprod[lo:lo + SQ]
+            w_c0[:] = sl_c0[lo:lo + SQ]
+            w_pp[:] = sl_pp[lo:lo + SQ]
+            w_ready[:, :] = reg_ready[lo:lo + SQ]
+            w_prod[:, :] = reg_prod[lo:lo + SQ]
+            w_pipe_free[0, :] = pipe_free[sp]
+            w_sp_free[0] = sp_free[sp]
+            w_sp_last[0] = sp_last[sp] - lo if sp_last[sp] >= 0 else -1
+            w_sp_slots[0] = sp_slots[sp]
+            w_sp_order[0, :] = sp_order[sp]
+            t, greedy, idle = run_private(
+                0, sp // 4, ts[j], -1, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
+                dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, w_e, w_end, w_bend,
+                w_ins, w_own, w_src, w_sprod, w_c0, w_pp, w_ready, w_prod, w_pipe_free,
+                pipe_interval, w_sp_free, w_sp_last, w_sp_slots, w_sp_order, group_stalls[k],
+                group_smstat[k])
+            out_t[j] = t
+            out_greedy[j] = greedy + lo if greedy >= 0 else -1
+            out_idle[j] = idle
+            sl_e[lo:lo + SQ] = w_e
+            sl_bend[lo:lo + SQ] = w_bend
+            sl_ins[lo:lo + SQ] = w_ins
+            sl_own[lo:lo + SQ] = w_own
+            sl_src[lo:lo + SQ] = w_src
+            sl_sprod[lo:lo + SQ] = w_sprod
+            sl_c0[lo:lo + SQ] = w_c0
+            sl_pp[lo:lo + SQ] = w_pp
+            reg_ready[lo:lo + SQ] = w_ready
+            reg_prod[lo:lo + SQ] = w_prod
+            pipe_free[sp] = w_pipe_free[0]
+            sp_free[sp] = w_sp_free[0]
+            sp_last[sp] = w_sp_last[0] + lo if w_sp_last[0] >= 0 else -1
+
+
+@njit(cache=True, nogil=True)
+def run_ahead_waiting(sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead, stalls, smstat, SQ,
+                      n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs,
+                      dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src,
+                      sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free,
+                      sp_last, sp_slots, sp_order):
+    """Run ahead (``run_ahead``) every scheduler that waits for its next event (``sp_next``)
+    with none of its warps at a barrier (``sp_wait``); the machine calls it once no block is
+    left to launch. Marks them in ``ahead`` (1) with their results in ``ahead_*``, and adds
+    their stalls and statistics to ``stalls`` and ``smstat``."""
+    n = 0
+    for sp in range(sp_next.size):
+        if sp_next[sp] < INF and sp_wait[sp] == 0:
+            n += 1
+    sps = np.empty(n, np.int64)
+    n = 0
+    for sp in range(sp_next.size):
+        if sp_next[sp] < INF and sp_wait[sp] == 0:
+            sps[n] = sp
+            n += 1
+    ts = sp_next[sps]
+    out_t = np.empty(n, np.float64)
+    out_greedy = np.empty(n, np.int64)
+    out_idle = np.empty(n, np.bool_)
+    group_stalls = np.zeros((GROUPS,) + stalls.shape, np.float64)
+    group_smstat = np.zeros((GROUPS,) + smstat.shape, np.float64)
+    run_ahead(sps, ts, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
+              pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
+              e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
+              sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
+              sp_order)
+    for j in range(n):
+        ahead[sps[j]] = 1
+        ahead_t[sps[j]] = out_t[j]
+        ahead_greedy[sps[j]] = out_greedy[j]
+        ahead_idle[sps[j]] = out_idle[j]
+    for k in range(GROUPS):
+        stalls += group_stalls[k]
+        smstat += group_smstat[k]
