@@ -32,6 +32,7 @@ from .scheduling import INF, pick_warp
 
 NO, YES, LAST = 0, 1, 2      # may the loop issue it: no; yes; yes, and it may end its warp
 GROUPS = 4                   # run_ahead's groups of schedulers (fixed: see above)
+PARALLEL_ABOVE = 4096        # blocks left to run, all groups: fewer run on this thread
 
 
 @njit(cache=True, nogil=True)
@@ -183,79 +184,94 @@ def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_
         greedy = g
 
 
+@njit(cache=True, nogil=True)
+def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
+               pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
+               e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
+               sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
+               sp_order):
+    """Group ``k``'s share of the private runs of schedulers ``sps``: each from its next
+    event's time ``ts``, with no greedy warp, as ``run_private``; results in ``out_*``.
+    Scheduler ``sps[j]`` is in group ``group[j]``, whose stalls and per-SM statistics go to
+    ``group_stalls`` and ``group_smstat`` [group]. Each run works on a copy of its
+    scheduler's state, copied back when it is done: schedulers next to each other share
+    cache lines, which threads writing them at once would pass back and forth at every
+    issue."""
+    # one scheduler's state: scheduler 0, slots 0..SQ-1
+    w_e = np.empty(SQ, np.int64)
+    w_end = np.empty(SQ, np.int64)
+    w_bend = np.empty(SQ, np.int64)
+    w_ins = np.empty(SQ, np.int64)
+    w_own = np.empty(SQ, np.float64)
+    w_src = np.empty(SQ, np.float64)
+    w_sprod = np.empty(SQ, np.int64)
+    w_c0 = np.empty(SQ, np.float64)
+    w_pp = np.empty(SQ, np.int64)
+    w_ready = np.empty((SQ, reg_ready.shape[1]), np.float64)
+    w_prod = np.empty((SQ, reg_prod.shape[1]), reg_prod.dtype)
+    w_pipe_free = np.empty((1, pipe_free.shape[1]), np.float64)
+    w_sp_free = np.empty(1, np.float64)
+    w_sp_last = np.empty(1, np.int64)
+    w_sp_slots = np.empty(1, np.int64)
+    w_sp_order = np.empty((1, SQ), np.int64)
+    for j in range(sps.size):
+        sp = sps[j]
+        if group[j] != k:
+            continue
+        lo = sp * SQ
+        w_e[:] = sl_e[lo:lo + SQ]
+        w_end[:] = sl_end[lo:lo + SQ]
+        w_bend[:] = sl_bend[lo:lo + SQ]
+        w_ins[:] = sl_ins[lo:lo + SQ]
+        w_own[:] = sl_own[lo:lo + SQ]
+        w_src[:] = sl_src[lo:lo + SQ]
+        w_sprod[:] = sl_sprod[lo:lo + SQ]
+        w_c0[:] = sl_c0[lo:lo + SQ]
+        w_pp[:] = sl_pp[lo:lo + SQ]
+        w_ready[:, :] = reg_ready[lo:lo + SQ]
+        w_prod[:, :] = reg_prod[lo:lo + SQ]
+        w_pipe_free[0, :] = pipe_free[sp]
+        w_sp_free[0] = sp_free[sp]
+        w_sp_last[0] = sp_last[sp] - lo if sp_last[sp] >= 0 else -1
+        w_sp_slots[0] = sp_slots[sp]
+        w_sp_order[0, :] = sp_order[sp]
+        t, greedy, idle = run_private(
+            0, sp // 4, ts[j], -1, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
+            dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, w_e, w_end, w_bend,
+            w_ins, w_own, w_src, w_sprod, w_c0, w_pp, w_ready, w_prod, w_pipe_free,
+            pipe_interval, w_sp_free, w_sp_last, w_sp_slots, w_sp_order, group_stalls[k],
+            group_smstat[k])
+        out_t[j] = t
+        out_greedy[j] = greedy + lo if greedy >= 0 else -1
+        out_idle[j] = idle
+        sl_e[lo:lo + SQ] = w_e
+        sl_bend[lo:lo + SQ] = w_bend
+        sl_ins[lo:lo + SQ] = w_ins
+        sl_own[lo:lo + SQ] = w_own
+        sl_src[lo:lo + SQ] = w_src
+        sl_sprod[lo:lo + SQ] = w_sprod
+        sl_c0[lo:lo + SQ] = w_c0
+        sl_pp[lo:lo + SQ] = w_pp
+        reg_ready[lo:lo + SQ] = w_ready
+        reg_prod[lo:lo + SQ] = w_prod
+        pipe_free[sp] = w_pipe_free[0]
+        sp_free[sp] = w_sp_free[0]
+        sp_last[sp] = w_sp_last[0] + lo if w_sp_last[0] >= 0 else -1
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def run_ahead(sps, ts, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
+def run_ahead(sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
               pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
               e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
               sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
               sp_order):
-    """The private runs of schedulers ``sps``, each from its next event's time ``ts`` with no
-    greedy warp, as ``run_private``: results in ``out_*``. Scheduler sp is in group
-    sp % GROUPS, whose stalls and per-SM statistics go to ``group_stalls`` and
-    ``group_smstat`` [group]. Each run works on a copy of its scheduler's state, copied back
-    when it is done: schedulers next to each other share cache lines, which threads writing
-    them at once would pass back and forth at every issue."""
+    """``_run_group`` for every group, on numba's threads."""
     for k in prange(GROUPS):
-        # one scheduler's state: scheduler 0, slots 0..SQ-1
-        w_e = np.empty(SQ, np.int64)
-        w_end = np.empty(SQ, np.int64)
-        w_bend = np.empty(SQ, np.int64)
-        w_ins = np.empty(SQ, np.int64)
-        w_own = np.empty(SQ, np.float64)
-        w_src = np.empty(SQ, np.float64)
-        w_sprod = np.empty(SQ, np.int64)
-        w_c0 = np.empty(SQ, np.float64)
-        w_pp = np.empty(SQ, np.int64)
-        w_ready = np.empty((SQ, reg_ready.shape[1]), np.float64)
-        w_prod = np.empty((SQ, reg_prod.shape[1]), reg_prod.dtype)
-        w_pipe_free = np.empty((1, pipe_free.shape[1]), np.float64)
-        w_sp_free = np.empty(1, np.float64)
-        w_sp_last = np.empty(1, np.int64)
-        w_sp_slots = np.empty(1, np.int64)
-        w_sp_order = np.empty((1, SQ), np.int64)
-        for j in range(sps.size):
-            sp = sps[j]
-            if sp % GROUPS != k:
-                continue
-            lo = sp * SQ
-            w_e[:] = sl_e[lo:lo + SQ]
-            w_end[:] = sl_end[lo:lo + SQ]
-            w_bend[:] = sl_bend[lo:lo + SQ]
-            w_ins[:] = sl_ins[lo:lo + SQ]
-            w_own[:] = sl_own[lo:lo + SQ]
-            w_src[:] = sl_src[lo:lo + SQ]
-            w_sprod[:] = sl_sprod[lo:lo + SQ]
-            w_c0[:] = sl_c0[lo:lo + SQ]
-            w_pp[:] = sl_pp[lo:lo + SQ]
-            w_ready[:, :] = reg_ready[lo:lo + SQ]
-            w_prod[:, :] = reg_prod[lo:lo + SQ]
-            w_pipe_free[0, :] = pipe_free[sp]
-            w_sp_free[0] = sp_free[sp]
-            w_sp_last[0] = sp_last[sp] - lo if sp_last[sp] >= 0 else -1
-            w_sp_slots[0] = sp_slots[sp]
-            w_sp_order[0, :] = sp_order[sp]
-            t, greedy, idle = run_private(
-                0, sp // 4, ts[j], -1, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
-                dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, w_e, w_end, w_bend,
-                w_ins, w_own, w_src, w_sprod, w_c0, w_pp, w_ready, w_prod, w_pipe_free,
-                pipe_interval, w_sp_free, w_sp_last, w_sp_slots, w_sp_order, group_stalls[k],
-                group_smstat[k])
-            out_t[j] = t
-            out_greedy[j] = greedy + lo if greedy >= 0 else -1
-            out_idle[j] = idle
-            sl_e[lo:lo + SQ] = w_e
-            sl_bend[lo:lo + SQ] = w_bend
-            sl_ins[lo:lo + SQ] = w_ins
-            sl_own[lo:lo + SQ] = w_own
-            sl_src[lo:lo + SQ] = w_src
-            sl_sprod[lo:lo + SQ] = w_sprod
-            sl_c0[lo:lo + SQ] = w_c0
-            sl_pp[lo:lo + SQ] = w_pp
-            reg_ready[lo:lo + SQ] = w_ready
-            reg_prod[lo:lo + SQ] = w_prod
-            pipe_free[sp] = w_pipe_free[0]
-            sp_free[sp] = w_sp_free[0]
-            sp_last[sp] = w_sp_last[0] + lo if w_sp_last[0] >= 0 else -1
+        _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
+                   pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
+                   e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
+                   sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
+                   sp_order)
 
 
 @njit(cache=True, nogil=True)
@@ -279,16 +295,38 @@ def run_ahead_waiting(sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead
             sps[n] = sp
             n += 1
     ts = sp_next[sps]
+    # deal the schedulers to the groups, the most work first, each to the group with the
+    # least so far (work: the blocks its warps have left to run), so that the threads finish
+    # together
+    work = np.zeros(n, np.int64)
+    for j in range(n):
+        for g in range(sps[j] * SQ, (sps[j] + 1) * SQ):
+            if g < sl_end.size and sl_end[g] > sl_e[g]:
+                work[j] += sl_end[g] - sl_e[g]
+    group = np.empty(n, np.int64)
+    load = np.zeros(GROUPS, np.int64)
+    for j in np.argsort(-work, kind="mergesort"):
+        k = np.argmin(load)
+        group[j] = k
+        load[k] += work[j]
     out_t = np.empty(n, np.float64)
     out_greedy = np.empty(n, np.int64)
     out_idle = np.empty(n, np.bool_)
     group_stalls = np.zeros((GROUPS,) + stalls.shape, np.float64)
     group_smstat = np.zeros((GROUPS,) + smstat.shape, np.float64)
-    run_ahead(sps, ts, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
-              pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
-              e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
-              sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
-              sp_order)
+    if load.sum() >= PARALLEL_ABOVE:
+        run_ahead(sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
+                  pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
+                  e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
+                  sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
+                  sp_order)
+    else:          # not worth waking the threads: the same groups, one after another
+        for k in range(GROUPS):
+            _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
+                       pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
+                       e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
+                       sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
+                       sp_order)
     for j in range(n):
         ahead[sps[j]] = 1
         ahead_t[sps[j]] = out_t[j]
