@@ -30,10 +30,11 @@ from .indices import (G_ATOM_HOT, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIP
                       P_SH_LAT, P_SH_MIN, P_STORE_RETIRE, S_BARRIER, S_LG_THROTTLE, S_LONG,
                       S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT)
 from .memsys import global_access
-from .private import run_ahead_waiting, run_private, tables
+from .private import WORTH, private_work, run_ahead_waiting, run_alone, run_private, tables
 from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp
 
 RUN_AHEAD = 16.0     # cycles a scheduler may run ahead of the earliest pending event
+SKIP = 64            # issues a scheduler makes here after a short run in private.py's loop
 # ... unless what it issues touches nothing another scheduler shares (see ``run``)
 SHFL_PIPE = isa.PIPES.index("shfl")
 
@@ -146,6 +147,7 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sp_last = np.full(n_sp, -1, np.int64)
     sp_next = np.full(n_sp, INF, np.float64)   # the time of each scheduler's pending event
     sp_wait = np.zeros(n_sp, np.int64)         # its warps waiting at a barrier
+    sp_skip = np.zeros(n_sp, np.int64)         # its issues before it tries private.py's loop again
     lsu_free = np.zeros(n_sm, np.float64)     # the L1's data stage: shared wavefronts, loaded lines
     l1t_free = np.zeros(n_sm, np.float64)     # the L1's tag stage: global lines
     cta_slot = np.full((n_sm, blocks_per_sm), -1, np.int64)
@@ -230,16 +232,13 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 t, greedy, idle = ahead_t[sp], ahead_greedy[sp], ahead_idle[sp]
                 if idle:
                     break
-            elif next_cta >= n_ctas and sp_wait[sp] == 0:
-                # nothing outside the scheduler can change what it issues: its private
-                # instructions go in one tight loop (private.py), the rest on from here
-                t, greedy, idle = run_private(
-                    sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr,
-                    dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins,
-                    sl_own, sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free,
-                    pipe_interval, sp_free, sp_last, sp_slots, sp_order, stalls, smstat)
-                if idle:
-                    break
+            # Once nothing outside the scheduler can change what it issues (no block is left
+            # to launch, none of its warps waits at a barrier), the warp it picks next, if at
+            # an instruction that touches nothing shared with more such ahead of it (a call
+            # costs a few issues), goes on in private.py's tight loop, which takes the same
+            # pick (from the same greedy warp) and issues while it can
+            alone = next_cta >= n_ctas and sp_wait[sp] == 0
+            greedy0 = greedy
             if greedy >= 0:
                 g = greedy
                 c = sl_c0[g]
@@ -249,8 +248,20 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 T = max(sp_free[sp], t)
                 # still ready when the scheduler is: it wins again (greedy); else everyone looks
                 if c > T or (T > t and hsize > 0 and T > hk[0] + RUN_AHEAD
-                             and not (next_cta >= n_ctas and sp_wait[sp] == 0 and private[sl_ins[g]])):
+                             and not (alone and private[sl_ins[g]])):
                     greedy = -1
+                elif alone and sp_skip[sp] == 0 and run_alone(issue, sl_ins[g], sl_e[g], sl_end[g]) and private_work(
+                        g, sl_ins, sl_e, sl_end, e_first, e_end, issue, WORTH) >= WORTH:
+                    t, greedy, idle, n_run = run_private(
+                        sp, m, t, greedy0, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
+                        dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end,
+                        sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod,
+                        pipe_free, pipe_interval, sp_free, sp_last, sp_slots, sp_order, stalls, smstat)
+                    if n_run < WORTH:          # other warps cut it short: not worth a call for a while
+                        sp_skip[sp] = SKIP
+                    if idle:
+                        break
+                    continue
             if greedy < 0:
                 # one pass over the scheduler's warps: when each could issue next (c), the
                 # earliest, and of those ready by the time the scheduler is free, the one that
@@ -263,6 +274,18 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 if best < 0:               # nobody ready yet: the earliest goes, when it can
                     best = min1_g
                 T = max(min1_c, base)
+                if alone and sp_skip[sp] == 0 and run_alone(issue, sl_ins[best], sl_e[best], sl_end[best]) and private_work(
+                        best, sl_ins, sl_e, sl_end, e_first, e_end, issue, WORTH) >= WORTH:
+                    t, greedy, idle, n_run = run_private(
+                        sp, m, t, greedy0, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
+                        dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end,
+                        sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod,
+                        pipe_free, pipe_interval, sp_free, sp_last, sp_slots, sp_order, stalls, smstat)
+                    if n_run < WORTH:          # other warps cut it short: not worth a call for a while
+                        sp_skip[sp] = SKIP
+                    if idle:
+                        break
+                    continue
                 # Past the others' earliest event by more than RUN_AHEAD, the scheduler goes
                 # back to the queue, so that what the schedulers share (the memory system, the
                 # LSU, barriers, the block launcher) sees requests in about the order of their
@@ -271,14 +294,15 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 # left to launch and none of its warps waits at a barrier. Shared requests keep
                 # their RUN_AHEAD window; only the order in which they are looked at within
                 # it moves (the compute-bound fractal spends a quarter less time here).
-                if T > t and hsize > 0 and T > hk[0] + RUN_AHEAD and not (
-                        next_cta >= n_ctas and sp_wait[sp] == 0 and private[sl_ins[best]]):
+                if T > t and hsize > 0 and T > hk[0] + RUN_AHEAD and not (alone and private[sl_ins[best]]):
                     sp_ver[sp] += 1
                     sp_next[sp] = T
                     hsize = heap_push(hk, hv, hn, hsize, T, sp, sp_ver[sp], sp_ver)
                     break
                 g = best
             t = T
+            if sp_skip[sp] > 0:
+                sp_skip[sp] -= 1
             # ---- issue the next instruction of warp ``best`` at T -------------------------------
             sp_last[sp] = g
             ins = sl_ins[g]

@@ -32,7 +32,8 @@ from .scheduling import INF, pick_warp
 
 NO, YES, LAST = 0, 1, 2      # may the loop issue it: no; yes; yes, and it may end its warp
 GROUPS = 4                   # run_ahead's groups of schedulers (fixed: see above)
-PARALLEL_ABOVE = 4096        # blocks left to run, all groups: fewer run on this thread
+WORTH = 16                   # the machine hands a warp to the loop with this much work ahead
+PARALLEL_ABOVE = 32768       # instructions to issue, all groups: fewer run on this thread
 
 
 @njit(cache=True, nogil=True)
@@ -69,6 +70,32 @@ def tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len, entry_step, ste
     return issue, srcs, dest, e_first, e_end
 
 
+@njit(cache=True, nogil=True, inline="always")
+def private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue, most=1 << 62):
+    """About how many instructions the warp in slot ``g`` can issue in a private run: up to
+    the first one that touches something shared, or its end (or ``most``)."""
+    n = 0
+    i = sl_ins[g]
+    e = sl_e[g]
+    while e < sl_end[g]:
+        end = e_end[e]
+        while i < end:
+            if issue[i] == NO or n >= most:
+                return n
+            n += 1
+            i += 1
+        e += 1
+        if e < sl_end[g]:
+            i = e_first[e]
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def run_alone(issue, ins, e, end):
+    """May ``run_private`` issue instruction ``ins`` of a warp at entry ``e`` of ``end``?"""
+    return issue[ins] == YES or (issue[ins] == LAST and e != end - 1)
+
+
 @njit(cache=True, nogil=True)
 def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr,
                 dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins,
@@ -76,8 +103,10 @@ def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_
                 pipe_interval, sp_free, sp_last, sp_slots, sp_order, stalls, smstat):
     """Scheduler ``sp`` (of SM ``m``) issues from time ``t``, ``greedy`` the warp that issued
     last and may go on without a look at the others (-1: none), while the warp to issue is at
-    a private instruction that cannot end it. Returns (t, greedy, idle): idle when no warp
-    can issue (all exited or at a barrier); else the machine's loop takes the same pick."""
+    a private instruction that cannot end it. Returns (t, greedy, idle, instructions
+    issued): idle when no warp can issue (all exited or at a barrier); else the machine's
+    loop takes the same pick."""
+    issued = 0
     while True:
         if greedy >= 0:
             g = greedy
@@ -88,25 +117,23 @@ def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_
             T = max(sp_free[sp], t)
             if c > T:
                 greedy = -1
-            else:
-                i0 = sl_ins[g]
-                if issue[i0] == NO or (issue[i0] == LAST and sl_e[g] == sl_end[g] - 1):
-                    return t, greedy, False
+            elif not run_alone(issue, sl_ins[g], sl_e[g], sl_end[g]):
+                return t, greedy, False, issued
         if greedy < 0:
             base = max(sp_free[sp], t)
             min1_c, min1_g, best = pick_warp(sp, SQ, sp_slots[sp], base, sl_c0, sl_pp, pipe_free,
                                              sp_last[sp], sp_order)
             if min1_g < 0:
-                return t, -1, True
+                return t, -1, True, issued
             if best < 0:
                 best = min1_g
             T = max(min1_c, base)
-            i0 = sl_ins[best]
-            if issue[i0] == NO or (issue[i0] == LAST and sl_e[best] == sl_end[best] - 1):
-                return t, -1, False
+            if not run_alone(issue, sl_ins[best], sl_e[best], sl_end[best]):
+                return t, -1, False, issued
             g = best
         # ---- issue the next instruction of warp g at T (as machine.run does) -------------
         t = T
+        issued += 1
         sp_last[sp] = g
         ins = sl_ins[g]
         own = sl_own[g]
@@ -235,7 +262,7 @@ def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, gro
         w_sp_last[0] = sp_last[sp] - lo if sp_last[sp] >= 0 else -1
         w_sp_slots[0] = sp_slots[sp]
         w_sp_order[0, :] = sp_order[sp]
-        t, greedy, idle = run_private(
+        t, greedy, idle, _ = run_private(
             0, sp // 4, ts[j], -1, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
             dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, w_e, w_end, w_bend,
             w_ins, w_own, w_src, w_sprod, w_c0, w_pp, w_ready, w_prod, w_pipe_free,
@@ -296,13 +323,13 @@ def run_ahead_waiting(sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead
             n += 1
     ts = sp_next[sps]
     # deal the schedulers to the groups, the most work first, each to the group with the
-    # least so far (work: the blocks its warps have left to run), so that the threads finish
-    # together
+    # least so far (work: the instructions its warps can issue alone), so that the threads
+    # finish together
     work = np.zeros(n, np.int64)
     for j in range(n):
         for g in range(sps[j] * SQ, (sps[j] + 1) * SQ):
-            if g < sl_end.size and sl_end[g] > sl_e[g]:
-                work[j] += sl_end[g] - sl_e[g]
+            if sl_end[g] > sl_e[g]:
+                work[j] += private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue)
     group = np.empty(n, np.int64)
     load = np.zeros(GROUPS, np.int64)
     for j in np.argsort(-work, kind="mergesort"):
