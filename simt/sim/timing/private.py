@@ -12,9 +12,11 @@ kernel spends nearly all its issues here.
 Such a scheduler's run depends on nothing but its own state, which nothing else changes
 until its next event, so once the last block is launched the machine runs the private runs
 of every scheduler waiting for its next event at once, on several threads (``run_ahead``),
-and takes each result when the scheduler's event comes. The SMs are dealt to a fixed number
-of groups, each with its own stall and statistics sums, added up in group order: the result
-does not depend on how many threads there are.
+and takes each result when the scheduler's event comes. The schedulers are dealt to a fixed
+number of groups (by the work ahead of them, so that the threads finish together), each with
+its own stall and statistics sums, added up in group order: the result does not depend on
+how many threads there are. Below ``PARALLEL_ABOVE`` instructions the same groups run on the
+calling thread: waking numba's threads would cost more than they save.
 
 The loop reads tables that ``tables`` builds once per launch: which instructions it may
 issue, each instruction's sources padded to three with a register that is always ready (so
