@@ -31,7 +31,7 @@ from .indices import (G_ATOM_HOT, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIP
                       S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT)
 from .memsys import global_access
 from .private import WORTH, private_work, run_ahead_waiting, run_alone, run_private, tables
-from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp
+from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp, when_ready
 
 RUN_AHEAD = 16.0     # cycles a scheduler may run ahead of the earliest pending event
 SKIP = 64            # issues a scheduler makes here after a short run in private.py's loop
@@ -239,30 +239,16 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             # pick (from the same greedy warp) and issues while it can
             alone = next_cta >= n_ctas and sp_wait[sp] == 0
             greedy0 = greedy
+            picked = greedy < 0
             if greedy >= 0:
                 g = greedy
-                c = sl_c0[g]
-                pp = sl_pp[g]
-                if pp < n_pipes and pipe_free[sp, pp] > c:
-                    c = pipe_free[sp, pp]
                 T = max(sp_free[sp], t)
                 # still ready when the scheduler is: it wins again (greedy); else everyone looks
-                if c > T or (T > t and hsize > 0 and T > hk[0] + RUN_AHEAD
-                             and not (alone and private[sl_ins[g]])):
+                if when_ready(sp, g, sl_c0, sl_pp, pipe_free) > T or (
+                        T > t and hsize > 0 and T > hk[0] + RUN_AHEAD and not (alone and private[sl_ins[g]])):
                     greedy = -1
-                elif alone and sp_skip[sp] == 0 and run_alone(issue, sl_ins[g], sl_e[g], sl_end[g]) and private_work(
-                        g, sl_ins, sl_e, sl_end, e_first, e_end, issue, WORTH) >= WORTH:
-                    t, greedy, idle, n_run = run_private(
-                        sp, m, t, greedy0, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
-                        dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end,
-                        sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod,
-                        pipe_free, pipe_interval, sp_free, sp_last, sp_slots, sp_order, stalls, smstat)
-                    if n_run < WORTH:          # other warps cut it short: not worth a call for a while
-                        sp_skip[sp] = SKIP
-                    if idle:
-                        break
-                    continue
-            if greedy < 0:
+                    picked = True
+            if picked:
                 # one pass over the scheduler's warps: when each could issue next (c), the
                 # earliest, and of those ready by the time the scheduler is free, the one that
                 # issued last, else the oldest
@@ -274,18 +260,20 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 if best < 0:               # nobody ready yet: the earliest goes, when it can
                     best = min1_g
                 T = max(min1_c, base)
-                if alone and sp_skip[sp] == 0 and run_alone(issue, sl_ins[best], sl_e[best], sl_end[best]) and private_work(
-                        best, sl_ins, sl_e, sl_end, e_first, e_end, issue, WORTH) >= WORTH:
-                    t, greedy, idle, n_run = run_private(
-                        sp, m, t, greedy0, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
-                        dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end,
-                        sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod,
-                        pipe_free, pipe_interval, sp_free, sp_last, sp_slots, sp_order, stalls, smstat)
-                    if n_run < WORTH:          # other warps cut it short: not worth a call for a while
-                        sp_skip[sp] = SKIP
-                    if idle:
-                        break
-                    continue
+                g = best
+            if alone and sp_skip[sp] == 0 and run_alone(issue, sl_ins[g], sl_e[g], sl_end[g]) and private_work(
+                    g, sl_ins, sl_e, sl_end, e_first, e_end, issue, WORTH) >= WORTH:
+                t, greedy, idle, n_run = run_private(
+                    sp, m, t, greedy0, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
+                    dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end,
+                    sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod,
+                    pipe_free, pipe_interval, sp_free, sp_last, sp_slots, sp_order, stalls, smstat)
+                if n_run < WORTH:          # other warps cut it short: not worth a call for a while
+                    sp_skip[sp] = SKIP
+                if idle:
+                    break
+                continue
+            if picked:
                 # Past the others' earliest event by more than RUN_AHEAD, the scheduler goes
                 # back to the queue, so that what the schedulers share (the memory system, the
                 # LSU, barriers, the block launcher) sees requests in about the order of their
@@ -299,7 +287,6 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                     sp_next[sp] = T
                     hsize = heap_push(hk, hv, hn, hsize, T, sp, sp_ver[sp], sp_ver)
                     break
-                g = best
             t = T
             if sp_skip[sp] > 0:
                 sp_skip[sp] -= 1

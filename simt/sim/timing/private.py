@@ -30,7 +30,7 @@ from numba import njit, prange
 
 from . import isa
 from .indices import M_ISSUE, M_PIPE0, S_NOT_SELECTED, S_THROTTLE, S_WAIT
-from .scheduling import INF, pick_warp
+from .scheduling import INF, pick_warp, when_ready
 
 NO, YES, LAST = 0, 1, 2      # may the loop issue it: no; yes; yes, and it may end its warp
 GROUPS = 4                   # run_ahead's groups of schedulers (fixed: see above)
@@ -112,12 +112,8 @@ def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_
     while True:
         if greedy >= 0:
             g = greedy
-            c = sl_c0[g]
-            pp = sl_pp[g]
-            if pp < n_pipes and pipe_free[sp, pp] > c:
-                c = pipe_free[sp, pp]
             T = max(sp_free[sp], t)
-            if c > T:
+            if when_ready(sp, g, sl_c0, sl_pp, pipe_free) > T:
                 greedy = -1
             elif not run_alone(issue, sl_ins[g], sl_e[g], sl_end[g]):
                 return t, greedy, False, issued

@@ -101,6 +101,14 @@ def mark_slots(q, m, warps_per_cta, sp_slots, sl_warp, SQ, sp_order):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def when_ready(sp, g, sl_c0, sl_pp, pipe_free):
+    """When the warp in slot ``g`` of scheduler ``sp`` could issue: its own and its sources'
+    time (``sl_c0``) or its next instruction's pipe's, whichever is later (the column past the
+    last pipe is never busy)."""
+    return max(sl_c0[g], pipe_free[sp, sl_pp[g]])
+
+
+@njit(cache=True, nogil=True, inline="always")
 def pick_warp(sp, SQ, n, base, sl_c0, sl_pp, pipe_free, last, sp_order):
     """The scheduler's look over its warps: (earliest issue time c of any, the warp with it,
     the warp to issue among those ready by ``base``: -1 if none). Ties go to the warp that
@@ -111,14 +119,14 @@ def pick_warp(sp, SQ, n, base, sl_c0, sl_pp, pipe_free, last, sp_order):
     lo = sp * SQ
     c_last = INF
     if last >= 0:
-        c_last = max(sl_c0[last], pipe_free[sp, sl_pp[last]])
+        c_last = when_ready(sp, last, sl_c0, sl_pp, pipe_free)
         if c_last <= base:
             return c_last, last, last
     earliest = INF
     min1_g = -1
     for j in range(n):
         g = lo + sp_order[sp, j]
-        c = max(sl_c0[g], pipe_free[sp, sl_pp[g]])
+        c = when_ready(sp, g, sl_c0, sl_pp, pipe_free)
         if c <= base:
             return c, g, g
         if c < earliest:
