@@ -100,7 +100,10 @@ def test_a_plain_trace_with_a_cut_last_line(tmp_path):
 
 
 CHILD = """
-import sys, time
+import signal, sys, time
+# Ctrl-C as a user at a terminal has it: a shell starts a background job with SIGINT ignored,
+# and a child inherits that, so a test run from one would test nothing
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import simt as wp
 from simt.sim.trace import writer
 writer.FLUSH_SECONDS = 0.05
