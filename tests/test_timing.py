@@ -673,3 +673,56 @@ def test_timing_does_not_depend_on_how_many_threads_the_machine_uses(kernel, n, 
     assert one.stalls == many.stalls
     assert np.array_equal(one.details["block_cycles"], many.details["block_cycles"])
     assert one.lines.equals(many.lines)
+
+
+def _dispatchers():
+    """Every numba function of simt's modules: {module.name: dispatcher}."""
+    import importlib
+    import pkgutil
+    from numba.core.registry import CPUDispatcher
+    import simt
+    found = {}
+    for info in pkgutil.walk_packages(simt.__path__, "simt."):
+        if info.name.startswith("simt.gpu") or info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if isinstance(value, CPUDispatcher) and value.py_func.__module__ == info.name:
+                found[f"{info.name}.{name}"] = value
+    return found
+
+
+def test_no_disk_cached_numba_function_calls_parallel_code_through_a_cached_callee():
+    """numba saves a broken caller (a segfault at every later load) when it compiles a
+    disk-cached function against a callee that calls parallel code and was itself loaded from
+    the disk cache. That happens whenever the caller's file changes alone, or two processes
+    compile at once. By hand: compile the machine, delete only ``machine.run``'s files from
+    numba's cache, launch twice with timing: the second launch crashed. So every function
+    that runs parallel code and is called from jitted code is compiled with its caller, never
+    loaded from disk on its own."""
+    found = _dispatchers()
+    by_func = {id(d.py_func): key for key, d in found.items()}
+
+    def callees(d):
+        g = d.py_func.__globals__
+        out = []
+        for name in d.py_func.__code__.co_names:
+            target = g.get(name)
+            key = by_func.get(id(getattr(target, "py_func", None)))
+            if key is not None:
+                out.append(key)
+        return out
+
+    parallel = {k for k, d in found.items() if d.targetoptions.get("parallel")}
+    assert "simt.sim.timing.private.run_ahead" in parallel     # the scan sees what it guards
+
+    def runs_parallel(key, seen=()):
+        return key in parallel or any(runs_parallel(c, seen + (key,)) for c in callees(found[key])
+                                      if c not in seen)
+
+    def disk_cached(d):
+        return type(d._cache).__name__ != "NullCache"
+
+    bad = [f"{caller} calls {callee}" for caller, d in found.items() for callee in callees(d)
+           if runs_parallel(callee) and disk_cached(found[callee])]
+    assert not bad, "disk-cached callees that run parallel code: " + "; ".join(bad)

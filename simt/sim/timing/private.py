@@ -284,7 +284,11 @@ def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, gro
         sp_last[sp] = w_sp_last[0] + lo if w_sp_last[0] >= 0 else -1
 
 
-@njit(cache=True, nogil=True, parallel=True)
+# run_ahead and run_ahead_waiting are never cached on disk (cache=False): they are compiled
+# with the machine, which is. numba saves a broken machine (a segfault at every later load)
+# when it compiles the machine against a cached caller of a parallel function, which happens
+# whenever machine.py changes alone or two processes compile at once.
+@njit(cache=False, nogil=True, parallel=True)
 def run_ahead(sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
               pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
               e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
@@ -299,7 +303,7 @@ def run_ahead(sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_s
                    sp_order)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=False, nogil=True)
 def run_ahead_waiting(sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead, stalls, smstat, SQ,
                       n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs,
                       dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src,
