@@ -30,7 +30,8 @@ from .indices import (G_ATOM_HOT, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIP
                       P_SH_LAT, P_SH_MIN, P_STORE_RETIRE, S_BARRIER, S_LG_THROTTLE, S_LONG,
                       S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT)
 from .memsys import global_access
-from .private import WORTH, private_work, run_ahead_waiting, run_alone, run_private, tables
+from .private import (WORTH, is_private, private_work, run_ahead_waiting, run_alone, run_private,
+                      tables)
 from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp, when_ready
 
 RUN_AHEAD = 16.0     # cycles a scheduler may run ahead of the earliest pending event
@@ -108,10 +109,9 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     sl_bend = np.zeros(G, np.int64)            # the end of the current block's instructions
     # the stall a wait on each instruction's result counts as
     stall_cls = np.full(kind.size, S_WAIT, np.int8)
-    # instructions that touch only their scheduler's state: not memory, not a barrier
-    private = np.ones(kind.size, np.bool_)
+    private = np.ones(kind.size, np.bool_)     # touches only its scheduler's state
     for i in range(kind.size):
-        private[i] = kind[i] in (isa.ALU, isa.BRANCH, isa.FREE)
+        private[i] = is_private(kind[i])
         if kind[i] == isa.GLOBAL_LD or kind[i] == isa.GLOBAL_ATOM:
             stall_cls[i] = S_LONG
         elif kind[i] == isa.SHARED_LD or kind[i] == isa.SHARED_ATOM or pipe[i] == SHFL_PIPE:

@@ -38,6 +38,13 @@ WORTH = 16                   # the machine hands a warp to the loop with this mu
 PARALLEL_ABOVE = 32768       # instructions to issue, all groups: fewer run on this thread
 
 
+@njit(cache=True, nogil=True, inline="always")
+def is_private(k):
+    """Does an instruction of kind ``k`` touch only its scheduler's state (not memory, not a
+    barrier)?"""
+    return k == isa.ALU or k == isa.BRANCH or k == isa.FREE
+
+
 @njit(cache=True, nogil=True)
 def tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len, entry_step, step_block, ready_reg):
     """(issue [instr]: NO, YES or LAST; sources [instr, 3], padded with ``ready_reg``;
@@ -50,7 +57,7 @@ def tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len, entry_step, ste
         if src_ptr[i + 1] - src_ptr[i] <= 3:
             for j in range(src_ptr[i], src_ptr[i + 1]):
                 srcs[i, j - src_ptr[i]] = src[j]
-            if kind[i] == isa.ALU or kind[i] == isa.BRANCH or kind[i] == isa.FREE:
+            if is_private(kind[i]):
                 issue[i] = YES
         if dst_ptr[i + 1] - dst_ptr[i] == 1:
             dest[i] = dst[dst_ptr[i]]
