@@ -126,14 +126,16 @@ def pick_warp(sp, SQ, n, base, sl_c0, sl_pp, pipe_free, last, sp_order):
     min1_g = -1
     for j in range(n):
         g = lo + sp_order[sp, j]
+        if g == last:                   # looked at already, and not ready by base
+            continue
         c = when_ready(sp, g, sl_c0, sl_pp, pipe_free)
         if c <= base:
             return c, g, g
         if c < earliest:
             earliest = c
             min1_g = g
+    if last >= 0 and c_last < INF and c_last <= earliest:   # the earliest, or as early: it wins
+        return c_last, last, -1
     if min1_g < 0:                      # no warp, or all at a barrier
         return INF, -1, -1
-    if c_last == earliest:
-        min1_g = last
     return earliest, min1_g, -1
