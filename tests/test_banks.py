@@ -48,6 +48,9 @@ def test_compiled_costs_agree_with_the_per_warp_model():
         m = np.where(rng.random((300, 32)) > 0.3, rng.integers(0, 300, (300, 32)) * width, INACTIVE)
         m[:50] = np.where(m[:50] == INACTIVE, INACTIVE, LANES * width * 2)
         m[50:80] = np.repeat(rng.integers(0, 64, (30, 16)), 2, axis=1) * width
+        for k in range(80, 120):       # a permutation of 32 consecutive elements, some lanes off
+            m[k] = (rng.integers(0, 8) * 32 + rng.permutation(32)) * width
+            m[k, rng.random(32) < (k - 80) / 40] = INACTIVE
         waves, ideal = np.empty(300, np.int64), np.empty(300, np.int64)
         shared_costs(m, width, waves, ideal)
         seen, batch = np.zeros(4096, bool), np.zeros(4096, bool)

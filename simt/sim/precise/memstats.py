@@ -57,6 +57,27 @@ def _same_pattern(row, prev):
     return True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _one_word_per_bank(row, bank_words):
+    """Do the active lanes of ``row`` (4-byte accesses, one phase of 32 lanes) touch at most
+    one word per bank, and at least one word? ``bank_words[:, 0]`` is scratch."""
+    used = np.int64(0)
+    for l in range(32):
+        a = row[l]
+        if a == -1:
+            continue
+        wd = a // 4
+        b = wd % 32
+        bit = np.int64(1) << b
+        if used & bit:
+            if bank_words[b, 0] != wd:
+                return False
+        else:
+            used |= bit
+            bank_words[b, 0] = wd
+    return used != 0
+
+
 @njit(cache=True, nogil=True)
 def shared_costs(rows, width, waves, ideal):
     """Wavefronts and ideal wavefronts per row, by the rules in banks.py.
@@ -75,6 +96,11 @@ def shared_costs(rows, width, waves, ideal):
             # every address moved by one multiple of 4 bytes: the banks rotate, costs stay
             waves[r] = waves[r - 1]
             ideal[r] = ideal[r - 1]
+            continue
+        if wpl == 1 and _one_word_per_bank(row, bank_words):
+            # 4-byte words, no two in one bank (the common case: consecutive words, or a
+            # broadcast): one wavefront, the ideal
+            waves[r] = ideal[r] = 1
             continue
         lanes = base_lanes
         if lanes < 32:
