@@ -134,7 +134,7 @@ def pick_warp(sp, SQ, n, base, sl_c0, sl_pp, pipe_free, last, sp_order):
         if c < earliest:
             earliest = c
             min1_g = g
-    if last >= 0 and c_last < INF and c_last <= earliest:   # the earliest, or as early: it wins
+    if c_last <= earliest and c_last < INF:     # the earliest, or as early: it wins
         return c_last, last, -1
     if min1_g < 0:                      # no warp, or all at a barrier
         return INF, -1, -1
