@@ -1,7 +1,7 @@
 """Check every kernel of the blind set against numpy, on the fast cpu engine at small sizes
 (logic only: no timing model is run).
 
-    PYTHONPATH=. python3 benchmarks/timing/blind/check.py
+    PYTHONPATH=. python3 benchmarks/timing/blind/check.py [names] [--device cuda]
 """
 from __future__ import annotations
 
@@ -280,12 +280,17 @@ def check(launch, reference, device="cpu") -> tuple[bool, str]:
 
 
 def main() -> None:
-    only = sys.argv[1:]
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("names", nargs="*", help="checks to run (default: all)")
+    ap.add_argument("--device", default="cpu", help="cpu (default) or cuda: the same checks on a GPU")
+    args = ap.parse_args()
+    only = args.names
     failed = 0
     for launch, ref in CHECKS:
         if only and launch.name not in only:
             continue
-        ok, why = check(launch, ref)
+        ok, why = check(launch, ref, args.device)
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {launch.name:22s} {launch.kernel.key:26s} {why}")
     print(f"{len(CHECKS) - failed if not only else ''} kernels checked; {failed} failed")

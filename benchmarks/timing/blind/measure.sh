@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Measure the blind validation set on one GPU with Nsight Compute, as measure.sh measures the
+# first held-out set (its `validation` part): simt's PTX of every launch under
+# `ncu --clock-control none --csv --print-units base`, caches flushed before every launch
+# (Nsight Compute's default), the same metrics. Writes to DIR:
+#
+#   blind.csv            the profiler's raw CSV (long format, base units)
+#   blind_manifest.csv   the launches in profiled order (name, kernel, dim, block_dim)
+#   blind.log            the run's output (seconds per launch)
+#   gpu.txt              the GPU, driver and tools (only where DIR has none yet)
+#
+#   PYTHONPATH=. bash benchmarks/timing/blind/measure.sh DIR              # on the H200
+#   PYTHONPATH=. bash benchmarks/timing/blind/measure.sh DIR --dry-run    # anywhere: PTX, ptxas, manifest, the command
+#
+# Run from the repository root. Copy blind.csv, blind_manifest.csv and blind.log into
+# benchmarks/timing/data/h200/ and commit them as they are.
+set -uo pipefail
+DIR=${1:?usage: measure.sh DIR [--dry-run]}
+MODE=${2:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$DIR"
+
+# the metrics of the first held-out set (measure.sh's VALID), unchanged
+VALID=sm__cycles_elapsed.max,sm__cycles_elapsed.avg,sm__cycles_active.avg,gpu__time_duration.sum,\
+smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,\
+lts__t_sector_hit_rate.pct,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum,\
+l1tex__t_sector_hit_rate.pct,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,\
+l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,\
+dram__cycles_elapsed.avg.per_second,sm__warps_active.avg.pct_of_peak_sustained_active,\
+sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,\
+dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,\
+l1tex__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,\
+l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,\
+smsp__thread_inst_executed.sum,launch__registers_per_thread,launch__occupancy_limit_registers,\
+launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps,\
+smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,\
+smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio
+
+CMD=(timeout 900 ncu --clock-control none --print-units base --csv --metrics "$VALID"
+     --log-file "$DIR/blind.csv" python3 "$HERE/measure_gpu.py" --manifest "$DIR/blind_manifest.csv")
+
+if [[ "$MODE" == "--dry-run" ]]; then
+  echo "would run (from $(pwd)):"
+  printf '  %q' "${CMD[@]}"; echo "  > $DIR/blind.log 2>&1"
+  python3 "$HERE/measure_gpu.py" --manifest "$DIR/blind_manifest.csv" --dry-run
+  exit $?
+fi
+
+if [[ ! -e "$DIR/gpu.txt" ]]; then
+  {
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total --format=csv
+    nvcc --version | tail -2
+    ncu --version | tail -1
+  } > "$DIR/gpu.txt" 2>&1
+fi
+start=$SECONDS
+"${CMD[@]}" > "$DIR/blind.log" 2>&1
+rc=$?
+echo "blind: exit $rc after $((SECONDS - start)) s; $(grep -c . "$DIR/blind_manifest.csv") manifest lines (header included)"
+[[ $rc -eq 0 ]] && python3 - "$DIR" <<'EOF'
+import sys
+sys.path[:0] = ["benchmarks"]
+from pathlib import Path
+from timing import ncu
+df = ncu.load("blind", Path(sys.argv[1]))
+print(f"blind: {len(df)} profiled launches match the manifest")
+EOF
+exit $rc
