@@ -5,7 +5,8 @@ Prints, per launch, the measured and predicted cycles (``sm__cycles_elapsed.max`
 roofline baseline (validate_timing.py's, the same definition and constants), the measured and
 predicted DRAM bytes; then MAPE and r of log-cycles for the model and the baseline, how many
 launches are within 20% (cycles) and 15% (DRAM bytes), and every pair: the hardware's ratio,
-the model's, the error, and whether the model orders the two launches the other way round.
+the model's, the error, and whether the model orders the two launches the other way round
+(not counted where the measured ratio is within 5% of 1: a tie).
 
 Targets: MAPE <= 15%, r(log) >= 0.97, every pair within 20% and none reversed, DRAM bytes
 within 15%.
@@ -36,6 +37,7 @@ from timing.validate_timing import baseline  # noqa: E402
 
 CYC = compare.CYC
 TARGETS = {"mape": 15.0, "log_r": 0.97, "pair": 0.20, "dram": 0.15}
+TIE = 0.05          # a pair whose measured ratio is within 5% of 1 cannot be reversed (fixed before measuring)
 
 
 def measured(data: Path) -> pd.DataFrame:
@@ -109,11 +111,15 @@ def report(pred: pd.DataFrame, meas: pd.DataFrame, pairs=None) -> tuple[str, pd.
         mp = by.loc[num, f"pred:{CYC}"] / by.loc[den, f"pred:{CYC}"]
         b = by.loc[num, "baseline"] / by.loc[den, "baseline"]
         err = mp / m - 1
-        rev = (m - 1) * (mp - 1) < 0          # the model puts the two launches the other way round
+        # reversed: the model puts the two launches the other way round; where the hardware's
+        # ratio is within TIE of 1 the order is no finding of the hardware's ("tie", not counted)
+        flipped = (m - 1) * (mp - 1) < 0
+        rev = flipped and abs(m - 1) > TIE
         n_pairs += 1
         pairs_ok += abs(err) <= TARGETS["pair"]
         n_reversed += bool(rev)
-        p(f"{label:46s} {m:9.2f} {mp:7.2f} {100 * err:+6.0f}% {'REVERSED' if rev else 'no':>9s} {b:9.2f}")
+        order = "REVERSED" if rev else "tie" if flipped else "no"
+        p(f"{label:46s} {m:9.2f} {mp:7.2f} {100 * err:+6.0f}% {order:>9s} {b:9.2f}")
     p(f"pairs within 20%: {pairs_ok} of {n_pairs}; reversed: {n_reversed}")
 
     sass = df["pred:sass"] / df["meas:sass"]
