@@ -148,6 +148,36 @@ def ref_pathfinder(v):
     return {2: prev}
 
 
+def nw_full(ref, penalty):
+    n = ref.shape[0]
+    s = np.zeros((n + 1, n + 1), np.int64)
+    s[0, :] = -penalty * np.arange(n + 1)
+    s[:, 0] = -penalty * np.arange(n + 1)
+    for i in range(1, n + 1):
+        for j in range(1, n + 1):
+            s[i, j] = max(s[i - 1, j - 1] + ref[i - 1, j - 1], s[i - 1, j] - penalty, s[i, j - 1] - penalty)
+    return s
+
+
+def nw_case(n, diag):
+    """The full table with the launch's diagonal of tiles wiped: the kernel must rebuild it."""
+    def make(rng):
+        ref = rng.integers(-10, 11, (n, n), dtype=np.int32)
+        full = nw_full(ref, 10).astype(np.int32)
+        score = full.copy()
+        for t in range(n // 16):
+            u = diag - t
+            if 0 <= u < n // 16:
+                score[1 + 16 * t:17 + 16 * t, 1 + 16 * u:17 + 16 * u] = 0
+        values, dim, block = C.nw(n, diag)(rng)
+        return [score, ref, np.int32(diag), np.int32(10)], dim, block
+    return make
+
+
+def ref_nw(v):
+    return {0: nw_full(v[1], int(v[3]))}
+
+
 def ref_reduce(v):
     x, n, partial = v
     blocks = len(partial)
@@ -240,6 +270,8 @@ CHECKS = [
     (L("nn", K.nn_distance, C.nn(4096), "", C.VEC2), ref_nn),
     (L("pathfinder", K.pathfinder, C.pathfinder(1000, 8), ""), ref_pathfinder),
     (L("pathfinder_4", K.pathfinder, C.pathfinder(3000, 4), ""), ref_pathfinder),
+    (L("nw_diag2", K.nw_diagonal, nw_case(64, 2), ""), ref_nw),
+    (L("nw_diag5", K.nw_diagonal, nw_case(64, 5), ""), ref_nw),
     (L("reduce", K.reduce_sum, C.reduce(100_000, 12), ""), ref_reduce),
     (L("scan", K.scan_block, C.scan(8192), ""), ref_scan),
     (L("stencil9", K.stencil9, C.stencil9(64), ""), ref_stencil9),

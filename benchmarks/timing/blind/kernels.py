@@ -406,6 +406,39 @@ def pathfinder(wall: wp.array2d(dtype=int), src: wp.array(dtype=int), dst: wp.ar
         dst[col] = prev[t]
 
 
+@wp.kernel
+def nw_diagonal(score: wp.array2d(dtype=int), ref: wp.array2d(dtype=int), diag: int, penalty: int):
+    """Needleman-Wunsch, one anti-diagonal of 16x16 tiles per launch (Rodinia's nw): a block of
+    16 threads per tile copies the tile's upper and left borders and its similarity scores into
+    shared memory, sweeps the tile's 31 inner anti-diagonals with a barrier after each, and
+    writes the tile back. ``score`` is (n + 1) x (n + 1), ``ref`` n x n."""
+    s = wp.shared.array(shape=(17, 17), dtype=int)
+    r = wp.shared.array(shape=(16, 16), dtype=int)
+    tx = wp.thread_idx()
+    tiles = ref.shape[0] // 16
+    br = wp.block_idx() + wp.max(0, diag - (tiles - 1))
+    bc = diag - br
+    i0 = br * 16 + 1
+    j0 = bc * 16 + 1
+    if tx == 0:
+        s[0, 0] = score[i0 - 1, j0 - 1]
+    s[0, tx + 1] = score[i0 - 1, j0 + tx]
+    s[tx + 1, 0] = score[i0 + tx, j0 - 1]
+    for k in range(16):
+        r[k, tx] = ref[i0 - 1 + k, j0 - 1 + tx]
+    wp.sync_threads()
+    for m in range(31):
+        y = m - tx
+        if y >= 0 and y < 16:
+            best = s[tx, y] + r[tx, y]
+            best = wp.max(best, s[tx, y + 1] - penalty)
+            best = wp.max(best, s[tx + 1, y] - penalty)
+            s[tx + 1, y + 1] = best
+        wp.sync_threads()
+    for k in range(16):
+        score[i0 + k, j0 + tx] = s[k + 1, tx + 1]
+
+
 # ---- SHOC --------------------------------------------------------------------------------------
 
 
