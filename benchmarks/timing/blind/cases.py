@@ -81,9 +81,9 @@ def conv2d(n, radius):
                          np.zeros((n, n), f32), i32(radius)], (n, n), (8, 32))
 
 
-def conv3d(n):
-    return lambda rng: ([rng.random((n, n, n), dtype=f32), (rng.random((3, 3, 3)) / 27).astype(f32),
-                         np.zeros((n, n, n), f32)], (n, n, n), (1, 8, 32))
+def conv3d(d, h, w):
+    return lambda rng: ([rng.random((d, h, w), dtype=f32), (rng.random((3, 3, 3)) / 27).astype(f32),
+                         np.zeros((d, h, w), f32)], (d, h, w), (1, 8, 32))
 
 
 def hotspot(n):
@@ -239,8 +239,8 @@ LAUNCHES: list[Launch] = [
     Launch("conv2d_3x3@512", K.conv2d, conv2d(512, 1), "l1"),
     Launch("conv2d_5x5@512", K.conv2d, conv2d(512, 2), "l1"),
     Launch("conv2d_3x3@1024", K.conv2d, conv2d(1024, 1), "l1"),
-    Launch("conv3d@64", K.conv3d, conv3d(64), "l1"),
-    Launch("conv3d@80", K.conv3d, conv3d(80), "l1"),
+    Launch("conv3d@64", K.conv3d, conv3d(64, 64, 64), "l1"),
+    Launch("conv3d@96x96x64", K.conv3d, conv3d(96, 96, 64), "l1"),
     # Rodinia
     Launch("hotspot@1024", K.hotspot, hotspot(1024), "dram"),
     Launch("hotspot@4096", K.hotspot, hotspot(K4), "dram"),

@@ -260,7 +260,7 @@ CHECKS = [
     (L("fdtd_hz", K.fdtd_hz, C.fdtd(64), ""), ref_fdtd),
     (L("conv2d_3x3", K.conv2d, C.conv2d(64, 1), ""), ref_conv2d),
     (L("conv2d_5x5", K.conv2d, C.conv2d(64, 2), ""), ref_conv2d),
-    (L("conv3d", K.conv3d, C.conv3d(32), ""), ref_conv3d),
+    (L("conv3d", K.conv3d, C.conv3d(24, 16, 32), ""), ref_conv3d),
     (L("hotspot", K.hotspot, C.hotspot(64), ""), ref_hotspot),
     (L("srad", K.srad_coeff, C.srad(64), ""), ref_srad),
     (L("layer_thread", K.layer_forward_thread, C.layer_thread(1000, 64), ""), ref_layer),

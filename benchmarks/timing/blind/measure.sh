@@ -42,7 +42,7 @@ smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,\
 smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,\
 smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio
 
-CMD=(timeout 900 ncu --clock-control none --print-units base --csv --metrics "$VALID"
+CMD=(timeout 570 ncu --clock-control none --print-units base --csv --metrics "$VALID"
      --log-file "$DIR/blind.csv" python3 "$HERE/measure_gpu.py" --manifest "$DIR/blind_manifest.csv")
 
 if [[ "$MODE" == "--dry-run" ]]; then
