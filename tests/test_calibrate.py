@@ -3,6 +3,7 @@ ships compile, and without a GPU (or without Nsight Compute) it fails with one c
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -164,3 +165,77 @@ def test_machine_facts_of_an_ada_gpu():
     assert devq.l1_bytes(facts)[0] == 128 * 1024
     assert devq.nvcc_arch(facts) == "sm_89" and devq.ptx_arch(facts) == "sm_80"
     assert set(sources) == set(machine)
+
+
+# ---- the runner end to end, with stand-ins for nvcc, ncu and the GPU ---------------------------
+# The stand-in nvcc writes a "program" that replays the H200's manifest (or, for the clock64
+# parts, its table); the stand-in ncu runs the program and writes the H200's profiler CSV where
+# --log-file says. The calibration must then come out as sm_90.json's timing section.
+
+PROGRAM = '''
+import shutil, sys
+from pathlib import Path
+tables = {"micro5": "loaded_latency.csv", "micro8": "loaded_latency_writes.csv"}
+if NAME in tables:
+    sys.stdout.write((Path(DATA) / tables[NAME]).read_text())
+else:
+    shutil.copy(Path(DATA) / f"{NAME}_manifest.csv", sys.argv[1])
+'''
+
+FAKE_NVCC = '''
+import os, sys
+args = sys.argv[1:]
+exe, source = args[args.index("-o") + 1], args[-1]
+assert "-arch=sm_90" in args and os.path.exists(source), args
+name = os.path.basename(exe)
+with open(exe, "w") as f:
+    f.write(f"#!{sys.executable}\\nNAME = {name!r}\\nDATA = {DATA!r}\\n" + PROGRAM)
+os.chmod(exe, 0o755)
+'''
+
+FAKE_NCU = '''
+import os, shutil, subprocess, sys
+from pathlib import Path
+args = sys.argv[1:]
+if args == ["--version"]:
+    print("stand-in ncu"); sys.exit(0)
+assert args[:6] == ["--clock-control", "none", "--print-units", "base", "--csv", "--metrics"], args
+i = args.index("--log-file")
+log, program = Path(args[i + 1]), args[i + 2:]
+assert os.environ["CUDA_VISIBLE_DEVICES"] == "0"
+if "simt.calibrate.run_probes" in program:
+    # the probes module must import in the environment it is given; then replay the H200's probes
+    subprocess.run(program + ["--help"], check=True, stdout=subprocess.DEVNULL)
+    manifest = Path(program[program.index("--manifest") + 1])
+    for name in ("probes", "probes2", "probes3"):
+        shutil.copy(Path(DATA) / f"{name}_manifest.csv", manifest.parent / f"{name}_manifest.csv")
+        shutil.copy(Path(DATA) / f"{name}.csv", manifest.parent / f"{name}.csv")
+else:
+    subprocess.run(program, check=True)
+    shutil.copy(Path(DATA) / log.name, log)
+'''
+
+
+def _script(path: Path, body: str) -> None:
+    head = f"#!{sys.executable}\nDATA = {str(H200)!r}\nPROGRAM = {PROGRAM!r}\n"
+    path.write_text(head + body)
+    path.chmod(0o755)
+
+
+def test_runner_end_to_end_with_stand_in_tools(tmp_path, monkeypatch):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    _script(bindir / "nvcc", FAKE_NVCC)
+    _script(bindir / "ncu", FAKE_NCU)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    facts = json.loads((H200 / "device.json").read_text())
+    monkeypatch.setattr(devq, "query", lambda ordinal: dict(facts))
+    out = tmp_path / "gpu.json"
+    arch = runner.calibrate("cuda:0", out, log=lambda s: None)
+    assert json.loads(out.read_text()) == arch
+    assert arch["timing"] == json.loads(SM90.read_text())["timing"]
+    work = tmp_path / "gpu.calibration"
+    assert (work / "device.json").exists() and (work / "loaded_latency_writes.csv").exists()
+    assert arch["calibration"]["parts_measured"] == list(runner.PARTS)
+    assert set(json.loads((work / "device.json").read_text())["measure_seconds"]) == {"compile", *runner.PARTS}
