@@ -243,6 +243,10 @@ def _fit(data: Path, n_sm: int, l1_bytes: int, l1_source: str) -> dict:
     twice = micro2[micro2.bench == "l2_read_twice"].sort_values("value")
     reread = (twice["dram__bytes_read.sum"] - twice.work) / twice.work
     mb = twice.value.to_numpy(float)
+    if not reread.min() <= 0.5 <= reread.max():
+        raise FitError(f"micro2.cu l2_read_twice: a second read misses {reread.min():.0%} to {reread.max():.0%} "
+                       f"over {mb[0]:.0f}-{mb[-1]:.0f} MB, so this GPU's L2 is outside the sizes measured "
+                       f"(they suit L2s of about 16 to 90 MB)")
     cross = float(np.interp(0.5, reread.to_numpy(), mb))
     t["l2_bytes"] = note("l2_bytes", int(cross * (1 << 20)),
                          "micro2.cu l2_read_twice: the size at which half of a second read misses the L2")
