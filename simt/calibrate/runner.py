@@ -240,8 +240,10 @@ def calibrate(device: str | None, out: Path, keep: Path | None = None, parts: st
     seconds = round(time.monotonic() - start, 1)
     arch = architecture(facts, timing, measured, seconds if measured else None, work)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".tmp")[1])
-    tmp.write_text(json.dumps(arch, indent=2) + "\n")
-    tmp.replace(out)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".tmp")
+    with os.fdopen(fd, "w") as f:          # written whole, then renamed: never half a file at ``out``
+        f.write(json.dumps(arch, indent=2) + "\n")
+    os.chmod(tmp, 0o644)
+    Path(tmp).replace(out)
     log(f"wrote {out} ({facts['name']}; fitted from {work}" + (f"; {seconds:.0f} s in all)" if measured else ")"))
     return arch
