@@ -5,8 +5,8 @@ calibration kernels and held-out launches are left out). Each CUDA C part is com
 for the device's own ``sm_XY`` and run under Nsight Compute as measure.sh runs it (clocks left
 alone, caches flushed before every launch, base units, CSV); micro8 times itself with clock64
 and runs without the profiler, as in measure.sh. Everything measured stays in the work
-directory: the profiler's CSVs, the manifests, the programs' logs, ``device.json`` (what the
-driver reports) and ``gpu.txt`` (driver and tool versions).
+directory: the profiler's CSVs, the manifests, the programs' logs and ``device.json`` (what the
+driver reports, the nvcc and ncu versions, the seconds each part took).
 """
 from __future__ import annotations
 
