@@ -1,40 +1,16 @@
-"""Read Nsight Compute's CSV (``--csv --print-units base``, one row per metric) into one row per
-launch, joined with the manifest the measured program wrote (same launch order)."""
+"""Nsight Compute's CSV, read by simt.calibrate.ncu_csv; ``load`` defaults to the H200's data."""
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pandas as pd
 
+from simt.calibrate.ncu_csv import read_metrics  # noqa: F401 - re-exported
+
 DATA = Path(__file__).resolve().parent / "data" / "h200"
-
-
-def _number(text: str):
-    t = text.replace(",", "").strip()
-    try:
-        return float(t)
-    except ValueError:
-        return t
-
-
-def read_metrics(path: Path) -> pd.DataFrame:
-    """One row per profiled launch (in launch order), one column per metric, plus the kernel name."""
-    rows: dict[int, dict] = {}
-    with open(path, newline="") as f:
-        lines = [line for line in f if line.startswith('"')]
-    for rec in csv.DictReader(lines):
-        k = int(rec["ID"])
-        row = rows.setdefault(k, {"kernel_name": rec["Kernel Name"], "grid_size": rec["Grid Size"],
-                                  "block_size": rec["Block Size"]})
-        row[rec["Metric Name"]] = _number(rec["Metric Value"])
-    return pd.DataFrame([rows[k] for k in sorted(rows)])
 
 
 def load(name: str, data: Path = DATA) -> pd.DataFrame:
     """``name``'s profiler rows joined with its manifest: micro, l2cap, probes or validation."""
-    metrics = read_metrics(data / f"{name}.csv")
-    manifest = pd.read_csv(data / f"{name}_manifest.csv")
-    if len(metrics) != len(manifest):
-        raise ValueError(f"{name}: {len(metrics)} profiled launches but {len(manifest)} in the manifest")
-    return pd.concat([manifest.reset_index(drop=True), metrics], axis=1)
+    from simt.calibrate.ncu_csv import load as load_from
+    return load_from(name, data)

@@ -1,0 +1,27 @@
+"""Calibrating simt's timing model on a GPU: ``simt calibrate --device cuda:0 --out my_gpu.json``.
+
+- ``cuda/``: the CUDA C microbenchmarks (micro*.cu) the timing constants are measured with;
+- ``probes``: the op probes, simt kernels whose PTX measures what each MIR operation costs;
+- ``device``: what the CUDA driver reports about the GPU, and the architecture facts from it;
+- ``runner``: compiles and runs the measurements under Nsight Compute, fits, writes the file;
+- ``fit``: the one fit from measurements to an architecture file's ``timing`` section (also
+  what made simt/arch/sm_90.json, through benchmarks/timing/fit_arch.py).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def command(device: str | None, out: str, keep: str | None, parts: str | None, from_csv: str | None) -> int:
+    """``simt calibrate``: 0 when the file is written; 2 with one line on stderr saying why not."""
+    import sys
+
+    from ..errors import SimtError
+    from .runner import calibrate
+    try:
+        calibrate(device, Path(out), Path(keep) if keep else None, parts, Path(from_csv) if from_csv else None)
+    except (SimtError, OSError) as e:
+        text = str(e)
+        print(text if text.startswith("simt calibrate") else f"simt calibrate: {text}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,425 @@
+"""The one fit of the timing model: microbenchmark CSVs in, an architecture file's ``timing`` section out.
+
+Every constant is the slope (or plateau) of one microbenchmark that isolates it: micro.cu to
+micro4.cu (CUDA C, measured with Nsight Compute), the loaded-latency tables of micro5.cu and
+micro8.cu (timed in-kernel with clock64) and the op probes (probes.py, simt's own PTX). Each
+constant names what it came from in ``timing.sources``. Held-out launches are never read here.
+
+``simt calibrate`` measures a GPU and calls ``fit``; benchmarks/timing/fit_arch.py calls it on
+the committed H200 measurements (benchmarks/timing/data/h200) to write simt/arch/sm_90.json.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SimtError
+from . import ncu_csv, probes
+
+CYC, INST, TIME = "sm__cycles_elapsed.max", "smsp__inst_executed.sum", "gpu__time_duration.sum"
+
+# what the fit reads from a measurement directory, and the part of ``simt calibrate`` that makes it
+NEEDED_FILES = {
+    "micro.csv": "micro", "micro_manifest.csv": "micro",
+    "micro2.csv": "micro2", "micro2_manifest.csv": "micro2",
+    "micro3.csv": "micro3", "micro3_manifest.csv": "micro3",
+    "micro4.csv": "micro4", "micro4_manifest.csv": "micro4",
+    "loaded_latency.csv": "micro5", "loaded_latency_writes.csv": "micro8",
+    "probes.csv": "probes", "probes_manifest.csv": "probes",
+}
+# later measurements of some probes (the H200's probes2/probes3) replace earlier ones
+PROBE_PARTS = ("probes", "probes2", "probes3")
+
+
+class FitError(SimtError):
+    """The measurements cannot be fitted: a file is missing or a benchmark has too few sizes."""
+
+
+def missing_files(data: Path) -> list[str]:
+    """The files ``fit`` needs that ``data`` lacks, each with the part that writes it."""
+    return [f"{name} (part {part})" for name, part in NEEDED_FILES.items() if not (Path(data) / name).exists()]
+
+
+def slope(df, bench, x="work", y=CYC):
+    """d y / d x between a benchmark's sizes (least squares when there are more than two)."""
+    rows = df[df.bench == bench]
+    if len(rows) < 2:
+        raise KeyError(f"{bench}: fewer than two sizes measured")
+    return float(np.polyfit(rows[x].astype(float), rows[y].astype(float), 1)[0])
+
+
+def dram_bpc_estimate(micro) -> float:
+    rd = micro[(micro.bench == "stream_read") & (micro.value >= 256)]
+    return 1.0 / float(np.polyfit(rd["dram__bytes_read.sum"], rd[CYC], 1)[0])
+
+
+def harmonic(k):
+    return sum(1.0 / i for i in range(1, int(k) + 1))
+
+
+def loaded_latency(data: Path, csv: str, column: str, value: str, amount: str, unit_bytes: int):
+    """A loaded-latency table (micro5.cu, micro8.cu: a chase timed while other blocks stream)
+    at ``column`` == ``value``: per row with streaming blocks, the chase's latency over the
+    idle chase's, and the bytes streamed per cycle (``amount`` x ``unit_bytes``)."""
+    df = pd.read_csv(Path(data) / csv)
+    df = df[df[column] == value]
+    latency = df.chase_cycles / df.steps
+    busy = df.stream_blocks > 0
+    base = float(latency[df.stream_blocks == 0].iloc[0])
+    moved = df[amount][busy] * unit_bytes / df.stream_cycles[busy].clip(lower=1)
+    return latency[busy] - base, moved
+
+
+def queue_fit(extra, rho) -> float:
+    """The service time q of an M/D/1 wait, extra = q * rho / (2 (1 - rho)): least squares over
+    the rows below saturation (rho < 0.9)."""
+    keep = rho < 0.9
+    x = (rho / (2 * (1 - rho)))[keep]
+    y = extra[keep]
+    return round(float((x * y).sum() / (x * x).sum()), 2)
+
+
+def fit(data: Path, sm_count: int, l1_bytes: int, l1_source: str) -> dict:
+    """The ``timing`` section from the measurements in ``data`` of a GPU with ``sm_count`` SMs.
+
+    ``l1_bytes`` (the L1/shared array per SM) is no measurement: the caller gives it and its
+    source. Raises FitError naming the missing files or the benchmark that cannot be fitted."""
+    data = Path(data)
+    missing = missing_files(data)
+    if missing:
+        raise FitError(f"cannot fit from {data}: missing {', '.join(missing)}")
+    try:
+        return _fit(data, sm_count, l1_bytes, l1_source)
+    except (KeyError, IndexError, ValueError, ZeroDivisionError, np.linalg.LinAlgError) as e:
+        raise FitError(f"cannot fit from {data}: {type(e).__name__}: {e}") from e
+
+
+def _fit(data: Path, n_sm: int, l1_bytes: int, l1_source: str) -> dict:
+    micro, micro2, micro3, micro4 = (ncu_csv.load(n, data) for n in ("micro", "micro2", "micro3", "micro4"))
+    # later measurements of a probe replace earlier ones (op_table takes the last row)
+    probe = pd.concat([ncu_csv.load(n, data) for n in PROBE_PARTS if (data / f"{n}.csv").exists()])
+    t = {}
+    sources: dict[str, str] = {}
+
+    def note(key: str, value, source: str):
+        sources[key] = source
+        return value
+
+    # clocks and the launch floor
+    long = micro[micro[CYC] > 50_000]
+    f, off = np.polyfit(long[TIME], long[CYC], 1)
+    t["clock_mhz"] = note("clock_mhz", round(f * 1e3, 1), "micro.cu: sm__cycles_elapsed.max against gpu__time_duration.sum, launches over 50k cycles")
+    t["time_offset_ns"] = note("time_offset_ns", round(-off / f, 1), "same fit: gpu__time_duration.sum = offset + cycles / clock")
+    t["launch_floor_cycles"] = note("launch_floor_cycles", float(micro[micro.bench == "floor"][CYC].median()),
+                                    "micro.cu floor: an empty one-warp kernel, median of 5")
+    per_sm = []
+    for df, bench in ((micro, "dispatch32"), (micro4, "dispatch64"), (micro4, "dispatch256")):
+        rows = df[(df.bench == bench) & (df.value >= 16)]
+        per_sm.append(float(np.polyfit(rows.value, rows[CYC], 1)[0]))
+    launch = float(np.mean(per_sm))
+    t["cta_launch_cycles"] = note("cta_launch_cycles", round(launch, 2),
+                                  "micro.cu dispatch32, micro4.cu dispatch64/256: empty blocks, many per SM: "
+                                  "cycles per block per SM (an SM starts one block at a time)")
+    t["cta_retire_cycles"] = note("cta_retire_cycles", round(slope(micro4, "rounds_nothing", x="value") - launch, 2),
+                                  "micro4.cu rounds_nothing: empty blocks one at a time per SM: cycles per round "
+                                  "less the launch (from a block's end until its slot takes the next)")
+    # issue: pipe rates per scheduler (warp instructions per cycle) from the throughput kernels
+    def rate(bench):
+        return 1.0 / slope(micro, bench, x=INST) / (4 * n_sm)
+    pipes = {"fma": rate("tput_ffma"), "alu": rate("tput_ialu2"), "imad": rate("tput_imad"),
+             "fp64": rate("tput_dfma"), "mufu": rate("tput_mufu"), "shfl": rate("tput_shfl"), "branch": 1.0}
+    t["pipe_interval"] = {p: round(1.0 / r, 3) for p, r in pipes.items()}
+    sources["pipe_interval"] = ("micro.cu tput_*: 8 blocks of 256 per SM, 8 independent chains: cycles per warp "
+                                "instruction per scheduler (branch: one per cycle, micro2.cu branch_loop shows no penalty)")
+
+    # dependent latencies
+    def chain(bench, df=micro):
+        per_step = slope(df, bench)
+        sass = slope(df, bench, y=INST)
+        return per_step, sass
+    alu = chain("chain_ialu2")[0] / 2
+    lat = {"fma": chain("chain_ffma")[0], "alu": alu, "imad": chain("chain_imad")[0],
+           "fp64": chain("chain_dfma")[0], "mufu": chain("chain_mufu")[0], "shfl": chain("chain_shfl")[0]}
+
+    def memory(bench, df=micro):     # per step, less the address arithmetic the step also runs
+        per_step, sass = chain(bench, df)
+        return per_step - max(0.0, sass - 1.0) * alu
+    lat["shared"] = memory("chain_shared")
+    # a load or store is its address arithmetic plus the access: issue slots per chase step
+    t["memory_issue_slots"] = note("memory_issue_slots",
+                                   round((chain("chain_shared")[1] + chain("chain_l1")[1]) / 2, 3),
+                                   "micro.cu chain_shared, chain_l1: SASS instructions per dependent load "
+                                   "(the load and its address arithmetic)")
+    lat["atomic_shared"] = memory("chain_atomic_shared")
+    lat["atomic_global"] = memory("chain_atomic_global")
+    lanes = micro2[micro2.bench.str.startswith("chase_")].copy()
+    lanes["n"] = lanes.work // 8                      # work = 8 steps per iteration
+    lanes["k"] = (lanes.value - lanes.n) // 1000      # value = 1000 k + n
+
+    def per_k(bench):
+        out = {}
+        for k, g in lanes[lanes.bench == bench].groupby("k"):
+            out[int(k)] = float(np.polyfit(g.work, g[CYC], 1)[0]) - alu   # less the address step
+        return out
+    l1k, l2k, dk = per_k("chase_l1plain_lanes"), per_k("chase_l2_lanes"), per_k("chase_dram_lanes")
+    lat["l1"] = l1k[1]
+    lat["l2"] = l2k[1]
+    lat["dram"] = dk[1]
+    t["latency"] = {k: round(v, 2) for k, v in lat.items()}
+    # a block that stores keeps its slot until the stores have left: the extra cycles per
+    # round over an empty block, less the store's own issue (two special registers, an add)
+    stores = slope(micro4, "rounds_store", x="value") - slope(micro4, "rounds_nothing", x="value")
+    t["store_retire_cycles"] = note("store_retire_cycles", round(stores - lat["shfl"] - alu, 2),
+                                    "micro4.cu rounds_store against rounds_nothing, less the store's issue")
+    # a loop whose exit test waits on the value it computes: FMA, compare, branch, per step
+    bc = slope(micro4, "branch_chain", x="value")
+    t["branch_cycles"] = note("branch_cycles", round(bc - lat["fma"] - alu - 1.0, 2),
+                              "micro4.cu branch_chain: cycles per step less the FMA and compare latencies "
+                              "and the branch's issue: a conditional branch resolving")
+    sources["latency"] = ("micro.cu chain_*: one warp, dependent steps, cycles per step (memory chains less their "
+                          "address arithmetic); l1/l2/dram: micro2.cu chase_*_lanes with one lane")
+    ks = sorted(dk)
+    h = np.array([harmonic(k) - 1 for k in ks])
+    t["dram_tail_cycles"] = note("dram_tail_cycles", round(float(np.polyfit(h, [dk[k] for k in ks], 1)[0]), 2),
+                                 "micro2.cu chase_dram_lanes: latency of k lanes missing at once = dram + tail * (H(k) - 1)")
+    ks2 = sorted(l2k)
+    h2 = np.array([harmonic(k) - 1 for k in ks2])
+    t["l2_tail_cycles"] = note("l2_tail_cycles", round(float(np.polyfit(h2, [l2k[k] for k in ks2], 1)[0]), 2),
+                               "micro2.cu chase_l2_lanes, as dram_tail_cycles")
+    t["l1_line_step_cycles"] = note("l1_line_step_cycles", round((l1k[32] - l1k[1]) / 31, 3),
+                                    "micro2.cu chase_l1plain_lanes: extra latency per extra L1 line of a request")
+
+    # DRAM latency under load: a chase timed while other blocks stream (micro5.cu)
+    extra, read = loaded_latency(data, "loaded_latency.csv", "ring", "dram", "stream_bytes", 1)
+    t["dram_queue_cycles"] = note("dram_queue_cycles", queue_fit(extra, read / dram_bpc_estimate(micro)),
+                                  "micro5.cu: DRAM chase latency while other blocks stream, against the DRAM "
+                                  "use: extra = q * rho / (2 (1 - rho)), least squares below saturation")
+
+    # memory throughput
+    lines32 = micro2[micro2.bench == "tput_l1plain_lines32"]
+    sectors = lines32["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] / n_sm     # one sector per line
+    t["l1_line_cycles"] = note("l1_line_cycles", round(float(np.polyfit(sectors, lines32[CYC], 1)[0]), 3),
+                               "micro2.cu tput_l1plain_lines32: L1 hits, 32 lines a request: cycles per line per SM")
+    lds1 = micro[micro.bench == "tput_lds_stride1"]
+    lds32 = micro[micro.bench == "tput_lds_stride32"]
+    t["shared_wavefront_cycles"] = note("shared_wavefront_cycles",
+                                        round(float(np.polyfit(lds32.work / n_sm, lds32[CYC], 1)[0]), 3),
+                                        "micro.cu tput_lds_stride32: 32-way conflicts, cycles per wavefront per SM")
+    t["shared_instruction_cycles"] = note("shared_instruction_cycles",
+                                          round(float(np.polyfit(lds1.work / n_sm, lds1[CYC], 1)[0]), 3),
+                                          "micro.cu tput_lds_stride1: conflict-free loads, cycles per instruction per SM")
+    t["l2_read_bytes_per_cycle"] = note("l2_read_bytes_per_cycle", round(1.0 / slope(micro, "tput_l2"), 1),
+                                        "micro.cu tput_l2: a 16 MB buffer read repeatedly with ld.global.cg, bytes per cycle")
+    # L2 writes cost per line and per sector: full-line float4 stores against one-sector stores
+    full = slope(micro2, "store_l2") * 32 * 4           # cycles per line of 4 written sectors
+    one = slope(micro3, "scatter_store_l2")              # cycles per line of 1 written sector
+    per_sector = (full - one) / 3
+    t["l2_write_cycles_per_sector"] = note("l2_write_cycles_per_sector", round(per_sector, 5),
+                                           "micro2.cu store_l2 (4 sectors a line) and micro3.cu scatter_store_l2 "
+                                           "(1 sector a line): GPU-wide L2 cycles per written sector")
+    t["l2_write_cycles_per_line"] = note("l2_write_cycles_per_line", round(one - per_sector, 5),
+                                         "same fit: GPU-wide L2 cycles per written line")
+    rd = micro[(micro.bench == "stream_read") & (micro.value >= 256)]
+    dram_bpc = 1.0 / float(np.polyfit(rd["dram__bytes_read.sum"], rd[CYC], 1)[0])
+    t["dram_bytes_per_cycle"] = note("dram_bytes_per_cycle", round(dram_bpc, 1),
+                                     "micro.cu stream_read 256 MB -> 1 GB: DRAM bytes read per cycle")
+    cp = micro[(micro.bench == "stream_copy") & (micro.value >= 256)]
+    x = cp[CYC] * dram_bpc - cp["dram__bytes_read.sum"]
+    t["dram_write_cost"] = note("dram_write_cost", round(float(np.median(x / cp["dram__bytes_write.sum"])), 3),
+                                "micro.cu stream_copy 256 MB, 1 GB: a written byte costs this many read bytes of DRAM time")
+    # ... and while they write (micro8.cu): written bytes take DRAM time at dram_write_cost,
+    # and a read waits behind them as behind reads with a longer service time q_w
+    extra, written = loaded_latency(data, "loaded_latency_writes.csv", "mode", "write", "stream_float4s", 16)
+    rho_w = written * t["dram_write_cost"] / dram_bpc_estimate(micro)
+    t["dram_write_queue_cycles"] = note("dram_write_queue_cycles", queue_fit(extra, rho_w),
+                                        "micro8.cu: the DRAM chase while other blocks write, against the DRAM "
+                                        "time of the writes: extra = q_w * rho_w / (2 (1 - rho_w)), least squares "
+                                        "below saturation")
+    sc = micro[(micro.bench == "scatter_read") & (micro.value >= 16)]
+    t["dram_fetch_bytes"] = note("dram_fetch_bytes", int(round(float(np.median(sc["dram__bytes_read.sum"] / sc.work)) / 32) * 32),
+                                 "micro.cu scatter_read, sectors 64 B or more apart: DRAM bytes per sector asked for")
+    twice = micro2[micro2.bench == "l2_read_twice"].sort_values("value")
+    reread = (twice["dram__bytes_read.sum"] - twice.work) / twice.work
+    mb = twice.value.to_numpy(float)
+    if not reread.min() <= 0.5 <= reread.max():
+        raise FitError(f"micro2.cu l2_read_twice: a second read misses {reread.min():.0%} to {reread.max():.0%} "
+                       f"over {mb[0]:.0f}-{mb[-1]:.0f} MB, so this GPU's L2 is outside the sizes measured "
+                       f"(they suit L2s of about 16 to 90 MB)")
+    cross = float(np.interp(0.5, reread.to_numpy(), mb))
+    t["l2_bytes"] = note("l2_bytes", int(cross * (1 << 20)),
+                         "micro2.cu l2_read_twice: the size at which half of a second read misses the L2")
+    wr = micro[(micro.bench == "stream_write") & (micro.value >= 64)]
+    t["l2_dirty_bytes"] = note("l2_dirty_bytes", int(np.median(wr.work - wr["dram__bytes_write.sum"])),
+                               "micro.cu stream_write 64 MB - 1 GB: dirty bytes the L2 still holds when the kernel ends")
+    t["l1_bytes"] = note("l1_bytes", int(l1_bytes), l1_source)
+
+    # atomics
+    same = slope(micro, "red_one_address")
+    t["atomic_same_address_cycles"] = note("atomic_same_address_cycles", round(same, 3),
+                                           "micro.cu red_one_address: cycles per u32 reduction to one address")
+    t["atomic_same_address_cycles_f32"] = note("atomic_same_address_cycles_f32", round(slope(micro, "red_one_address_f32"), 3),
+                                               "micro.cu red_one_address_f32: cycles per f32 reduction to one address")
+    per_warp = 1.0 / slope(micro, "red_per_warp_address")        # lane operations per cycle
+    t["atomic_units"] = note("atomic_units", int(round(per_warp * same)),
+                             "micro.cu red_per_warp_address: lane operations per cycle x cycles per operation")
+    region = micro2[micro2.bench == "red_region"].copy()
+    region["words"] = region.value // 1000
+    g8 = region[region.words == 8]
+    per_request = float(np.polyfit(g8.work, g8[CYC], 1)[0]) * 32       # 8 words x 4 lanes each
+    t["atomic_spread_cycles"] = note("atomic_spread_cycles", round(per_request / 4, 3),
+                                     "micro2.cu red_region, 8 words of one sector, 4 lanes each: cycles per "
+                                     "lane a word (a few lanes a word; red_one_address gives the deep case)")
+    t["atomic_sectors_per_cycle"] = note("atomic_sectors_per_cycle", round(1.0 / slope(micro, "red_1024_addresses"), 2),
+                                         "micro.cu red_1024_addresses: every lane its own line: sector "
+                                         "operations per cycle the L2's atomic units manage together")
+    r32 = 1.0 / slope(micro, "red_32_addresses")
+    lines_per_unit = 32.0 / (r32 * same)
+    t["atomic_interleave_bytes"] = note("atomic_interleave_bytes", int(128 * 2 ** round(np.log2(lines_per_unit))),
+                                        "micro.cu red_32_addresses: 32 consecutive lines share r * t units")
+    # the same launch, one lane on each of a unit's lines: a line occupies its unit for at least
+    # this long, however few lanes it carries (red_region's deep lines cost their lanes)
+    units_used = 32.0 / 2 ** round(np.log2(lines_per_unit))
+    t["atomic_line_cycles"] = note("atomic_line_cycles", round(units_used / r32, 3),
+                                   "micro.cu red_32_addresses: units used / lane operations per cycle, one lane "
+                                   "a line: the least a line's update occupies its atomic unit")
+    sa = micro2[micro2.bench.str.startswith("shared_atom")].copy()
+    sa["words"], sa["n"] = sa.value // 1000, sa.value % 1000
+
+    def per_instr(bench, words):
+        g = sa[(sa.bench == bench) & (sa.words == words)]
+        return float(np.polyfit(g.n, g[CYC], 1)[0])
+    one, spread = per_instr("shared_atom_1warp", 1), per_instr("shared_atom_1warp", 32)
+    t["shared_atomic_same_lane_cycles"] = note("shared_atomic_same_lane_cycles", round((one - spread) / 31, 3),
+                                               "micro2.cu shared_atom_1warp: extra latency per lane on one word")
+    full = sa[(sa.bench == "shared_atom_full") & (sa.words == 1)]
+    t["shared_atomic_same_lane_throughput"] = note(
+        "shared_atomic_same_lane_throughput", round(float(np.polyfit(full.work / n_sm, full[CYC], 1)[0]), 3),
+        "micro2.cu shared_atom_full, one word: cycles per lane operation per SM")
+    fone, fspread = per_instr("shared_atom_f32_1warp", 1), per_instr("shared_atom_f32_1warp", 32)
+    t["shared_atomic_f32_round_cycles"] = note("shared_atomic_f32_round_cycles", round((fone - fspread) / 31, 2),
+                                               "micro2.cu shared_atom_f32_1warp: f32 shared atomics are CAS loops, one lane a round")
+    fg = sa[(sa.bench == "shared_atom_f32_1warp") & (sa.words == 1)]
+    sass_round = float(np.polyfit(fg.n, fg[INST], 1)[0]) / 32
+    t["shared_atomic_f32_round_sass"] = note("shared_atomic_f32_round_sass", round(sass_round, 2),
+                                             "micro2.cu shared_atom_f32_1warp: instructions per CAS round")
+
+    # barriers: per-iteration cycles of one block looping over a barrier, 1, 8 and 32 warps,
+    # less the issue time of the loop's own instructions on one scheduler
+    rows = []
+    for threads in (32, 256, 1024):
+        bench = f"chain_barrier{threads}"
+        per_iter = slope(micro, bench)
+        warps = threads // 32
+        sass = slope(micro, bench, y=INST) / warps
+        rows.append((warps, per_iter - sass * max(1, warps / 4)))
+    w, c = zip(*rows)
+    b, a = np.polyfit(w, c, 1)
+    t["barrier_cycles"] = note("barrier_cycles", round(float(a), 2), "micro.cu chain_barrier32/256/1024: fixed part")
+    t["barrier_cycles_per_warp"] = note("barrier_cycles_per_warp", round(float(b), 3), "same fit: part per warp")
+
+    loop = probe[probe.name == f"{probes.LOOP_PROBE}@loop"].iloc[0]
+    base = probe[(probe.name == probes.LOOP_PROBE) & (probe.unroll == probes.UNROLLS[0])].iloc[-1]
+    per_step = (loop[INST] - base[INST]) / (probes.LOOP_STEPS - probes.STEPS)
+    t["loop_control_factor"] = note("loop_control_factor", round((per_step - probes.UNROLLS[0]) / 3, 3),
+                                    "probes.py f32_add at two step counts: issue slots of a counted loop's control "
+                                    "(increment, compare, branch) per iteration / 3")
+    t["ops"] = op_table(probe, lat)
+    sources["ops"] = ("probes.py through simt's PTX: SASS instructions and dependent cycles per MIR op "
+                      "(companion ops subtracted); class fallbacks from the micro.cu chains")
+    t["sources"] = sources
+    return t
+
+
+def op_table(df, lat) -> dict:
+    n = 8 * probes.STEPS
+    per = {}
+    for name, g in df.groupby("name", sort=False):
+        if name.endswith("@loop"):
+            continue
+        a, b = g[g.unroll == 8].iloc[-1], g[g.unroll == 16].iloc[-1]
+        per[name] = ((b[INST] - a[INST]) / n, (b[CYC] - a[CYC]) / n)
+
+    def minus(name, *companions):
+        s, c = per[name]
+        for comp in companions:
+            s -= per[comp][0]
+            c -= per[comp][1]
+        return [round(max(1.0, s), 2), round(max(1.0, c), 2)]
+    ops = {
+        "ADD.f32": [*minus("f32_add"), "fma"], "SUB.f32": [*minus("f32_add"), "fma"],
+        "MUL.f32": [*minus("f32_mul"), "fma"], "DIV.f32": [*minus("f32_div"), "fma"],
+        "SQRT.f32": [*minus("f32_sqrt"), "fma"], "SIN.f32": [*minus("f32_sin"), "fma"],
+        "COS.f32": [*minus("f32_cos"), "fma"], "EXP.f32": [*minus("f32_exp_mul", "f32_mul"), "fma"],
+        "LOG.f32": [*minus("f32_log_add", "f32_add"), "fma"], "POW.f32": [*minus("f32_pow"), "fma"],
+        "FLOOR.f32": [*minus("f32_floor_add", "f32_add"), "alu"],
+        "MAX.f32": [*minus("f32_mul_max", "f32_mul"), "alu"], "MIN.f32": [*minus("f32_mul_max", "f32_mul"), "alu"],
+        "ADD.i32": [*[x / 2 for x in minus("i32_xor_add")], "alu"],
+        "XOR.i32": [*[x / 2 for x in minus("i32_xor_add")], "alu"],
+        "SHL.i32": [*[x / 2 for x in minus("i32_shift_xor")], "alu"],
+        "MUL.i32": [*minus("i32_mad"), "imad"],
+        "MIN.i32": [*minus("i32_min_add"), "alu"],
+        "ADD.f64": [*minus("f64_add"), "fp64"], "MUL.f64": [*minus("f64_mul"), "fp64"],
+        "DIV.f64": [*minus("f64_div"), "fp64"], "SQRT.f64": [*minus("f64_sqrt"), "fp64"],
+        "MUL.i64": [*minus("i64_mad"), "imad"],
+    }
+    for div in ("div", "rem"):
+        for kind in ("pow2", "const"):
+            ops[f"{div.upper()}.i32.{kind}"] = [*minus(f"i32_{div}_{kind}_add", "i32_mad"), "alu"]
+        # a divisor in a register: the probe whose divisor changes every step
+        ops[f"{div.upper()}.i32"] = [*minus(f"i32_{div}_vary_add", "i32_mad"), "alu"]
+    cvt = minus("f32_cvt_add", "f32_add")
+    ops["CVT.f32>i32"] = ops["CVT.i32>f32"] = [round(cvt[0] / 2, 2), round(cvt[1] / 2, 2), "alu"]
+    sel = minus("f32_select")
+    ops["SELECT.b"] = ops["SELECT.*"] = [1.0, round(sel[1] / 3, 2), "alu"]
+    for name in ("SUB", "AND", "OR", "SHR", "NEG", "NOT", "ABS", "MAX", "EQ", "NE", "LT", "LE", "GT", "GE"):
+        ops.setdefault(f"{name}.i32", list(ops["ADD.i32"]))
+    for name in ("EQ", "NE", "LT", "LE", "GT", "GE", "ABS", "NEG", "ISNAN", "ISINF"):
+        ops.setdefault(f"{name}.f32", [1.0, ops["ADD.i32"][1], "alu"])
+    for name in ("CEIL", "ROUND", "TRUNC"):
+        ops[f"{name}.f32"] = list(ops["FLOOR.f32"])
+    for name in ("EXP2",):
+        ops[f"{name}.f32"] = list(ops["EXP.f32"])
+    for name in ("LOG2", "LOG10"):
+        ops[f"{name}.f32"] = list(ops["LOG.f32"])
+    # composites no probe measures: sums of the measured parts they are built from
+    s, c = ops["SIN.f32"], ops["DIV.f32"]
+    ops["TAN.f32"] = [s[0] + ops["COS.f32"][0] + c[0], s[1] + c[1], "fma"]
+    lg, sq = ops["LOG.f32"], ops["SQRT.f32"]
+    for name in ("ASIN", "ACOS", "ATAN", "ATAN2"):
+        ops[f"{name}.f32"] = [lg[0], lg[1], "fma"]
+    ex = ops["EXP.f32"]
+    for name in ("SINH", "COSH", "TANH"):
+        ops[f"{name}.f32"] = [2 * ex[0] + c[0], ex[1] + c[1], "fma"]
+    # Derived, not probed: the special functions of simt/gpu/ptx_special.py, as sums of the
+    # measured parts their PTX routines are built from; every other instruction of a routine
+    # (a Horner step, a compare, a select) counts one issue slot and one dependent FMA latency.
+    # erf/erfc: 1/|x| (a division) then a 10-step Horner polynomial, beside e^(-x^2); then ~5
+    # dependent ops; ~41 other instructions in all (three polynomials, the special cases).
+    # erfinv/erfcinv: a log, then a sqrt and a 9-step polynomial, then ~8 dependent ops; ~32
+    # other instructions. cbrt: lg2, ex2 (MUFU) and a Newton step with two divisions (+ ~3
+    # dependent ops); ~12 other instructions.
+    fma, mufu = lat["fma"], lat["mufu"]
+    erf_latency = max(c[1] + 11 * fma, ex[1] + 2 * fma) + 5 * fma
+    ops["ERF.f32"] = ops["ERFC.f32"] = [ex[0] + c[0] + 41, round(erf_latency, 2), "fma"]
+    ops["ERFINV.f32"] = ops["ERFCINV.f32"] = [lg[0] + sq[0] + 32,
+                                              round(lg[1] + sq[1] + 17 * fma, 2), "fma"]
+    ops["CBRT.f32"] = [2 * c[0] + 12, round(2 * mufu + 2 * c[1] + 3 * fma, 2), "fma"]
+    # derived, not probed: rint is cvt.rni as floor is cvt.rmi; copysign and popc are single
+    # simple ALU instructions
+    ops["RINT.f32"] = list(ops["FLOOR.f32"])
+    ops["COPYSIGN.f32"] = [1.0, ops["ADD.i32"][1], "alu"]
+    ops["POPC.i32"] = list(ops["ADD.i32"])
+    ops["RSQRT.f32"] = [1.0, round(lat["mufu"], 2), "mufu"]
+    ops["SHFL.*"] = [1.0, round(lat["shfl"], 2), "shfl"]
+    ops["VOTE.*"] = [1.0, round(lat["alu"], 2), "alu"]
+    ops["ACTIVEMASK.*"] = [1.0, round(lat["alu"], 2), "alu"]
+    ops["SYNCWARP.*"] = [1.0, round(lat["alu"], 2), "alu"]
+    ops["SREG.*"] = [1.0, round(lat["shfl"], 2), "alu"]      # S2R: not isolated; the MIO latency of a shuffle
+    ops["ADD.i64"] = ops["SUB.i64"] = [2.0, round(2 * lat["alu"], 2), "alu"]
+    ops["*.f32"] = [1.0, round(lat["fma"], 2), "fma"]
+    ops["*.f64"] = [1.0, round(lat["fp64"], 2), "fp64"]
+    ops["*.i64"] = [2.0, round(2 * lat["alu"], 2), "alu"]
+    ops["*.*"] = [1.0, round(lat["alu"], 2), "alu"]
+    return ops

@@ -1,0 +1,39 @@
+"""Read Nsight Compute's CSV (``--csv --print-units base``, one row per metric) into one row per
+launch, joined with the manifest the measured program wrote (same launch order)."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pandas as pd
+
+
+def _number(text: str):
+    t = text.replace(",", "").strip()
+    try:
+        return float(t)
+    except ValueError:
+        return t
+
+
+def read_metrics(path: Path) -> pd.DataFrame:
+    """One row per profiled launch (in launch order), one column per metric, plus the kernel name."""
+    rows: dict[int, dict] = {}
+    with open(path, newline="") as f:
+        lines = [line for line in f if line.startswith('"')]
+    for rec in csv.DictReader(lines):
+        k = int(rec["ID"])
+        row = rows.setdefault(k, {"kernel_name": rec["Kernel Name"], "grid_size": rec["Grid Size"],
+                                  "block_size": rec["Block Size"]})
+        row[rec["Metric Name"]] = _number(rec["Metric Value"])
+    return pd.DataFrame([rows[k] for k in sorted(rows)])
+
+
+def load(name: str, data: Path) -> pd.DataFrame:
+    """``name``'s profiler rows (``data/name.csv``) joined with its manifest (``name_manifest.csv``)."""
+    data = Path(data)
+    metrics = read_metrics(data / f"{name}.csv")
+    manifest = pd.read_csv(data / f"{name}_manifest.csv")
+    if len(metrics) != len(manifest):
+        raise ValueError(f"{name}: {len(metrics)} profiled launches but {len(manifest)} in the manifest")
+    return pd.concat([manifest.reset_index(drop=True), metrics], axis=1)

@@ -1,0 +1,241 @@
+"""``simt calibrate``: the package's fit is the one that made sm_90.json, the microbenchmarks it
+ships compile, and without a GPU (or without Nsight Compute) it fails with one clear line."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simt.calibrate import device as devq
+from simt.calibrate import fit as fitting
+from simt.calibrate import runner
+from simt.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+H200 = ROOT / "benchmarks" / "timing" / "data" / "h200"
+SM90 = ROOT / "simt" / "arch" / "sm_90.json"
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory) -> dict:
+    """The architecture file ``simt calibrate --from-csv`` writes from the committed H200 CSVs."""
+    out = tmp_path_factory.mktemp("calibrate") / "h200.json"
+    assert main(["calibrate", "--from-csv", str(H200), "--out", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+def test_fit_from_h200_csvs_is_the_shipped_timing_section(written):
+    shipped = json.loads(SM90.read_text())
+    assert written["timing"] == shipped["timing"]
+
+
+def test_machine_facts_from_the_h200_driver_are_the_shipped_ones(written):
+    shipped = json.loads(SM90.read_text())
+    for key, value in shipped.items():
+        if key not in ("timing", "sources"):
+            assert written[key] == value, key
+
+
+def _keys(d: dict, prefix: str = "") -> set[str]:
+    out = set()
+    for k, v in d.items():
+        out.add(prefix + k)
+        if isinstance(v, dict):
+            out |= _keys(v, f"{prefix}{k}.")
+    return out
+
+
+def test_written_file_has_every_key_of_sm90(written):
+    shipped = json.loads(SM90.read_text())
+    missing = _keys(shipped) - _keys(written)
+    assert not missing, sorted(missing)
+    # the extra: when and on what it was calibrated, and the machine facts' sources
+    assert set(written) - set(shipped) == {"calibration"}
+    assert set(written["calibration"]["machine_sources"]) == set(shipped) - {"timing", "sources"}
+    assert set(written["timing"]["sources"]) >= set(written["timing"]) - {"sources", "ops", "pipe_interval", "latency"}
+
+
+def test_every_timing_constant_names_its_source(written):
+    t = written["timing"]
+    assert set(t) - {"sources"} <= set(t["sources"])
+
+
+def test_fit_arch_script_is_the_package_fit():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from timing import fit_arch
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    assert fit_arch.fit() == json.loads(SM90.read_text())["timing"]
+
+
+def test_fit_names_the_missing_measurement(tmp_path):
+    for name in H200.iterdir():
+        if name.name != "micro3.csv":
+            shutil.copy(name, tmp_path / name.name)
+    with pytest.raises(fitting.FitError, match=r"micro3\.csv \(part micro3\)"):
+        fitting.fit(tmp_path, 132, 262144, "test")
+
+
+def test_from_csv_without_device_json_fails_clearly(tmp_path, capsys):
+    assert main(["calibrate", "--from-csv", str(tmp_path), "--out", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("simt calibrate: ") and "device.json is missing" in err
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_unknown_part_is_refused():
+    with pytest.raises(runner.CalibrationError, match="unknown part"):
+        runner.parse_parts("micro,micro9")
+
+
+def _cuda_sources() -> list[Path]:
+    """Every microbenchmark: those simt calibrate ships and the diagnostics in benchmarks/timing."""
+    files = {p.resolve() for p in (ROOT / "simt" / "calibrate" / "cuda").glob("*.cu")}
+    files |= {p.resolve() for p in (ROOT / "benchmarks" / "timing").glob("*.cu")}
+    return sorted(files)
+
+
+def test_every_part_source_is_shipped():
+    shipped = {p.name for p in runner.CUDA_DIR.glob("*.cu")}
+    assert {p.source for p in runner.PARTS.values() if p.source} <= shipped
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"simt.calibrate" = ["cuda/*.cu", "cuda/*.cuh"]' in pyproject
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+@pytest.mark.parametrize("source", _cuda_sources(), ids=lambda p: p.name)
+def test_microbenchmark_compiles_for_sm90(source, tmp_path):
+    out = subprocess.run(["nvcc", "-O3", "-arch=sm_90", "-cubin", "-o", str(tmp_path / "x.cubin"), str(source)],
+                         capture_output=True, text=True, cwd=source.parent)
+    assert out.returncode == 0, out.stderr
+
+
+def _has_gpu() -> bool:
+    from simt.gpu import runtime
+    return runtime.is_available(0)
+
+
+@pytest.mark.skipif(_has_gpu(), reason="a GPU is present: this checks the error without one")
+def test_without_gpu_the_command_fails_with_one_line(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "simt", "calibrate", "--device", "cuda:0",
+                          "--out", str(tmp_path / "gpu.json")], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 2
+    assert out.stderr.startswith("simt calibrate: no GPU to measure"), out.stderr
+    assert "Traceback" not in out.stderr
+    assert not (tmp_path / "gpu.json").exists()
+
+
+def test_bad_device_name_is_refused(capsys, tmp_path):
+    assert main(["calibrate", "--device", "cpu", "--out", str(tmp_path / "x.json")]) == 2
+    assert "--device must be cuda or cuda:N" in capsys.readouterr().err
+
+
+def test_without_ncu_it_says_the_clock64_fallback_is_missing(monkeypatch, tmp_path):
+    facts = json.loads((H200 / "device.json").read_text())
+    monkeypatch.setattr(devq, "query", lambda ordinal: dict(facts))
+    monkeypatch.setattr(runner, "_tool", lambda name: None if name == "ncu" else f"/usr/bin/{name}")
+    with pytest.raises(runner.CalibrationError) as e:
+        runner.measure(0, tmp_path, runner.parse_parts(None), log=lambda s: None)
+    assert str(e.value).startswith("simt calibrate needs Nsight Compute (ncu) on PATH; the clock64 "
+                                   "fallback is not implemented")
+    assert "micro, micro2, micro3, micro4, micro5, probes" in str(e.value)
+
+
+def test_old_gpus_are_refused():
+    with pytest.raises(devq.DeviceQueryError, match="compute capability 7.5"):
+        devq.check_supported({"name": "Tesla T4", "cc_major": 7, "cc_minor": 5})
+
+
+def test_machine_facts_of_an_ada_gpu():
+    """An RTX 4090 as its driver reports it: sm_89, 100 KB of shared memory, 128 KB of L1."""
+    facts = {"name": "NVIDIA GeForce RTX 4090", "cc_major": 8, "cc_minor": 9, "sm_count": 128,
+             "clock_khz": 2520000, "warp_size": 32, "max_threads_per_block": 1024, "max_threads_per_sm": 1536,
+             "max_blocks_per_sm": 24, "registers_per_sm": 65536, "shared_per_sm": 102400,
+             "shared_per_block": 49152, "shared_per_block_optin": 101376, "reserved_shared_per_block": 1024,
+             "l2_bytes": 75497472}
+    machine, sources = devq.machine_section(facts)
+    assert machine["name"] == "sm_89" and machine["max_warps_per_sm"] == 48
+    assert machine["shared_carveouts_kb"] == [0, 8, 16, 32, 64, 100]
+    assert devq.l1_bytes(facts)[0] == 128 * 1024
+    assert devq.nvcc_arch(facts) == "sm_89" and devq.ptx_arch(facts) == "sm_80"
+    assert set(sources) == set(machine)
+
+
+# ---- the runner end to end, with stand-ins for nvcc, ncu and the GPU ---------------------------
+# The stand-in nvcc writes a "program" that replays the H200's manifest (or, for the clock64
+# parts, its table); the stand-in ncu runs the program and writes the H200's profiler CSV where
+# --log-file says. The calibration must then come out as sm_90.json's timing section.
+
+PROGRAM = '''
+import shutil, sys
+from pathlib import Path
+tables = {"micro5": "loaded_latency.csv", "micro8": "loaded_latency_writes.csv"}
+if NAME in tables:
+    sys.stdout.write((Path(DATA) / tables[NAME]).read_text())
+else:
+    shutil.copy(Path(DATA) / f"{NAME}_manifest.csv", sys.argv[1])
+'''
+
+FAKE_NVCC = '''
+import os, sys
+args = sys.argv[1:]
+exe, source = args[args.index("-o") + 1], args[-1]
+assert "-arch=sm_90" in args and os.path.exists(source), args
+name = os.path.basename(exe)
+with open(exe, "w") as f:
+    f.write(f"#!{sys.executable}\\nNAME = {name!r}\\nDATA = {DATA!r}\\n" + PROGRAM)
+os.chmod(exe, 0o755)
+'''
+
+FAKE_NCU = '''
+import os, shutil, subprocess, sys
+from pathlib import Path
+args = sys.argv[1:]
+if args == ["--version"]:
+    print("stand-in ncu"); sys.exit(0)
+assert args[:6] == ["--clock-control", "none", "--print-units", "base", "--csv", "--metrics"], args
+i = args.index("--log-file")
+log, program = Path(args[i + 1]), args[i + 2:]
+assert os.environ["CUDA_VISIBLE_DEVICES"] == "0"
+if "simt.calibrate.run_probes" in program:
+    # the probes module must import in the environment it is given; then replay the H200's probes
+    subprocess.run(program + ["--help"], check=True, stdout=subprocess.DEVNULL)
+    manifest = Path(program[program.index("--manifest") + 1])
+    for name in ("probes", "probes2", "probes3"):
+        shutil.copy(Path(DATA) / f"{name}_manifest.csv", manifest.parent / f"{name}_manifest.csv")
+        shutil.copy(Path(DATA) / f"{name}.csv", manifest.parent / f"{name}.csv")
+else:
+    subprocess.run(program, check=True)
+    shutil.copy(Path(DATA) / log.name, log)
+'''
+
+
+def _script(path: Path, body: str) -> None:
+    head = f"#!{sys.executable}\nDATA = {str(H200)!r}\nPROGRAM = {PROGRAM!r}\n"
+    path.write_text(head + body)
+    path.chmod(0o755)
+
+
+def test_runner_end_to_end_with_stand_in_tools(tmp_path, monkeypatch):
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    _script(bindir / "nvcc", FAKE_NVCC)
+    _script(bindir / "ncu", FAKE_NCU)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    facts = json.loads((H200 / "device.json").read_text())
+    monkeypatch.setattr(devq, "query", lambda ordinal: dict(facts))
+    out = tmp_path / "gpu.json"
+    arch = runner.calibrate("cuda:0", out, log=lambda s: None)
+    assert json.loads(out.read_text()) == arch
+    assert arch["timing"] == json.loads(SM90.read_text())["timing"]
+    work = tmp_path / "gpu.calibration"
+    assert (work / "device.json").exists() and (work / "loaded_latency_writes.csv").exists()
+    assert arch["calibration"]["parts_measured"] == list(runner.PARTS)
+    assert set(json.loads((work / "device.json").read_text())["measure_seconds"]) == {"compile", *runner.PARTS}
