@@ -450,6 +450,10 @@ def test_each_clear_cut_limiter_is_named():
     n = 132 * 32
     lonely = wp.launch(spin, n, [wp.zeros(n), 2000], block_dim=32).bottleneck
     assert lonely["limiter"] == "occupancy", lonely["why"]
+    tiny = wp.launch(streaming(32), 32, [wp.zeros(32), wp.zeros(32), 1], block_dim=32).bottleneck
+    assert tiny["limiter"] == "launch"
+    for b in (shared, lonely, tiny):        # it prints as plain numbers, not numpy reprs
+        assert "np." not in repr(b), repr(b)
 
 
 def test_issued_sass_estimate_counts_every_warp_and_iteration():
