@@ -4,6 +4,7 @@ says why in an HTML comment on the line before it: ``<!-- not run: needs a GPU -
 other block that raises fails this test, naming the README line."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -44,7 +45,6 @@ DRIVER = textwrap.dedent("""
 
 
 def test_the_readme_python_blocks_run_as_pasted(tmp_path):
-    import json
     blocks = python_blocks(README.read_text())
     run = [(first, code) for first, code, why in blocks if why is None]
     assert len(run) >= 3, blocks            # the kernel, the profile, the trace at least
