@@ -324,6 +324,7 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
 
 def _bottleneck(units, stalls, elapsed, sim_cycles, floor, achieved, theoretical) -> dict:
     """The resource that limits the launch, as a speed-of-light reading names it."""
+    units, elapsed = {k: float(v) for k, v in units.items()}, float(elapsed)   # plain numbers
     unit, pct = max(units.items(), key=lambda kv: kv[1])
     out = {"units": dict(units)}
     if floor >= 0.5 * elapsed:
