@@ -41,6 +41,17 @@ def test_run_gives_the_script_its_own_arguments(tmp_path, restore_options):
     assert simt.get_device() == "cpu"
 
 
+def test_version_does_not_import_the_kernel_suite():
+    probe = ("import sys, simt.cli\n"
+             "try:\n    simt.cli.main(['--version'])\nexcept SystemExit as e:\n    code = e.code\n"
+             "print(code, sorted(m for m in sys.modules if m.startswith(('simt.suite', 'simt.demo'))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout
+    assert done.stdout.startswith(f"simt {simt.__version__}")
+
+
 def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
     script = tmp_path / "talk.py"
     script.write_text("for i in range(200000):\n    print('line', i)\n")
