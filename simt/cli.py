@@ -23,7 +23,8 @@ def run_file(path: str, args: list[str] | None = None, device: str | None = None
     (later launches to FILE.1.jsonl, ...). The script's ``sys.exit(n)`` becomes the status.
     With ``check`` (race, init, sync, all, or a comma-separated list) every launch is checked,
     its reports go to stderr, and the exit status is 1 when any launch reported a hazard
-    (unless the script itself exited with a non-zero status, which is kept).
+    (unless the script itself exited with a non-zero status, which is kept). The default
+    device and the module options are as they were once the script has run.
     """
     if not os.path.isfile(path):
         print(f"simt run: no such file: {path}", file=sys.stderr)
@@ -40,12 +41,17 @@ def run_file(path: str, args: list[str] | None = None, device: str | None = None
     if arch:
         options["arch"] = arch
     try:
-        if device:
-            simt.set_device(device)
-        simt.set_module_options(options)
+        scoped_options = simt.ScopedModuleOptions(options)
+        scoped_device = simt.ScopedDevice(device or simt.get_device())
     except simt.SimtError as e:
         print(f"simt run: {e}", file=sys.stderr)
         return 2
+    with scoped_device, scoped_options:     # the script's changes end with it too
+        return _run_checked(path, args, check, raise_on_hazard)
+
+
+def _run_checked(path: str, args: list[str] | None, check: str | None, raise_on_hazard: bool) -> int:
+    """The script's exit status; with ``check``, its hazards reported and counted in it."""
     if not check:
         return _run_script(path, args)
     from .sim.check.launching import add_reporter, remove_reporter
