@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 from importlib import import_module as _import_module
 
 from .errors import (BarrierDivergenceError, CompileError, DeviceError, HazardError,
-                     KernelRuntimeError, LaunchError, MetricUnavailableError, OutOfBoundsError,
+                     KernelRuntimeError, LaunchError, LaunchWarning, MetricUnavailableError, OutOfBoundsError,
                      SimtError, StepLimitError, WarpSyncError)
 from . import types as _types
 from .types import vector, matrix, quaternion, transformation, Float, Int
