@@ -95,3 +95,23 @@ def test_a_launch_predicts_the_same_whatever_ran_before_it(tmp_path):
         differ = {k: (v, after[name]["metrics"].get(k)) for k, v in alone[name]["metrics"].items()
                   if after[name]["metrics"].get(k) != v}
         assert not differ and alone[name]["metrics"].keys() == after[name]["metrics"].keys(), (name, differ)
+
+
+def test_a_launch_lays_out_its_arrays_from_its_own_arguments():
+    import simt as wp
+    from simt.launch_values import array_arguments
+    from simt.sim.precise.memory import LAUNCH_BASE, launch_addresses
+
+    def layout(*arrays):
+        return [a - LAUNCH_BASE for a in
+                launch_addresses([array_arguments(f"p{k}", x)[0] for k, x in enumerate(arrays)])]
+
+    a, b = wp.zeros(100), wp.zeros(3, dtype=int)
+    first = layout(a, b, a[10:20], b)
+    # 400 bytes round up to 512 (cudaMalloc's 256-byte alignment); the view keeps its offset
+    # in a's allocation and the repeated array its place
+    assert first == [0, 512, 40, 512]
+    junk = [wp.zeros(n) for n in (1, 77, 300)]           # allocations in between change nothing
+    c, d = wp.zeros(100), wp.zeros(3, dtype=int)
+    assert layout(c, d, c[10:20], d) == first and junk
+    assert layout(b, a) == [0, 256]                      # the arguments' order decides
