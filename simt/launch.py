@@ -295,8 +295,8 @@ def _trace_options(kernel: Kernel, trace, options: dict | None):
     return TraceOptions(str(trace), launch=next(_launch_counter), **options)
 
 
-def check_warp_only_arguments(kernel: Kernel, adj_inputs, adj_outputs, stream, record_tape,
-                              record_cmd, max_blocks) -> None:
+def check_warp_only_arguments(kernel: Kernel, adj_inputs, adj_outputs, stream, record_cmd,
+                              max_blocks) -> None:
     """Warp's launch arguments that simt has no machinery for: refuse those whose meaning
     would be lost (a stream, a recorded command), warn about those whose results would not
     change (a block cap, adjoint arrays). ``record_tape`` needs nothing: simt has no Tape,
@@ -309,8 +309,6 @@ def check_warp_only_arguments(kernel: Kernel, adj_inputs, adj_outputs, stream, r
     if stream is not None:
         raise LaunchError(f"{where}: stream={stream!r} is not supported: simt has no streams and "
                           f"runs each launch to completion in call order; pass device= instead")
-    if not isinstance(record_tape, (bool, np.bool_)):
-        raise LaunchError(f"{where}: record_tape must be True or False, got {record_tape!r}")
     if isinstance(max_blocks, bool) or not isinstance(max_blocks, (int, np.integer)):
         raise LaunchError(f"{where}: max_blocks must be an int, got {max_blocks!r}")
     if max_blocks > 0:
@@ -346,7 +344,7 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
     if adjoint:
         raise LaunchError(f"kernel '{kernel.key}': adjoint launches (automatic differentiation) "
                           f"are not supported")
-    check_warp_only_arguments(kernel, adj_inputs, adj_outputs, stream, record_tape, record_cmd, max_blocks)
+    check_warp_only_arguments(kernel, adj_inputs, adj_outputs, stream, record_cmd, max_blocks)
     try:
         dev = get_device(device)
         run_engine = engine_for(dev)
