@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 from importlib import import_module as _import_module
 
 from .errors import (BarrierDivergenceError, CompileError, DeviceError, HazardError,
-                     KernelRuntimeError, LaunchError, MetricUnavailableError, OutOfBoundsError,
+                     KernelRuntimeError, LaunchError, LaunchWarning, MetricUnavailableError, OutOfBoundsError,
                      SimtError, StepLimitError, WarpSyncError)
 from . import types as _types
 from .types import vector, matrix, quaternion, transformation, Float, Int
@@ -21,7 +21,7 @@ from .arrays import (array, array1d, array2d, array3d, array4d, zeros, zeros_lik
 from .devices import (Device, ScopedDevice, get_device, set_device, get_devices,
                       get_preferred_device, get_cuda_device_count, is_cuda_available,
                       is_cpu_available, synchronize, synchronize_device, init)
-from .options import config, get_module_options, set_module_options
+from .options import ScopedModuleOptions, config, get_module_options, set_module_options
 from .kernel import Func, Function, Kernel, constant, func, kernel, mir, ptx, ptxas_info, static
 from .structs import struct
 from .warp_compat import (Module, dtype_from_numpy, dtype_to_numpy, func_grad, func_native,

@@ -10,6 +10,7 @@ annotation (as in Warp); it carries ``_simt_type`` for the front end.
 """
 from __future__ import annotations
 
+import bisect
 import threading
 import typing
 
@@ -25,10 +26,15 @@ _BASE_ADDRESS = 0x7F00_0000_0000    # looks like a device pointer in messages
 
 
 class _BumpAllocator:
-    """Hands out simulated device addresses; memory is never reused within a process."""
+    """Hands out simulated device addresses; memory is never reused within a process.
+
+    These addresses name arrays (``a.ptr``); a launch on the precise engine does not time
+    them but lays its own arrays out afresh (simt/sim/precise/memory.py, launch_addresses),
+    so what was allocated before cannot change its prediction."""
 
     def __init__(self, base: int):
         self._next = base
+        self._starts: list[int] = []     # every allocation's address, ascending
         self._lock = threading.Lock()
 
     def allocate(self, nbytes: int) -> int:
@@ -36,10 +42,22 @@ class _BumpAllocator:
         with self._lock:
             addr = self._next
             self._next += size
+            self._starts.append(addr)
         return addr
+
+    def allocation_of(self, addr: int) -> int:
+        """The start of the allocation that holds ``addr`` (``addr`` itself if none does)."""
+        with self._lock:
+            k = bisect.bisect_right(self._starts, addr) - 1
+            return self._starts[k] if k >= 0 and addr < self._next else addr
 
 
 _allocator = _BumpAllocator(_BASE_ADDRESS)
+
+
+def allocation_of(addr: int) -> int:
+    """The start of the simulated allocation an array's ``ptr`` lies in (views share one)."""
+    return _allocator.allocation_of(addr)
 
 
 def _is_unset(dtype) -> bool:

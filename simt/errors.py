@@ -74,6 +74,10 @@ class DeviceError(SimtError):
     pass
 
 
+class LaunchWarning(UserWarning):
+    """A Warp launch argument simt accepts but does not act on (``max_blocks``, ``adj_inputs``)."""
+
+
 class HazardError(SimtError):
     """A launch run with ``check=...`` and ``raise_on_hazard`` found hazards. ``hazards`` is
     the DataFrame ``result.hazards`` would have held; the message holds every report."""

@@ -7,13 +7,14 @@ parameter and what was expected against what was given, so mistakes that CUDA re
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Sequence
 
 import numpy as np
 
 from .arrays import array
 from .devices import Device, engine_for, get_device
-from .errors import DeviceError, LaunchError
+from .errors import DeviceError, LaunchError, LaunchWarning
 from .ir import mir
 from .ir.mir import Function, LaunchSig
 from .ir.types import ArrayType, Scalar, StructType, ValueType, flat_count, is_generic, scalar_of
@@ -294,6 +295,35 @@ def _trace_options(kernel: Kernel, trace, options: dict | None):
     return TraceOptions(str(trace), launch=next(_launch_counter), **options)
 
 
+def check_warp_only_arguments(kernel: Kernel, adj_inputs, adj_outputs, stream, record_cmd,
+                              max_blocks) -> None:
+    """Warp's launch arguments that simt has no machinery for: refuse those whose meaning
+    would be lost (a stream, a recorded command), warn about those whose results would not
+    change (a block cap, adjoint arrays). ``record_tape`` needs nothing: simt has no Tape,
+    so no tape is ever recording, which is what Warp's default assumes too."""
+    where = f"kernel '{kernel.key}'"
+    if record_cmd:
+        raise LaunchError(f"{where}: record_cmd=True (Warp's Launch object, run later with "
+                          f".launch()) is not supported: simt runs the kernel when simt.launch is "
+                          f"called; call simt.launch where the command would be launched")
+    if stream is not None:
+        raise LaunchError(f"{where}: stream={stream!r} is not supported: simt has no streams and "
+                          f"runs each launch to completion in call order; pass device= instead")
+    if isinstance(max_blocks, bool) or not isinstance(max_blocks, (int, np.integer)):
+        raise LaunchError(f"{where}: max_blocks must be an int, got {max_blocks!r}")
+    if max_blocks > 0:
+        warnings.warn(f"simt: {where}: max_blocks={int(max_blocks)} is not honoured: simt runs one "
+                      f"thread per launch index, not a grid-stride loop over {int(max_blocks)} "
+                      f"blocks; results agree for kernels whose threads do not depend on each "
+                      f"other, but the metrics and predicted cycles are for the uncapped grid",
+                      LaunchWarning, stacklevel=3)
+    for name, value in (("adj_inputs", adj_inputs), ("adj_outputs", adj_outputs)):
+        if value is not None and len(value):
+            warnings.warn(f"simt: {where}: {name} are not used: simt has no automatic "
+                          f"differentiation (a forward launch does not read them in Warp either)",
+                          LaunchWarning, stacklevel=3)
+
+
 def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_inputs: Sequence = (),
            adj_outputs: Sequence = (), device=None, stream=None, adjoint: bool = False,
            record_tape: bool = True, record_cmd: bool = False, max_blocks: int = 0,
@@ -306,12 +336,15 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
     ``memory_only``, ``blocks``, ``warps``, ``max_records`` (see traces/README.md).
     ``check="race" | "init" | "sync" | "all" | [...]`` runs sanitizers (on the precise engine)
     and returns their reports in ``result.hazards``; ``raise_on_hazard=True`` raises
-    HazardError instead (see docs/checks/README.md)."""
+    HazardError instead (see docs/checks/README.md). Of Warp's own arguments, ``stream`` and
+    ``record_cmd=True`` are refused and ``max_blocks > 0``, ``adj_inputs`` and ``adj_outputs``
+    warn (LaunchWarning): see check_warp_only_arguments."""
     if not isinstance(kernel, Kernel):
         raise LaunchError(f"simt.launch expects a @simt.kernel, got {kernel!r}")
     if adjoint:
         raise LaunchError(f"kernel '{kernel.key}': adjoint launches (automatic differentiation) "
                           f"are not supported")
+    check_warp_only_arguments(kernel, adj_inputs, adj_outputs, stream, record_cmd, max_blocks)
     try:
         dev = get_device(device)
         run_engine = engine_for(dev)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import array
+from .arrays import allocation_of, array
 from .errors import LaunchError
 from .ir import types as ir
 from .ir.types import ArrayType, Scalar, StructType
@@ -109,7 +109,8 @@ def array_arguments(name: str, value: array) -> Bound:
     from .sim.common import ArrayArg
     st = value._ir_dtype
     if not isinstance(st, StructType):
-        arg = ArrayArg(value.flat_scalars(), value.shape, value.ptr, name)
+        arg = ArrayArg(value.flat_scalars(), value.shape, value.ptr, name,
+                       allocation=allocation_of(value.ptr) if value._gpu is None else None)
         return Bound([arg], arrays=[(value, [(arg, None)])])
     host = value._launch_read()
     temps = []
@@ -129,6 +130,7 @@ def array_arguments(name: str, value: array) -> Bound:
             target[last] = tmp._launch_read().reshape(target[last].shape)
         value._launch_write(out)
 
-    args = [ArrayArg(t.flat_scalars(), value.shape, t.ptr, f"{name}.{p}") for p, t in temps]
+    args = [ArrayArg(t.flat_scalars(), value.shape, t.ptr, f"{name}.{p}", allocation=t.ptr)
+            for p, t in temps]
     per_element = [t.flat_scalars().size // max(1, value.size) for _, t in temps]
     return Bound(args, [write_back], [(value, list(zip(args, per_element)))])

@@ -84,6 +84,27 @@ def get_module_options(module=None) -> dict:
     return out
 
 
+class ScopedModuleOptions:
+    """``with simt.ScopedModuleOptions({"timing": False}):`` sets options for a block (spelled
+    like Warp's ``ScopedDevice``) and afterwards puts back every option and ``config.mode``
+    as they were, whatever the block set in between. The options are checked on creation."""
+
+    def __init__(self, options: dict | None = None):
+        self.options = _normalise(dict(options or {}))
+        self._saved: tuple[dict, str] | None = None
+
+    def __enter__(self) -> dict:
+        self._saved = dict(_options), config.mode
+        _options.update(self.options)
+        return get_module_options()
+
+    def __exit__(self, *exc) -> None:
+        saved, mode = self._saved
+        _options.clear()
+        _options.update(saved)
+        config.mode = mode
+
+
 def reset_module_options() -> None:
     """Back to the defaults (tests use this)."""
     _options.clear()

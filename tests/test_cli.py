@@ -19,14 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "traces"
 
 
-@pytest.fixture
-def restore_options():
-    yield
-    simt.set_device("cpu:precise")
-    simt.set_module_options({"trace": None, "progress": True})
-
-
-def test_run_gives_the_script_its_own_arguments(tmp_path, restore_options):
+def test_run_gives_the_script_its_own_arguments(tmp_path):
     script = tmp_path / "args.py"
     out = tmp_path / "argv.txt"
     script.write_text(textwrap.dedent(f"""
@@ -38,7 +31,38 @@ def test_run_gives_the_script_its_own_arguments(tmp_path, restore_options):
     assert main(["run", str(script), "3", "--flag", "x"]) == 3
     assert out.read_text() == repr([str(script), "3", "--flag", "x"])
     assert main(["run", "--device", "cpu", str(script), "0"]) == 0
-    assert simt.get_device() == "cpu"
+
+
+def test_run_leaves_the_device_and_options_as_it_found_them(tmp_path):
+    script = tmp_path / "settings.py"
+    seen = tmp_path / "seen.txt"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        import simt as wp
+        open({str(seen)!r}, "w").write(f"{{wp.get_device()}} {{wp.get_module_options()['arch']}}")
+        wp.set_device("cpu")                               # the script's own changes
+        wp.set_module_options({{"max_steps": 5, "fastmath": True}})
+        wp.config.mode = "debug"
+        sys.exit(3)
+    """))
+    before = (str(simt.get_device()), simt.get_module_options(), simt.config.mode)
+    assert main(["run", "--device", "cpu:trace", "--trace", str(tmp_path / "t.jsonl"), "--arch", "sm_80",
+                 "--no-progress", "--check", "race", str(script)]) == 3
+    assert seen.read_text() == "cpu:trace sm_80"              # what the script ran under
+    assert (str(simt.get_device()), simt.get_module_options(), simt.config.mode) == before
+    assert main(["run", "--device", "gpu", str(script)]) == 2   # refused before anything changed
+    assert (str(simt.get_device()), simt.get_module_options(), simt.config.mode) == before
+
+
+def test_version_does_not_import_the_kernel_suite():
+    probe = ("import sys, simt.cli\n"
+             "try:\n    simt.cli.main(['--version'])\nexcept SystemExit as e:\n    code = e.code\n"
+             "print(code, sorted(m for m in sys.modules if m.startswith(('simt.suite', 'simt.demo'))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout
+    assert done.stdout.startswith(f"simt {simt.__version__}")
 
 
 def test_output_into_a_closed_pipe_ends_quietly(tmp_path):

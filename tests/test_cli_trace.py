@@ -3,7 +3,6 @@ import csv
 import io
 import textwrap
 
-import simt
 from simt.cli import main
 
 
@@ -28,11 +27,7 @@ def test_run_with_trace_then_report(tmp_path, capsys):
         assert (out.numpy() == np.arange(64)).all()
     """))
     trace = tmp_path / "run.jsonl"
-    try:
-        assert main(["run", "--trace", str(trace), str(script)]) == 0
-    finally:
-        simt.set_device("cpu:precise")
-        simt.set_module_options({"trace": None, "progress": False})
+    assert main(["run", "--trace", str(trace), str(script)]) == 0
     assert trace.exists() and (tmp_path / "run.1.jsonl").exists()
     capsys.readouterr()
     assert main(["report", "banks", str(trace)]) == 0

@@ -68,6 +68,32 @@ def var_changes_type(a: wp.array(dtype=float)):
     x = 2.0   # <-
 
 
+def float_var_given_an_int_literal(a: wp.array(dtype=float)):
+    v = 1.0
+    if a[0] > 0.0:
+        v = 2   # <-
+    a[0] = v
+
+
+def double_var_given_a_float_literal(a: wp.array(dtype=float)):
+    v = wp.float64(1.0)
+    v = 2.0   # <-
+    a[0] = float(v)
+
+
+def unpacked_var_changes_type(a: wp.array(dtype=float)):
+    s, n = 0.0, 0
+    s, n = 1, 2   # <-
+    a[0] = s
+
+
+def uint_var_given_an_int_literal(a: wp.array(dtype=float)):
+    u = wp.uint32(1)
+    for i in range(3):
+        u = 2   # <-
+    a[0] = float(u)
+
+
 def mismatched_operands(a: wp.array(dtype=float), n: int):
     i = wp.tid()
     a[i] = a[i] + n   # <-
@@ -250,7 +276,15 @@ def is_comparison(a: wp.array(dtype=int)):
 
 
 CASES = [
-    (var_changes_type, "variable 'x' changes type from int32 to float32", "x = 2.0"),
+    (var_changes_type, "variable 'x' changes type from int32 (line 67) to float32 (line 68)", "x = 2.0"),
+    (float_var_given_an_int_literal, "variable 'v' changes type from float32 (line 72) to int32 (line 74)",
+     "v = 2"),
+    (double_var_given_a_float_literal, "variable 'v' changes type from float64 (line 79) to float32",
+     "v = 2.0"),
+    (unpacked_var_changes_type, "variable 's' changes type from float32 (line 85) to int32 (line 86)",
+     "s, n = 1, 2"),
+    (uint_var_given_an_int_literal, "variable 'u' changes type from uint32 (line 91) to int32 (line 93)",
+     "u = 2"),
     (mismatched_operands, "cannot combine float32 and int32", "a[i] + n"),
     (unknown_name, "unknown name 'undefined_thing'", "undefined_thing"),
     (unknown_builtin, "has no attribute 'no_such_builtin'", "wp.no_such_builtin"),

@@ -344,3 +344,38 @@ def test_compile_cache_is_keyed_by_signature_and_options():
     wp.set_module_options({"debug": True})
     wp.launch(scale, dim=2, inputs=[x, 1.0, out])
     assert len(scale._compiled) == n + 1
+
+
+# ---- Warp's launch arguments simt has no machinery for ------------------------------------
+
+def _scale_args():
+    return [wp.array(np.arange(64, dtype=np.float32)), 2.0, wp.zeros(64)]
+
+
+def test_warp_launch_defaults_and_an_idle_tape_flag_are_quiet():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        wp.launch(scale, dim=64, inputs=_scale_args(), adj_inputs=[], adj_outputs=[], stream=None,
+                  record_tape=True, record_cmd=False, max_blocks=0)
+        wp.launch(scale, dim=64, inputs=_scale_args(), record_tape=False)   # no tape records in simt
+
+
+def test_record_cmd_and_stream_are_refused_by_name():
+    with pytest.raises(wp.LaunchError, match="kernel 'scale': record_cmd=True .* not supported"):
+        wp.launch(scale, dim=64, inputs=_scale_args(), record_cmd=True)
+    with pytest.raises(wp.LaunchError, match="kernel 'scale': stream=.* not supported: simt has no streams"):
+        wp.launch(scale, dim=64, inputs=_scale_args(), stream=object())
+    with pytest.raises(wp.LaunchError, match="max_blocks must be an int, got 2.5"):
+        wp.launch(scale, dim=64, inputs=_scale_args(), max_blocks=2.5)
+
+
+def test_max_blocks_and_adjoint_arrays_warn_and_the_launch_still_runs():
+    args = _scale_args()
+    with pytest.warns(wp.LaunchWarning, match="max_blocks=2 is not honoured"):
+        wp.launch(scale, dim=64, inputs=args, max_blocks=2, block_dim=16)
+    assert (args[2].numpy() == 2.0 * np.arange(64)).all()
+    with pytest.warns(wp.LaunchWarning, match="adj_inputs are not used"):
+        wp.launch(scale, dim=64, inputs=_scale_args(), adj_inputs=[None, 0.0, None])
+    with pytest.warns(wp.LaunchWarning, match="adj_outputs are not used"):
+        wp.launch(scale, dim=64, inputs=_scale_args(), adj_outputs=[wp.zeros(64)])

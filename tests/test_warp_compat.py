@@ -92,3 +92,41 @@ def test_integer_division_and_literals_agree_with_warp(warp_portable):
         assert third == float(np.float32(1.0) / np.float32(3.0)) != 1.0 / 3.0
         assert tenth_i == float(np.float32(0.1))
         assert exact_tenth == 0.1
+
+
+DENSE_GEMM_SOURCE = '''import simt as wp
+
+
+@wp.kernel
+def gemm(t1: int, t2: int, A: wp.array(dtype=float), B: wp.array(dtype=float),
+         C: wp.array(dtype=float)):
+    wp.dense_gemm(3, 2, 4, t1, t2, A, B, C)
+'''
+
+
+def test_dense_gemm_transpose_flags_as_warp(tmp_path, warp_portable):
+    """Warp's matnn.h multiplies for flags 0 and 1 only; any other pair (its own
+    test_dense.py passes 3, 3) leaves C as it was."""
+    source = tmp_path / "dense_gemm_kernels.py"
+    source.write_text(DENSE_GEMM_SOURCE)
+    on_warp = load_under_warp(source, tmp_path, "dense_gemm_on_warp")
+    spec = importlib.util.spec_from_file_location("dense_gemm_on_simt", source)
+    on_simt = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(on_simt)
+    import simt
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal(12).astype(np.float32), rng.standard_normal(8).astype(np.float32)
+    before = np.full(6, 7.0, dtype=np.float32)
+    try:
+        for t1, t2 in ((0, 0), (1, 0), (0, 1), (1, 1), (3, 3), (2, 0), (0, -1), (1, 2)):
+            outs = []
+            for api, module, device in ((warp, on_warp, "cpu"), (simt, on_simt, SIMT_DEVICE)):
+                c = api.array(before, dtype=float, device=device)
+                api.launch(module.gemm, dim=1, inputs=[t1, t2, api.array(a, dtype=float, device=device),
+                                                       api.array(b, dtype=float, device=device), c],
+                           device=device)
+                outs.append(c.numpy())
+            np.testing.assert_allclose(outs[1], outs[0], rtol=1e-6, err_msg=f"t1={t1}, t2={t2}")
+            assert (outs[0] == before).all() == (t1 not in (0, 1) or t2 not in (0, 1))
+    finally:
+        sys.modules.pop("dense_gemm_on_warp", None)

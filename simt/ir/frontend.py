@@ -52,6 +52,7 @@ class FunctionChecker(WarpForms):
         self.is_kernel = is_kernel
         self.return_type = return_type        # declared, or inferred from the first return
         self.vars: dict[str, AnyType] = dict(params)
+        self.first_lines = {a.arg: pf.loc(a).line for a in pf.tree.args.args}  # where each got its type
         self.local_names = assigned_names(pf.tree) | {n for n, _ in params}
         self.loop_depth = 0
         self.aliases: dict[str, Static] = {}   # local names bound to functions or types
@@ -297,15 +298,20 @@ class FunctionChecker(WarpForms):
         old = self.vars.get(name)
         if old is None:
             self.vars[name] = t
+            self.first_lines[name] = self.loc(node).line
             return
         if isinstance(old, ArrayType) or isinstance(t, ArrayType):
             raise self.error(f"array variable {name!r} cannot be reassigned; use a new name", node)
         if not same_type(old, t):
+            # as in Warp, which rejects it too: a changed type is more often a bug than a wish
             hint = f"{t}(...)" if isinstance(t, (VectorType, MatrixType, QuatType)) else \
                 f"{old}(...)"
-            raise self.error(f"variable {name!r} changes type from {old} to {t}; a variable keeps "
-                             f"the type of its first assignment: convert the value with {hint}, "
-                             f"or use a new variable", node)
+            first = self.first_lines.get(name)
+            since = f" (line {first})" if first is not None else ""
+            raise self.error(f"variable {name!r} changes type from {old}{since} to {t} (line "
+                             f"{self.loc(node).line}); a variable keeps the type of its first "
+                             f"assignment, as in Warp: convert the value with {hint}, or use a new "
+                             f"variable", node)
 
     def assign_name(self, name: str, value: hir.Expr, node: ast.AST) -> hir.Stmt:
         self.static_values.pop(name, None)        # static() no longer knows its value
@@ -314,9 +320,7 @@ class FunctionChecker(WarpForms):
                              f"unpack it: a, b = ...", node)
         if value.type == VOID:
             raise self.error("this call returns nothing; it cannot be assigned", node)
-        if name in self.vars:
-            value = adapt(value, self.vars[name])
-        self.declare(name, value.type, node)
+        self.declare(name, value.type, node)    # a literal too keeps its own type (Warp's rule)
         return hir.Assign(self.loc(node), name=name, value=value)
 
     def unpack(self, target: ast.Tuple | ast.List, value_node: ast.expr, node: ast.AST) -> hir.Stmt:
@@ -341,10 +345,6 @@ class FunctionChecker(WarpForms):
         if len(value.type.elems) != len(names):
             raise self.error(f"cannot unpack {len(value.type.elems)} values into {len(names)} variables",
                              node)
-        if isinstance(value, hir.TupleExpr):
-            value.elems = [adapt(e, self.vars[n]) if n in self.vars else e
-                           for e, n in zip(value.elems, names)]
-            value.type = TupleType(tuple(e.type for e in value.elems))
         for n, t in zip(names, value.type.elems):
             self.declare(n, t, node)
         return hir.Unpack(self.loc(node), names=names, value=value)

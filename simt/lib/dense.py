@@ -13,7 +13,10 @@ def dense_index(rows: int, cols: int, i: int, j: int, transpose: int) -> int:
 @wp.func
 def dense_gemm(m: int, n: int, p: int, t1: int, t2: int, A: wp.array(dtype=float),
                B: wp.array(dtype=float), C: wp.array(dtype=float)):
-    """C = op(A) op(B) with op a transpose when t1 / t2 is 1 (m x p times p x n)."""
+    """C = op(A) op(B) with op a transpose when t1 / t2 is 1 (m x p times p x n). As in
+    Warp's matnn.h, flags other than 0 and 1 match none of its four cases: C is left as it was."""
+    if t1 < 0 or t1 > 1 or t2 < 0 or t2 > 1:
+        return
     for i in range(m):
         for j in range(n):
             s = float(0.0)

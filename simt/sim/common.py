@@ -40,6 +40,7 @@ class ArrayArg:
     base_addr: int                       # simulated device address, 256-byte aligned
     name: str = ""                       # the parameter name, for error messages
     unwritten: np.ndarray | None = None  # initcheck: True per scalar never written (simt.empty)
+    allocation: int | None = None        # where the allocation holding it starts (None: base_addr)
 
 
 PRECISE_DEVICES = ("cpu:precise", "cpu:trace")

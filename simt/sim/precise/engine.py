@@ -27,7 +27,7 @@ from ..common import ArrayArg, LaunchConfig
 from ...progress import launch_progress
 from ..atomic_log import BatchLog
 from .diagnostics import Diagnostics
-from .memory import Storage, out_of_bounds
+from .memory import Storage, launch_addresses, out_of_bounds
 from . import timing
 from .memstats import record_global, record_shared, rows_from_lanes, same_address_lanes
 from ..timing.recorder import Recorder
@@ -63,8 +63,10 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     arch = load_arch(cfg.arch)
     warps_per_cta = -(-cfg.threads_per_block // 32)
     counters = Counters(prog, arch, warps_per_cta)
-    globals_ = {p.mem: Storage(p.mem, a.data, tuple(a.shape), a.base_addr)
-                for p, a in zip(fn.params, args) if isinstance(p, ArrayParam)}
+    arrays = [(p, a) for p, a in zip(fn.params, args) if isinstance(p, ArrayParam)]
+    addresses = launch_addresses([a for _, a in arrays])
+    globals_ = {p.mem: Storage(p.mem, a.data, tuple(a.shape), addr)
+                for (p, a), addr in zip(arrays, addresses)}
     occupancy = arch.occupancy(cfg.threads_per_block, estimate_registers(prog), fn.shared_bytes)
     # the per-warp timeline that clock() reads and traces print: only when something reads it
     isolated = cfg.timing and (listener is not None or _reads_clock(fn))

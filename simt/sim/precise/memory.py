@@ -35,6 +35,31 @@ class Storage:
         return self.mem.space is Space.SHARED
 
 
+LAUNCH_BASE = 0x7F00_0000_0000     # where a launch's first array lies, as a device pointer would
+ALIGNMENT = 256                    # cudaMalloc's alignment, which each allocation keeps
+
+
+def launch_addresses(args: list) -> list[int]:
+    """The simulated device address of each ArrayArg for this launch's timing model.
+
+    The caches, the atomic units and the traces see addresses, so they must not depend on
+    what the process allocated before (a bump allocator hands out ``a.ptr``): each distinct
+    allocation gets a place of its own, in the order the arguments first name it, 256-byte
+    aligned as cudaMalloc's are; views of one allocation keep their offsets in it, so
+    aliasing and shared cache lines are as they would be on the device.
+    """
+    starts = [a.base_addr if a.allocation is None else a.allocation for a in args]
+    reach: dict[int, int] = {}           # bytes of each allocation the launch's arrays reach
+    for a, start in zip(args, starts):
+        reach[start] = max(reach.get(start, 0), a.base_addr - start + a.data.nbytes)
+    placed: dict[int, int] = {}
+    at = LAUNCH_BASE
+    for start, nbytes in reach.items():  # in the order the arguments first name them
+        placed[start] = at
+        at += max(ALIGNMENT, -(-nbytes // ALIGNMENT) * ALIGNMENT)
+    return [placed[start] + a.base_addr - start for a, start in zip(args, starts)]
+
+
 def out_of_bounds(idx, width: int, extent: int) -> np.ndarray:
     i = np.asarray(idx, dtype=np.int64)
     return (i < 0) | (i + width > extent)
