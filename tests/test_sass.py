@@ -86,3 +86,52 @@ def test_missing_disassembler_names_the_extra(monkeypatch):
     monkeypatch.setattr(sass_mod, "find_tool", lambda name: None)
     with pytest.raises(wp.errors.DeviceError, match=r"simt\[sass\]"):
         sass_mod.find_disassembler()
+
+
+# ---- the timing model replays unrolled loops in the SASS's order -------------------------------
+
+def _cycles(kernel, inputs, n_threads, sass_order):
+    wp.set_module_options({"timing_sass": sass_order})
+    try:
+        r = wp.launch(kernel, dim=n_threads, inputs=inputs, block_dim=64, device="cpu:precise")
+    finally:
+        wp.set_module_options({"timing_sass": True})
+    return r.cycles, r.details["timing_schedule"]
+
+
+def test_independent_loads_in_a_loop_overlap_at_low_occupancy():
+    import numpy as np
+    n = 128                                  # 64 threads: two warps on one SM
+    a = wp.array(np.ones(64 * n, np.float32))
+    out = wp.zeros(64)
+    program, off = _cycles(row_sum, [a, out, n], 64, False)
+    hoisted, on = _cycles(row_sum, [a, out, n], 64, True)
+    assert off["replay"] == "program order" and "switched off" in off["why"]
+    assert on["replay"] == "sass"
+    main = max(wp.sass(row_sum).attrs["loops"], key=lambda lp: lp["global_loads"])
+    assert on["loops"][0]["unroll"] == main["unroll"] >= 2
+    assert hoisted < 0.8 * program              # several loads in flight instead of one
+    assert np.allclose(out.numpy(), n)
+
+
+def test_pointer_chase_is_not_reordered():
+    import numpy as np
+    n = 128
+    nxt = wp.array(((np.arange(64 * 8) + 64) % (64 * 8)).astype(np.int32))
+    out = wp.zeros(64, dtype=int)
+    program, _ = _cycles(chase, [nxt, out, n], 64, False)
+    hoisted, on = _cycles(chase, [nxt, out, n], 64, True)
+    assert on["replay"] == "program order" and on["loops"] == []
+    assert hoisted == program
+
+
+def test_replay_falls_back_to_program_order_without_the_tools(monkeypatch):
+    from simt.arch import load_arch
+    from simt.ir.mir import LaunchSig
+    from simt.sim.precise.program import prepare
+    from simt.sim.timing import model, sass_replay
+    monkeypatch.setattr(sass_mod, "available", lambda: False)
+    arch = load_arch("sm_90")
+    prog = prepare(row_sum.compile(LaunchSig(1, 1)))
+    got = sass_replay._plan(prog, arch, model._tables(prog, arch))
+    assert got.replay == "program order" and "simt[sass]" in got.why and got.groups == []
