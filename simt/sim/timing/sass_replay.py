@@ -76,6 +76,10 @@ def plan(prog, arch, tab: isa.Tables, enabled: bool = True) -> Schedule:
 def _plan(prog, arch, tab) -> Schedule:
     from ...errors import DeviceError
     from ...gpu import sass
+    candidates = [b for b, blk in enumerate(prog.fn.blocks)
+                  if _self_loop(blk) and _groupable(blk) and any(_is_global_load(i) for i in blk.instrs)]
+    if not candidates:
+        return Schedule("program order", "no one-block loop with global loads")
     if arch.name not in ("sm_80", "sm_90"):
         return Schedule("program order", f"no PTX target for {arch.name}")
     if not sass.available():
@@ -89,11 +93,9 @@ def _plan(prog, arch, tab) -> Schedule:
     index = prog.reg_index
     for lp in loops:
         b, u, lbf = lp["mir_loop"], lp["unroll"], lp["loads_before_first_use"]
-        if b < 0 or u < 2 or lbf < 2 or any(g.block == b for g in groups):
+        if b not in candidates or u < 2 or lbf < 2 or any(g.block == b for g in groups):
             continue
         blk = prog.fn.blocks[b]
-        if not _self_loop(blk) or not _groupable(blk):
-            continue
         kept = [list(tab.src[tab.src_ptr[o]:tab.src_ptr[o + 1]])
                 for o in range(int(tab.block_first[b]), int(tab.block_first[b] + tab.block_len[b]))]
         g = _group(blk, b, u, lbf, index, prog.nregs, kept)
