@@ -135,3 +135,21 @@ def test_replay_falls_back_to_program_order_without_the_tools(monkeypatch):
     prog = prepare(row_sum.compile(LaunchSig(1, 1)))
     got = sass_replay._plan(prog, arch, model._tables(prog, arch))
     assert got.replay == "program order" and "simt[sass]" in got.why and got.groups == []
+
+
+def test_regrouping_without_hoisting_changes_nothing(monkeypatch):
+    """The group blocks, renamed registers and re-attached memory events replay exactly the
+    program order when nothing is moved: only the hoisting changes the cycles."""
+    import numpy as np
+    from simt.sim.timing import sass_replay
+    n = 64
+    a = wp.array(np.ones(64 * n, np.float32))
+    program, _ = _cycles(row_sum, [a, wp.zeros(64), n], 64, False)
+    monkeypatch.setattr(sass_replay, "HOIST", False)
+    row_sum.clear_cache()
+    try:
+        grouped, on = _cycles(row_sum, [a, wp.zeros(64), n], 64, True)
+    finally:
+        row_sum.clear_cache()
+    assert on["replay"] == "sass" and on["loops"][0]["unroll"] >= 2
+    assert grouped == program

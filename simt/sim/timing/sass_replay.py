@@ -9,21 +9,23 @@ out every load's latency and overlapping them.
 This module reads the schedule from the SASS (``simt.gpu.sass``: per loop, the unroll factor
 and the loads issued before the first use) and rewrites what the machine replays:
 
-- for each loop the MIR closes within one block and ptxas unrolled (U >= 2), a *group
-  block*: U copies of the loop body, registers renamed per copy (so a hoisted load of copy j
-  does not overwrite the value copy j-1 still reads), list-scheduled so that the first L
-  global loads (L: the SASS's loads before first use) whose addresses depend on no load of
-  the group, with their address arithmetic, come first; everything else keeps its order,
-  every register (read-after-write, write-after-read, write-after-write) and memory
-  dependence (loads never pass a store) holds;
+- for each loop the MIR closes within one block and ptxas unrolled (U >= 2) with at least
+  two loads issued before the first use, a *group block*: U copies of the loop body,
+  registers renamed per copy (so a hoisted load of copy j does not overwrite the value copy
+  j-1 still reads), list-scheduled so that the group's global loads, with their address
+  arithmetic, come as early as their dependences allow (a gather right after the load of
+  its index, as ptxas places it); everything else keeps its order, and every register
+  (read-after-write, write-after-read, write-after-write) and memory dependence (loads never
+  pass a store) holds;
 - each warp's stream: every run of U consecutive iterations of such a loop becomes one
   entry of the group block (a remainder stays as single iterations), with the memory events
   of the U iterations attached in the new order.
 
-A load whose address comes from a load of the group (a pointer chase) is never moved, and a
-loop none of whose later copies has a movable load is left as it is. Where ptxas or a
-disassembler is missing, or with ``simt.set_module_options({"timing_sass": False})``, the
-replay is the program order; ``r.details["timing_schedule"]`` says which one ran and why.
+A loop where no later copy has a load whose address is free of the group's loads (a pointer
+chase: each address is the previous load's value) is left in program order, as ptxas's
+schedule has one load in flight there too. Where ptxas or a disassembler is missing, or
+with ``simt.set_module_options({"timing_sass": False})``, the replay is the program order;
+``r.details["timing_schedule"]`` says which one ran and why.
 """
 from __future__ import annotations
 
@@ -120,6 +122,9 @@ def _groupable(blk) -> bool:
     return True
 
 
+HOIST = True      # False: groups keep the program order (a check that regrouping alone changes nothing)
+
+
 def _is_global_load(ins) -> bool:
     return ins.op is Op.LD and ins.arg.space is Space.GLOBAL
 
@@ -181,7 +186,7 @@ def _group(blk, b, u, lbf, index, nregs, kept) -> GroupBlock | None:
             mem_since_store.append(i)
         preds[i].discard(i)
     preds[m - 1].update(range(m - 1))             # the loop's branch ends the group
-    # loads whose address depends on no load of the group, and the first lbf of them
+    # loads whose address depends on no load of the group
     tainted = [False] * m
     for i, (j, pos) in enumerate(seq):
         raw = [p for p in preds[i] if set(dsts[p]) & set(srcs[i])]
@@ -189,9 +194,10 @@ def _group(blk, b, u, lbf, index, nregs, kept) -> GroupBlock | None:
     movable = [i for i, (j, pos) in enumerate(seq) if _is_global_load(body[pos]) and not tainted[i]]
     if not any(seq[i][0] > 0 for i in movable):
         return None                              # nothing of a later copy can move up
-    first = set(movable[:lbf])
+    # as ptxas does, every global load of the group goes as early as its dependences allow
+    # (a gather right after the load of its index), the rest keeps its order
     slice_ = set()
-    stack = list(first)
+    stack = [i for i, (j, pos) in enumerate(seq) if HOIST and _is_global_load(body[pos])]
     while stack:                                  # the hoisted loads and what they wait for
         i = stack.pop()
         if i in slice_:
