@@ -82,6 +82,23 @@ def test_table_columns_and_cache():
     assert again.equals(df) and again is not df
 
 
+def test_cuobjdump_without_line_info_still_finds_the_loop(monkeypatch):
+    if sass_mod.find_tool("cuobjdump") is None:
+        pytest.skip("cuobjdump is not here")
+    real = sass_mod.find_tool
+    monkeypatch.setattr(sass_mod, "find_tool", lambda name: None if name == "nvdisasm" else real(name))
+    from simt.ir.mir import LaunchSig
+    fn = row_sum.compile(LaunchSig(1, 1))
+    fn.__dict__.pop("_sass_cache", None)
+    try:
+        df = sass_mod.sass_of_function(fn, "sm_90")
+    finally:
+        fn.__dict__.pop("_sass_cache", None)
+    assert df.attrs["tool"] == "cuobjdump" and (df["line"] == -1).all()
+    main = max(df.attrs["loops"], key=lambda lp: lp["global_loads"])
+    assert main["unroll"] >= 2 and main["global_loads"] == main["unroll"]
+
+
 def test_missing_disassembler_names_the_extra(monkeypatch):
     monkeypatch.setattr(sass_mod, "find_tool", lambda name: None)
     with pytest.raises(wp.errors.DeviceError, match=r"simt\[sass\]"):
