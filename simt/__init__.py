@@ -22,8 +22,9 @@ from .devices import (Device, ScopedDevice, get_device, set_device, get_devices,
                       get_preferred_device, get_cuda_device_count, is_cuda_available,
                       is_cpu_available, synchronize, synchronize_device, init)
 from .options import config, get_module_options, set_module_options
-from .kernel import Func, Function, Kernel, constant, func, kernel, mir, ptx, ptxas_info, sass, static
+from .kernel import Func, Function, Kernel, constant, func, kernel, mir, ptx, ptxas_info, static
 from .structs import struct
+from .kernel import sass
 from .warp_compat import (Module, dtype_from_numpy, dtype_to_numpy, func_grad, func_native,
                           func_replay, get_module, overload)
 
