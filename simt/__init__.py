@@ -24,6 +24,7 @@ from .devices import (Device, ScopedDevice, get_device, set_device, get_devices,
 from .options import ScopedModuleOptions, config, get_module_options, set_module_options
 from .kernel import Func, Function, Kernel, constant, func, kernel, mir, ptx, ptxas_info, static
 from .structs import struct
+from .kernel import sass
 from .warp_compat import (Module, dtype_from_numpy, dtype_to_numpy, func_grad, func_native,
                           func_replay, get_module, overload)
 

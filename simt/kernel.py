@@ -247,6 +247,17 @@ def ptx(k: Kernel, arch: str = "sm_90", dim_ndim: int = 1, block_ndim: int = 1,
     return emit(k.compile(LaunchSig(dim_ndim, block_ndim)), arch, lineinfo)[0]
 
 
+def sass(k: Kernel, arch: str = "sm_90", dim_ndim: int = 1, block_ndim: int = 1):
+    """The SASS ptxas makes of the kernel's PTX, one row per instruction (a pandas DataFrame:
+    opcode, modifiers, operands, predicate, source line, basic block, loop); ``.attrs`` holds
+    the registers and per loop its unroll factor and loads in flight (simt/gpu/sass.py).
+    DeviceError without ptxas or a disassembler (``pip install simt[sass]``)."""
+    from .gpu.sass import sass_of_function
+    if not isinstance(k, Kernel):
+        raise TypeError(f"simt.sass expects a @simt.kernel, got {k!r}")
+    return sass_of_function(k.compile(LaunchSig(dim_ndim, block_ndim)), arch)
+
+
 def ptxas_info(k: Kernel, arch: str = "sm_90", dim_ndim: int = 1, block_ndim: int = 1) -> dict:
     """``ptxas -v`` on the kernel's PTX: registers, shared_bytes, spill_store_bytes,
     spill_load_bytes, stack_frame_bytes, barriers, constant_bytes. DeviceError without ptxas."""

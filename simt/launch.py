@@ -373,7 +373,8 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
         return LaunchResult(kernel.key, str(dev), {})
     cfg = LaunchConfig(dim=dims, block=block, grid=grid, sig=sig, arch=arch, max_steps=steps,
                        timing=bool(opts.get("timing", True)),
-                       timing_sample=bool(opts.get("timing_sample", True)), progress=bool(opts.get("progress")),
+                       timing_sample=bool(opts.get("timing_sample", True)),
+                       timing_sass=bool(opts.get("timing_sass", True)), progress=bool(opts.get("progress")),
                        checks=check_plan.checks)
     if str(dev) == "cpu:trace":
         if trace is None and opts.get("trace"):      # e.g. `simt run --trace out.jsonl FILE`

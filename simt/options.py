@@ -14,7 +14,7 @@ from .errors import SimtError
 ARCHS = ("sm_90", "sm_80")
 
 DEFAULTS = {"debug": False, "fastmath": False, "max_steps": 1_000_000, "arch": "sm_90",
-            "timing": True, "timing_sample": True, "progress": True, "trace": None, "check": None,
+            "timing": True, "timing_sample": True, "timing_sass": True, "progress": True, "trace": None, "check": None,
             "raise_on_hazard": False}
 
 _WARP_IGNORED = frozenset({
@@ -59,7 +59,7 @@ def _check(key: str, value):
         from .sim.check import parse_checks
         checks = parse_checks(value)
         return sorted(checks) if checks else None
-    if key in ("debug", "fastmath", "timing", "timing_sample", "progress", "raise_on_hazard"):
+    if key in ("debug", "fastmath", "timing", "timing_sample", "timing_sass", "progress", "raise_on_hazard"):
         if not isinstance(value, (bool, int)):
             raise SimtError(f"module option {key!r} must be True or False, got {value!r}")
         return bool(value)

@@ -233,7 +233,7 @@ def test_arrays_on_any_cpu_device_live_in_host_memory():
 
 def test_module_options_round_trip():
     assert simt.get_module_options() == {"debug": False, "fastmath": False, "max_steps": 1_000_000,
-                                         "arch": "sm_90", "timing": True, "timing_sample": True,
+                                         "arch": "sm_90", "timing": True, "timing_sample": True, "timing_sass": True,
                                          "progress": True, "trace": None, "check": None, "raise_on_hazard": False}
     simt.set_module_options({"debug": True, "max_steps": 50, "arch": "sm_80"})
     opts = simt.get_module_options()

@@ -20,6 +20,7 @@ class LaunchConfig:
     max_steps: int = 1_000_000           # basic blocks one warp may execute before StepLimitError
     timing: bool = True                  # run the precise engine's timing model and memory counters
     timing_sample: bool = True           # ... replaying a sample of the SMs for big launches
+    timing_sass: bool = True             # ... and unrolled loops in ptxas's order (timing/sass_replay.py)
     progress: bool = False               # progress bars for long launches (simt/progress.py)
     checks: frozenset = frozenset()      # sanitizers to run: "race", "init", "sync" (simt/sim/check)
 

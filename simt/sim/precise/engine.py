@@ -102,7 +102,7 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
         if progress:
             progress.close()
     values, details = counters.metrics(occupancy, recorder, cfg.num_blocks, fn.shared_bytes,
-                                       cfg.timing_sample)
+                                       cfg.timing_sample, cfg.timing_sass)
     out = Metrics(values)
     out.details = details
     if checker is not None:

@@ -50,7 +50,7 @@ class Counters:
                 yield ins, b, self.exec_warps[b], self.exec_lanes[b]
 
     def metrics(self, occupancy: dict, recorder, total_ctas: int, shared_bytes: int,
-                sample: bool = True) -> tuple[dict, dict]:
+                sample: bool = True, sass: bool = True) -> tuple[dict, dict]:
         """Counters, and with the timing model (``recorder`` not None) its cycles and memory
         metrics, under Nsight Compute's names; plus details (per-line table, stalls...)."""
         inst = self.warp_instructions()
@@ -74,7 +74,7 @@ class Counters:
             return m, {"lines": self.per_line}
         m.update(self._memory_metrics())
         timing, details = model.simulate(self.prog, self.arch, recorder, total_ctas,
-                                         self.warps_per_cta, occupancy, shared_bytes, sample)
+                                         self.warps_per_cta, occupancy, shared_bytes, sample, sass)
         self.stalls = details.pop("stall_table")
         m.update(timing)
         details["lines"] = self.per_line      # built when first asked for (pandas is slow to build)

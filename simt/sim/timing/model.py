@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from . import indices as ix, isa, machine, memsys
+from . import indices as ix, isa, machine, memsys, sass_replay
 
 LIMITERS = ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "shared", "l1", "l2", "dram",
             "atomics")
@@ -95,11 +95,13 @@ def _tables(prog, arch):
 
 
 def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: dict,
-             shared_per_block: int, sample: bool = True) -> tuple[dict, dict]:
+             shared_per_block: int, sample: bool = True, sass: bool = True) -> tuple[dict, dict]:
     """Run the machine on what ``rec`` recorded; return (metrics, details). With ``sample``,
-    a big launch replays a sample of the SMs (see ``sm_sample``)."""
+    a big launch replays a sample of the SMs (see ``sm_sample``); with ``sass``, loops that
+    ptxas unrolled replay in its schedule where ptxas is here (sass_replay.py)."""
     t = timing_data(arch)
     tab = _tables(prog, arch)
+    schedule = sass_replay.plan(prog, arch, tab, sass)
     n = rec.recorded_ctas
     bpsm = max(1, occupancy["blocks_per_sm"])
     n_sm = int(arch.sm_count)
@@ -109,6 +111,13 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     if n_run < n_sm:
         P, l2_lines = _scaled(P, l2_lines, f)
     ptr, e_step, e_k = rec.streams((ctas[:, None] * warps_per_cta + np.arange(warps_per_cta)).reshape(-1))
+    steps, events = rec.step_arrays()[:3], (rec.ev_n.view(), rec.ev_ptr.view(), rec.ev_same.view())
+    n_regs, n_static = prog.nregs, tab.kind.size
+    if schedule.groups:
+        rep = sass_replay.tables(tab, schedule, prog.nregs)
+        tab, n_regs = rep.tab, rep.n_regs
+        ptr, e_step, e_k, *rest = sass_replay.regroup(rep, ptr, e_step, e_k, *steps, *events)
+        steps, events = rest[:3], rest[3:]
     n_kept = ctas.size
     stalls = np.zeros((tab.kind.size, len(ix.STALL_NAMES)), np.float64)
     cta_start = np.zeros(n_kept, np.float64)
@@ -123,12 +132,13 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
         with _machine_lock:
             end = machine.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
                         tab.mem_slot, tab.float_atomic, tab.block_first, tab.block_len, ptr, e_step, e_k,
-                        *rec.step_arrays()[:3], rec.ev_n.view(),
-                        rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), rec.sec_w.view(), n_kept,
-                        warps_per_cta, bpsm, n_run, prog.nregs, P, pipes, mem, stalls, cta_start, cta_done, cta_sm,
+                        *steps, *events, rec.sec.view(), rec.sec_w.view(), n_kept,
+                        warps_per_cta, bpsm, n_run, n_regs, P, pipes, mem, stalls, cta_start, cta_done, cta_sm,
                         smstat, glob)
     finally:
         _memory.give(shape, mem)
+    if schedule.groups:
+        stalls = sass_replay.fold_stalls(stalls, rep, n_static)
     # the shared units were busy f times as long per replayed request: per request, as in the full GPU
     for g in (ix.G_L2_BUSY, ix.G_DRAM_BUSY, ix.G_ATOM_BUSY, ix.G_ATOM_HOT):
         glob[g] /= f
@@ -144,6 +154,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     metrics["simt__sampled_sms.sum"] = n_run
     metrics["simt__sampling_error.pct"] = 100.0 * error
     details["stall_table"] = stalls * scale
+    details["timing_schedule"] = schedule.summary()
     details["block_cycles"] = cta_done
     details["blocks"] = {"start": cta_start, "end": cta_done, "sm": cta_sm, "block": ctas}
     details["sampling"] = {"sms": n_run, "of_sms": n_sm, "blocks": n_kept, "of_blocks": total_ctas,

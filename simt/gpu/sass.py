@@ -1,0 +1,311 @@
+"""What the GPU really runs: the SASS that ptxas makes of simt's PTX, as a table.
+
+simt's MIR stands for the SASS instructions ptxas makes of it, but ptxas also reshapes the
+code: it unrolls counted loops, issues several iterations' loads before the first use of
+the first one, folds address arithmetic and moves uniform values to the uniform datapath.
+This module assembles a kernel's PTX (with ``.loc`` line info) for an architecture,
+disassembles the cubin and parses it into a pandas DataFrame, one row per instruction:
+
+    addr, opcode, modifiers, operands, predicate, line, block, loop
+
+``loop`` is the innermost loop (a backward branch and the code between its target and it)
+the instruction is in, -1 outside loops. ``df.attrs`` holds the summaries:
+
+- ``registers``: registers per thread (``ptxas -v``);
+- ``loops``: per SASS loop, a dict: ``loop``, ``start``/``end`` (addresses), ``lines`` (source
+  lines of its global loads), ``global_loads`` (LDG in its body, inner loops left out),
+  ``mir_loop`` (index of the MIR block that closes the source loop it was made from, or -1),
+  ``mir_loads`` (global loads per iteration of that MIR loop), ``unroll`` (source iterations
+  per back edge: ``global_loads / mir_loads``, 0 when unknown), ``loads_before_first_use``
+  (global loads the body issues before the first instruction that reads the first load's
+  result: the loads a warp has in flight);
+- ``tool``: the disassembler used (nvdisasm gives source lines; cuobjdump does not).
+
+The disassemblers come from the CUDA toolkit or from PyPI (``pip install simt[sass]``:
+nvidia-cuda-nvdisasm and nvidia-cuda-cuobjdump); ptxas from the toolkit.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ..errors import DeviceError
+from .ptxas import _FIELDS, find_ptxas
+
+_TOOLS = ("nvdisasm", "cuobjdump")
+
+
+def find_tool(name: str) -> str | None:
+    """``name`` on PATH, else in the bin folder of an installed nvidia-cuda-* wheel."""
+    path = shutil.which(name)
+    if path is not None:
+        return path
+    try:
+        import nvidia  # the namespace package of NVIDIA's PyPI wheels
+    except ImportError:
+        return None
+    for root in getattr(nvidia, "__path__", []):
+        for found in sorted(glob.glob(os.path.join(root, "*", "bin", name))):
+            if os.access(found, os.X_OK):
+                return found
+    return None
+
+
+def find_disassembler() -> tuple[str, str]:
+    """(tool name, path) of nvdisasm (preferred: it prints source lines) or cuobjdump."""
+    for name in _TOOLS:
+        path = find_tool(name)
+        if path is not None:
+            return name, path
+    raise DeviceError("reading SASS needs nvdisasm or cuobjdump, found neither on PATH nor in an "
+                      "installed nvidia-cuda-* wheel; install them with `pip install simt[sass]` "
+                      "(nvidia-cuda-nvdisasm, nvidia-cuda-cuobjdump) or add <cuda>/bin to PATH")
+
+
+def available() -> bool:
+    """Whether ptxas and a disassembler are both here."""
+    return shutil.which("ptxas") is not None and any(find_tool(n) for n in _TOOLS)
+
+
+def assemble_cubin(ptx_text: str, arch: str) -> tuple[bytes, dict]:
+    """ptxas -v -lineinfo: the cubin and the resource report (registers, ...)."""
+    ptxas = find_ptxas()
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
+        src.write_text(ptx_text)
+        proc = subprocess.run([ptxas, "-v", "-lineinfo", f"-arch={arch}", str(src), "-o", str(out)],
+                              capture_output=True, text=True)
+        report = (proc.stderr + proc.stdout).strip()
+        if proc.returncode != 0:
+            raise DeviceError(f"ptxas -arch={arch} rejected the PTX:\n{report}")
+        cubin = out.read_bytes()
+    info = {}
+    for key, pattern in _FIELDS.items():
+        found = re.search(pattern, report)
+        info[key] = int(found.group(1)) if found else 0
+    return cubin, info
+
+
+def disassemble(cubin: bytes) -> tuple[str, str]:
+    """(tool, text): the cubin's SASS, with source lines where the tool prints them."""
+    tool, path = find_disassembler()
+    with tempfile.TemporaryDirectory() as tmp:
+        f = Path(tmp) / "kernel.cubin"
+        f.write_bytes(cubin)
+        cmd = [path, "-g", "-c", str(f)] if tool == "nvdisasm" else [path, "-sass", str(f)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise DeviceError(f"{tool} failed on the cubin:\n{(proc.stderr + proc.stdout).strip()}")
+    return tool, proc.stdout
+
+
+# ---- parsing ------------------------------------------------------------------------------
+
+_INSTR = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+_LABEL = re.compile(r"^\s*(\.L_x_\d+):")
+_LINE = re.compile(r'//## File "(.*)", line (\d+)')
+_PRED = re.compile(r"^(@!?U?P(?:T|\d+))\s+")
+_TARGET = re.compile(r"`\((\.L_x_\d+)\)|^(0x[0-9a-f]+)$")
+_REG = re.compile(r"\bR(\d+)\b(?:\.(64|128))?")
+_ENDS_BLOCK = {"BRA", "BRX", "JMP", "JMX", "EXIT", "RET", "CALL", "BPT"}
+# opcodes whose first operand is not a register they write
+_NO_DEST = {"ST", "STG", "STS", "STL", "RED", "REDG", "BRA", "BRX", "JMP", "JMX", "EXIT", "RET",
+            "CALL", "BAR", "MEMBAR", "NOP", "BSSY", "BSYNC", "WARPSYNC", "ERRBAR", "CCTL", "DEPBAR"}
+
+
+def parse(text: str):
+    """The SASS text of one kernel as a DataFrame (see the module docstring)."""
+    import pandas as pd
+    rows, labels, pending = [], {}, []
+    line = -1
+    for raw in text.splitlines():
+        m = _LINE.search(raw)
+        if m:
+            line = int(m.group(2))
+            continue
+        m = _LABEL.match(raw)
+        if m:
+            pending.append(m.group(1))
+            continue
+        m = _INSTR.match(raw)
+        if not m:
+            continue
+        addr, body = int(m.group(1), 16), m.group(2)
+        for name in pending:
+            labels[name] = addr
+        pending = []
+        pred = ""
+        p = _PRED.match(body)
+        if p:
+            pred, body = p.group(1), body[p.end():]
+        head, _, operands = body.partition(" ")
+        opcode, *mods = head.split(".")
+        rows.append({"addr": addr, "opcode": opcode, "modifiers": ".".join(mods),
+                     "operands": operands.strip(), "predicate": pred, "line": line})
+    df = pd.DataFrame(rows, columns=["addr", "opcode", "modifiers", "operands", "predicate", "line"])
+    target = []
+    for op, operands in zip(df["opcode"], df["operands"]):
+        t = _TARGET.search(operands.strip()) if op in ("BRA", "BSSY", "CALL") else None
+        if t is None:
+            target.append(-1)
+        else:
+            target.append(labels.get(t.group(1), -1) if t.group(1) else int(t.group(2), 16))
+    df["target"] = target
+    df["block"] = _blocks(df)
+    df["loop"] = _loops(df)
+    return df
+
+
+def _blocks(df) -> list[int]:
+    leaders = set(int(t) for t, op in zip(df["target"], df["opcode"]) if t >= 0 and op == "BRA")
+    out, block, prev_ends = [], -1, True
+    for addr, op in zip(df["addr"], df["opcode"]):
+        if prev_ends or addr in leaders:
+            block += 1
+        out.append(block)
+        prev_ends = op in _ENDS_BLOCK
+    return out
+
+
+def back_edges(df) -> list[tuple[int, int]]:
+    """(target, branch address) of each backward branch: a loop's body spans them."""
+    return [(int(t), int(a)) for a, t, op in zip(df["addr"], df["target"], df["opcode"])
+            if op == "BRA" and 0 <= t < a]
+
+
+def _loops(df) -> list[int]:
+    edges = back_edges(df)
+    out = []
+    for addr in df["addr"]:
+        inside = [(end - start, k) for k, (start, end) in enumerate(edges) if start <= addr <= end]
+        out.append(min(inside)[1] if inside else -1)
+    return out
+
+
+def _writes(op: str, operands: str) -> set[int]:
+    if op in _NO_DEST:
+        return set()
+    first = operands.split(",", 1)[0].strip()
+    return _regs(first)
+
+
+def _regs(text: str) -> set[int]:
+    out = set()
+    for m in _REG.finditer(text):
+        r, width = int(m.group(1)), m.group(2)
+        out.update(range(r, r + (int(width) // 32 if width else 1)))
+    return out
+
+
+def _reads(op: str, operands: str) -> set[int]:
+    if op in _NO_DEST:
+        return _regs(operands)
+    parts = operands.split(",", 1)
+    return _regs(parts[1]) if len(parts) > 1 else set()
+
+
+def loads_before_first_use(body) -> int:
+    """Global loads issued, in order, before the first read of the first one's result."""
+    loads = 0
+    dest: set[int] = set()
+    for op, mods, operands in zip(body["opcode"], body["modifiers"], body["operands"]):
+        if dest and _reads(op, operands) & dest:
+            break
+        if op == "LDG":
+            loads += 1
+            if not dest:
+                first = operands.split(",", 1)[0]
+                width = {"64": 2, "128": 4}.get(next((m for m in mods.split(".") if m in ("64", "128")), ""), 1)
+                dest = {int(first.strip()[1:]) + k for k in range(width)} if first.strip()[1:].isdigit() else set()
+    return loads
+
+
+# ---- MIR loops ------------------------------------------------------------------------------
+
+def mir_loops(fn) -> list[dict]:
+    """Loops of a MIR function that a block closes with a backward branch: per loop the
+    closing block, its first block, its global loads per iteration (inner loops left out)
+    and their source lines."""
+    from ..ir.mir import Op, Space
+    index = {b.label: k for k, b in enumerate(fn.blocks)}
+    spans = []
+    for b, blk in enumerate(fn.blocks):
+        term = blk.instrs[-1] if blk.instrs else None
+        if term is None or term.op not in (Op.BR, Op.CBR):
+            continue
+        for label in _labels(term):
+            t = index.get(label)
+            if t is not None and t <= b:
+                spans.append((t, b))
+    out = []
+    for t, b in spans:
+        inner = [s for s in spans if s != (t, b) and t <= s[0] and s[1] <= b]
+        loads, lines = 0, set()
+        for k in range(t, b + 1):
+            if any(s[0] <= k <= s[1] for s in inner):
+                continue
+            for ins in fn.blocks[k].instrs:
+                if ins.op is Op.LD and ins.arg.space is Space.GLOBAL:
+                    loads += 1
+                    if ins.loc is not None:
+                        lines.add(ins.loc.line)
+        out.append({"first": t, "last": b, "loads": loads, "lines": lines})
+    return out
+
+
+def _labels(term) -> list[str]:
+    arg = term.arg
+    if isinstance(arg, str):
+        return [arg]
+    if isinstance(arg, (tuple, list)):
+        return [a for a in arg if isinstance(a, str)]
+    return []
+
+
+def loop_summaries(df, fn=None) -> list[dict]:
+    """Per SASS loop: its global loads, the MIR loop it comes from, unroll factor and loads
+    in flight (see the module docstring)."""
+    mloops = mir_loops(fn) if fn is not None else []
+    out = []
+    for k, (start, end) in enumerate(back_edges(df)):
+        body = df[(df["addr"] >= start) & (df["addr"] <= end)]
+        own = body[body["loop"] == k]
+        ldg = own[own["opcode"] == "LDG"]
+        lines = set(int(x) for x in ldg["line"] if x >= 0)
+        best, best_n = None, 0
+        with_loads = [ml for ml in mloops if ml["loads"]]
+        if not lines and len(with_loads) == 1:     # no line info (cuobjdump): the only candidate
+            best, best_n = with_loads[0], len(ldg)
+        for ml in with_loads:
+            n = int(ldg["line"].isin(ml["lines"]).sum())
+            if n > best_n:
+                best, best_n = ml, n
+        unroll = round(best_n / best["loads"]) if best is not None else 0
+        out.append({"loop": k, "start": start, "end": end, "lines": sorted(lines),
+                    "global_loads": len(ldg), "mir_loop": best["last"] if best else -1,
+                    "mir_loads": best["loads"] if best else 0, "unroll": int(unroll),
+                    "loads_before_first_use": loads_before_first_use(own)})
+    return out
+
+
+def sass_of_function(fn, arch: str = "sm_90"):
+    """The SASS table of a compiled MIR function (cached on it per architecture)."""
+    cache = fn.__dict__.setdefault("_sass_cache", {})
+    if arch in cache:
+        return cache[arch].copy()
+    from .ptx import emit
+    ptx_text = emit(fn, arch, lineinfo=True)[0]
+    cubin, info = assemble_cubin(ptx_text, arch)
+    tool, text = disassemble(cubin)
+    df = parse(text)
+    df.attrs["arch"] = arch
+    df.attrs["tool"] = tool
+    df.attrs["registers"] = info["registers"]
+    df.attrs["loops"] = loop_summaries(df, fn)
+    cache[arch] = df
+    return df.copy()

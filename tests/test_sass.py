@@ -1,0 +1,172 @@
+"""simt.sass: the SASS ptxas makes of simt's PTX, against counts made by hand from the source."""
+import pytest
+
+import simt as wp
+from simt.gpu import sass as sass_mod
+
+pytestmark = pytest.mark.skipif(not sass_mod.available(),
+                                reason="needs ptxas and nvdisasm or cuobjdump (pip install simt[sass])")
+
+
+@wp.kernel
+def straight(a: wp.array(dtype=float), b: wp.array(dtype=float), c: wp.array(dtype=float)):
+    i = wp.tid()
+    c[i] = a[i] * b[i] + b[2 * i]            # three global loads, one store
+
+
+@wp.kernel
+def row_sum(a: wp.array(dtype=float), out: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    s = float(0.0)
+    for k in range(n):                        # a runtime trip count: ptxas unrolls it
+        s += a[i * n + k]
+    out[i] = s
+
+
+@wp.kernel
+def chase(nxt: wp.array(dtype=int), out: wp.array(dtype=int), n: int):
+    i = wp.tid()
+    p = i
+    for k in range(n):
+        p = nxt[p]                            # each address is the previous load's value
+    out[i] = p
+
+
+def test_straight_line_has_one_ldg_per_source_load():
+    df = wp.sass(straight)
+    assert (df["opcode"] == "LDG").sum() == 3
+    assert (df["opcode"] == "STG").sum() == 1
+    assert (df["loop"] == -1).all() and df.attrs["loops"] == []
+
+
+def test_registers_match_ptxas_info():
+    for k in (straight, row_sum, chase):
+        assert wp.sass(k).attrs["registers"] == wp.ptxas_info(k)["registers"]
+
+
+def test_lines_map_back_to_the_source():
+    if sass_mod.find_disassembler()[0] != "nvdisasm":
+        pytest.skip("cuobjdump prints no line info")
+    import inspect
+    first = inspect.getsourcelines(straight.func if hasattr(straight, "func") else straight)[1]
+    df = wp.sass(straight)
+    loads = df[df["opcode"] == "LDG"]
+    assert set(loads["line"]) == {first + 3}       # the line of c[i] = a[i] * b[i] + b[2 * i]
+
+
+def test_runtime_trip_count_loop_is_unrolled_with_loads_hoisted():
+    df = wp.sass(row_sum)
+    loops = [lp for lp in df.attrs["loops"] if lp["mir_loads"]]
+    main = max(loops, key=lambda lp: lp["global_loads"])
+    assert main["mir_loads"] == 1                   # one load per source iteration
+    assert main["unroll"] >= 2
+    assert main["global_loads"] == main["unroll"] * main["mir_loads"]
+    assert main["loads_before_first_use"] >= 2
+    body = df[df["loop"] == main["loop"]]
+    assert (body["opcode"] == "BRA").sum() == 1     # one back edge per unrolled group
+
+
+def test_pointer_chase_keeps_one_load_in_flight():
+    df = wp.sass(chase)
+    for lp in df.attrs["loops"]:
+        if lp["global_loads"]:
+            assert lp["loads_before_first_use"] == 1
+
+
+def test_table_columns_and_cache():
+    df = wp.sass(straight, arch="sm_80")
+    for col in ("addr", "opcode", "modifiers", "operands", "predicate", "line", "block", "loop"):
+        assert col in df.columns
+    assert df.attrs["arch"] == "sm_80"
+    again = wp.sass(straight, arch="sm_80")
+    assert again.equals(df) and again is not df
+
+
+def test_cuobjdump_without_line_info_still_finds_the_loop(monkeypatch):
+    if sass_mod.find_tool("cuobjdump") is None:
+        pytest.skip("cuobjdump is not here")
+    real = sass_mod.find_tool
+    monkeypatch.setattr(sass_mod, "find_tool", lambda name: None if name == "nvdisasm" else real(name))
+    from simt.ir.mir import LaunchSig
+    fn = row_sum.compile(LaunchSig(1, 1))
+    fn.__dict__.pop("_sass_cache", None)
+    try:
+        df = sass_mod.sass_of_function(fn, "sm_90")
+    finally:
+        fn.__dict__.pop("_sass_cache", None)
+    assert df.attrs["tool"] == "cuobjdump" and (df["line"] == -1).all()
+    main = max(df.attrs["loops"], key=lambda lp: lp["global_loads"])
+    assert main["unroll"] >= 2 and main["global_loads"] == main["unroll"]
+
+
+def test_missing_disassembler_names_the_extra(monkeypatch):
+    monkeypatch.setattr(sass_mod, "find_tool", lambda name: None)
+    with pytest.raises(wp.errors.DeviceError, match=r"simt\[sass\]"):
+        sass_mod.find_disassembler()
+
+
+# ---- the timing model replays unrolled loops in the SASS's order -------------------------------
+
+def _cycles(kernel, inputs, n_threads, sass_order):
+    wp.set_module_options({"timing_sass": sass_order})
+    try:
+        r = wp.launch(kernel, dim=n_threads, inputs=inputs, block_dim=64, device="cpu:precise")
+    finally:
+        wp.set_module_options({"timing_sass": True})
+    return r.cycles, r.details["timing_schedule"]
+
+
+def test_independent_loads_in_a_loop_overlap_at_low_occupancy():
+    import numpy as np
+    n = 128                                  # 64 threads: two warps on one SM
+    a = wp.array(np.ones(64 * n, np.float32))
+    out = wp.zeros(64)
+    program, off = _cycles(row_sum, [a, out, n], 64, False)
+    hoisted, on = _cycles(row_sum, [a, out, n], 64, True)
+    assert off["replay"] == "program order" and "switched off" in off["why"]
+    assert on["replay"] == "sass"
+    main = max(wp.sass(row_sum).attrs["loops"], key=lambda lp: lp["global_loads"])
+    assert on["loops"][0]["unroll"] == main["unroll"] >= 2
+    assert hoisted < 0.8 * program              # several loads in flight instead of one
+    assert np.allclose(out.numpy(), n)
+
+
+def test_pointer_chase_is_not_reordered():
+    import numpy as np
+    n = 128
+    nxt = wp.array(((np.arange(64 * 8) + 64) % (64 * 8)).astype(np.int32))
+    out = wp.zeros(64, dtype=int)
+    program, _ = _cycles(chase, [nxt, out, n], 64, False)
+    hoisted, on = _cycles(chase, [nxt, out, n], 64, True)
+    assert on["replay"] == "program order" and on["loops"] == []
+    assert hoisted == program
+
+
+def test_replay_falls_back_to_program_order_without_the_tools(monkeypatch):
+    from simt.arch import load_arch
+    from simt.ir.mir import LaunchSig
+    from simt.sim.precise.program import prepare
+    from simt.sim.timing import model, sass_replay
+    monkeypatch.setattr(sass_mod, "available", lambda: False)
+    arch = load_arch("sm_90")
+    prog = prepare(row_sum.compile(LaunchSig(1, 1)))
+    got = sass_replay._plan(prog, arch, model._tables(prog, arch))
+    assert got.replay == "program order" and "simt[sass]" in got.why and got.groups == []
+
+
+def test_regrouping_without_hoisting_changes_nothing(monkeypatch):
+    """The group blocks, renamed registers and re-attached memory events replay exactly the
+    program order when nothing is moved: only the hoisting changes the cycles."""
+    import numpy as np
+    from simt.sim.timing import sass_replay
+    n = 64
+    a = wp.array(np.ones(64 * n, np.float32))
+    program, _ = _cycles(row_sum, [a, wp.zeros(64), n], 64, False)
+    monkeypatch.setattr(sass_replay, "HOIST", False)
+    row_sum.clear_cache()
+    try:
+        grouped, on = _cycles(row_sum, [a, wp.zeros(64), n], 64, True)
+    finally:
+        row_sum.clear_cache()
+    assert on["replay"] == "sass" and on["loops"][0]["unroll"] >= 2
+    assert grouped == program
