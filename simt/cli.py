@@ -13,6 +13,7 @@ import sys
 import numpy as np
 
 import simt
+from simt.options import ARCHS
 from simt.suite.cuda_style import block_sum_shared   # the suite's shared-memory tree reduction
 
 BLOCK = 256
@@ -237,7 +238,8 @@ def _parser() -> argparse.ArgumentParser:
                                           "[FILE, *ARGS]); simt's options go before FILE.")
     run.add_argument("--device", help="default device: cpu, cpu:precise, cpu:trace, cuda, cuda:N")
     run.add_argument("--trace", metavar="PATH", help="record launches on cpu:trace to PATH (.jsonl or .jsonl.gz)")
-    run.add_argument("--arch", choices=("sm_90", "sm_80"), help="architecture the timing model uses")
+    run.add_argument("--arch", help=f"architecture the timing model uses: {', '.join(ARCHS)} or the path "
+                                    f"of an architecture JSON file")
     run.add_argument("--no-progress", action="store_true", help="no progress bars for long launches")
     run.add_argument("--check", metavar="CHECKS",
                      help="sanitizers for every launch: race, init, sync, all, or a comma-separated list; "

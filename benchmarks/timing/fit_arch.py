@@ -220,6 +220,15 @@ def fit() -> dict:
     t["l2_dirty_bytes"] = note("l2_dirty_bytes", int(np.median(wr.work - wr["dram__bytes_write.sum"])),
                                "micro.cu stream_write 64 MB - 1 GB: dirty bytes the L2 still holds when the kernel ends")
     t["l1_bytes"] = note("l1_bytes", 262144, "REFERENCE.md: 256 KB of L1/shared per SM, less the shared-memory carveout")
+    t["l1_ways"] = note("l1_ways", 8, "not measured: the L1's associativity in the cache model (sets = lines / ways); "
+                        "the value the model used before it was data")
+    t["l2_ways"] = note("l2_ways", 16, "not measured: the L2's associativity in the cache model (sets = lines / ways); "
+                        "the value the model used before it was data")
+    t["memory_queue_cycles"] = note("memory_queue_cycles", t["latency"]["l2"],
+                                    "not measured: how far a store's or atomic's L2 queue may run ahead of its warp "
+                                    "before the warp is held (lg_throttle): one L2 hit, latency.l2")
+    t["dram_peak_bytes_per_second"] = note("dram_peak_bytes_per_second", 4.8e12,
+                                           "REFERENCE.md / the H200 datasheet: HBM3e peak 4.8 TB/s")
 
     # atomics
     same = slope(micro, "red_one_address")

@@ -65,7 +65,8 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     counters = Counters(prog, arch, warps_per_cta)
     globals_ = {p.mem: Storage(p.mem, a.data, tuple(a.shape), a.base_addr)
                 for p, a in zip(fn.params, args) if isinstance(p, ArrayParam)}
-    occupancy = arch.occupancy(cfg.threads_per_block, estimate_registers(prog), fn.shared_bytes)
+    occupancy = arch.occupancy(cfg.threads_per_block, estimate_registers(prog, arch.max_registers_per_thread),
+                               fn.shared_bytes)
     # the per-warp timeline that clock() reads and traces print: only when something reads it
     isolated = cfg.timing and (listener is not None or _reads_clock(fn))
     for st in globals_.values():
@@ -114,13 +115,13 @@ def _reads_clock(fn: Function) -> bool:
     return any(i.op is Op.SREG and i.arg is SReg.CLOCK for i in fn.instructions())
 
 
-def estimate_registers(prog: Program) -> int:
+def estimate_registers(prog: Program, max_registers: int) -> int:
     """Registers per thread for occupancy: the most values live at once, as 32-bit registers."""
     most = 0
     for b in prog.blocks:
         live = set(b.live_in) | set(b.defs)
         most = max(most, sum(2 if prog.reg_types[r].bits == 64 else 1 for r in live))
-    return int(min(255, max(16, most + 8)))
+    return int(min(max_registers, max(16, most + 8)))
 
 
 class Batch(Diagnostics):

@@ -20,10 +20,7 @@ LIMITERS = ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "shared", "l1
 
 
 def timing_data(arch) -> dict:
-    t = arch.data.get("timing")
-    if t is None:
-        raise ValueError(f"architecture {arch.name} has no timing section")
-    return t
+    return arch.data["timing"]          # load_arch checked every key the model reads
 
 
 def params(arch, shared_per_sm: int):
@@ -56,8 +53,8 @@ def params(arch, shared_per_sm: int):
     P[ix.P_ATOM_INTERLEAVE] = t["atomic_interleave_bytes"]
     P[ix.P_BAR_BASE] = t["barrier_cycles"]
     P[ix.P_BAR_WARP] = t["barrier_cycles_per_warp"]
-    P[ix.P_L2_DIRTY_SECTORS] = t["l2_dirty_bytes"] / 32
-    P[ix.P_QUEUE_ALLOWANCE] = t.get("memory_queue_cycles", lat["l2"])
+    P[ix.P_L2_DIRTY_SECTORS] = t["l2_dirty_bytes"] / arch.sector_bytes
+    P[ix.P_QUEUE_ALLOWANCE] = t["memory_queue_cycles"]
     P[ix.P_L2_WRITE_LINE] = t["l2_write_cycles_per_line"]
     P[ix.P_L2_WRITE_SECTOR] = t["l2_write_cycles_per_sector"]
     P[ix.P_DISPATCH] = t["cta_launch_cycles"]
@@ -71,23 +68,14 @@ def params(arch, shared_per_sm: int):
     P[ix.P_DRAM_WRITE_QUEUE] = t["dram_write_queue_cycles"]
     P[ix.P_SAMPLE] = 1.0
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
-    l1_lines = max(64, (t["l1_bytes"] - carveout(arch, shared_per_sm)) // 128)
-    l2_lines = t["l2_bytes"] // 128
+    line = arch.line_bytes
+    l1_lines = max(64, (t["l1_bytes"] - arch.carveout(shared_per_sm)) // line)
+    l2_lines = t["l2_bytes"] // line
     return P, pipes, int(l1_lines), int(l2_lines)
 
 
-def carveout(arch, shared_per_sm: int) -> int:
-    """The smallest shared-memory carveout (bytes) that holds ``shared_per_sm``."""
-    if shared_per_sm <= 0:
-        return 0
-    for kb in arch.data["shared_carveouts_kb"]:
-        if kb * 1024 >= shared_per_sm:
-            return kb * 1024
-    return arch.data["shared_carveouts_kb"][-1] * 1024
-
-
 def _tables(prog, arch):
-    key = ("timing-tables", arch.name)
+    key = ("timing-tables", arch.key)
     t = prog.timing.get(key)
     if t is None:
         t = prog.timing[key] = isa.tables(prog, arch)
@@ -103,7 +91,8 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     n = rec.recorded_ctas
     bpsm = max(1, occupancy["blocks_per_sm"])
     n_sm = int(arch.sm_count)
-    P, pipes, l1_lines, l2_lines = params(arch, bpsm * _shared_allocation(arch, shared_per_block))
+    P, pipes, l1_lines, l2_lines = params(arch, bpsm * arch.shared_per_block(shared_per_block)
+                                          if shared_per_block else 0)
     n_run, ctas = sm_sample(rec.work, n, n_sm) if sample else (n_sm, np.arange(n, dtype=np.int64))
     f = n_sm / n_run                          # each replayed SM stands for f SMs
     if n_run < n_sm:
@@ -116,7 +105,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     cta_sm = np.zeros(n_kept, np.int64)
     smstat = np.zeros((n_run, ix.N_SM_STATS), np.float64)
     glob = np.zeros(ix.N_GLOBAL_STATS, np.float64)
-    shape = (n_run, l1_lines, int(t.get("l1_ways", 8)), l2_lines, int(t.get("l2_ways", 16)),
+    shape = (n_run, l1_lines, int(t["l1_ways"]), l2_lines, int(t["l2_ways"]),
              float(P[ix.P_L2_DIRTY_SECTORS]))
     mem = _memory.take(shape)
     try:
@@ -233,12 +222,6 @@ _memory = _Memory()
 _machine_lock = threading.Lock()
 
 
-def _shared_allocation(arch, shared_per_block: int) -> int:
-    d = arch.data
-    unit = d["shared_allocation_unit"]
-    return -(-(shared_per_block + d["reserved_shared_per_block"]) // unit) * unit if shared_per_block else 0
-
-
 def _extrapolate(cta_done: np.ndarray, end: float, total: int, weight: float = 1.0) -> tuple[float, float]:
     """Simulated cycles of the whole grid from its recorded prefix (each replayed block
     standing for ``weight`` blocks of the prefix), and the relative error estimated by
@@ -269,7 +252,7 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
     l2_read, l2_write, l2_atom = g[ix.G_L2_READ], g[ix.G_L2_WRITE], g[ix.G_L2_ATOM]
     l2_total = l2_read + l2_write + l2_atom
     l2_hits = g[ix.G_L2_READ_HIT] + l2_write + g[ix.G_L2_ATOM_HIT]
-    dram_peak = float(t.get("dram_peak_bytes_per_second", 4.8e12)) / (clock * 1e6)
+    dram_peak = float(t["dram_peak_bytes_per_second"]) / (clock * 1e6)
     # utilisation of each unit over the kernel's elapsed cycles, percent
     span = max(1.0, sim_cycles)
     per_sm = smstat.sum(axis=0) * scale / n_sm
