@@ -75,6 +75,11 @@ def test_a_missing_key_is_named_with_the_file(tmp_path, key):
         wp.set_module_options({"arch": path})
 
 
+def test_a_cache_geometry_the_model_cannot_replay_is_refused(tmp_path):
+    with pytest.raises(ArchError, match="line_bytes is 64"):
+        load_arch(arch_file(tmp_path, line_bytes=64))
+
+
 def test_a_file_that_is_not_there_or_not_json(tmp_path):
     with pytest.raises(ArchError, match="cannot read"):
         load_arch(str(tmp_path / "nothing.json"))

@@ -45,6 +45,12 @@ REQUIRED = {
 }
 
 
+# cache geometry the memory model is built for (sector masks of four sectors a line in
+# simt/sim/timing/memsys.py and caches.py, sector counting in simt/sim/precise/memstats.py):
+# an architecture file states its own, and one the model cannot replay is refused
+MODELLED_GEOMETRY = {"line_bytes": 128, "sector_bytes": 32}
+
+
 class ArchError(SimtError, ValueError):
     """An architecture that is unknown, unreadable or missing a fact the code needs."""
 
@@ -171,3 +177,13 @@ def validate(data, path: str) -> None:
                 full = f"{section}.{key}" if section else key
                 raise ArchError(f"architecture file {path} lacks the key '{full}', which simt "
                                 f"needs (see simt/arch/sm_90.json for its meaning and source)")
+    from ..sim.atomic_log import THREADS_PER_BLOCK_KEY      # threads are ordered by block * this + thread
+    if data["max_threads_per_block"] > THREADS_PER_BLOCK_KEY:
+        raise ArchError(f"architecture file {path}: max_threads_per_block is "
+                        f"{data['max_threads_per_block']}; simt's engines run blocks of at most "
+                        f"{THREADS_PER_BLOCK_KEY} threads")
+    for key, modelled in MODELLED_GEOMETRY.items():
+        if data[key] != modelled:
+            raise ArchError(f"architecture file {path}: {key} is {data[key]}, but simt's memory model "
+                            f"replays {MODELLED_GEOMETRY['line_bytes']}-byte lines of "
+                            f"{MODELLED_GEOMETRY['sector_bytes']}-byte sectors only")
