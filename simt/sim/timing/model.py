@@ -15,8 +15,14 @@ import numpy as np
 
 from . import indices as ix, isa, machine, memsys
 
-LIMITERS = ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "shared", "l1", "l2", "dram",
-            "atomics")
+# what r.bottleneck["limiter"] can be: a unit busy most of the time, else the launch floor,
+# barriers, too few warps resident to hide latency, or latency with the SM as full as it gets
+UNITS = ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "shared", "l1", "l2", "dram", "atomics")
+LIMITERS = UNITS + ("launch", "barriers", "occupancy", "latency")
+
+# the occupancy limits (Arch.occupancy) as a reader names them
+RESOURCES = {"warps": "warps per SM", "blocks": "blocks per SM", "registers": "registers",
+             "shared": "shared memory"}
 
 
 def timing_data(arch) -> dict:
@@ -128,7 +134,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     # the floor (an empty one-block kernel) already holds one block launch
     elapsed = float(t["launch_floor_cycles"]) - float(t["cta_launch_cycles"]) + sim_cycles
     metrics, details = _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy,
-                               warps_per_cta)
+                               warps_per_cta, total_ctas)
     metrics["simt__sampled_ctas.sum"] = n_kept
     metrics["simt__sampled_sms.sum"] = n_run
     metrics["simt__sampling_error.pct"] = 100.0 * error
@@ -242,7 +248,7 @@ def _extrapolate(cta_done: np.ndarray, end: float, total: int, weight: float = 1
     return float(estimate), float(abs(other - estimate) / estimate)
 
 
-def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy, warps_per_cta):
+def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy, warps_per_cta, total_ctas):
     n_sm = int(arch.sm_count)
     clock = float(t["clock_mhz"])
     active = np.clip(smstat[:, ix.M_LAST] - smstat[:, ix.M_FIRST], 0, None)
@@ -297,16 +303,25 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
         m[f"simt__warp_stall_{name}_cycles.sum"] = float(v)
         # Nsight Compute: warps waiting for this reason per cycle an instruction issued
         m[f"smsp__average_warps_issue_stalled_{name}_per_issue_active.ratio"] = float(v) / issued if issued else 0.0
+    resident = {"achieved": achieved, "theoretical": m["sm__maximum_warps_per_active_cycle_pct"],
+                "occupancy": occupancy, "warps_per_cta": warps_per_cta,
+                "fills_gpu": total_ctas >= n_sm * occupancy["blocks_per_sm"]}
     bottleneck = _bottleneck(units, stall_totals, elapsed, sim_cycles, float(t["launch_floor_cycles"]),
-                             achieved, m["sm__maximum_warps_per_active_cycle_pct"])
+                             resident)
     details = {"units": units, "bottleneck": bottleneck,
                "stalls": dict(zip(ix.STALL_NAMES, (float(x) for x in stall_totals))),
                "occupancy": occupancy}
     return m, details
 
 
-def _bottleneck(units, stalls, elapsed, sim_cycles, floor, achieved, theoretical) -> dict:
-    """The resource that limits the launch, as a speed-of-light reading names it."""
+def _bottleneck(units, stalls, elapsed, sim_cycles, floor, resident) -> dict:
+    """The resource that limits the launch, as a speed-of-light reading names it.
+
+    A latency-bound launch is limited by occupancy when more resident warps would hide more
+    of the latency: when a resource (shared memory, registers, warps or blocks per SM) keeps
+    the SM below its maximum warps although the grid has blocks to fill it, or when far fewer
+    warps are resident on average than fit."""
+    achieved, theoretical = resident["achieved"], resident["theoretical"]
     unit, pct = max(units.items(), key=lambda kv: kv[1])
     out = {"units": dict(units)}
     if floor >= 0.5 * elapsed:
@@ -321,9 +336,18 @@ def _bottleneck(units, stalls, elapsed, sim_cycles, floor, achieved, theoretical
     if named["barrier"] > 0.5 * sum(waits.values()):
         return {**out, "limiter": "barriers", "pct_of_peak": pct,
                 "why": "warps spend most of their waiting at barriers"}
+    occ = resident["occupancy"]
+    if theoretical < 100.0 and resident["fills_gpu"]:
+        resource = RESOURCES[occ["limiter"]]
+        return {**out, "limiter": "occupancy", "pct_of_peak": pct, "resource": occ["limiter"],
+                "why": f"latency-bound with {achieved:.0f}% of the SM's warps resident on average: "
+                       f"an SM holds {occ['blocks_per_sm']} blocks of {resident['warps_per_cta']} warps "
+                       f"({theoretical:.0f}% of its warps), limited by {resource}"}
     if theoretical < 50.0 or achieved < 0.5 * theoretical:
+        cause = RESOURCES[occ["limiter"]] if resident["fills_gpu"] else "the grid's size"
         return {**out, "limiter": "occupancy", "pct_of_peak": pct,
+                "resource": occ["limiter"] if resident["fills_gpu"] else "grid",
                 "why": f"latency-bound with {achieved:.0f}% of the SM's warps resident on average "
-                       f"(at most {theoretical:.0f}%): too few warps to hide it"}
+                       f"(at most {theoretical:.0f}%, limited by {cause}): too few warps to hide it"}
     return {**out, "limiter": "latency", "pct_of_peak": pct,
             "why": f"no unit is busier than {pct:.0f}% ({unit}): warps mostly wait on results"}
