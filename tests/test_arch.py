@@ -80,6 +80,14 @@ def test_a_cache_geometry_the_model_cannot_replay_is_refused(tmp_path):
         load_arch(arch_file(tmp_path, line_bytes=64))
 
 
+def test_an_architecture_reserving_no_shared_memory(tmp_path):
+    """Without a reserved part, a block using no shared memory is not limited by it."""
+    arch = load_arch(arch_file(tmp_path, reserved_shared_per_block=0))
+    occ = arch.occupancy(32, 16, 0)
+    assert occ["shared"] == occ["blocks"] == occ["blocks_per_sm"]
+    assert arch.occupancy(256, 16, 40 * 1024)["shared"] == 233472 // (40 * 1024)
+
+
 def test_a_file_that_is_not_there_or_not_json(tmp_path):
     with pytest.raises(ArchError, match="cannot read"):
         load_arch(str(tmp_path / "nothing.json"))

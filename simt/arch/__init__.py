@@ -102,10 +102,13 @@ class Arch:
         parts = d["schedulers_per_sm"]
         by_regs = (d["registers_per_sm"] // parts // regs_per_warp) * parts // warps
         per_block = self.shared_per_block(shared_per_block)
-        most = min(by_warps, d["max_blocks_per_sm"], by_regs, d["shared_per_sm"] // per_block)
+
+        def by_shared(capacity: int) -> int:        # a block taking none is never limited by it
+            return capacity // per_block if per_block else d["max_blocks_per_sm"]
+        most = min(by_warps, d["max_blocks_per_sm"], by_regs, by_shared(d["shared_per_sm"]))
         carve = self.carveout(max(1, most) * per_block)
         limits = {"warps": by_warps, "blocks": d["max_blocks_per_sm"], "registers": by_regs,
-                  "shared": carve // per_block}
+                  "shared": by_shared(carve)}
         limiter = min(limits, key=limits.get)
         return {"blocks_per_sm": max(0, limits[limiter]), "limiter": limiter, **limits,
                 "carveout": carve, "registers_per_thread": regs_per_thread,
@@ -113,8 +116,11 @@ class Arch:
 
 
 def known_archs() -> tuple[str, ...]:
-    """The architectures simt ships: the JSON files of this folder, by name."""
-    return tuple(sorted((p.stem for p in ARCH_DIR.glob("*.json")), reverse=True))
+    """The architectures simt ships: the JSON files of this folder, by name, newest first."""
+    def generation(name: str) -> tuple[int, str]:
+        digits = "".join(c for c in name if c.isdigit())
+        return int(digits or 0), name
+    return tuple(sorted((p.stem for p in ARCH_DIR.glob("*.json")), key=generation, reverse=True))
 
 
 def is_path(arch: str) -> bool:
@@ -169,9 +175,9 @@ def validate(data, path: str) -> None:
     for section, keys in REQUIRED.items():
         where = data
         for part in section.split(".") if section else ():
-            where = where[part]
-        if not isinstance(where, dict):
-            raise ArchError(f"architecture file {path}: '{section}' must be a JSON object")
+            where = where[part]           # present: its parent section lists it, checked before
+            if not isinstance(where, dict):
+                raise ArchError(f"architecture file {path}: '{section}' must be a JSON object")
         for key in keys:
             if key not in where:
                 full = f"{section}.{key}" if section else key
