@@ -11,6 +11,7 @@ import runpy
 import sys
 
 import simt
+from simt.options import ARCHS
 
 
 def run_file(path: str, args: list[str] | None = None, device: str | None = None,
@@ -132,7 +133,8 @@ def _parser() -> argparse.ArgumentParser:
                                           "[FILE, *ARGS]); simt's options go before FILE.")
     run.add_argument("--device", help="default device: cpu, cpu:precise, cpu:trace, cuda, cuda:N")
     run.add_argument("--trace", metavar="PATH", help="record launches on cpu:trace to PATH (.jsonl or .jsonl.gz)")
-    run.add_argument("--arch", choices=("sm_90", "sm_80"), help="architecture the timing model uses")
+    run.add_argument("--arch", help=f"architecture the timing model uses: {', '.join(ARCHS)} or the path "
+                                    f"of an architecture JSON file")
     run.add_argument("--no-progress", action="store_true", help="no progress bars for long launches")
     run.add_argument("--check", metavar="CHECKS",
                      help="sanitizers for every launch: race, init, sync, all, or a comma-separated list; "

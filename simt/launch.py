@@ -20,13 +20,9 @@ from .ir.mir import Function, LaunchSig
 from .ir.types import ArrayType, Scalar, StructType, ValueType, flat_count, is_generic, scalar_of
 from .kernel import Kernel
 from .launch_values import Bound, array_arguments, convert_struct, specialize
-from .options import ARCHS
+from .arch import Arch, ArchError, load_arch
+from .options import DEFAULTS
 from .sim.common import ArrayArg, LaunchConfig, LaunchResult
-
-MAX_THREADS_PER_BLOCK = 1024
-MAX_BLOCK = (1024, 1024, 64)                 # CUDA x, y, z
-MAX_GRID = (2**31 - 1, 65535, 65535)         # CUDA x, y, z
-MAX_STATIC_SHARED = {"sm_90": 48 * 1024, "sm_80": 48 * 1024}
 
 
 # ---- geometry --------------------------------------------------------------------------
@@ -48,19 +44,21 @@ def normalise_dim(dim, kernel_name: str = "") -> tuple[int, ...]:
     return dims
 
 
-def launch_geometry(dims: tuple[int, ...], block_dim, kernel_name: str = "") \
+def launch_geometry(dims: tuple[int, ...], block_dim, kernel_name: str = "", arch: Arch | None = None) \
         -> tuple[LaunchSig, tuple[int, int, int], tuple[int, int, int]]:
-    """(signature, block, grid) in CUDA x/y/z order.
+    """(signature, block, grid) in CUDA x/y/z order, checked against ``arch``'s limits (the
+    default architecture's when None).
 
     An int ``block_dim`` is Warp's linear mapping: blocks are chunks of the flattened index
     space. A tuple is an n-D grid whose last entry is CUDA's x, matching ``dim``.
     """
     where = f"kernel '{kernel_name}': "
+    arch = arch or load_arch(DEFAULTS["arch"])
     if isinstance(block_dim, (int, np.integer)) and not isinstance(block_dim, bool):
         threads = int(block_dim)
         if threads <= 0:
             raise LaunchError(f"{where}block_dim must be positive, got {threads}")
-        _check_block_size(where, threads)
+        _check_block_size(where, threads, arch)
         total = math.prod(dims)
         block = (threads, 1, 1)
         grid = (max(1, -(-total // threads)) if total else 0, 1, 1)
@@ -81,25 +79,26 @@ def launch_geometry(dims: tuple[int, ...], block_dim, kernel_name: str = "") \
             raise LaunchError(f"{where}block_dim extents must be positive, got {bd}")
         cuda_block = tuple(reversed(bd)) + (1,) * (3 - len(bd))
         cuda_dims = tuple(reversed(dims)) + (1,) * (3 - len(dims))
-        _check_block_size(where, math.prod(bd))
-        for axis, (b, limit) in enumerate(zip(cuda_block, MAX_BLOCK)):
+        _check_block_size(where, math.prod(bd), arch)
+        for axis, (b, limit) in enumerate(zip(cuda_block, arch.max_block_dims)):
             if b > limit:
                 raise LaunchError(f"{where}block_dim {bd} has {b} threads along CUDA's "
-                                  f"{'xyz'[axis]} axis; the limit is {limit}")
+                                  f"{'xyz'[axis]} axis; the limit is {limit} on {arch.name}")
         block = (cuda_block[0], cuda_block[1], cuda_block[2])
         grid = tuple(-(-d // b) for d, b in zip(cuda_dims, cuda_block))
         sig = LaunchSig(len(dims), len(dims))
-    for axis, (g, limit) in enumerate(zip(grid, MAX_GRID)):
+    for axis, (g, limit) in enumerate(zip(grid, arch.max_grid_dims)):
         if g > limit:
             raise LaunchError(f"{where}the grid needs {g} blocks along CUDA's {'xyz'[axis]} axis; "
-                              f"the limit is {limit} (use bigger blocks)")
+                              f"the limit is {limit} on {arch.name} (use bigger blocks)")
     return sig, block, grid
 
 
-def _check_block_size(where: str, threads: int) -> None:
-    if threads > MAX_THREADS_PER_BLOCK:
+def _check_block_size(where: str, threads: int, arch: Arch) -> None:
+    limit = arch.max_threads_per_block
+    if threads > limit:
         raise LaunchError(f"{where}a block of {threads} threads is over the limit of "
-                          f"{MAX_THREADS_PER_BLOCK} threads per block")
+                          f"{limit} threads per block (max_threads_per_block of {arch.name})")
 
 
 # ---- arguments -------------------------------------------------------------------------
@@ -252,11 +251,18 @@ def check_index_dims(kernel: Kernel, sig: LaunchSig, dims: tuple[int, ...], bloc
                           f"but is launched with {shape}; {advice}")
 
 
-def check_shared_memory(kernel: Kernel, fn: Function, arch: str) -> None:
-    limit = MAX_STATIC_SHARED[arch]
+def check_shared_memory(kernel: Kernel, fn: Function, arch: Arch) -> None:
+    limit = arch.static_shared_per_block
     if fn.shared_bytes > limit:
         raise LaunchError(f"kernel '{kernel.key}' declares {fn.shared_bytes} bytes of shared memory; "
-                          f"the static limit per block on {arch} is {limit} bytes (48 KB)")
+                          f"the static limit per block on {arch.name} is {limit} bytes "
+                          f"({limit / 1024:g} KB, static_shared_per_block)")
+    per_block = arch.shared_per_block(fn.shared_bytes)
+    if per_block > arch.shared_per_sm:
+        raise LaunchError(f"kernel '{kernel.key}' declares {fn.shared_bytes} bytes of shared memory: "
+                          f"with the {arch.reserved_shared_per_block} bytes reserved per block, "
+                          f"{per_block} bytes, more than the {arch.shared_per_sm} bytes of shared "
+                          f"memory an SM of {arch.name} has (shared_per_sm)")
 
 
 # ---- launch ----------------------------------------------------------------------------
@@ -352,8 +358,11 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
         raise LaunchError(f"kernel '{kernel.key}': {e}") from None
     opts = kernel.effective_options()
     arch = arch or opts["arch"]
-    if arch not in ARCHS:
-        raise LaunchError(f"kernel '{kernel.key}': unknown arch {arch!r}; simt models {', '.join(ARCHS)}")
+    try:
+        machine = load_arch(arch)
+    except ArchError as e:
+        raise LaunchError(f"kernel '{kernel.key}': {e}") from None
+    arch = machine.name          # a file's absolute path: the engines load the same file
     from .sim.check import launching as checking
     check_plan = checking.plan(kernel.key, dev, check, raise_on_hazard, opts)
     run_engine = checking.engine(dev, run_engine, check_plan.checks)
@@ -361,12 +370,12 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
     if isinstance(steps, bool) or not isinstance(steps, int) or steps <= 0:
         raise LaunchError(f"kernel '{kernel.key}': max_steps must be a positive int, got {steps!r}")
     dims = normalise_dim(dim, kernel.key)
-    sig, block, grid = launch_geometry(dims, 256 if block_dim is None else block_dim, kernel.key)
+    sig, block, grid = launch_geometry(dims, 256 if block_dim is None else block_dim, kernel.key, machine)
     bound = bind_arguments(kernel, list(inputs or ()) + list(outputs or ()), dev)   # None: none, as in Warp
 
     check_index_dims(kernel, sig, dims, block_dim)
     fn = kernel.compile(sig, opts["debug"], opts["fastmath"], tuple(t for _, t, _ in bound))
-    check_shared_memory(kernel, fn, arch)
+    check_shared_memory(kernel, fn, machine)
     args = engine_arguments(kernel, fn, bound)
     checking.attach_arrays(check_plan.checks, args.arrays)
     if math.prod(dims) == 0:

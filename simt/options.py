@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import types
 
+from .arch import ArchError, known_archs, load_arch
 from .errors import SimtError
 
-ARCHS = ("sm_90", "sm_80")
+ARCHS = known_archs()         # the JSON files of simt/arch, by name
 
 DEFAULTS = {"debug": False, "fastmath": False, "max_steps": 1_000_000, "arch": "sm_90",
             "timing": True, "timing_sample": True, "timing_sass": True, "progress": True, "trace": None, "check": None,
@@ -67,9 +68,16 @@ def _check(key: str, value):
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise SimtError(f"module option 'max_steps' must be a positive int, got {value!r}")
         return value
-    if value not in ARCHS:
-        raise SimtError(f"module option 'arch' must be one of {', '.join(ARCHS)}, got {value!r}")
-    return value
+    if not isinstance(value, str):
+        raise SimtError(f"module option 'arch' must be one of {', '.join(ARCHS)} or the path of an "
+                        f"architecture JSON file, got {value!r}")
+    try:
+        return load_arch(value).name          # a file: checked now, kept as its absolute path
+    except ArchError as e:
+        if value in ARCHS or "unknown arch" not in str(e):
+            raise
+        raise SimtError(f"module option 'arch' must be one of {', '.join(ARCHS)} or the path of an "
+                        f"architecture JSON file, got {value!r}") from None
 
 
 def set_module_options(options: dict, module=None) -> None:

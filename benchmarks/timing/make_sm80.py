@@ -26,6 +26,8 @@ A100 = {
     "dram_bytes_per_cycle": (round(1555e9 * 0.94 / 1410e6, 1),
                              "A100 40 GB datasheet: 1555 GB/s, at the H200's measured fraction of peak, per 1410 MHz cycle"),
     "dram_peak_bytes_per_second": (1555e9, "A100 40 GB datasheet"),
+    "memory_queue_cycles": (200.0, "the A100's latency.l2, as for the H200 (one L2 hit: how far a store's or "
+                                   "atomic's L2 queue may run ahead of its warp before the warp is held)"),
     # 40 MB in two 20 MB partitions (GTC 2021, Dissecting the Ampere GPU Architecture through
     # Microbenchmarking): the H200's measured effective fraction of its nominal L2
     "l2_bytes": (int(40 * (1 << 20) * 45799252 / 62914560),

@@ -127,6 +127,15 @@ def l1_bytes(facts: dict) -> tuple[int, str]:
         f"memory per SM (cuDeviceGetAttribute MAX_SHARED_MEMORY_PER_MULTIPROCESSOR), a lower bound")
 
 
+def dram_peak(facts: dict) -> tuple[float, str]:
+    """The DRAM's peak bandwidth (bytes per second) and where the figure comes from: two
+    transfers per memory clock over the whole bus, as the driver reports clock and width."""
+    clock_hz = float(facts["memory_clock_khz"]) * 1e3
+    peak = 2.0 * clock_hz * int(facts["memory_bus_bits"]) / 8
+    return peak, ("driver: 2 x memory clock x bus width (cuDeviceGetAttribute MEMORY_CLOCK_RATE, "
+                  f"GLOBAL_MEMORY_BUS_WIDTH: {clock_hz / 1e6:.0f} MHz, {int(facts['memory_bus_bits'])} bits)")
+
+
 def machine_section(facts: dict) -> tuple[dict, dict]:
     """The structural keys of an architecture file (everything but ``timing``) and their sources."""
     drv = "cuDeviceGetAttribute"

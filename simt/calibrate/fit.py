@@ -81,22 +81,24 @@ def queue_fit(extra, rho) -> float:
     return round(float((x * y).sum() / (x * x).sum()), 2)
 
 
-def fit(data: Path, sm_count: int, l1_bytes: int, l1_source: str) -> dict:
+def fit(data: Path, sm_count: int, l1_bytes: int, l1_source: str,
+        dram_peak: float, dram_peak_source: str) -> dict:
     """The ``timing`` section from the measurements in ``data`` of a GPU with ``sm_count`` SMs.
 
-    ``l1_bytes`` (the L1/shared array per SM) is no measurement: the caller gives it and its
-    source. Raises FitError naming the missing files or the benchmark that cannot be fitted."""
+    ``l1_bytes`` (the L1/shared array per SM) and ``dram_peak`` (bytes per second) are no
+    measurements: the caller gives them (from the device) and their sources. Raises FitError naming the missing files or the benchmark that cannot be fitted."""
     data = Path(data)
     missing = missing_files(data)
     if missing:
         raise FitError(f"cannot fit from {data}: missing {', '.join(missing)}")
     try:
-        return _fit(data, sm_count, l1_bytes, l1_source)
+        return _fit(data, sm_count, l1_bytes, l1_source, dram_peak, dram_peak_source)
     except (KeyError, IndexError, ValueError, ZeroDivisionError, np.linalg.LinAlgError) as e:
         raise FitError(f"cannot fit from {data}: {type(e).__name__}: {e}") from e
 
 
-def _fit(data: Path, n_sm: int, l1_bytes: int, l1_source: str) -> dict:
+def _fit(data: Path, n_sm: int, l1_bytes: int, l1_source: str, dram_peak: float,
+         dram_peak_source: str) -> dict:
     micro, micro2, micro3, micro4 = (ncu_csv.load(n, data) for n in ("micro", "micro2", "micro3", "micro4"))
     # later measurements of a probe replace earlier ones (op_table takes the last row)
     probe = pd.concat([ncu_csv.load(n, data) for n in PROBE_PARTS if (data / f"{n}.csv").exists()])
@@ -254,6 +256,14 @@ def _fit(data: Path, n_sm: int, l1_bytes: int, l1_source: str) -> dict:
     t["l2_dirty_bytes"] = note("l2_dirty_bytes", int(np.median(wr.work - wr["dram__bytes_write.sum"])),
                                "micro.cu stream_write 64 MB - 1 GB: dirty bytes the L2 still holds when the kernel ends")
     t["l1_bytes"] = note("l1_bytes", int(l1_bytes), l1_source)
+    t["l1_ways"] = note("l1_ways", 8, "not measured: the L1's associativity in the cache model (sets = lines / ways); "
+                        "the value the model used before it was data")
+    t["l2_ways"] = note("l2_ways", 16, "not measured: the L2's associativity in the cache model (sets = lines / ways); "
+                        "the value the model used before it was data")
+    t["memory_queue_cycles"] = note("memory_queue_cycles", t["latency"]["l2"],
+                                    "not measured: how far a store's or atomic's L2 queue may run ahead of its warp "
+                                    "before the warp is held (lg_throttle): one L2 hit, latency.l2")
+    t["dram_peak_bytes_per_second"] = note("dram_peak_bytes_per_second", float(dram_peak), dram_peak_source)
 
     # atomics
     same = slope(micro, "red_one_address")

@@ -338,7 +338,8 @@ def check_layout(values: list, layout, kernel: str) -> None:
 
 def run(fn: Function, cfg: LaunchConfig, args: list, ordinal: int = 0) -> dict[str, float]:
     """The engine entry point: one synchronous, event-timed launch."""
-    loaded = compile_and_load(fn, cfg.arch, ordinal)
+    from ..arch import load_arch
+    loaded = compile_and_load(fn, load_arch(cfg.arch).ptx_target, ordinal)
     values = kernel_parameters(fn, cfg, args)
     check_layout(values, loaded.param_layout, fn.name)
     ms = launch_function(loaded.function, cfg.grid, cfg.block, values, ordinal,

@@ -23,7 +23,6 @@ from .ops import ERR_BARRIER, ERR_WARP_SYNC, CAST
 from .segments import Layout, Segment
 
 RUNNABLE, WAITING, EXITED = 0, 1, 2
-MAX_THREADS = 1024
 
 
 def point_tables(layout: Layout) -> list[str]:

@@ -37,6 +37,7 @@ from .warp import LANE_BITS
 from ...arch import Arch, load_arch
 from . import stepping
 from .program import Program, prepare
+from .registers import registers_per_thread
 from .runaway import WATCH_FROM, LoopWatch
 
 MAX_BATCH_LANES = 1 << 15
@@ -67,7 +68,9 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     addresses = launch_addresses([a for _, a in arrays])
     globals_ = {p.mem: Storage(p.mem, a.data, tuple(a.shape), addr)
                 for (p, a), addr in zip(arrays, addresses)}
-    occupancy = arch.occupancy(cfg.threads_per_block, estimate_registers(prog), fn.shared_bytes)
+    regs, regs_from = registers_per_thread(prog, arch)
+    occupancy = arch.occupancy(cfg.threads_per_block, regs, fn.shared_bytes)
+    occupancy["registers_from"] = regs_from
     # the per-warp timeline that clock() reads and traces print: only when something reads it
     isolated = cfg.timing and (listener is not None or _reads_clock(fn))
     for st in globals_.values():
@@ -114,15 +117,6 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
 
 def _reads_clock(fn: Function) -> bool:
     return any(i.op is Op.SREG and i.arg is SReg.CLOCK for i in fn.instructions())
-
-
-def estimate_registers(prog: Program) -> int:
-    """Registers per thread for occupancy: the most values live at once, as 32-bit registers."""
-    most = 0
-    for b in prog.blocks:
-        live = set(b.live_in) | set(b.defs)
-        most = max(most, sum(2 if prog.reg_types[r].bits == 64 else 1 for r in live))
-    return int(min(255, max(16, most + 8)))
 
 
 class Batch(Diagnostics):

@@ -70,8 +70,9 @@ class Counters:
             "smsp__sass_average_branch_targets_threads_uniform.pct":
                 100.0 * uniform / targets if targets else 100.0,
         }
+        m.update(occupancy_metrics(occupancy, shared_bytes))
         if recorder is None:      # the timing model and memory counters were switched off
-            return m, {"lines": self.per_line}
+            return m, {"lines": self.per_line, "occupancy": occupancy}
         m.update(self._memory_metrics())
         timing, details = model.simulate(self.prog, self.arch, recorder, total_ctas,
                                          self.warps_per_cta, occupancy, shared_bytes, sample, sass)
@@ -127,6 +128,20 @@ class Counters:
                 r[7] += self.divergent_targets[b]
             r[len(LINE_COUNTERS):] += self.stalls[k]
         return line_table(rows)
+
+
+def occupancy_metrics(occupancy: dict, shared_bytes: int) -> dict:
+    """Nsight Compute's launch statistics: each occupancy limit in blocks per SM, the registers
+    per thread and the shared memory that decide them, the carveout the driver picks."""
+    return {
+        "launch__occupancy_limit_registers": occupancy["registers"],
+        "launch__occupancy_limit_shared_mem": occupancy["shared"],
+        "launch__occupancy_limit_warps": occupancy["warps"],
+        "launch__occupancy_limit_blocks": occupancy["blocks"],
+        "launch__registers_per_thread": occupancy["registers_per_thread"],
+        "launch__shared_mem_per_block_static": shared_bytes,
+        "launch__shared_mem_config_size": occupancy["carveout"],
+    }
 
 
 LINE_COUNTERS = ("inst_executed", "thread_inst_executed", "shared_wavefronts",

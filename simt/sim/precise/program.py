@@ -47,17 +47,17 @@ class Program:
     param_regs: list[tuple[int, Scalar]] = field(default_factory=list)  # (env index, type) per ScalarParam
     label_index: dict[str, int] = field(default_factory=dict)
     reg_index: dict[int, int] = field(default_factory=dict)   # Reg.id -> env index
-    timing: dict = field(default_factory=dict)                # arch name -> [BlockTiming per block]
+    timing: dict = field(default_factory=dict)                # arch key -> [BlockTiming per block]
     instr_base: list[int] = field(default_factory=list)       # global index of each block's first instr
     instr_id: dict[int, int] = field(default_factory=dict)    # id(Instr) -> global index
     fusion: object = None                                     # its pure blocks (fused.py)
 
     def block_timings(self, arch) -> list:
         from .timing import block_timing
-        t = self.timing.get(arch.name)
+        t = self.timing.get(arch.key)
         if t is None:
             index = self.reg_index
-            t = self.timing[arch.name] = [block_timing(b.instrs, lambda r: index[r.id], arch)
+            t = self.timing[arch.key] = [block_timing(b.instrs, lambda r: index[r.id], arch)
                                           for b in self.blocks]
         return t
 

@@ -189,9 +189,9 @@ def _loop_control(blk, b: int) -> set[int]:
 
 def tables(prog, arch) -> Tables:
     ops = arch.data["timing"]["ops"]
-    loop_factor = float(arch.data["timing"].get("loop_control_factor", 1.0))
-    branch_cycles = float(arch.data["timing"].get("branch_cycles", 0.0))
-    memory_slots = float(arch.data["timing"].get("memory_issue_slots", 1.0))
+    loop_factor = float(arch.data["timing"]["loop_control_factor"])
+    branch_cycles = float(arch.data["timing"]["branch_cycles"])
+    memory_slots = float(arch.data["timing"]["memory_issue_slots"])
     kind, pipe, sass, lat, mem_slot, fatom, bpen = [], [], [], [], [], [], []
     src_ptr, src, dst_ptr, dst = [0], [], [0], []
     first, length = [], []

@@ -15,15 +15,18 @@ import numpy as np
 
 from . import indices as ix, isa, machine, memsys, sass_replay
 
-LIMITERS = ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "shared", "l1", "l2", "dram",
-            "atomics")
+# what r.bottleneck["limiter"] can be: a unit busy most of the time, else the launch floor,
+# barriers, too few warps resident to hide latency, or latency with the SM as full as it gets
+UNITS = ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "shared", "l1", "l2", "dram", "atomics")
+LIMITERS = UNITS + ("launch", "barriers", "occupancy", "latency")
+
+# the occupancy limits (Arch.occupancy) as a reader names them
+RESOURCES = {"warps": "warps per SM", "blocks": "blocks per SM", "registers": "registers",
+             "shared": "shared memory"}
 
 
 def timing_data(arch) -> dict:
-    t = arch.data.get("timing")
-    if t is None:
-        raise ValueError(f"architecture {arch.name} has no timing section")
-    return t
+    return arch.data["timing"]          # load_arch checked every key the model reads
 
 
 def params(arch, shared_per_sm: int):
@@ -56,8 +59,8 @@ def params(arch, shared_per_sm: int):
     P[ix.P_ATOM_INTERLEAVE] = t["atomic_interleave_bytes"]
     P[ix.P_BAR_BASE] = t["barrier_cycles"]
     P[ix.P_BAR_WARP] = t["barrier_cycles_per_warp"]
-    P[ix.P_L2_DIRTY_SECTORS] = t["l2_dirty_bytes"] / 32
-    P[ix.P_QUEUE_ALLOWANCE] = t.get("memory_queue_cycles", lat["l2"])
+    P[ix.P_L2_DIRTY_SECTORS] = t["l2_dirty_bytes"] / arch.sector_bytes
+    P[ix.P_QUEUE_ALLOWANCE] = t["memory_queue_cycles"]
     P[ix.P_L2_WRITE_LINE] = t["l2_write_cycles_per_line"]
     P[ix.P_L2_WRITE_SECTOR] = t["l2_write_cycles_per_sector"]
     P[ix.P_DISPATCH] = t["cta_launch_cycles"]
@@ -71,23 +74,14 @@ def params(arch, shared_per_sm: int):
     P[ix.P_DRAM_WRITE_QUEUE] = t["dram_write_queue_cycles"]
     P[ix.P_SAMPLE] = 1.0
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
-    l1_lines = max(64, (t["l1_bytes"] - carveout(arch, shared_per_sm)) // 128)
-    l2_lines = t["l2_bytes"] // 128
+    line = arch.line_bytes
+    l1_lines = max(64, (t["l1_bytes"] - arch.carveout(shared_per_sm)) // line)
+    l2_lines = t["l2_bytes"] // line
     return P, pipes, int(l1_lines), int(l2_lines)
 
 
-def carveout(arch, shared_per_sm: int) -> int:
-    """The smallest shared-memory carveout (bytes) that holds ``shared_per_sm``."""
-    if shared_per_sm <= 0:
-        return 0
-    for kb in arch.data["shared_carveouts_kb"]:
-        if kb * 1024 >= shared_per_sm:
-            return kb * 1024
-    return arch.data["shared_carveouts_kb"][-1] * 1024
-
-
 def _tables(prog, arch):
-    key = ("timing-tables", arch.name)
+    key = ("timing-tables", arch.key)
     t = prog.timing.get(key)
     if t is None:
         t = prog.timing[key] = isa.tables(prog, arch)
@@ -105,7 +99,8 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     n = rec.recorded_ctas
     bpsm = max(1, occupancy["blocks_per_sm"])
     n_sm = int(arch.sm_count)
-    P, pipes, l1_lines, l2_lines = params(arch, bpsm * _shared_allocation(arch, shared_per_block))
+    P, pipes, l1_lines, l2_lines = params(arch, bpsm * arch.shared_per_block(shared_per_block)
+                                          if shared_per_block else 0)
     n_run, ctas = sm_sample(rec.work, n, n_sm) if sample else (n_sm, np.arange(n, dtype=np.int64))
     f = n_sm / n_run                          # each replayed SM stands for f SMs
     if n_run < n_sm:
@@ -125,7 +120,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     cta_sm = np.zeros(n_kept, np.int64)
     smstat = np.zeros((n_run, ix.N_SM_STATS), np.float64)
     glob = np.zeros(ix.N_GLOBAL_STATS, np.float64)
-    shape = (n_run, l1_lines, int(t.get("l1_ways", 8)), l2_lines, int(t.get("l2_ways", 16)),
+    shape = (n_run, l1_lines, int(t["l1_ways"]), l2_lines, int(t["l2_ways"]),
              float(P[ix.P_L2_DIRTY_SECTORS]))
     mem = _memory.take(shape)
     try:
@@ -149,7 +144,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     # the floor (an empty one-block kernel) already holds one block launch
     elapsed = float(t["launch_floor_cycles"]) - float(t["cta_launch_cycles"]) + sim_cycles
     metrics, details = _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy,
-                               warps_per_cta)
+                               warps_per_cta, total_ctas)
     metrics["simt__sampled_ctas.sum"] = n_kept
     metrics["simt__sampled_sms.sum"] = n_run
     metrics["simt__sampling_error.pct"] = 100.0 * error
@@ -244,12 +239,6 @@ _memory = _Memory()
 _machine_lock = threading.Lock()
 
 
-def _shared_allocation(arch, shared_per_block: int) -> int:
-    d = arch.data
-    unit = d["shared_allocation_unit"]
-    return -(-(shared_per_block + d["reserved_shared_per_block"]) // unit) * unit if shared_per_block else 0
-
-
 def _extrapolate(cta_done: np.ndarray, end: float, total: int, weight: float = 1.0) -> tuple[float, float]:
     """Simulated cycles of the whole grid from its recorded prefix (each replayed block
     standing for ``weight`` blocks of the prefix), and the relative error estimated by
@@ -270,7 +259,7 @@ def _extrapolate(cta_done: np.ndarray, end: float, total: int, weight: float = 1
     return float(estimate), float(abs(other - estimate) / estimate)
 
 
-def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy, warps_per_cta):
+def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy, warps_per_cta, total_ctas):
     n_sm = int(arch.sm_count)
     clock = float(t["clock_mhz"])
     active = np.clip(smstat[:, ix.M_LAST] - smstat[:, ix.M_FIRST], 0, None)
@@ -280,7 +269,7 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
     l2_read, l2_write, l2_atom = g[ix.G_L2_READ], g[ix.G_L2_WRITE], g[ix.G_L2_ATOM]
     l2_total = l2_read + l2_write + l2_atom
     l2_hits = g[ix.G_L2_READ_HIT] + l2_write + g[ix.G_L2_ATOM_HIT]
-    dram_peak = float(t.get("dram_peak_bytes_per_second", 4.8e12)) / (clock * 1e6)
+    dram_peak = float(t["dram_peak_bytes_per_second"]) / (clock * 1e6)
     # utilisation of each unit over the kernel's elapsed cycles, percent
     span = max(1.0, sim_cycles)
     per_sm = smstat.sum(axis=0) * scale / n_sm
@@ -325,16 +314,25 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
         m[f"simt__warp_stall_{name}_cycles.sum"] = float(v)
         # Nsight Compute: warps waiting for this reason per cycle an instruction issued
         m[f"smsp__average_warps_issue_stalled_{name}_per_issue_active.ratio"] = float(v) / issued if issued else 0.0
+    resident = {"achieved": achieved, "theoretical": m["sm__maximum_warps_per_active_cycle_pct"],
+                "occupancy": occupancy, "warps_per_cta": warps_per_cta,
+                "fills_gpu": total_ctas >= n_sm * occupancy["blocks_per_sm"]}
     bottleneck = _bottleneck(units, stall_totals, elapsed, sim_cycles, float(t["launch_floor_cycles"]),
-                             achieved, m["sm__maximum_warps_per_active_cycle_pct"])
+                             resident)
     details = {"units": units, "bottleneck": bottleneck,
                "stalls": dict(zip(ix.STALL_NAMES, (float(x) for x in stall_totals))),
                "occupancy": occupancy}
     return m, details
 
 
-def _bottleneck(units, stalls, elapsed, sim_cycles, floor, achieved, theoretical) -> dict:
-    """The resource that limits the launch, as a speed-of-light reading names it."""
+def _bottleneck(units, stalls, elapsed, sim_cycles, floor, resident) -> dict:
+    """The resource that limits the launch, as a speed-of-light reading names it.
+
+    A latency-bound launch is limited by occupancy when more resident warps would hide more
+    of the latency: when a resource (shared memory, registers, warps or blocks per SM) keeps
+    the SM below its maximum warps although the grid has blocks to fill it, or when far fewer
+    warps are resident on average than fit."""
+    achieved, theoretical = resident["achieved"], resident["theoretical"]
     units, elapsed = {k: float(v) for k, v in units.items()}, float(elapsed)   # plain numbers
     unit, pct = max(units.items(), key=lambda kv: kv[1])
     out = {"units": dict(units)}
@@ -350,9 +348,18 @@ def _bottleneck(units, stalls, elapsed, sim_cycles, floor, achieved, theoretical
     if named["barrier"] > 0.5 * sum(waits.values()):
         return {**out, "limiter": "barriers", "pct_of_peak": pct,
                 "why": "warps spend most of their waiting at barriers"}
+    occ = resident["occupancy"]
+    if theoretical < 100.0 and resident["fills_gpu"]:
+        resource = RESOURCES[occ["limiter"]]
+        return {**out, "limiter": "occupancy", "pct_of_peak": pct, "resource": occ["limiter"],
+                "why": f"latency-bound with {achieved:.0f}% of the SM's warps resident on average: "
+                       f"an SM holds {occ['blocks_per_sm']} blocks of {resident['warps_per_cta']} warps "
+                       f"({theoretical:.0f}% of its warps), limited by {resource}"}
     if theoretical < 50.0 or achieved < 0.5 * theoretical:
+        cause = RESOURCES[occ["limiter"]] if resident["fills_gpu"] else "the grid's size"
         return {**out, "limiter": "occupancy", "pct_of_peak": pct,
+                "resource": occ["limiter"] if resident["fills_gpu"] else "grid",
                 "why": f"latency-bound with {achieved:.0f}% of the SM's warps resident on average "
-                       f"(at most {theoretical:.0f}%): too few warps to hide it"}
+                       f"(at most {theoretical:.0f}%, limited by {cause}): too few warps to hide it"}
     return {**out, "limiter": "latency", "pct_of_peak": pct,
             "why": f"no unit is busier than {pct:.0f}% ({unit}): warps mostly wait on results"}
