@@ -30,7 +30,14 @@ ATTRIBUTES = {
     "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": "shared_per_block_optin",
     "RESERVED_SHARED_MEMORY_PER_BLOCK": "reserved_shared_per_block",
     "L2_CACHE_SIZE": "l2_bytes",
+    "MAX_BLOCK_DIM_X": "max_block_dim_x", "MAX_BLOCK_DIM_Y": "max_block_dim_y",
+    "MAX_BLOCK_DIM_Z": "max_block_dim_z", "MAX_GRID_DIM_X": "max_grid_dim_x",
+    "MAX_GRID_DIM_Y": "max_grid_dim_y", "MAX_GRID_DIM_Z": "max_grid_dim_z",
 }
+# what the CUDA C Programming Guide gives every compute capability from 8.0 on, for facts
+# recorded before the driver was asked for them (data/h200/device.json)
+GUIDE_BLOCK_DIMS = (1024, 1024, 64)
+GUIDE_GRID_DIMS = (2147483647, 65535, 65535)
 
 # The unified L1/shared array per SM (KB), CUDA C Programming Guide, "Compute Capabilities".
 # 9.0 keeps the wording sm_90.json has always had.
@@ -160,6 +167,11 @@ def machine_section(facts: dict) -> tuple[dict, dict]:
         "shared_allocation_unit": 128,
         "shared_carveouts_kb": [kb for kb in CARVEOUTS_KB if kb <= per_sm_kb],
         "l2_bytes": facts["l2_bytes"],
+        "ptx_target": ptx_arch(facts),
+        "max_block_dims": _dims(facts, "max_block_dim", GUIDE_BLOCK_DIMS),
+        "max_grid_dims": _dims(facts, "max_grid_dim", GUIDE_GRID_DIMS),
+        "line_bytes": 128,
+        "sector_bytes": 32,
     }
     guide = "CUDA C Programming Guide and occupancy calculator, compute capability 8.0 and later"
     sources = {
@@ -181,5 +193,18 @@ def machine_section(facts: dict) -> tuple[dict, dict]:
         "shared_allocation_unit": f"{guide}: shared memory is allocated 128 bytes at a time",
         "shared_carveouts_kb": f"{guide}: the carveouts up to the device's MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",
         "l2_bytes": f"{drv} L2_CACHE_SIZE",
+        "ptx_target": "the PTX target simt's kernels are assembled for: sm_90 from compute capability 9.0 on, else sm_80",
+        "max_block_dims": (f"{drv} MAX_BLOCK_DIM_X/Y/Z" if "max_block_dim_x" in facts
+                           else f"{guide}: maximum block extents"),
+        "max_grid_dims": (f"{drv} MAX_GRID_DIM_X/Y/Z" if "max_grid_dim_x" in facts
+                          else f"{guide}: maximum grid extents"),
+        "line_bytes": f"{guide}: 128-byte cache lines",
+        "sector_bytes": f"{guide}: 32-byte sectors",
     }
     return d, sources
+
+
+def _dims(facts: dict, prefix: str, guide: tuple) -> list:
+    if f"{prefix}_x" not in facts:
+        return list(guide)
+    return [int(facts[f"{prefix}_{axis}"]) for axis in "xyz"]
