@@ -307,8 +307,8 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     blk_first, blk_len, mem_slot, fatom = code.blk_first, code.blk_len, code.mem_slot, code.fatom
     (entry_ptr, entry_step, entry_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same, sec,
      sec_w) = streams
-    issue, srcs, dest, e_first, e_end = tables(kind, src_ptr, src, dst_ptr, dst, code.blk_first, code.blk_len,
-                                               streams.entry_step, streams.step_block, nr)
+    issue, srcs, dest, e_first, e_end = tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len, entry_step,
+                                               step_block, nr)
     lsu_free = np.zeros(n_sm, np.float64)     # the L1's data stage: shared wavefronts, loaded lines
     l1t_free = np.zeros(n_sm, np.float64)     # the L1's tag stage: global lines
     # memory system: the caches' arrays come from ``memory_arrays``, reused from launch to
@@ -338,9 +338,9 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
         for m in range(n_sm):
             if next_cta >= n_ctas:
                 break
-            t0 = blocks.launcher[m] + P[P_DISPATCH]
+            t0 = launcher[m] + P[P_DISPATCH]
             _launch(next_cta, m, t0, grid, SQ, code, streams, warps, scheds, blocks, out)
-            hsize = wake_others(hk, hv, hn, hsize, scheds.next, scheds.ver, m, n_sched, t0, -1)
+            hsize = wake_others(hk, hv, hn, hsize, sp_next, sp_ver, m, n_sched, t0, -1)
             next_cta += 1
     end_time = 0.0
     drain = 0.0
