@@ -259,6 +259,35 @@ def test_warps_on_one_scheduler_contend_for_issue():
     assert alone.cycles < crowded.cycles < 8 * alone.cycles
 
 
+def test_fewer_schedulers_per_sm_issue_an_issue_bound_kernel_slower(monkeypatch):
+    """The machine takes the scheduler count from the architecture (schedulers_per_sm): one
+    block of 32 warps looping over arithmetic is issue-bound on an SM's schedulers, so an SM
+    with fewer of them takes longer."""
+    from simt.arch import Arch, load_arch
+    from simt.sim.precise import engine
+
+    schedulers = {"n": 4}
+
+    def with_schedulers(name):
+        data = copy.deepcopy(load_arch(name).data)
+        data["schedulers_per_sm"] = schedulers["n"]
+        return Arch(name, data)
+    monkeypatch.setattr(engine, "load_arch", with_schedulers)
+    spin = spin_kernel()
+    out = wp.zeros(1024)
+
+    def launch(n):
+        schedulers["n"] = n
+        return wp.launch(spin, 1024, [out, 100], block_dim=1024)
+    four, two, one = launch(4), launch(2), launch(1)
+    assert four.cycles < two.cycles < one.cycles
+    # the same instructions, fewer places to issue them: warps wait longer for their turn
+    issued = four.metrics["smsp__inst_issued.sum"]
+    assert two.metrics["smsp__inst_issued.sum"] == pytest.approx(issued, rel=1e-9)
+    assert one.metrics["smsp__inst_issued.sum"] == pytest.approx(issued, rel=1e-9)
+    assert four.stalls["not_selected"] < two.stalls["not_selected"] < one.stalls["not_selected"]
+
+
 def test_more_work_takes_more_cycles_and_arch_matters():
     spin = spin_kernel()
     out = wp.zeros(256)

@@ -1,6 +1,7 @@
 """The timing model's tables, by column: the machine's parameters (filled by model.params
-from the architecture's data), the stall reasons, and the per-SM and GPU-wide statistics
-the machine (machine.py) and its memory system (memsys.py) accumulate and model.py reports."""
+from the architecture's data), the memory system's running state, the stall reasons, and
+the per-SM and GPU-wide statistics the machine (machine.py) and its memory system
+(memsys.py) accumulate and model.py reports."""
 from __future__ import annotations
 
 from . import isa
@@ -13,6 +14,21 @@ from . import isa
  P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, P_L2_WRITE_LINE,
  P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_PER_CYCLE,
  P_DRAM_QUEUE, P_ATOM_LINE, P_DRAM_WRITE_QUEUE, P_SAMPLE, N_PARAMS) = range(41)
+
+# the memory system's running state (machine.py's ``state``, kept by memsys.py)
+(ST_L2_FREE,             # when the L2's queue is next free
+ ST_DRAM_FREE,           # when the DRAM's queue is next free
+ ST_HELD_UNTIL,          # global_access's answer: until when full queues hold the issuing warp
+ ST_NOW,                 # the current request's time at the L1's tag stage
+ ST_LRU_CLOCK,           # the caches' LRU clock
+ ST_DIRTY_SECTORS,       # the L2's dirty sectors
+ ST_FIFO_HEAD,           # the queue of dirty lines (oldest first): where the next goes
+ ST_FIFO_TAIL,           # ... and the oldest not yet written back
+ ST_ATOM_FREE,           # when the atomic units' total rate admits the next line
+ ST_DRAM_READ_USE,       # the DRAM's recent read time per cycle
+ ST_DRAM_USE_TIME,       # the time the recent uses were last aged to
+ ST_DRAM_WRITE_USE,      # the DRAM's recent write time per cycle
+ N_STATE) = range(13)
 
 # stall reasons (columns of the stall table)
 S_WAIT, S_LONG, S_SHORT, S_THROTTLE, S_NOT_SELECTED, S_BARRIER, S_LG_THROTTLE = range(7)

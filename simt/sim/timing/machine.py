@@ -1,12 +1,13 @@
 """The machine: every SM of the GPU running the recorded warps, event by event, compiled.
 
 Each SM holds as many blocks (CTAs) as occupancy allows; their warps sit in slots spread
-over the SM's four schedulers. A scheduler issues, cycle by cycle, one instruction of one
-of its warps: the warp whose next instruction is ready first (its source registers are
-ready and its pipe is free), the warp that issued last winning ties (greedy-then-oldest).
-An instruction occupies the scheduler's dispatch for its issue slots and its pipe for
-slots / pipe rate. Results are ready a latency later: a fixed one for arithmetic, and for
-memory what the memory system answers at the moment of issue:
+over the SM's schedulers (the architecture's ``schedulers_per_sm``; scheduling.py says which
+slot is on which). A scheduler issues, cycle by cycle, one instruction of one of its warps:
+the warp whose next instruction is ready first (its source registers are ready and its pipe
+is free), the warp that issued last winning ties (greedy-then-oldest). An instruction
+occupies the scheduler's dispatch for its issue slots and its pipe for slots / pipe rate.
+Results are ready a latency later: a fixed one for arithmetic, and for memory what the
+memory system answers at the moment of issue:
 
 see memsys.py.
 
@@ -17,145 +18,299 @@ block of the grid there. Times are in SM cycles from the first block's dispatch.
 Every waiting cycle of a warp is charged to a stall reason and an instruction: waiting on a
 register is charged to the instruction that produces it (the cause), a busy pipe or another
 warp taking the scheduler to the waiting instruction, a barrier to the barrier.
+
+The machine's state is a few named tuples of arrays: ``Warps`` (one entry per warp slot),
+``Schedulers``, ``Blocks``; what it reads is ``Code`` (per instruction) and ``Streams``
+(what each warp recorded), and what it reports goes to ``Results``.
 """
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from . import isa
-from .indices import (G_ATOM_HOT, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIPE0, M_WARP_CYCLES,
+from .indices import (G_ATOM_HOT, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIPE0, M_WARP_CYCLES, N_STATE,
                       P_ATOM_UNITS, P_BAR_BASE, P_BAR_WARP, P_DISPATCH, P_RETIRE, P_SH_ATOM_LAT,
                       P_SH_ATOM_SAME_LAT, P_SH_ATOM_SAME_TPUT, P_SH_FATOM_ROUND, P_SH_FATOM_SASS,
                       P_SH_LAT, P_SH_MIN, P_STORE_RETIRE, S_BARRIER, S_LG_THROTTLE, S_LONG,
-                      S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT)
+                      S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT, ST_HELD_UNTIL, ST_L2_FREE)
 from .memsys import global_access
 from .private import (WORTH, is_private, private_work, run_ahead_waiting, run_alone, run_private,
                       tables)
-from .scheduling import INF, heap_pop, heap_push, mark_slots, pick_warp, when_ready
+from .scheduling import (INF, heap_pop, mark_slots, pick_warp, queue_event, scheduler_of, slot_index,
+                         wake, wake_others, when_ready)
 
 RUN_AHEAD = 16.0     # cycles a scheduler may run ahead of the earliest pending event
 SKIP = 64            # issues a scheduler makes here after a short run in private.py's loop
 # ... unless what it issues touches nothing another scheduler shares (see ``run``)
 SHFL_PIPE = isa.PIPES.index("shfl")
 
+# A float shared atomic is a CAS loop, one lane of the words' lanes a round (``same`` rounds);
+# the architecture gives each round's instructions and cycles (shared_atomic_f32_round_sass,
+# shared_atomic_f32_round_cycles: fit_arch.py, micro2.cu shared_atom_f32_1warp). The parts
+# outside the rounds are unmeasured structural constants, as the first timing model had them
+# (commit d652dae; neither fit_arch.py nor benchmarks/timing/README.md derives them):
+FATOM_LOOP_SASS = 4.0     # issue slots of the loop beyond its rounds (its setup and exit)
+FATOM_ROUND_LSU = 2.0     # shared-pipe cycles a round: its load and its CAS, a wavefront each
+FATOM_LOOP_LAT = 8.0      # latency beyond the rounds (replacing the plain atomic's)
+
+# what the machine reads: per instruction (isa.tables) ...
+Code = namedtuple("Code", ["kind", "pipe", "sass", "lat", "bpen", "src_ptr", "src", "dst_ptr", "dst",
+                           "mem_slot", "fatom", "blk_first", "blk_len"])
+# ... and what the warps recorded (recorder.py): each warp's entries (a recorded block each),
+# their steps, and the memory events (lanes, sectors) of each step's accesses
+Streams = namedtuple("Streams", ["entry_ptr", "entry_step", "entry_k", "step_block", "step_nrun", "step_ev",
+                                 "ev_n", "ev_ptr", "ev_same", "sec", "sec_w"])
+# the launch's shape: blocks, warps a block, blocks an SM, SMs, schedulers an SM, registers
+Grid = namedtuple("Grid", ["n_ctas", "warps_per_cta", "blocks_per_sm", "n_sm", "n_sched", "n_regs"])
+# what it reports: stalls [instr, reason]; start, end and SM [block]; [SM, stat]; [stat]
+Results = namedtuple("Results", ["stalls", "cta_start", "cta_done", "cta_sm", "smstat", "glob"])
+
+# the warp slots (all SMs' schedulers' SQ slots, scheduler by scheduler)
+Warps = namedtuple("Warps", [
+    "wid",        # the warp in the slot, -1 if none
+    "e",          # its current entry (recorded block) ...
+    "end",        # ... and the end of its entries
+    "bend",       # the end of the current block's instructions
+    "ins",        # the next instruction
+    "own",        # when the warp itself may issue again
+    "bar",        # waiting at a barrier
+    "cta",        # its block
+    "start",      # when it started
+    "barins",     # the barrier a waiting warp is at
+    "src",        # when the next instruction's sources are ready ...
+    "sprod",      # ... and which instruction produces the last one
+    "store",      # when the warp's stores and atomics are acknowledged
+    "fetch",      # the warp's DRAM fetches in flight: (how many, until)
+    # what the scheduler's pick reads, kept up to date so that its pass over the warps is
+    # short: max(own, src), INF for an empty slot or a warp at a barrier; the next
+    # instruction's pipe
+    "c0", "pp",
+    # [slot, register]: when each is ready and the instruction that produces it; a slot's
+    # rows are set when a block starts; the last column is a register that is always ready
+    # (the private run pads sources with it)
+    "reg_ready", "reg_prod"])
+
+Schedulers = namedtuple("Schedulers", [
+    "free",       # when its dispatch is free
+    "pipe_free",  # [scheduler, pipe]: when each pipe is free (the column past the last: no pipe)
+    "order",      # [scheduler, SQ]: its slots, oldest warp first
+    "slots",      # its slots [0, n) have held warps
+    "ver",        # the version of its live event on the heap
+    "last",       # the slot that issued last, -1 if none
+    "next",       # the time of its pending event (INF: none)
+    "wait",       # its warps waiting at a barrier
+    "skip",       # its issues before it tries private.py's loop again
+    # private runs done ahead (private.py), taken when the scheduler's event comes: whether
+    # one is, and its (time, greedy warp, idle)
+    "ahead", "ahead_t", "ahead_greedy", "ahead_idle"])
+
+Blocks = namedtuple("Blocks", [
+    "slot",       # [SM, block slot]: the block there, -1 if none
+    "live",       # its warps not exited
+    "arrived",    # ... of which at the barrier
+    "bar_t",      # when the last of those arrived
+    "where",      # its SM * blocks_per_sm + block slot
+    "free",       # when its last writes have left the SM
+    "launcher"])  # [SM]: when the SM's launcher (one block at a time) is free
+
 
 @njit(cache=True, nogil=True)
-def _place(c, m, t, S, warps_per_cta, entry_ptr, entry_step, step_block, blk_first, cta_slot,
-           cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e, sl_end, sl_bend, sl_ins,
-           sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod, smstat, sl_src, sl_sprod, blk_len,
-           sl_c0, sl_pp, pipe):
-    """Start block ``c`` on SM ``m`` at time ``t``; return how many warps it has."""
-    bpsm = cta_slot.shape[1]
-    SQ = (S + 3) // 4
-    q = 0
-    while cta_slot[m, q] != -1:
-        q += 1
-    cta_slot[m, q] = c
-    cta_where[c] = m * bpsm + q
-    cta_arrived[c] = 0
-    cta_bar_t[c] = 0.0
-    live = 0
-    for w in range(warps_per_cta):
-        sl = q * warps_per_cta + w
-        g = (m * 4 + sl % 4) * SQ + sl // 4
-        wid = c * warps_per_cta + w
-        e0 = entry_ptr[wid]
-        e1 = entry_ptr[wid + 1]
-        if e0 == e1:
-            continue
-        live += 1
-        sl_warp[g] = wid
-        sl_e[g] = e0
-        sl_end[g] = e1
-        b0 = step_block[entry_step[e0]]
-        sl_ins[g] = blk_first[b0]
-        sl_bend[g] = blk_first[b0] + blk_len[b0]
-        sl_own[g] = t
-        sl_bar[g] = 0
-        sl_cta[g] = c
-        sl_start[g] = t
-        sl_src[g] = t
-        sl_c0[g] = t
-        sl_pp[g] = pipe[sl_ins[g]]
-        sl_sprod[g] = -1
-        reg_ready[g, :] = t
-        reg_prod[g, :] = -1
-        reg_ready[g, reg_ready.shape[1] - 1] = 0.0    # the register that is always ready
-    cta_live[c] = live
-    if smstat[m, M_CTAS] == 0:
-        smstat[m, M_FIRST] = t
-    smstat[m, M_CTAS] += 1
-    return live
+def _new_warps(n_slots, n_regs):
+    return Warps(np.full(n_slots, -1, np.int64), np.zeros(n_slots, np.int64), np.zeros(n_slots, np.int64),
+                 np.zeros(n_slots, np.int64), np.zeros(n_slots, np.int64), np.zeros(n_slots, np.float64),
+                 np.zeros(n_slots, np.int8), np.zeros(n_slots, np.int64), np.zeros(n_slots, np.float64),
+                 np.zeros(n_slots, np.int64), np.zeros(n_slots, np.float64), np.full(n_slots, -1, np.int64),
+                 np.zeros(n_slots, np.float64), np.zeros((n_slots, 2), np.float64),
+                 np.full(n_slots, INF, np.float64), np.zeros(n_slots, np.int64),
+                 np.empty((n_slots, n_regs + 1), np.float64), np.empty((n_slots, n_regs + 1), np.int32))
 
 
 @njit(cache=True, nogil=True)
-def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom, blk_first, blk_len,
-        entry_ptr, entry_step, entry_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same,
-        sec, sec_w, n_ctas, warps_per_cta, blocks_per_sm, n_sm, n_regs, P, pipe_interval,
-        mem, stalls, cta_start, cta_done, cta_sm, smstat, glob):
-    """Simulate ``n_ctas`` blocks; fills ``stalls`` [instr, reason], ``cta_start``, ``cta_done``
-    and ``cta_sm`` [block], ``smstat`` [SM, stat] and ``glob`` [stat]. Returns the time the
-    kernel ends."""
-    S = blocks_per_sm * warps_per_cta          # warp slots per SM
-    SQ = (S + 3) // 4                          # ... per scheduler (slot s is on scheduler s % 4)
-    G = n_sm * 4 * SQ
-    n_sp = n_sm * 4
-    n_pipes = pipe_interval.size
-    # warp slots
-    sl_warp = np.full(G, -1, np.int64)
-    sl_e = np.zeros(G, np.int64)
-    sl_end = np.zeros(G, np.int64)
-    sl_bend = np.zeros(G, np.int64)            # the end of the current block's instructions
-    # the stall a wait on each instruction's result counts as
+def _new_schedulers(n_sp, SQ, n_pipes):
+    pipe_free = np.zeros((n_sp, n_pipes + 1), np.float64)
+    pipe_free[:, n_pipes] = -INF                # no pipe: never what a warp waits for
+    return Schedulers(np.zeros(n_sp, np.float64), pipe_free, np.zeros((n_sp, SQ), np.int64),
+                      np.zeros(n_sp, np.int64), np.zeros(n_sp, np.int64), np.full(n_sp, -1, np.int64),
+                      np.full(n_sp, INF, np.float64), np.zeros(n_sp, np.int64), np.zeros(n_sp, np.int64),
+                      np.zeros(n_sp, np.int8), np.zeros(n_sp, np.float64), np.zeros(n_sp, np.int64),
+                      np.zeros(n_sp, np.bool_))
+
+
+@njit(cache=True, nogil=True)
+def _new_blocks(n_ctas, n_sm, blocks_per_sm):
+    return Blocks(np.full((n_sm, blocks_per_sm), -1, np.int64), np.zeros(n_ctas, np.int64),
+                  np.zeros(n_ctas, np.int64), np.zeros(n_ctas, np.float64), np.zeros(n_ctas, np.int64),
+                  np.zeros(n_ctas, np.float64), np.zeros(n_sm, np.float64))
+
+
+@njit(cache=True, nogil=True)
+def _stall_classes(code):
+    """(the stall a wait on each instruction's result counts as; whether it touches only its
+    scheduler's state)."""
+    kind, pipe = code.kind, code.pipe
     stall_cls = np.full(kind.size, S_WAIT, np.int8)
-    private = np.ones(kind.size, np.bool_)     # touches only its scheduler's state
+    private = np.ones(kind.size, np.bool_)
     for i in range(kind.size):
         private[i] = is_private(kind[i])
         if kind[i] == isa.GLOBAL_LD or kind[i] == isa.GLOBAL_ATOM:
             stall_cls[i] = S_LONG
         elif kind[i] == isa.SHARED_LD or kind[i] == isa.SHARED_ATOM or pipe[i] == SHFL_PIPE:
             stall_cls[i] = S_SHORT
-    sl_ins = np.zeros(G, np.int64)
-    sl_own = np.zeros(G, np.float64)
-    sl_bar = np.zeros(G, np.int8)
-    sl_cta = np.zeros(G, np.int64)
-    sl_start = np.zeros(G, np.float64)
-    sl_barins = np.zeros(G, np.int64)          # the barrier a waiting warp is at
-    sl_src = np.zeros(G, np.float64)           # when the next instruction's sources are ready
-    sl_sprod = np.full(G, -1, np.int64)        # ... and which instruction produces the last one
-    sl_store = np.zeros(G, np.float64)         # when the warp's stores and atomics are acknowledged
-    sl_fetch = np.zeros((G, 2), np.float64)    # the warp's DRAM fetches in flight: (how many, until)
-    # what the scheduler's pick reads, kept up to date so that its pass over the warps is short:
-    # max(sl_own, sl_src), INF for an empty slot or a warp at a barrier; the next instruction's pipe
-    sl_c0 = np.full(G, INF, np.float64)
-    sl_pp = np.zeros(G, np.int64)
-    nr = max(1, n_regs)
-    # a slot's rows are set when a block starts; the last column is a register that is always
-    # ready (the private run pads sources with it)
-    reg_ready = np.empty((G, nr + 1), np.float64)
-    reg_prod = np.empty((G, nr + 1), np.int32)      # the instruction that produces each register
-    issue, srcs, dest, e_first, e_end = tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len,
-                                               entry_step, step_block, nr)
-    # schedulers, SMs, blocks
-    sp_free = np.zeros(n_sp, np.float64)
-    pipe_free = np.zeros((n_sp, n_pipes + 1), np.float64)
-    pipe_free[:, n_pipes] = -INF                # no pipe: never what a warp waits for
-    sp_order = np.zeros((n_sp, SQ), np.int64)   # per scheduler: its slots, oldest warp first
-    sp_slots = np.zeros(n_sp, np.int64)         # per scheduler: its slots [0, n) have held warps
-    sp_ver = np.zeros(n_sp, np.int64)
-    sp_last = np.full(n_sp, -1, np.int64)
-    sp_next = np.full(n_sp, INF, np.float64)   # the time of each scheduler's pending event
-    sp_wait = np.zeros(n_sp, np.int64)         # its warps waiting at a barrier
-    sp_skip = np.zeros(n_sp, np.int64)         # its issues before it tries private.py's loop again
+    return stall_cls, private
+
+
+@njit(cache=True, nogil=True)
+def _place(c, m, t, grid, SQ, code, streams, warps, blocks, smstat):
+    """Start block ``c`` on SM ``m`` at time ``t`` in its first free block slot; return the
+    slot."""
+    wpc = grid.warps_per_cta
+    q = 0
+    while blocks.slot[m, q] != -1:
+        q += 1
+    blocks.slot[m, q] = c
+    blocks.where[c] = m * grid.blocks_per_sm + q
+    blocks.arrived[c] = 0
+    blocks.bar_t[c] = 0.0
+    live = 0
+    reg_ready, reg_prod = warps.reg_ready, warps.reg_prod
+    for w in range(wpc):
+        g = slot_index(m, q * wpc + w, grid.n_sched, SQ)
+        wid = c * wpc + w
+        e0 = streams.entry_ptr[wid]
+        e1 = streams.entry_ptr[wid + 1]
+        if e0 == e1:
+            continue
+        live += 1
+        warps.wid[g] = wid
+        warps.e[g] = e0
+        warps.end[g] = e1
+        b0 = streams.step_block[streams.entry_step[e0]]
+        warps.ins[g] = code.blk_first[b0]
+        warps.bend[g] = code.blk_first[b0] + code.blk_len[b0]
+        warps.own[g] = t
+        warps.bar[g] = 0
+        warps.cta[g] = c
+        warps.start[g] = t
+        warps.src[g] = t
+        warps.c0[g] = t
+        warps.pp[g] = code.pipe[warps.ins[g]]
+        warps.sprod[g] = -1
+        reg_ready[g, :] = t
+        reg_prod[g, :] = -1
+        reg_ready[g, reg_ready.shape[1] - 1] = 0.0    # the register that is always ready
+    blocks.live[c] = live
+    if smstat[m, M_CTAS] == 0:
+        smstat[m, M_FIRST] = t
+    smstat[m, M_CTAS] += 1
+    return q
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _launch(c, m, t, grid, SQ, code, streams, warps, scheds, blocks, out):
+    """Block ``c`` starts on SM ``m`` at ``t``: its warps take their slots, which the SM's
+    schedulers list in their pick's order."""
+    blocks.launcher[m] = t
+    out.cta_start[c] = t
+    out.cta_sm[c] = m
+    q = _place(c, m, t, grid, SQ, code, streams, warps, blocks, out.smstat)
+    mark_slots(q, m, grid.warps_per_cta, scheds.slots, warps.wid, grid.n_sched, SQ, scheds.order)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, e):
+    """The memory event (lanes, sectors) of memory instruction ``ins`` at a warp's entry ``e``."""
+    step = entry_step[e]
+    return step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shared_access(k, fatom, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat):
+    """A shared load, store or atomic (``fatom``: a float atomic) issued at ``T`` on SM ``m``
+    with ``slots`` issue slots: its wavefronts take the SM's shared pipe. Returns (issue
+    slots, when its result is ready)."""
+    wave = ev_n[ev]
+    service = max(float(wave), P[P_SH_MIN])
+    extra_lat = 0.0
+    if k == isa.SHARED_ATOM:
+        same = ev_same[ev]
+        if fatom:
+            slots = P[P_SH_FATOM_SASS] * same + FATOM_LOOP_SASS
+            service = FATOM_ROUND_LSU * same
+            extra_lat = P[P_SH_FATOM_ROUND] * same + FATOM_LOOP_LAT - P[P_SH_ATOM_LAT]
+        else:
+            service += (same - 1) * P[P_SH_ATOM_SAME_TPUT]
+            extra_lat = (same - 1) * P[P_SH_ATOM_SAME_LAT]
+    s0 = max(T, lsu_free[m])
+    lsu_free[m] = s0 + service
+    smstat[m, M_LSU] += service
+    base = P[P_SH_ATOM_LAT] if k == isa.SHARED_ATOM else P[P_SH_LAT]
+    return slots, s0 + base + (wave - 1) + extra_lat
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _release_barrier(c, m, sp, grid, SQ, P, warps, scheds, blocks, stalls, hk, hv, hn, hsize):
+    """Every live warp of block ``c`` (on SM ``m``) has arrived at its barrier: release them
+    and wake their schedulers. Returns (the heap's size, when the warps released on the
+    issuing scheduler ``sp`` can go, INF if none)."""
+    wake_here = INF
+    release = blocks.bar_t[c] + P[P_BAR_BASE] + P[P_BAR_WARP] * blocks.live[c]
+    q = blocks.where[c] % grid.blocks_per_sm
+    for w in range(grid.warps_per_cta):
+        sl = q * grid.warps_per_cta + w
+        g = slot_index(m, sl, grid.n_sched, SQ)
+        if warps.wid[g] >= 0 and warps.bar[g]:
+            stalls[warps.barins[g], S_BARRIER] += release - warps.own[g]
+            warps.bar[g] = 0
+            sp2 = scheduler_of(m, sl, grid.n_sched)
+            scheds.wait[sp2] -= 1
+            warps.own[g] = release
+            warps.c0[g] = max(release, warps.src[g])
+            if sp2 == sp:
+                wake_here = min(wake_here, release)
+            else:
+                hsize = wake(hk, hv, hn, hsize, scheds.next, scheds.ver, sp2, release)
+    blocks.arrived[c] = 0
+    blocks.bar_t[c] = 0.0
+    return hsize, wake_here
+
+
+@njit(cache=True, nogil=True)
+def run(code, streams, grid, P, pipe_interval, mem, out):
+    """Simulate ``grid.n_ctas`` blocks of ``code`` as ``streams`` recorded them; fills
+    ``out`` (``Results``). Returns the time the kernel ends."""
+    n_ctas, n_sm, n_sched = grid.n_ctas, grid.n_sm, grid.n_sched
+    S = grid.blocks_per_sm * grid.warps_per_cta      # warp slots per SM
+    SQ = (S + n_sched - 1) // n_sched                 # ... per scheduler
+    n_sp = n_sm * n_sched
+    n_pipes = pipe_interval.size
+    nr = max(1, grid.n_regs)
+    kind, pipe, sass, lat, bpen = code.kind, code.pipe, code.sass, code.lat, code.bpen
+    src_ptr, src, dst_ptr, dst = code.src_ptr, code.src, code.dst_ptr, code.dst
+    stalls, smstat, glob = out.stalls, out.smstat, out.glob
+    warps = _new_warps(n_sm * n_sched * SQ, nr)
+    scheds = _new_schedulers(n_sp, SQ, n_pipes)
+    blocks = _new_blocks(n_ctas, n_sm, grid.blocks_per_sm)
+    stall_cls, private = _stall_classes(code)
+    # The loop below works on local names of the arrays, and the issue's stall accounting and
+    # its advance past free instructions are written out in it: numba counts references on
+    # every read of a tuple's field and on every array handed to an inlined helper, and in a
+    # loop that costs (measured on the fractal: reading the tuples' fields in the loop made
+    # the machine 4x slower, the two pieces as inlined helpers of 20 arrays 2x)
+    (sl_warp, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, sl_barins, sl_src, sl_sprod,
+     sl_store, sl_fetch, sl_c0, sl_pp, reg_ready, reg_prod) = warps
+    (sp_free, pipe_free, sp_order, sp_slots, sp_ver, sp_last, sp_next, sp_wait, sp_skip, ahead, ahead_t,
+     ahead_greedy, ahead_idle) = scheds
+    cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, cta_free, launcher = blocks
+    blk_first, blk_len, mem_slot, fatom = code.blk_first, code.blk_len, code.mem_slot, code.fatom
+    (entry_ptr, entry_step, entry_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same, sec,
+     sec_w) = streams
+    issue, srcs, dest, e_first, e_end = tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len, entry_step,
+                                               step_block, nr)
     lsu_free = np.zeros(n_sm, np.float64)     # the L1's data stage: shared wavefronts, loaded lines
     l1t_free = np.zeros(n_sm, np.float64)     # the L1's tag stage: global lines
-    cta_slot = np.full((n_sm, blocks_per_sm), -1, np.int64)
-    cta_live = np.zeros(n_ctas, np.int64)
-    cta_arrived = np.zeros(n_ctas, np.int64)
-    cta_bar_t = np.zeros(n_ctas, np.float64)
-    cta_where = np.zeros(n_ctas, np.int64)
-    cta_free = np.zeros(n_ctas, np.float64)    # when the block's last writes have left the SM
     # memory system: the caches' arrays come from ``memory_arrays``, reused from launch to
     # launch; a set's ways are emptied when first looked at (find), a line's valid, dirty and
     # written marks when it is allocated, and its ready time is written by the request that
@@ -163,12 +318,10 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo = mem
     l1_init[:] = 0
     l2_init[:] = 0
+    l1 = (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, lsu_free)
     atom_free = np.zeros(max(1, int(P[P_ATOM_UNITS])), np.float64)
     atom_busy = np.zeros(atom_free.size, np.float64)
-    # state: 0 L2 queue free, 1 DRAM queue free, 2 the issuing warp held until, 3 now,
-    #        4 LRU clock, 5 dirty sectors, 6 fifo head, 7 fifo tail, 8 atomic units' total rate,
-    #        9 DRAM read use (busy per cycle, recent), 10 its time, 11 DRAM write use (recent)
-    state = np.zeros(12, np.float64)
+    state = np.zeros(N_STATE, np.float64)     # named in indices.py (ST_*)
     ibufs = np.zeros((4, 32), np.int64)       # lines, sector masks, partial writes, L1 ways of an access
     wbuf = np.zeros(32, np.float64)
     H = np.zeros(33, np.float64)
@@ -181,46 +334,29 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
     hsize = 0
     # first wave: one block per SM per round, as long as slots and blocks last
     next_cta = 0
-    launcher = np.zeros(n_sm, np.float64)      # an SM starts one block at a time
-    for rnd in range(blocks_per_sm):
+    for rnd in range(grid.blocks_per_sm):
         for m in range(n_sm):
             if next_cta >= n_ctas:
                 break
             t0 = launcher[m] + P[P_DISPATCH]
-            launcher[m] = t0
-            cta_start[next_cta] = t0
-            cta_sm[next_cta] = m
-            _place(next_cta, m, t0, S, warps_per_cta, entry_ptr, entry_step, step_block,
-                   blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp, sl_e,
-                   sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready, reg_prod,
-                   smstat, sl_src, sl_sprod, blk_len, sl_c0, sl_pp, pipe)
-            mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots, sl_warp, SQ, sp_order)
-            for u in range(4):
-                if t0 < sp_next[m * 4 + u]:
-                    sp_ver[m * 4 + u] += 1
-                    sp_next[m * 4 + u] = t0
-                    hsize = heap_push(hk, hv, hn, hsize, t0, m * 4 + u, sp_ver[m * 4 + u], sp_ver)
+            _launch(next_cta, m, t0, grid, SQ, code, streams, warps, scheds, blocks, out)
+            hsize = wake_others(hk, hv, hn, hsize, sp_next, sp_ver, m, n_sched, t0, -1)
             next_cta += 1
     end_time = 0.0
     drain = 0.0
-    # private runs done ahead (private.py), taken when the scheduler's event comes: the last
-    # block is launched here or in the loop below
-    ahead = np.zeros(n_sp, np.int8)
-    ahead_t = np.zeros(n_sp, np.float64)
-    ahead_greedy = np.zeros(n_sp, np.int64)
-    ahead_idle = np.zeros(n_sp, np.bool_)
-    if next_cta >= n_ctas:
+    if next_cta >= n_ctas:          # the last block is launched: the waiting schedulers run ahead
         run_ahead_waiting(
-            sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead, stalls, smstat, SQ, n_pipes,
-            kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
-            e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0, sl_pp,
-            reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots, sp_order)
+            sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead,
+            stalls, smstat, SQ, n_sched, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst,
+            issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own,
+            sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free,
+            pipe_interval, sp_free, sp_last, sp_slots, sp_order)
     while hsize > 0:
         t, sp, ver, hsize = heap_pop(hk, hv, hn, hsize)
         if ver != sp_ver[sp]:
             continue
         sp_next[sp] = INF
-        m = sp // 4
+        m = sp // n_sched
         # the scheduler issues, picking among its warps each time, while it stays within a few
         # cycles of the earliest pending event of the others; then it goes back to the queue.
         # Greedy-then-oldest: the warp that issued last goes on, without a new look at the
@@ -253,21 +389,22 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 # earliest, and of those ready by the time the scheduler is free, the one that
                 # issued last, else the oldest
                 base = max(sp_free[sp], t)
-                min1_c, min1_g, best = pick_warp(sp, SQ, sp_slots[sp], base, sl_c0, sl_pp, pipe_free,
-                                             sp_last[sp], sp_order)
+                min1_c, min1_g, best = pick_warp(sp, SQ, sp_slots[sp], base, sl_c0, sl_pp,
+                                                 pipe_free, sp_last[sp], sp_order)
                 if min1_g < 0:
                     break                  # nothing to run: a wake-up will queue the scheduler
                 if best < 0:               # nobody ready yet: the earliest goes, when it can
                     best = min1_g
                 T = max(min1_c, base)
                 g = best
-            if alone and sp_skip[sp] == 0 and run_alone(issue, sl_ins[g], sl_e[g], sl_end[g]) and private_work(
-                    g, sl_ins, sl_e, sl_end, e_first, e_end, issue, WORTH) >= WORTH:
+            if alone and sp_skip[sp] == 0 and run_alone(issue, sl_ins[g], sl_e[g], sl_end[g]) and \
+                    private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue, WORTH) >= WORTH:
                 t, greedy, idle, n_run = run_private(
                     sp, m, t, greedy0, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
                     dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end,
-                    sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod,
-                    pipe_free, pipe_interval, sp_free, sp_last, sp_slots, sp_order, stalls, smstat)
+                    sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0, sl_pp,
+                    reg_ready, reg_prod, pipe_free, pipe_interval, sp_free,
+                    sp_last, sp_slots, sp_order, stalls, smstat)
                 if n_run < WORTH:          # other warps cut it short: not worth a call for a while
                     sp_skip[sp] = SKIP
                 if idle:
@@ -283,17 +420,16 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 # their RUN_AHEAD window; only the order in which they are looked at within
                 # it moves (the compute-bound fractal spends a quarter less time here).
                 if T > t and hsize > 0 and T > hk[0] + RUN_AHEAD and not (alone and private[sl_ins[best]]):
-                    sp_ver[sp] += 1
-                    sp_next[sp] = T
-                    hsize = heap_push(hk, hv, hn, hsize, T, sp, sp_ver[sp], sp_ver)
+                    hsize = queue_event(hk, hv, hn, hsize, sp_next, sp_ver, sp, T)
                     break
             t = T
             if sp_skip[sp] > 0:
                 sp_skip[sp] -= 1
-            # ---- issue the next instruction of warp ``best`` at T -------------------------------
+            # ---- issue the next instruction of warp ``g`` at T -------------------------------
             sp_last[sp] = g
             ins = sl_ins[g]
             k = kind[ins]
+            pp = pipe[ins]
             # stall accounting: [own, dep] -> producer's reason; [dep, pipe] throttle; rest not selected
             own = sl_own[g]
             dep = own
@@ -306,44 +442,24 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                     pcls = stall_cls[prod]
             if dep > own:
                 stalls[prod if prod >= 0 else ins, pcls] += dep - own
-            pp = pipe[ins]
             pf = pipe_free[sp, pp] if pp < n_pipes else 0.0
             if pf > dep:
                 stalls[ins, S_THROTTLE] += pf - dep
                 dep = pf
             if T > dep:
                 stalls[ins, S_NOT_SELECTED] += T - dep
-            e = sl_e[g]
-            step = entry_step[e]
             slots = sass[ins]
             done = T + lat[ins]
             held = 0.0
             if k == isa.SHARED_LD or k == isa.SHARED_ST or k == isa.SHARED_ATOM:
-                ev = step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
-                wave = ev_n[ev]
-                service = max(float(wave), P[P_SH_MIN])
-                extra_lat = 0.0
-                if k == isa.SHARED_ATOM:
-                    same = ev_same[ev]
-                    if fatom[ins]:
-                        slots = P[P_SH_FATOM_SASS] * same + 4.0
-                        service = 2.0 * same
-                        extra_lat = P[P_SH_FATOM_ROUND] * same + 8.0 - P[P_SH_ATOM_LAT]
-                    else:
-                        service += (same - 1) * P[P_SH_ATOM_SAME_TPUT]
-                        extra_lat = (same - 1) * P[P_SH_ATOM_SAME_LAT]
-                s0 = max(T, lsu_free[m])
-                lsu_free[m] = s0 + service
-                smstat[m, M_LSU] += service
-                base = P[P_SH_ATOM_LAT] if k == isa.SHARED_ATOM else P[P_SH_LAT]
-                done = s0 + base + (wave - 1) + extra_lat
+                ev = _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, sl_e[g])
+                slots, done = _shared_access(k, fatom[ins], ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat)
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
-                ev = step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
-                done = global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H,
-                                      (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, lsu_free),
-                                      l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
-                                      (atom_free, atom_busy), state, glob, smstat, ibufs, wbuf, sl_fetch[g])
-                held = state[2]
+                ev = _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, sl_e[g])
+                done = global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H, l1, l2_tag, l2_init,
+                                     l2_valid, l2_dirty, l2_words, l2_stamp, fifo, (atom_free, atom_busy), state,
+                                     glob, smstat, ibufs, wbuf, sl_fetch[g])
+                held = state[ST_HELD_UNTIL]
                 if k != isa.GLOBAL_LD:
                     if done > sl_store[g]:
                         sl_store[g] = done
@@ -363,11 +479,11 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
             if held > own:           # a full memory queue holds the warp
                 stalls[ins, S_LG_THROTTLE] += held - own
                 own = held
+            c = sl_cta[g]
             if k == isa.BARRIER:
                 sl_bar[g] = 1
                 sp_wait[sp] += 1
                 sl_barins[g] = ins
-                c = sl_cta[g]
                 cta_arrived[c] += 1
                 if own > cta_bar_t[c]:
                     cta_bar_t[c] = own
@@ -407,7 +523,6 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                         ready = r
                         sl_sprod[g] = reg_prod[g, src[p]]
                 sl_src[g] = ready
-            c = sl_cta[g]
             if exited:
                 if sl_store[g] > drain:       # the kernel ends when its writes are applied
                     drain = sl_store[g]
@@ -419,68 +534,36 @@ def run(kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, mem_slot, fatom
                 cta_live[c] -= 1
                 if own > end_time:
                     end_time = own
-            if not exited:
-                sl_pp[g] = pipe[nxt]
+            else:
+                sl_pp[g] = pipe[sl_ins[g]]
             sl_c0[g] = INF if exited or sl_bar[g] else max(own, sl_src[g])
-            wake = INF       # when warps this issue woke on this scheduler can go
-            # ---- barrier release: every live warp of the block has arrived ----------------------
+            wake_here = INF       # when warps this issue woke on this scheduler can go
             if cta_live[c] > 0 and cta_arrived[c] == cta_live[c] and (k == isa.BARRIER or exited):
-                release = cta_bar_t[c] + P[P_BAR_BASE] + P[P_BAR_WARP] * cta_live[c]
-                where = cta_where[c]
-                q = where % blocks_per_sm
-                for w in range(warps_per_cta):
-                    sl = q * warps_per_cta + w
-                    g2 = (m * 4 + sl % 4) * SQ + sl // 4
-                    if sl_warp[g2] >= 0 and sl_bar[g2]:
-                        stalls[sl_barins[g2], S_BARRIER] += release - sl_own[g2]
-                        sl_bar[g2] = 0
-                        sp_wait[m * 4 + sl % 4] -= 1
-                        sl_own[g2] = release
-                        sl_c0[g2] = max(release, sl_src[g2])
-                        sp2 = m * 4 + (q * warps_per_cta + w) % 4
-                        if sp2 == sp:
-                            wake = min(wake, release)
-                        elif release < sp_next[sp2]:
-                            sp_ver[sp2] += 1
-                            sp_next[sp2] = release
-                            hsize = heap_push(hk, hv, hn, hsize, release, sp2, sp_ver[sp2], sp_ver)
-                cta_arrived[c] = 0
-                cta_bar_t[c] = 0.0
+                hsize, wake_here = _release_barrier(c, m, sp, grid, SQ, P, warps, scheds, blocks, stalls,
+                                                    hk, hv, hn, hsize)
             # ---- a finished block frees its slot; the next block of the grid starts there ------
             if exited and cta_live[c] == 0:
-                cta_done[c] = own
+                out.cta_done[c] = own
                 smstat[m, M_LAST] = max(smstat[m, M_LAST], own)
-                where = cta_where[c]
-                cta_slot[m, where % blocks_per_sm] = -1
+                cta_slot[m, cta_where[c] % grid.blocks_per_sm] = -1
                 if next_cta < n_ctas:
                     # the block retires, then the SM's launcher (one block at a time) starts
                     # the next block of the grid in its slot
                     td = max(max(own, cta_free[c]) + P[P_RETIRE], launcher[m]) + P[P_DISPATCH]
-                    launcher[m] = td
-                    cta_start[next_cta] = td
-                    cta_sm[next_cta] = m
-                    _place(next_cta, m, td, S, warps_per_cta, entry_ptr, entry_step, step_block,
-                           blk_first, cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, sl_warp,
-                           sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_bar, sl_cta, sl_start, reg_ready,
-                           reg_prod, smstat, sl_src, sl_sprod, blk_len, sl_c0, sl_pp, pipe)
-                    mark_slots(cta_where[next_cta] % blocks_per_sm, m, warps_per_cta, sp_slots, sl_warp, SQ, sp_order)
+                    _launch(next_cta, m, td, grid, SQ, code, streams, warps, scheds, blocks, out)
                     next_cta += 1
-                    wake = min(wake, td)
-                    for u in range(4):
-                        sp2 = m * 4 + u
-                        if sp2 != sp and td < sp_next[sp2]:
-                            sp_ver[sp2] += 1
-                            sp_next[sp2] = td
-                            hsize = heap_push(hk, hv, hn, hsize, td, sp2, sp_ver[sp2], sp_ver)
+                    wake_here = min(wake_here, td)
+                    hsize = wake_others(hk, hv, hn, hsize, sp_next, sp_ver, m, n_sched, td, sp)
                     if next_cta == n_ctas:
                         run_ahead_waiting(
-                            sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead, stalls, smstat,
-                            SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue,
-                            srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own,
-                            sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free,
-                            pipe_interval, sp_free, sp_last, sp_slots, sp_order)
-            greedy = g if not exited and not sl_bar[g] and wake == INF else -1
+                            sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle,
+                            ahead, stalls, smstat, SQ, n_sched, n_pipes, kind, pipe, sass, lat, bpen,
+                            src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e,
+                            sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
+                            sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval,
+                            sp_free, sp_last, sp_slots, sp_order)
+            greedy = g if not exited and not sl_bar[g] and wake_here == INF else -1
     # the kernel ends when the memory system has applied every store and atomic
-    drained = max(state[0], atom_free.max(), drain)
+    drained = max(state[ST_L2_FREE], atom_free.max(), drain)
     glob[G_ATOM_HOT] = atom_busy.max()
     return max(end_time, drained)

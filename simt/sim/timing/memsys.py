@@ -37,7 +37,10 @@ from .indices import (G_ATOM_BUSY, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_
                       P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_QUEUE, P_DRAM_TAIL, P_DRAM_WRITE_COST,
                       P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES,
                       P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_READ_BPC, P_L2_TAIL,
-                      P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_SAMPLE)
+                      P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_SAMPLE, ST_ATOM_FREE,
+                      ST_DIRTY_SECTORS, ST_DRAM_FREE, ST_DRAM_READ_USE, ST_DRAM_USE_TIME,
+                      ST_DRAM_WRITE_USE, ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE,
+                      ST_LRU_CLOCK, ST_NOW)
 
 DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
 
@@ -57,7 +60,7 @@ def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, P, state, glob):
         if d & (1 << b):
             n += 1
             if not (l2_valid[0, s, w] & (1 << b)):
-                _dram_read(32.0, P[P_DRAM_FETCH], state[3], P, state, glob)
+                _dram_read(32.0, P[P_DRAM_FETCH], state[ST_NOW], P, state, glob)
     bursts = halves(d)
     l2_dirty[0, s, w] = 0
     _dram_write(n * 32.0, bursts * P[P_DRAM_FETCH], P, state, glob)
@@ -67,21 +70,21 @@ def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, P, state, glob):
 @njit(cache=True, nogil=True, inline="always")
 def _dram_write(nbytes, burst_bytes, P, state, glob):
     busy = burst_bytes * P[P_DRAM_WRITE_COST] / P[P_DRAM_BPC]
-    state[1] = max(state[1], state[3]) + busy          # the DRAM queue, at the current time
+    state[ST_DRAM_FREE] = max(state[ST_DRAM_FREE], state[ST_NOW]) + busy    # the queue, at the current time
     glob[G_DRAM_WRITE] += nbytes
     glob[G_DRAM_BUSY] += busy
-    _dram_recent(state[3], state)
-    state[11] += busy / DRAM_WINDOW
+    _dram_recent(state[ST_NOW], state)
+    state[ST_DRAM_WRITE_USE] += busy / DRAM_WINDOW
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _dram_recent(now, state):
-    """Age the DRAM's recent read and write use (state[9], state[11]) to ``now``."""
-    if now > state[10]:
-        decay = np.exp(-(now - state[10]) / DRAM_WINDOW)
-        state[9] *= decay
-        state[11] *= decay
-        state[10] = now
+    """Age the DRAM's recent read and write use to ``now``."""
+    if now > state[ST_DRAM_USE_TIME]:
+        decay = np.exp(-(now - state[ST_DRAM_USE_TIME]) / DRAM_WINDOW)
+        state[ST_DRAM_READ_USE] *= decay
+        state[ST_DRAM_WRITE_USE] *= decay
+        state[ST_DRAM_USE_TIME] = now
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -93,17 +96,17 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
     sets = l2_tag.shape[1]
     s = set_of(line, sets)
     w = find(l2_tag, l2_init, 0, s, line)
-    state[4] += 1
+    state[ST_LRU_CLOCK] += 1
     if w < 0:
         w = victim(l2_tag, l2_stamp, 0, s)
         if l2_tag[0, s, w] != -1 and l2_dirty[0, s, w] != 0:
             n = _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, l2_tag[0, s, w], P, state, glob)
-            state[5] -= n
+            state[ST_DIRTY_SECTORS] -= n
         l2_tag[0, s, w] = line
         l2_valid[0, s, w] = 0
         l2_dirty[0, s, w] = 0
         l2_words[0, s, w] = 0
-    l2_stamp[0, s, w] = int(state[4])
+    l2_stamp[0, s, w] = int(state[ST_LRU_CLOCK])
     if write:
         wm = l2_words[0, s, w] | words
         l2_words[0, s, w] = wm
@@ -113,17 +116,18 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
         fresh = mask & ~l2_dirty[0, s, w]
         l2_dirty[0, s, w] |= mask
         if fresh:
-            state[5] += sectors(fresh)
-            head = int(state[6])
+            state[ST_DIRTY_SECTORS] += sectors(fresh)
+            head = int(state[ST_FIFO_HEAD])
             fifo[head % fifo.size] = line
-            state[6] += 1
+            state[ST_FIFO_HEAD] += 1
             # bounded dirty data: write back the oldest dirty lines beyond the budget
-            while state[5] > P[P_L2_DIRTY_SECTORS] and state[7] < state[6]:
-                old = fifo[int(state[7]) % fifo.size]
-                state[7] += 1
-                state[5] -= _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, old, P, state, glob)
-            if state[6] - state[7] >= fifo.size:           # never overwrite unread entries
-                state[7] = state[6] - fifo.size + 1
+            while (state[ST_DIRTY_SECTORS] > P[P_L2_DIRTY_SECTORS]
+                   and state[ST_FIFO_TAIL] < state[ST_FIFO_HEAD]):
+                old = fifo[int(state[ST_FIFO_TAIL]) % fifo.size]
+                state[ST_FIFO_TAIL] += 1
+                state[ST_DIRTY_SECTORS] -= _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, old, P, state, glob)
+            if state[ST_FIFO_HEAD] - state[ST_FIFO_TAIL] >= fifo.size:    # never overwrite unread entries
+                state[ST_FIFO_TAIL] = state[ST_FIFO_HEAD] - fifo.size + 1
         return 0
     missed = mask & ~l2_valid[0, s, w]
     if missed:
@@ -142,16 +146,17 @@ def _dram_read(nbytes, burst_bytes, arrive, P, state, glob):
     dram_write_queue_cycles for writes, weighted by their recent use (micro8.cu: a read waits
     longer behind writes than behind reads of the same DRAM time)."""
     busy = burst_bytes / P[P_DRAM_BPC]
-    start = max(arrive, state[1])
-    state[1] = start + busy
+    start = max(arrive, state[ST_DRAM_FREE])
+    state[ST_DRAM_FREE] = start + busy
     glob[G_DRAM_READ] += nbytes
     glob[G_DRAM_BUSY] += busy
     # DRAM use over the last ~DRAM_WINDOW cycles
     _dram_recent(arrive, state)
-    state[9] += busy / DRAM_WINDOW
-    use = state[9] + state[11]
+    state[ST_DRAM_READ_USE] += busy / DRAM_WINDOW
+    reads, writes = state[ST_DRAM_READ_USE], state[ST_DRAM_WRITE_USE]
+    use = reads + writes
     rho = min(use, 0.95)
-    service = (P[P_DRAM_QUEUE] * state[9] + P[P_DRAM_WRITE_QUEUE] * state[11]) / use
+    service = (P[P_DRAM_QUEUE] * reads + P[P_DRAM_WRITE_QUEUE] * writes) / use
     return start - arrive + service * rho / (2.0 * (1.0 - rho))
 
 
@@ -162,8 +167,8 @@ def _l2_queue(nbytes, bpc, arrive, state, glob):
 
 @njit(cache=True, nogil=True, inline="always")
 def _l2_busy(busy, arrive, state, glob):
-    start = max(arrive, state[0])
-    state[0] = start + busy
+    start = max(arrive, state[ST_L2_FREE])
+    state[ST_L2_FREE] = start + busy
     glob[G_L2_BUSY] += busy
     return start - arrive
 
@@ -209,13 +214,13 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
             wbuf[f] += kq * per
         elif k == isa.GLOBAL_ST:            # stores: which of the sector's 8 words are written
             partial_buf[f] |= (kq & 0xFF) << (8 * (sec[p0 + q] & 3))
-    state[2] = 0.0          # out: until when the issuing warp is held by full queues
+    state[ST_HELD_UNTIL] = 0.0          # out: until when the issuing warp is held by full queues
     if n_lines == 0:
         return T
     start = max(T, l1t_free[m])
     l1t_free[m] = start + n_lines * P[P_L1_LINE_CYCLES]
     smstat[m, M_L1T] += n_lines * P[P_L1_LINE_CYCLES]
-    state[3] = start
+    state[ST_NOW] = start
     l1sets = l1_tag.shape[1]
     if k == isa.GLOBAL_ST:
         n_sec = 0
@@ -232,7 +237,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
                       state, P, glob, partial_buf[i])
         busy = n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
         q = _l2_busy(busy, start + P[P_L1_LAT], state, glob)
-        state[2] = max(state[2], T + q - P[P_QUEUE_ALLOWANCE])
+        state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + q - P[P_QUEUE_ALLOWANCE])
         return start + q + P[P_L2_LAT]          # when the L2 acknowledges the store
     if k == isa.GLOBAL_ATOM:
         done = start
@@ -253,10 +258,10 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
                 qd = _dram_read(pairs * P[P_DRAM_FETCH], pairs * P[P_DRAM_FETCH], t_arr + q2, P, state, glob)
                 extra = qd + P[P_DRAM_LAT] - P[P_L2_LAT]
             unit = int((lines_buf[i] * 128) // int(P[P_ATOM_INTERLEAVE])) % units
-            a1 = max(t_arr + q2 + extra, state[8])            # the atomic units' total rate
-            state[8] = a1 + nb / P[P_ATOM_PER_CYCLE]
+            a1 = max(t_arr + q2 + extra, state[ST_ATOM_FREE])            # the atomic units' total rate
+            state[ST_ATOM_FREE] = a1 + nb / P[P_ATOM_PER_CYCLE]
             a0 = max(a1, atom_free[unit])
-            state[2] = max(state[2], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
+            state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
             service = max(wbuf[i], P[P_ATOM_LINE])           # however few lanes it carries
             # with a sample of the SMs, each line stands for P_SAMPLE lines at its unit
             atom_free[unit] = a0 + service * P[P_SAMPLE]
@@ -281,17 +286,17 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
         mask = masks_buf[i]
         s = set_of(line, l1sets)
         w = find(l1_tag, l1_init, m, s, line)
-        state[4] += 1
+        state[ST_LRU_CLOCK] += 1
         glob[G_L1_SECTORS] += sectors(mask)
         need = mask
         if w >= 0:
             need = mask & ~l1_valid[m, s, w]
-            l1_stamp[m, s, w] = int(state[4])
+            l1_stamp[m, s, w] = int(state[ST_LRU_CLOCK])
         else:
             w = victim(l1_tag, l1_stamp, m, s)
             l1_tag[m, s, w] = line
             l1_valid[m, s, w] = 0
-            l1_stamp[m, s, w] = int(state[4])
+            l1_stamp[m, s, w] = int(state[ST_LRU_CLOCK])
         glob[G_L1_HITS] += sectors(mask & ~need)
         if need == 0:
             l1_hit_lines += 1
@@ -314,7 +319,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
             worst_q2 = q2
         if missed:
             pairs = halves(missed)
-            state[0] = max(state[0], t_l2) + pairs * P[P_DRAM_FETCH] / P[P_DRAM_BPC]
+            state[ST_L2_FREE] = max(state[ST_L2_FREE], t_l2) + pairs * P[P_DRAM_FETCH] / P[P_DRAM_BPC]
             qd = _dram_read(pairs * P[P_DRAM_FETCH], pairs * P[P_DRAM_FETCH], t_l2 + q2 + P[P_L2_LAT] * 0.5,
                             P, state, glob)
             if qd > worst_qd:

@@ -125,11 +125,13 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     mem = _memory.take(shape)
     try:
         with _machine_lock:
-            end = machine.run(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src, tab.dst_ptr, tab.dst,
-                        tab.mem_slot, tab.float_atomic, tab.block_first, tab.block_len, ptr, e_step, e_k,
-                        *steps, *events, rec.sec.view(), rec.sec_w.view(), n_kept,
-                        warps_per_cta, bpsm, n_run, n_regs, P, pipes, mem, stalls, cta_start, cta_done, cta_sm,
-                        smstat, glob)
+            end = machine.run(
+                machine.Code(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src,
+                             tab.dst_ptr, tab.dst, tab.mem_slot, tab.float_atomic, tab.block_first,
+                             tab.block_len),
+                machine.Streams(ptr, e_step, e_k, *steps, *events, rec.sec.view(), rec.sec_w.view()),
+                machine.Grid(n_kept, warps_per_cta, bpsm, n_run, int(arch.data["schedulers_per_sm"]), n_regs),
+                P, pipes, mem, machine.Results(stalls, cta_start, cta_done, cta_sm, smstat, glob))
     finally:
         _memory.give(shape, mem)
     if schedule.groups:
@@ -273,9 +275,10 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
     # utilisation of each unit over the kernel's elapsed cycles, percent
     span = max(1.0, sim_cycles)
     per_sm = smstat.sum(axis=0) * scale / n_sm
-    units = {"issue": per_sm[ix.M_ISSUE] / (4 * span)}
+    schedulers = int(arch.data["schedulers_per_sm"])     # each has its dispatch and its pipes
+    units = {"issue": per_sm[ix.M_ISSUE] / (schedulers * span)}
     for p, name in enumerate(isa.PIPES[:-1]):
-        units[name] = per_sm[ix.M_PIPE0 + p] / (4 * span)
+        units[name] = per_sm[ix.M_PIPE0 + p] / (schedulers * span)
     units["shared"] = per_sm[ix.M_LSU] / span
     units["l1"] = per_sm[ix.M_L1T] / span
     units["l2"] = g[ix.G_L2_BUSY] / span

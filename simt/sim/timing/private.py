@@ -217,8 +217,8 @@ def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_
 
 
 @njit(cache=True, nogil=True)
-def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
-               pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
+def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_sched,
+               n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
                e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
                sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
                sp_order):
@@ -268,7 +268,7 @@ def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, gro
         w_sp_slots[0] = sp_slots[sp]
         w_sp_order[0, :] = sp_order[sp]
         t, greedy, idle, _ = run_private(
-            0, sp // 4, ts[j], -1, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
+            0, sp // n_sched, ts[j], -1, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
             dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, w_e, w_end, w_bend,
             w_ins, w_own, w_src, w_sprod, w_c0, w_pp, w_ready, w_prod, w_pipe_free,
             pipe_interval, w_sp_free, w_sp_last, w_sp_slots, w_sp_order, group_stalls[k],
@@ -296,15 +296,15 @@ def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, gro
 # when it compiles the machine against a cached caller of a parallel function, which happens
 # whenever machine.py changes alone or two processes compile at once.
 @njit(cache=False, nogil=True, parallel=True)
-def run_ahead(sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
-              pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
+def run_ahead(sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_sched,
+              n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
               e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
               sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
               sp_order):
     """``_run_group`` for every group, on numba's threads."""
     for k in prange(GROUPS):
-        _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
-                   pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
+        _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_sched,
+                   n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
                    e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
                    sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
                    sp_order)
@@ -312,7 +312,7 @@ def run_ahead(sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_s
 
 @njit(cache=False, nogil=True)
 def run_ahead_waiting(sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead, stalls, smstat, SQ,
-                      n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs,
+                      n_sched, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs,
                       dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src,
                       sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free,
                       sp_last, sp_slots, sp_order):
@@ -351,15 +351,15 @@ def run_ahead_waiting(sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead
     group_stalls = np.zeros((GROUPS,) + stalls.shape, np.float64)
     group_smstat = np.zeros((GROUPS,) + smstat.shape, np.float64)
     if load.sum() >= PARALLEL_ABOVE:
-        run_ahead(sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
-                  pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
+        run_ahead(sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_sched,
+                  n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
                   e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
                   sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
                   sp_order)
     else:          # not worth waking the threads: the same groups, one after another
         for k in range(GROUPS):
-            _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_pipes, kind,
-                       pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
+            _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_sched,
+                       n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
                        e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
                        sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
                        sp_order)

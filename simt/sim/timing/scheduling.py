@@ -1,6 +1,10 @@
 """The timing machine's scheduling helpers, compiled: the event heap that orders the
-schedulers by the time of their next event, and a scheduler's pick among its warps.
-See machine.py for the model they serve.
+schedulers by the time of their next event, where an SM's warp slots sit among its
+schedulers, and a scheduler's pick among its warps. See machine.py for the model they serve.
+
+An SM's warp slot ``sl`` (block slot q's warp w is slot q * warps_per_cta + w) is on its
+scheduler ``sl % n_sched``, the ``sl // n_sched``-th of that scheduler's SQ slots; the slots
+of all schedulers are numbered scheduler by scheduler (``slot_index``).
 """
 from __future__ import annotations
 
@@ -69,6 +73,46 @@ def heap_pop(hk, hv, hn, size):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def queue_event(hk, hv, hn, size, sp_next, sp_ver, sp, t):
+    """Queue scheduler ``sp``'s next event at ``t``, superseding the one it has; return the
+    heap's new size."""
+    sp_ver[sp] += 1
+    sp_next[sp] = t
+    return heap_push(hk, hv, hn, size, t, sp, sp_ver[sp], sp_ver)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def wake(hk, hv, hn, size, sp_next, sp_ver, sp, t):
+    """Scheduler ``sp`` may have a warp to issue at ``t``: queue its event there unless it
+    has an earlier one; return the heap's new size."""
+    if t < sp_next[sp]:
+        size = queue_event(hk, hv, hn, size, sp_next, sp_ver, sp, t)
+    return size
+
+
+@njit(cache=True, nogil=True, inline="always")
+def wake_others(hk, hv, hn, size, sp_next, sp_ver, m, n_sched, t, skip):
+    """``wake`` every scheduler of SM ``m`` but ``skip`` (-1: none) at ``t``; the heap's size."""
+    for sp in range(m * n_sched, (m + 1) * n_sched):
+        if sp != skip:
+            size = wake(hk, hv, hn, size, sp_next, sp_ver, sp, t)
+    return size
+
+
+@njit(cache=True, nogil=True, inline="always")
+def scheduler_of(m, sl, n_sched):
+    """The scheduler (numbered GPU-wide) of SM ``m``'s warp slot ``sl``."""
+    return m * n_sched + sl % n_sched
+
+
+@njit(cache=True, nogil=True, inline="always")
+def slot_index(m, sl, n_sched, SQ):
+    """Where SM ``m``'s warp slot ``sl`` is in the machine's slot arrays: its scheduler's
+    ``SQ`` slots, the ``sl // n_sched``-th of them."""
+    return scheduler_of(m, sl, n_sched) * SQ + sl // n_sched
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _age(sl_warp, lo, i):
     """Slot ``i`` of the scheduler whose slots start at ``lo``, as the pick orders it: by warp
     id, then slot; empty slots last."""
@@ -77,15 +121,15 @@ def _age(sl_warp, lo, i):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def mark_slots(q, m, warps_per_cta, sp_slots, sl_warp, SQ, sp_order):
+def mark_slots(q, m, warps_per_cta, sp_slots, sl_warp, n_sched, SQ, sp_order):
     """Block slot ``q`` of SM ``m`` got a block: its warps' slots count as used from now on,
-    and each of the SM's schedulers lists its used slots oldest warp first (``sp_order``,
-    empty slots last), the order in which the pick looks at them."""
+    and each of the SM's ``n_sched`` schedulers lists its used slots oldest warp first
+    (``sp_order``, empty slots last), the order in which the pick looks at them."""
     for w in range(warps_per_cta):
         sl = q * warps_per_cta + w
-        sp = m * 4 + sl % 4
-        sp_slots[sp] = max(sp_slots[sp], sl // 4 + 1)
-    for sp in range(m * 4, m * 4 + 4):
+        sp = scheduler_of(m, sl, n_sched)
+        sp_slots[sp] = max(sp_slots[sp], sl // n_sched + 1)
+    for sp in range(m * n_sched, (m + 1) * n_sched):
         lo = sp * SQ
         order = sp_order[sp]
         for i in range(sp_slots[sp]):      # insertion sort by age; at most SQ slots
