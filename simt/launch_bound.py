@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .arrays import array
+from .devices import get_device
 from .ir.types import ArrayType, Scalar, StructType, is_generic, scalar_of
 from .launch_values import convert_composite, convert_scalar
 from .sim.common import LaunchResult, ResultMetrics
@@ -62,10 +63,11 @@ def launch_key(dim, block_dim, device, arch, max_steps, check, raise_on_hazard):
         return None
     if not (device is None or isinstance(device, str)) or not (arch is None or type(arch) is str):
         return None
-    if not (check is None or type(check) is str) or not (raise_on_hazard is None or type(raise_on_hazard) is bool):
+    if not (check is None or type(check) is str):
+        return None
+    if not (raise_on_hazard is None or type(raise_on_hazard) is bool):
         return None
     if device is None:
-        from .devices import get_device
         device = get_device()
     return (dim, block_dim, device, arch, max_steps, check, raise_on_hazard)
 

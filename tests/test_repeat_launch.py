@@ -56,7 +56,8 @@ def replace(args, k, value):
 
 
 WRONG = {
-    "array of another dtype": lambda a: replace(a, 1, wp.array(np.ones(8, dtype=np.float64), device=FAST)),
+    "array of another dtype":
+        lambda a: replace(a, 1, wp.array(np.ones(8, dtype=np.float64), device=FAST)),
     "array of another ndim": lambda a: replace(a, 2, wp.zeros((2, 4), dtype=float, device=FAST)),
     "2-d array as 1-d": lambda a: replace(a, 6, wp.zeros(8, dtype=float, device=FAST)),
     "scalar where an array goes": lambda a: replace(a, 1, 1.0),
