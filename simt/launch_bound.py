@@ -73,12 +73,13 @@ def launch_key(dim, block_dim, device, arch, max_steps, check, raise_on_hazard):
 
 
 class _ArraySlot:
-    __slots__ = ("dtype", "ndim", "flatten")
+    __slots__ = ("dtype", "ndim", "flatten", "half")
 
     def __init__(self, value: array):
         self.dtype = value._ir_dtype
         self.ndim = value.ndim
         self.flatten = value._buffer.ndim != 1      # composites keep trailing axes
+        self.half = value._buffer.dtype == np.float16
 
 
 class _ScalarSlot:
@@ -151,7 +152,9 @@ class BoundLauncher:
                     return None
                 if v._unwritten is not None:   # a launch without initcheck counts as writing it
                     v._unwritten.clear()
-                data.append(storage_array(buf.reshape(-1) if slot.flatten else buf))
+                if slot.flatten:
+                    buf = buf.reshape(-1)
+                data.append(storage_array(buf) if slot.half else buf)
                 shapes.append(v.shape)
             elif type(slot) is _ScalarSlot:
                 out = self._scalar(slot, v)

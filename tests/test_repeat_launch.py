@@ -158,3 +158,23 @@ def test_a_repeat_launch_counts_its_arrays_as_written():
     args[6] = wp.empty((1, 8), dtype=float, device=FAST)
     wp.launch(saxpy_many, dim=8, inputs=args, device=FAST)
     assert args[6]._unwritten.mask() is None
+
+
+@wp.kernel
+def halves_and_points(h: wp.array(dtype=wp.float16), p: wp.array(dtype=wp.vec3), k: wp.float16):
+    i = wp.tid()
+    h[i] = h[i] * k
+    p[i] = p[i] * 2.0
+
+
+def test_half_and_vector_arrays_on_repeat_launches():
+    outs = []
+    for device in ("cpu:precise", FAST, FAST, FAST):
+        h = wp.array(np.linspace(0, 1, 5, dtype=np.float16), dtype=wp.float16, device=device)
+        p = wp.array(np.arange(15, dtype=np.float32).reshape(5, 3), dtype=wp.vec3, device=device)
+        wp.launch(halves_and_points, dim=5, inputs=[h, p, np.float16(1.5)], device=device)
+        outs.append((h.numpy().copy(), p.numpy().copy()))
+    assert halves_and_points._launchers
+    for h, p in outs[1:]:
+        np.testing.assert_array_equal(h, outs[0][0])
+        np.testing.assert_array_equal(p, outs[0][1])
