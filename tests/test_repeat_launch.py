@@ -178,3 +178,28 @@ def test_half_and_vector_arrays_on_repeat_launches():
     for h, p in outs[1:]:
         np.testing.assert_array_equal(h, outs[0][0])
         np.testing.assert_array_equal(p, outs[0][1])
+
+
+@wp.kernel
+def shifted_copy(x: wp.array(dtype=float), y: wp.array(dtype=float), k: int):
+    i = wp.tid()
+    y[i] = x[i + k]
+
+
+def test_a_repeat_launch_reports_runtime_errors_as_a_first_launch_does():
+    def run(k):
+        x, y = wp.zeros(16, device=FAST), wp.zeros(16, device=FAST)
+        wp.launch(shifted_copy, dim=16, inputs=[x, y, k], device=FAST)
+
+    def error(k):
+        with pytest.raises(Exception) as info:
+            run(k)
+        return type(info.value), str(info.value)
+
+    shifted_copy.clear_cache()
+    first = error(5)
+    run(0)
+    run(0)
+    assert shifted_copy._launchers
+    assert error(5) == first
+    run(0)                      # and the next launch runs clean
