@@ -14,6 +14,8 @@ always has: the launcher only skips work whose outcome it has already seen.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .arrays import array
@@ -21,7 +23,9 @@ from .devices import get_device
 from .ir.types import ArrayType, Scalar, StructType, is_generic, scalar_of
 from .launch_values import convert_composite, convert_scalar
 from .sim.common import LaunchResult, ResultMetrics
-from .sim.fast.engine import BoundLaunch, storage_array, storage_scalar
+
+if TYPE_CHECKING:
+    from .sim.fast.engine import BoundLaunch
 
 MAX_LAUNCHERS = 64          # per kernel: a program that launches many geometries starts afresh
 MAX_PER_KEY = 4             # argument signatures kept per launch key (generic kernels)
@@ -108,11 +112,12 @@ class _CompositeSlot:
 class BoundLauncher:
     """One kernel launched with one set of launch options and argument types."""
 
-    def __init__(self, kernel, options: tuple, slots: list, bound: BoundLaunch):
+    def __init__(self, kernel, options: tuple, slots: list, bound: BoundLaunch, engine):
         self.kernel = kernel
         self.options = options
         self.slots = slots
         self.bound = bound
+        self.engine = engine          # simt.sim.fast.engine, imported with the first fast launch
 
     @staticmethod
     def build(kernel, options: tuple, values, bound_args, fn, cfg) -> "BoundLauncher | None":
@@ -133,7 +138,8 @@ class BoundLauncher:
                 return None
             else:
                 slots.append(_CompositeSlot(name, ptype))
-        return BoundLauncher(kernel, options, slots, BoundLaunch(fn, cfg))
+        from .sim.fast import engine     # (numba loads with the first fast launch, not with simt)
+        return BoundLauncher(kernel, options, slots, engine.BoundLaunch(fn, cfg), engine)
 
     def launch(self, values) -> FastLaunchResult | None:
         """Run the launch, or return None (nothing run) where an argument differs in type
@@ -154,7 +160,7 @@ class BoundLauncher:
                     v._unwritten.clear()
                 if slot.flatten:
                     buf = buf.reshape(-1)
-                data.append(storage_array(buf) if slot.half else buf)
+                data.append(self.engine.storage_array(buf) if slot.half else buf)
                 shapes.append(v.shape)
             elif type(slot) is _ScalarSlot:
                 out = self._scalar(slot, v)
@@ -162,7 +168,7 @@ class BoundLauncher:
                     return None
                 scalars.append(out)
             else:
-                scalars.extend(storage_scalar(slot.scalar, c)
+                scalars.extend(self.engine.storage_scalar(slot.scalar, c)
                                for c in convert_composite(self.kernel, slot.name, slot.type, v))
         self.bound.run(data, scalars, tuple(shapes))
         return FastLaunchResult(self.kernel.key, self.bound)
@@ -179,4 +185,5 @@ class BoundLauncher:
         if t is float and (kind == "f64" or kind == "f32" and -F32_SAFE < v < F32_SAFE):
             return slot.exact(v)
         # everything else as the full path converts it, raising its errors
-        return storage_scalar(slot.type, convert_scalar(self.kernel, slot.name, slot.type, v))
+        value = convert_scalar(self.kernel, slot.name, slot.type, v)
+        return self.engine.storage_scalar(slot.type, value)
