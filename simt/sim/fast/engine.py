@@ -3,7 +3,9 @@
 Each kernel becomes one generated numba function that runs a range of thread blocks
 (codegen.py); this module binds a launch's arguments to it and spreads the grid over the
 CPU cores: the grid is cut into chunks of blocks, and the calling thread plus a pool of
-worker threads take chunks until none are left (the compiled code releases the GIL).
+worker threads take chunks until none are left (the compiled code releases the GIL). What a
+launch derives from its geometry alone is a BoundLaunch, which repeat launches reuse
+(simt/launch_bound.py).
 
 What it reports: ``launch__grid_size``, ``launch__block_size`` and ``launch__thread_count``
 only; it counts no instructions (that is the precise engine's job).
