@@ -12,6 +12,7 @@ import inspect
 from .errors import LaunchError
 from .ir.mir import Function, LaunchSig
 from .ir.types import AnyType, is_generic, resolve_type
+from . import options as simt_options
 from .options import get_module_options
 
 CacheKey = tuple[LaunchSig, bool, bool, tuple | None]
@@ -36,6 +37,7 @@ class Kernel:
         self._params: list[tuple[str, AnyType]] | None = None
         self._compiled: dict[CacheKey, Function] = {}
         self._index_dims: tuple[int, int] | None = None
+        self._launchers: dict = {}      # repeat launches on the fast engine (launch_bound.py)
 
     @property
     def index_dims(self) -> tuple[int, int]:
@@ -60,6 +62,12 @@ class Kernel:
         module = {k: v for k, v in self._module.options.items()
                   if k not in WARP_MODULE_DEFAULTS or v != WARP_MODULE_DEFAULTS[k]}
         return get_module_options() | _normalise(module) | _normalise(self.module_options)
+
+    def options_inputs(self) -> tuple:
+        """What effective_options() is computed from (the live dicts, not copies): a launcher
+        bound under equal ones is reused (launch_bound.py)."""
+        return (simt_options._options, simt_options.config.mode, self._module.options,
+                self.module_options)
 
     @property
     def options(self) -> dict:
@@ -94,6 +102,7 @@ class Kernel:
 
     def clear_cache(self) -> None:
         self._compiled.clear()
+        self._launchers.clear()
         self._params = None
         self._index_dims = None
 

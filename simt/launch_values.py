@@ -1,14 +1,106 @@
-"""Launch arguments beyond plain scalars, composites and arrays: the concrete type of an
-argument bound to a generic (``Any``) parameter, and ``@simt.struct`` instances, which
-the compiled kernel receives field by field (scalars in registers, arrays as arrays)."""
+"""Launch arguments: each checked against its parameter and converted to what the engines
+take (scalars, composites, arrays), the concrete type of an argument bound to a generic
+(``Any``) parameter, and ``@simt.struct`` instances, which the compiled kernel receives
+field by field (scalars in registers, arrays as arrays)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .arrays import allocation_of, array
+from .devices import Device
 from .errors import LaunchError
 from .ir import types as ir
-from .ir.types import ArrayType, Scalar, StructType
+from .ir.types import ArrayType, Scalar, StructType, ValueType, flat_count, scalar_of
+
+
+def _describe(value) -> str:
+    if isinstance(value, array):
+        if value.is_annotation:
+            return "an array annotation (simt.array(dtype=...)) instead of an array with data"
+        return f"array({value._ir_dtype}, {value.ndim}d) on '{value.device}'"
+    if isinstance(value, np.ndarray):
+        return f"a numpy array of {value.dtype} with shape {value.shape}"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _param_name(kernel, name: str) -> str:
+    return f"kernel '{kernel.key}', parameter '{name}'"
+
+
+def check_array(kernel, name: str, expected: ArrayType, value, device: Device) -> array:
+    where = _param_name(kernel, name)
+    if value is None:           # Warp's null array: no elements (any access is out of bounds)
+        return array(shape=(0,) * expected.ndim, dtype=expected.dtype, device=device)
+    if isinstance(value, np.ndarray):
+        raise LaunchError(f"{where}: expected {expected}, got {_describe(value)}; "
+                          f"wrap it with simt.array(...)")
+    if not isinstance(value, array) or value.is_annotation:
+        raise LaunchError(f"{where}: expected {expected}, got {_describe(value)}")
+    if value._ir_dtype != expected.dtype:
+        raise LaunchError(f"{where}: expected an array of {expected.dtype}, got an array of "
+                          f"{value._ir_dtype}; convert it with simt.array(x, dtype=...)")
+    if value.ndim != expected.ndim:
+        raise LaunchError(f"{where}: expected a {expected.ndim}-d array, got a {value.ndim}-d array "
+                          f"of shape {value.shape}")
+    if value.device.memory_space != device.memory_space:
+        raise LaunchError(f"{where}: the array is on '{value.device}' but the launch is on "
+                          f"'{device}'; copy it with .to('{device}')")
+    return value
+
+
+def convert_scalar(kernel, name: str, expected: Scalar, value) -> np.generic:
+    """``value`` as a numpy scalar of ``expected``, if it represents exactly that kind of value."""
+    where = _param_name(kernel, name)
+    if isinstance(value, (array, list, tuple)) or (isinstance(value, np.ndarray) and value.ndim != 0):
+        raise LaunchError(f"{where}: expected a {expected} scalar, got {_describe(value)}")
+    if isinstance(value, np.ndarray):
+        value = value[()]
+    is_bool = isinstance(value, (bool, np.bool_))
+    is_int = isinstance(value, (int, np.integer)) and not is_bool
+    is_float = isinstance(value, (float, np.floating))
+    if not (is_bool or is_int or is_float):
+        raise LaunchError(f"{where}: expected a {expected} scalar, got {_describe(value)}")
+    if expected is Scalar.BOOL:
+        if is_float or (is_int and value not in (0, 1)):
+            raise LaunchError(f"{where}: expected a bool, got {_describe(value)}")
+        return np.bool_(bool(value))
+    if expected is Scalar.BF16:                 # passed as its bits
+        from .ir.bfloat16 import to_bits
+        return np.uint16(to_bits(float(value)))
+    if expected.is_float:
+        try:
+            with np.errstate(over="ignore"):
+                out = expected.np.type(value)
+        except OverflowError:
+            out = expected.np.type(np.inf)
+        if np.isinf(out) and not (is_float and np.isinf(value)):
+            raise LaunchError(f"{where}: {value!r} is out of the range of {expected}")
+        return out
+    if is_float:
+        raise LaunchError(f"{where}: expected {expected}, got {_describe(value)}; "
+                          f"integer parameters take ints")
+    info = np.iinfo(expected.np)
+    if not info.min <= int(value) <= info.max:
+        raise LaunchError(f"{where}: {int(value)} is out of the range of {expected} "
+                          f"[{info.min}, {info.max}]")
+    return expected.np.type(int(value))
+
+
+def convert_composite(kernel, name: str, expected: ValueType, value) -> list[np.generic]:
+    """A vector/matrix/quaternion argument as its flattened (row-major) scalars."""
+    where = _param_name(kernel, name)
+    count = flat_count(expected)
+    if isinstance(value, array) or not isinstance(value, (tuple, list, np.ndarray)):
+        raise LaunchError(f"{where}: expected a {expected} (a tuple or numpy array of {count} "
+                          f"numbers), got {_describe(value)}")
+    try:
+        flat = np.asarray(value).reshape(-1)
+    except ValueError:
+        flat = np.empty(0)
+    if flat.size != count or flat.dtype == object:
+        raise LaunchError(f"{where}: expected a {expected} of {count} numbers, got {_describe(value)}")
+    scalar = scalar_of(expected)
+    return [convert_scalar(kernel, f"{name}[{i}]", scalar, v.item()) for i, v in enumerate(flat)]
 
 
 def value_type(value) -> ir.AnyType | None:

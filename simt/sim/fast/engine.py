@@ -3,7 +3,9 @@
 Each kernel becomes one generated numba function that runs a range of thread blocks
 (codegen.py); this module binds a launch's arguments to it and spreads the grid over the
 CPU cores: the grid is cut into chunks of blocks, and the calling thread plus a pool of
-worker threads take chunks until none are left (the compiled code releases the GIL).
+worker threads take chunks until none are left (the compiled code releases the GIL). What a
+launch derives from its geometry alone is a BoundLaunch, which repeat launches reuse
+(simt/launch_bound.py).
 
 What it reports: ``launch__grid_size``, ``launch__block_size`` and ``launch__thread_count``
 only; it counts no instructions (that is the precise engine's job).
@@ -168,8 +170,6 @@ def _get_pool() -> ThreadPoolExecutor:
 
 
 def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
-    compiled = compile_function(fn)
-    gen = compiled.gen
     arrays = [a for a in args if isinstance(a, ArrayArg)]
     scalars = [storage_scalar(p.reg.type, a) for p, a in zip(fn.params, args)
                if not isinstance(a, ArrayArg)]
@@ -177,78 +177,126 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
     for a in arrays:
         if not (a.data.flags.c_contiguous and a.data.ndim == 1):
             raise RuntimeError(f"fast engine: array '{a.name}' is not a contiguous 1-d buffer")
-        data.append(a.data.view(np.uint16) if a.data.dtype == np.float16 else a.data)
-    shapes = np.array([s for a in arrays for s in a.shape] or [0], dtype=np.int64)
-    if fn.launch.block_ndim == 1 and tuple(cfg.block[1:]) != (1, 1):
-        raise RuntimeError(f"fast engine: kernel compiled for 1-d blocks launched with {cfg.block}")
-    dim = tuple(cfg.dim) + (1,) * (4 - len(cfg.dim))
-    geom = np.array([*cfg.block, *cfg.grid, *dim, cfg.max_steps], dtype=np.int64)
-    abort = np.zeros(1, dtype=np.int64)
-    lanes = -(-cfg.threads_per_block // 32) * 32
-    n_blocks = cfg.num_blocks
+        data.append(storage_array(a.data))
+    bound = BoundLaunch(fn, cfg)
+    bound.run(data, scalars, tuple(tuple(a.shape) for a in arrays))
+    return bound.sizes()
 
-    n_workers = min(workers(), n_blocks)
-    threads = n_blocks * cfg.threads_per_block
-    parallel = (n_workers > 1 and gen.parallel_safe
-                and compiled.estimate(threads) >= PARALLEL_ABOVE_S and compiled.prefer_parallel())
-    run_blocks = compiled.run_blocks if parallel else compiled.serial_blocks()
-    variant = gen if parallel else compiled.serial_gen()
-    logs = []
-    log_rows = variant.log_rows_per_thread * cfg.threads_per_block
-    if variant.logs:
-        buffers = compiled.take_log_buffers(n_blocks * log_rows, variant.log_keys)
 
-    def run_chunk(begin: int, end: int):
-        err = np.zeros(ERR_FIELDS, dtype=np.int64)
-        err_state = np.zeros((3, lanes), dtype=np.int64)
-        if not variant.logs:
-            run_blocks(begin, end, geom, shapes, err, abort, err_state, *data, *scalars)
+def storage_array(data: np.ndarray) -> np.ndarray:
+    """An array argument as the compiled code holds it (float16 as its bits)."""
+    return data.view(np.uint16) if data.dtype == np.float16 else data
+
+
+class BoundLaunch:
+    """A kernel's compiled code at one launch geometry: everything a launch derives from
+    (fn, cfg) alone, computed once, so that a repeat launch (simt.launch keeps one per
+    kernel, signature and geometry) only passes its arrays and scalars."""
+
+    def __init__(self, fn: Function, cfg: LaunchConfig):
+        if fn.launch.block_ndim == 1 and tuple(cfg.block[1:]) != (1, 1):
+            raise RuntimeError(f"fast engine: kernel compiled for 1-d blocks launched with {cfg.block}")
+        self.fn = fn
+        self.cfg = cfg
+        dim = tuple(cfg.dim) + (1,) * (4 - len(cfg.dim))
+        self.geom = np.array([*cfg.block, *cfg.grid, *dim, cfg.max_steps], dtype=np.int64)
+        self.lanes = -(-cfg.threads_per_block // 32) * 32
+        self.n_blocks = cfg.num_blocks
+        self.threads = self.n_blocks * cfg.threads_per_block
+        self._shapes: tuple = ((), None)      # (shapes of the last launch, as the code reads them)
+        self._spare: list = []                 # zeroed (err, abort, err_state) of launches that ran clean
+
+    def sizes(self) -> dict[str, float]:
+        """The metrics the fast engine reports."""
+        return {"launch__grid_size": float(self.n_blocks),
+                "launch__block_size": float(self.cfg.threads_per_block),
+                "launch__thread_count": float(self.threads)}
+
+    def _flat_shapes(self, shapes: tuple) -> np.ndarray:
+        key, flat = self._shapes
+        if key != shapes:
+            flat = np.array([s for shape in shapes for s in shape] or [0], dtype=np.int64)
+            self._shapes = (shapes, flat)
+        return flat
+
+    def run(self, data: list, scalars: list, shapes: tuple) -> None:
+        """Run every block. ``data``: the arrays' storage (storage_array), ``scalars``: the
+        scalars' (storage_scalar), both in parameter order; ``shapes``: each array's shape."""
+        fn, cfg, n_blocks, threads = self.fn, self.cfg, self.n_blocks, self.threads
+        compiled = compile_function(fn)
+        gen = compiled.gen
+        geom, lanes = self.geom, self.lanes
+        flat_shapes = self._flat_shapes(shapes)
+        n_workers = min(workers(), n_blocks)
+        parallel = (n_workers > 1 and gen.parallel_safe
+                    and compiled.estimate(threads) >= PARALLEL_ABOVE_S and compiled.prefer_parallel())
+        run_blocks = compiled.run_blocks if parallel else compiled.serial_blocks()
+        variant = gen if parallel else compiled.serial_gen()
+        logs = []
+        log_rows = variant.log_rows_per_thread * cfg.threads_per_block
+        if variant.logs:
+            buffers = compiled.take_log_buffers(n_blocks * log_rows, variant.log_keys)
+        try:                 # list.pop is atomic: concurrent launches never share buffers
+            mine = [self._spare.pop()]
+        except IndexError:
+            mine = [(np.zeros(ERR_FIELDS, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                     np.zeros((3, lanes), dtype=np.int64))]
+        abort = mine[0][1]
+
+        def run_chunk(begin: int, end: int):
+            try:
+                err, _, err_state = mine.pop()
+            except IndexError:
+                err = np.zeros(ERR_FIELDS, dtype=np.int64)
+                err_state = np.zeros((3, lanes), dtype=np.int64)
+            if not variant.logs:
+                run_blocks(begin, end, geom, flat_shapes, err, abort, err_state, *data, *scalars)
+                return err, err_state
+            room = slice(begin * log_rows, end * log_rows)   # this chunk's part of the buffers
+            addresses, values, keys = (b[room] if b.size else b for b in buffers)
+            addresses, values, keys, count = run_blocks(begin, end, geom, flat_shapes, err, abort,
+                                                        err_state, addresses, values, keys,
+                                                        *data, *scalars)
+            logs.append((begin, addresses[:count], values[:count], keys[:count]))
             return err, err_state
-        room = slice(begin * log_rows, end * log_rows)   # this chunk's part of the buffers
-        addresses, values, keys = (b[room] if b.size else b for b in buffers)
-        addresses, values, keys, count = run_blocks(begin, end, geom, shapes, err, abort,
-                                                    err_state, addresses, values, keys,
-                                                    *data, *scalars)
-        logs.append((begin, addresses[:count], values[:count], keys[:count]))
-        return err, err_state
 
-    compiled_now = id(run_blocks) not in compiled.warm   # (reading .signatures is slow)
-    if compiled_now and run_blocks.signatures:
-        compiled_now = False
-    compiled.warm.add(id(run_blocks))
-    progress = None
-    if compiled.estimate(threads) >= PROGRESS_ABOVE_S or compiled.seconds_per_thread is None:
-        progress = launch_progress(fn.name, n_blocks, cfg.progress)
-    signatures = len(run_blocks.signatures)
-    start = time.perf_counter()
-    try:
-        if not parallel:
-            results = _run_serial(run_chunk, n_blocks, progress)
-            wall = time.perf_counter() - start
-            compiled.observe(wall, threads, compiled_now)
-        else:
-            results = _run_parallel(run_chunk, n_blocks, n_workers, threads, progress)
-            wall = time.perf_counter() - start
-            compiled.observe(wall * n_workers, threads, compiled_now)
-    finally:
-        if progress:
-            progress.close()
-    if len(run_blocks.signatures) != signatures:     # numba compiled (and saved) machine code
-        cache.seal(run_blocks)
-    if not compiled_now and compiled.estimate(threads) >= PARALLEL_ABOVE_S:
-        compiled.observe_wall(parallel, wall, threads)
-    failed = [(int(e[1]), e, s) for e, s in results if e[0] != 0]
-    if failed:
-        _, err, err_state = min(failed, key=lambda f: f[0])
-        shapes_by_name = {p.mem.name: tuple(a.shape) for p, a in zip(gen.array_params, arrays)}
-        FaultReport(gen, cfg, shapes_by_name, err).raise_error(err_state)
-    if logs:
-        _apply_logs(fn, logs, {p.mem.name: d for p, d in zip(gen.array_params, data)},
-                    ordered=not gen.layout.has_collectives)
-    if variant.logs:
-        compiled.keep_log_buffers(buffers)
-    return {"launch__grid_size": float(n_blocks), "launch__block_size": float(cfg.threads_per_block),
-            "launch__thread_count": float(threads)}
+        compiled_now = id(run_blocks) not in compiled.warm   # (reading .signatures is slow)
+        if compiled_now and run_blocks.signatures:
+            compiled_now = False
+        compiled.warm.add(id(run_blocks))
+        progress = None
+        if compiled.estimate(threads) >= PROGRESS_ABOVE_S or compiled.seconds_per_thread is None:
+            progress = launch_progress(fn.name, n_blocks, cfg.progress)
+        signatures = len(run_blocks.overloads)      # (.signatures builds a list)
+        start = time.perf_counter()
+        try:
+            if not parallel:
+                results = _run_serial(run_chunk, n_blocks, progress)
+                wall = time.perf_counter() - start
+                compiled.observe(wall, threads, compiled_now)
+            else:
+                results = _run_parallel(run_chunk, n_blocks, n_workers, threads, progress)
+                wall = time.perf_counter() - start
+                compiled.observe(wall * n_workers, threads, compiled_now)
+        finally:
+            if progress:
+                progress.close()
+        if len(run_blocks.overloads) != signatures:     # numba compiled (and saved) machine code
+            cache.seal(run_blocks)
+        if not compiled_now and compiled.estimate(threads) >= PARALLEL_ABOVE_S:
+            compiled.observe_wall(parallel, wall, threads)
+        failed = [(int(e[1]), e, s) for e, s in results if e[0] != 0]
+        if failed:
+            _, err, err_state = min(failed, key=lambda f: f[0])
+            shapes_by_name = {p.mem.name: shape for p, shape in zip(gen.array_params, shapes)}
+            FaultReport(gen, cfg, shapes_by_name, err).raise_error(err_state)
+        if len(self._spare) < 2:          # a clean launch leaves its buffers all zeros
+            self._spare.append((results[0][0], abort, results[0][1]))
+        if logs:
+            _apply_logs(fn, logs, {p.mem.name: d for p, d in zip(gen.array_params, data)},
+                        ordered=not gen.layout.has_collectives)
+        if variant.logs:
+            compiled.keep_log_buffers(buffers)
 
 
 def storage_scalar(t: Scalar, value) -> np.generic:
