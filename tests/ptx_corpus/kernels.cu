@@ -1,0 +1,84 @@
+// CUDA C kernels the PTX importer's tests run (tests/test_ptx_import.py); nvcc -ptx -O3 -arch=sm_90 -lineinfo.
+extern "C" __global__ void saxpy(int n, float a, const float* __restrict__ x, float* y) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        y[i] = a * x[i] + y[i];
+}
+
+extern "C" __global__ void vadd(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    c[i] = a[i] + b[i];
+}
+
+extern "C" __global__ void block_sum(const float* in, float* out, int n) {
+    __shared__ float buf[256];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    buf[t] = i < n ? in[i] : 0.0f;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) buf[t] += buf[t + s];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = buf[0];
+}
+
+extern "C" __global__ void warp_sum(const int* in, int* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = in[i];
+    for (int d = 16; d > 0; d /= 2) v += __shfl_down_sync(0xffffffff, v, d);
+    if ((threadIdx.x & 31) == 0) out[i / 32] = v;
+}
+
+extern "C" __global__ void histogram(const unsigned char* data, unsigned int* bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[data[i] % 16], 1u);
+}
+
+#define TILE 32
+extern "C" __global__ void transpose(const float* in, float* out, int w, int h) {
+    __shared__ float tile[TILE][TILE + 1];
+    int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+    if (x < w && y < h) tile[threadIdx.y][threadIdx.x] = in[y * w + x];
+    __syncthreads();
+    x = blockIdx.y * TILE + threadIdx.x; y = blockIdx.x * TILE + threadIdx.y;
+    if (x < h && y < w) out[y * h + x] = tile[threadIdx.x][threadIdx.y];
+}
+
+template <int K>
+__global__ void scale(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= K;
+}
+template __global__ void scale<4>(float*, int);
+
+extern "C" __global__ void find_first(const int* data, int n, int target, int* where) {
+    int row = blockIdx.x * blockDim.x + threadIdx.x;
+    int found = -1;
+    for (int j = 0; j < n; ++j) {
+        if (data[row * n + j] == target) { found = j; break; }
+    }
+    where[row] = found;
+}
+
+extern "C" __global__ void int_ops(const int* a, const int* b, int* q, int* r, int* w) {
+    int i = threadIdx.x;
+    q[i] = a[i] / b[i];
+    r[i] = a[i] % b[i];
+    w[i] = a[i] * 65537 + 2147483000;
+}
+
+extern "C" __global__ void to_int(const float* x, int* t, int* rn, unsigned* u) {
+    int i = threadIdx.x;
+    t[i] = (int)x[i];
+    rn[i] = __float2int_rn(x[i]);
+    u[i] = (unsigned)fabsf(x[i]);
+}
+
+extern "C" __global__ void strided_shared(float* out, int stride) {
+    __shared__ float s[32 * 32];
+    int t = threadIdx.x;
+    for (int k = t; k < 32 * 32; k += blockDim.x) s[k] = (float)k;
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + t] = s[(t * stride) % (32 * 32)];
+}
