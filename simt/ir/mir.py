@@ -337,6 +337,13 @@ class Function:
         for b in self.blocks:
             yield from b.instrs
 
+    def byte_addressed(self) -> bool:
+        """Whether the function reaches memory through byte addresses (Pointer, ADDR, BITCAST,
+        FMA: what kernels imported from PTX use), which only the precise engine implements yet."""
+        return any(ins.op in (Op.ADDR, Op.BITCAST, Op.FMA) or isinstance(ins.arg, Pointer)
+                   or (isinstance(ins.arg, AtomArg) and isinstance(ins.arg.mem, Pointer))
+                   for ins in self.instructions())
+
     def registers(self) -> list[Reg]:
         """Every register named by the function, in first-appearance order."""
         seen: dict[int, Reg] = {}
