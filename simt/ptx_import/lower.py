@@ -527,7 +527,8 @@ _UN = {"neg": Op.NEG, "abs": Op.ABS, "not": Op.NOT, "sqrt": Op.SQRT, "rsqrt": Op
 
 @handles("neg", "abs", "not", doc="integers and floats (not: .b32/.b64/.pred)")
 @handles("sqrt", "rsqrt", "ex2", "lg2", "sin", "cos",
-         doc=".approx and .rn f32/f64 (computed exactly rounded; .approx is as precise)")
+         doc=".approx and .rn f32/f64, computed as the MIR's SQRT/RSQRT/EXP2/LOG2/SIN/COS (to "
+             "within the host math library's error, not the GPU's .approx error)")
 def _unary(L: Lowering, s: P.Instruction) -> None:
     _check_mods(L, s)
     t = L.type_of(s)

@@ -1,0 +1,328 @@
+"""Kernels imported from PTX (simt.from_ptx, simt.from_cuda) on the precise engine.
+
+CUDA C kernels (tests/ptx_corpus/kernels.cu) are compiled by nvcc where it is installed and
+compared with numpy; the same kernels' committed PTX (kernels.ptx, nvcc -O3 for sm_90) and
+hand-written PTX (control_flow.ptx) run without nvcc.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simt
+from simt.errors import CompileError, LaunchError, OutOfBoundsError, SimtError
+from simt.ir.verify import verify
+from simt.ptx_import import parser
+from simt.ptx_import.lower import HANDLERS
+
+CORPUS = Path(__file__).parent / "ptx_corpus"
+CUDA_SOURCE = CORPUS / "kernels.cu"
+DEV = "cpu:precise"
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+
+
+@pytest.fixture(scope="module")
+def ptx_text(tmp_path_factory) -> str:
+    """kernels.cu compiled now by nvcc (the committed kernels.ptx where nvcc is missing)."""
+    if shutil.which("nvcc") is None:
+        return (CORPUS / "kernels.ptx").read_text()
+    import subprocess
+    out = tmp_path_factory.mktemp("ptx") / "kernels.ptx"
+    subprocess.run(["nvcc", "-ptx", "-O3", "-arch=sm_90", "-lineinfo", str(CUDA_SOURCE), "-o", str(out)],
+                   check=True)
+    return out.read_text()
+
+
+def kernel(ptx_text: str, name: str):
+    return simt.from_ptx(ptx_text, name)
+
+
+def run(k, **kw):
+    return simt.launch(k, device=kw.pop("device", DEV), **kw)
+
+
+# --- CUDA C kernels against numpy -----------------------------------------------------------
+
+@needs_nvcc
+def test_from_cuda_saxpy_grid_stride_and_line_info():
+    k = simt.from_cuda(CUDA_SOURCE, "saxpy")
+    n = 1000
+    x = simt.array(np.arange(n, dtype=np.float32))
+    y = simt.array(np.ones(n, dtype=np.float32))
+    r = run(k, grid=(2,), block=(128,), inputs=[n, 2.0, x, y])      # 256 threads stride over 1000
+    np.testing.assert_array_equal(y.numpy(), 2 * np.arange(n, dtype=np.float32) + 1)
+    lines = r.lines
+    assert set(lines["file"]) == {"kernels.cu"}
+    assert lines.attrs["files"]["kernels.cu"].endswith("tests/ptx_corpus/kernels.cu")
+    assert {3, 4} <= set(lines["line"])
+    assert r.metrics["smsp__inst_executed.sum"] > 0 and r.cycles > 0
+
+
+@needs_nvcc
+def test_from_cuda_source_text_and_extern_c_name():
+    src = 'extern "C" __global__ void twice(int* a) { a[threadIdx.x] *= 2; }\n'
+    a = simt.array(np.arange(32, dtype=np.int32))
+    run(simt.from_cuda(src, "twice"), grid=1, block=32, inputs=[a])
+    np.testing.assert_array_equal(a.numpy(), 2 * np.arange(32))
+
+
+def test_from_cuda_without_nvcc_names_it(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(SimtError, match="nvcc"):
+        simt.from_cuda(CUDA_SOURCE, "saxpy")
+
+
+def test_vector_add_with_early_return(ptx_text):
+    n = 1000
+    a = simt.array(np.arange(n, dtype=np.float32))
+    b = simt.array(np.full(n, 0.5, dtype=np.float32))
+    c = simt.zeros(n)
+    r = run(kernel(ptx_text, "vadd"), dim=n, block_dim=128, inputs=[a, b, c, n])
+    np.testing.assert_array_equal(c.numpy(), np.arange(n) + 0.5)
+    assert r.metrics["smsp__inst_executed.sum"] > 0
+
+
+def test_shared_memory_block_reduction(ptx_text):
+    n = 1000
+    data = np.random.default_rng(0).random(n).astype(np.float32)
+    out = simt.zeros(4)
+    run(kernel(ptx_text, "block_sum"), grid=4, block=256, inputs=[simt.array(data), out, n])
+    want = [data[i * 256:(i + 1) * 256].sum() for i in range(4)]
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-5)
+
+
+def test_warp_shuffle_reduction(ptx_text):
+    data = np.random.default_rng(1).integers(-1000, 1000, 256).astype(np.int32)
+    out = simt.zeros(8, dtype=simt.int32)
+    run(kernel(ptx_text, "warp_sum"), grid=2, block=128, inputs=[simt.array(data), out])
+    np.testing.assert_array_equal(out.numpy(), data.reshape(8, 32).sum(axis=1))
+
+
+def test_atomic_histogram(ptx_text):
+    data = np.random.default_rng(2).integers(0, 256, 5000).astype(np.uint8)
+    bins = simt.zeros(16, dtype=simt.uint32)
+    run(kernel(ptx_text, "histogram"), grid=20, block=256, inputs=[simt.array(data), bins, 5000])
+    np.testing.assert_array_equal(bins.numpy(), np.bincount(data % 16, minlength=16))
+
+
+def test_transpose_through_a_shared_tile_2d_grid(ptx_text):
+    w, h = 70, 45
+    a = np.random.default_rng(3).random((h, w)).astype(np.float32)
+    out = simt.zeros(w * h)
+    run(kernel(ptx_text, "transpose"), grid=(3, 2), block=(32, 32), inputs=[simt.array(a.ravel()), out, w, h])
+    np.testing.assert_array_equal(out.numpy().reshape(w, h), a.T)
+
+
+def test_templated_kernel_by_its_cpp_name(ptx_text):
+    if shutil.which("c++filt") is None and shutil.which("cu++filt") is None:
+        pytest.skip("no c++filt to read mangled names")
+    x = simt.array(np.arange(10, dtype=np.float32))
+    run(kernel(ptx_text, "scale<4>"), grid=1, block=32, inputs=[x, 10])
+    np.testing.assert_array_equal(x.numpy(), 4 * np.arange(10))
+
+
+def test_templated_kernel_by_its_mangled_name(ptx_text):
+    x = simt.array(np.arange(10, dtype=np.float32))
+    run(kernel(ptx_text, "_Z5scaleILi4EEvPfi"), grid=1, block=32, inputs=[x, 10])
+    np.testing.assert_array_equal(x.numpy(), 4 * np.arange(10))
+
+
+def test_data_dependent_loop_with_break(ptx_text):
+    data = np.random.default_rng(4).integers(0, 5, (64, 20)).astype(np.int32)
+    where = simt.zeros(64, dtype=simt.int32)
+    run(kernel(ptx_text, "find_first"), grid=2, block=32, inputs=[simt.array(data.ravel()), 20, 3, where])
+    want = [list(row).index(3) if 3 in row else -1 for row in data]
+    np.testing.assert_array_equal(where.numpy(), want)
+
+
+def test_int32_wraparound_and_c_division(ptx_text):
+    a = np.array([7, -7, 7, -7, 2**31 - 1, -2**31 + 1, 100, -1], dtype=np.int32)
+    b = np.array([2, 2, -2, -2, 3, -1, 7, 5], dtype=np.int32)
+    q, r, w = (simt.zeros(8, dtype=simt.int32) for _ in range(3))
+    run(kernel(ptx_text, "int_ops"), grid=1, block=8, inputs=[simt.array(a), simt.array(b), q, r, w])
+    np.testing.assert_array_equal(q.numpy(), np.trunc(a / b).astype(np.int32))     # toward zero
+    np.testing.assert_array_equal(r.numpy(), np.fmod(a, b))                          # sign of a
+    np.testing.assert_array_equal(w.numpy(), (a.astype(np.int64) * 65537 + 2147483000).astype(np.int32))
+
+
+def test_float_to_int_conversions(ptx_text):
+    x = np.array([1.5, 2.5, -1.5, -2.7, 3e9, -3e9, np.nan, 0.49], dtype=np.float32)
+    t, rn = simt.zeros(8, dtype=simt.int32), simt.zeros(8, dtype=simt.int32)
+    u = simt.zeros(8, dtype=simt.uint32)
+    run(kernel(ptx_text, "to_int"), grid=1, block=8, inputs=[simt.array(x), t, rn, u])
+    big, small = 2**31 - 1, -2**31
+    np.testing.assert_array_equal(t.numpy(), [1, 2, -1, -2, big, small, 0, 0])    # trunc, saturate, NaN->0
+    np.testing.assert_array_equal(rn.numpy(), [2, 2, -2, -3, big, small, 0, 0])   # to nearest even
+    np.testing.assert_array_equal(u.numpy(), [1, 2, 1, 2, 3_000_000_000, 3_000_000_000, 0, 0])
+
+
+@pytest.mark.parametrize("stride, ways", [(1, 1), (2, 2), (4, 4), (32, 32), (33, 1)])
+def test_bank_conflicts_of_strided_shared_loads(ptx_text, stride, ways):
+    """One warp per block reads s[(t * stride) % 1024]: floats in 32 banks, so a stride s
+    puts gcd(s, 32) lanes on one bank: gcd - 1 extra wavefronts per warp and load."""
+    blocks = 2
+    out = simt.zeros(32 * blocks)
+    r = run(kernel(ptx_text, "strided_shared"), grid=blocks, block=32, inputs=[out, stride])
+    np.testing.assert_array_equal(out.numpy(), np.tile((np.arange(32) * stride) % 1024, blocks))
+    assert r.metrics["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == (ways - 1) * blocks
+
+
+def test_cpu_trace_runs_imported_kernels(ptx_text, tmp_path):
+    n = 64
+    a, b, c = simt.array(np.ones(n, np.float32)), simt.array(np.ones(n, np.float32)), simt.zeros(n)
+    trace = tmp_path / "run.jsonl"
+    run(kernel(ptx_text, "vadd"), grid=2, block=32, inputs=[a, b, c, n], device="cpu:trace", trace=str(trace))
+    np.testing.assert_array_equal(c.numpy(), 2)
+    assert trace.stat().st_size > 0
+
+
+# --- hand-written PTX: arbitrary control flow --------------------------------------------------
+
+CONTROL = CORPUS / "control_flow.ptx"
+
+
+def test_two_entry_loop_irreducible_cfg():
+    out = simt.zeros(64, dtype=simt.uint32)
+    k = simt.from_ptx(CONTROL, "jump_in")
+    verify(k.compile(frozenset({"jump_in_param_0"})))
+    run(k, grid=1, block=64, inputs=[out])
+
+    def reference(t):
+        acc, i, top = 0, 0, t % 2 == 1
+        while True:
+            acc += 1 if top else 0
+            acc += 10
+            i += 1
+            if i >= t:
+                return acc
+            top = True
+    np.testing.assert_array_equal(out.numpy(), [reference(t) for t in range(64)])
+
+
+def test_loop_with_two_exits_and_negated_predicates():
+    data = np.random.default_rng(5).integers(0, 9, 200).astype(np.uint32)
+    out = simt.zeros(64, dtype=simt.uint32)
+    run(simt.from_ptx(CONTROL, "two_exits"), grid=1, block=64, inputs=[simt.array(data), 10, out])
+    want = [next((j for j in range(10) if data[t + j] == 7), 0xFFFFFFFF) for t in range(64)]
+    np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_predicated_return_and_store():
+    out = simt.full(64, 99, dtype=simt.uint32)
+    run(simt.from_ptx(CONTROL, "guarded"), grid=1, block=64, inputs=[out, 40])
+    want = np.full(64, 99)
+    t = np.arange(40)
+    want[t[t % 4 != 0]] = t[t % 4 != 0]
+    np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_divergent_lanes_reconverge_at_the_post_dominator():
+    """In jump_in, odd lanes run TOP first and wait for the even ones at MID: MID's first
+    pass is one warp instruction per instruction, not two."""
+    k = simt.from_ptx(CONTROL, "jump_in")
+    out = simt.zeros(2, dtype=simt.uint32)
+    r = run(k, grid=1, block=2, inputs=[out])        # tid 0 (enters at MID), tid 1 (at TOP)
+    np.testing.assert_array_equal(out.numpy(), [10, 11])
+    # entry 8, TOP once (2 instructions), MID once together (4), the tail (8): 22 if reconverged
+    fn = k.compile(frozenset({"jump_in_param_0"}))
+    sizes = {b.label: len(b.instrs) for b in fn.blocks}
+    assert r.metrics["smsp__inst_executed.sum"] == sum(sizes.values())
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+def test_every_mir_the_corpus_makes_verifies(ptx_text):
+    module = parser.parse(ptx_text)
+    for name, entry in module.entries.items():
+        k = simt.from_ptx(ptx_text, name)
+        verify(k.compile(frozenset(p.name for p in entry.params if p.type == "u64")))
+
+
+def test_unsupported_instruction_names_it_and_its_line():
+    ptx = (CORPUS / "kernels.ptx").read_text().replace("fma.rn.f32", "fma.rz.f32", 1)
+    line = next(i + 1 for i, s in enumerate(ptx.split("\n")) if "fma.rz.f32" in s)
+    k = simt.from_ptx(ptx, "saxpy")
+    with pytest.raises(CompileError, match=rf"PTX line {line}: `fma.rz.f32` is not supported"):
+        k.compile(frozenset({"saxpy_param_2", "saxpy_param_3"}))
+
+
+def test_unknown_opcode_is_a_compile_error():
+    ptx = (CORPUS / "kernels.ptx").read_text().replace("abs.f32", "brev.b32", 1)
+    with pytest.raises(CompileError, match=r"PTX instruction `brev.b32` is not supported"):
+        simt.from_ptx(ptx, "to_int").compile(frozenset())
+
+
+def test_out_of_bounds_pointer_names_array_line_thread_block(ptx_text):
+    a, b, c = (simt.array(np.zeros(16, np.float32)) for _ in range(3))
+    with pytest.raises(OutOfBoundsError) as e:
+        run(kernel(ptx_text, "vadd"), grid=1, block=32, inputs=[a, b, c, 32])   # n past the arrays
+    msg = str(e.value)
+    assert "vadd" in msg and "kernels.cu" in msg and "threadIdx (x=16" in msg and "blockIdx (x=0" in msg
+    assert "bytes past its end" in msg or "byte" in msg
+
+
+def test_wrong_arguments_name_the_parameter(ptx_text):
+    k = kernel(ptx_text, "vadd")
+    a = simt.array(np.zeros(8, np.float32))
+    with pytest.raises(LaunchError, match="takes 4 arguments"):
+        run(k, grid=1, block=8, inputs=[a, a, a])
+    with pytest.raises(LaunchError, match=r"parameter 3 \(vadd_param_3, .u32\): got an array"):
+        run(k, grid=1, block=8, inputs=[a, a, a, a])
+    with pytest.raises(LaunchError, match=r"parameter 0 \(vadd_param_0, .u64\)"):
+        run(k, grid=1, block=8, inputs=[np.zeros(8, np.float32), a, a, 8])
+    with pytest.raises(LaunchError, match=r"parameter 3 \(vadd_param_3, .u32\)"):
+        run(k, grid=1, block=8, inputs=[a, a, a, -1])
+    with pytest.raises(LaunchError, match=r"parameter 3 \(vadd_param_3, .u32\)"):
+        run(k, grid=1, block=8, inputs=[a, a, a, 2.5])
+
+
+def test_other_engines_refuse_with_a_clear_error(ptx_text):
+    k = kernel(ptx_text, "vadd")
+    a = simt.array(np.zeros(8, np.float32))
+    with pytest.raises(LaunchError, match="cpu:precise and cpu:trace"):
+        run(k, grid=1, block=8, inputs=[a, a, a, 8], device="cpu")
+    fn = k.compile(frozenset({"vadd_param_0", "vadd_param_1", "vadd_param_2"}))
+    from simt.gpu.ptx import emit
+    with pytest.raises(CompileError, match="byte-addressed"):
+        emit(fn)
+    from simt.sim.fast.engine import compile_function
+    with pytest.raises(CompileError, match="byte-addressed"):
+        compile_function(fn)
+
+
+def test_unknown_kernel_name_lists_the_module_kernels(ptx_text):
+    with pytest.raises(CompileError, match="no kernel 'nope'.*saxpy"):
+        simt.from_ptx(ptx_text, "nope")
+
+
+def test_grid_and_dim_do_not_mix(ptx_text):
+    a = simt.array(np.zeros(8, np.float32))
+    with pytest.raises(LaunchError, match="not both"):
+        run(kernel(ptx_text, "vadd"), dim=8, grid=1, block=8, inputs=[a, a, a, 8])
+
+
+# --- the census -----------------------------------------------------------------------------
+
+def test_census_every_corpus_instruction_is_handled():
+    """Fails when a PTX file in tests/ptx_corpus holds an instruction the importer does not
+    lower (add the handler, or leave the file out)."""
+    for path in sorted(CORPUS.glob("*.ptx")):
+        module = parser.parse(path.read_text(), str(path))
+        for name, entry in module.entries.items():
+            for s in entry.body:
+                if isinstance(s, parser.Instruction):
+                    assert s.opcode in HANDLERS, f"{path.name}:{s.line}: {s.full} has no handler"
+            k = simt.from_ptx(path, name)
+            verify(k.compile(frozenset(p.name for p in entry.params if p.type == "u64")))
+
+
+def test_coverage_doc_is_current():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("gen", Path(__file__).parent.parent / "tools" / "gen_ptx_coverage.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    doc = Path(__file__).parent.parent / "docs" / "ptx_coverage.md"
+    assert doc.read_text() == gen.render(), "run tools/gen_ptx_coverage.py"
