@@ -326,3 +326,54 @@ def test_coverage_doc_is_current():
     spec.loader.exec_module(gen)
     doc = Path(__file__).parent.parent / "docs" / "ptx_coverage.md"
     assert doc.read_text() == gen.render(), "run tools/gen_ptx_coverage.py"
+
+
+# --- more of what nvcc emits ---------------------------------------------------------------
+
+def test_warp_votes(ptx_text):
+    x = np.random.default_rng(6).integers(-3, 9, 128).astype(np.int32)
+    x[64:96] = np.abs(x[64:96])                       # one warp with no negatives
+    ballots, anys, alls = simt.zeros(4, dtype=simt.uint32), simt.zeros(4, dtype=simt.int32), simt.zeros(4, dtype=simt.int32)
+    run(kernel(ptx_text, "votes"), grid=2, block=64, inputs=[simt.array(x), ballots, anys, alls])
+    w = x.reshape(4, 32)
+    want = [int(sum(1 << k for k in range(32) if row[k] > 0)) for row in w]
+    np.testing.assert_array_equal(ballots.numpy(), want)
+    np.testing.assert_array_equal(anys.numpy(), (w > 5).any(axis=1))
+    np.testing.assert_array_equal(alls.numpy(), (w >= 0).all(axis=1))
+
+
+def test_atomics_global_and_shared(ptx_text):
+    v = np.random.default_rng(7).integers(-100, 100, 64).astype(np.int32)
+    m = simt.array(np.array([-1000, 0, 0, 0], dtype=np.int32))
+    bits = simt.array(np.array([0, 0, 0xFFFFFFFF], dtype=np.uint32))
+    cas_out = simt.zeros(64, dtype=simt.int32)
+    run(kernel(ptx_text, "atomics"), grid=1, block=64, inputs=[m, bits, cas_out, simt.array(v)])
+    got = m.numpy()
+    assert got[0] == v.max() and got[1] == v.min() and got[2] == 5
+    xor = np.bitwise_xor.reduce(v.astype(np.uint32))
+    np.testing.assert_array_equal(bits.numpy(), [0xFFFFFFFF, xor, 0])
+    # simt applies one instruction's atomics in lane order: thread t finds t and writes t + 1
+    np.testing.assert_array_equal(cas_out.numpy(), np.arange(64))
+    assert got[3] == 64
+
+
+def test_vector_loads_and_stores(ptx_text):
+    a = np.arange(64 * 4, dtype=np.float32)
+    b = simt.zeros(64 * 4)
+    run(kernel(ptx_text, "reverse4"), grid=2, block=32, inputs=[simt.array(a), b])
+    np.testing.assert_array_equal(b.numpy(), a.reshape(-1, 4)[:, ::-1].ravel())
+
+
+def test_float_math(ptx_text):
+    x = np.array([0.25, 1.0, 2.0, 3.0, 10.0, 1e-3, 7.5, 100.0], dtype=np.float32)
+    xd = np.linspace(0.5, 9.0, 8)
+    y, yd = simt.zeros(32), simt.zeros(16, dtype=simt.float64)
+    run(kernel(ptx_text, "math"), grid=1, block=8, inputs=[simt.array(x), y, simt.array(xd), yd])
+    got = y.numpy().reshape(8, 4)
+    np.testing.assert_array_equal(got[:, 0], np.sqrt(x))
+    np.testing.assert_array_equal(got[:, 1], np.float32(1) / x)
+    np.testing.assert_array_equal(got[:, 2], x / np.float32(3))
+    np.testing.assert_array_equal(got[:, 3], np.minimum(x, 2) - np.maximum(-x, -1))
+    gd = yd.numpy().reshape(8, 2)
+    np.testing.assert_array_equal(gd[:, 0], np.sqrt(xd) + x.astype(np.float64))
+    np.testing.assert_array_equal(gd[:, 1], xd / 3.0)

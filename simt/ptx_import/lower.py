@@ -560,6 +560,27 @@ def _shift(L: Lowering, s: P.Instruction) -> None:
     L.emit(Op.SHL if s.opcode == "shl" else Op.SHR, (L.write(d, t),), (x, n))
 
 
+@handles("shf", doc="shf.l/.r .wrap/.clamp .b32: funnel shifts (rotations when both halves are one value)")
+def _shf(L: Lowering, s: P.Instruction) -> None:
+    direction = "l" if "l" in s.mods else "r" if "r" in s.mods else None
+    mode = "wrap" if "wrap" in s.mods else "clamp" if "clamp" in s.mods else None
+    if direction is None or mode is None or s.mods[-1] != "b32":
+        raise L.unsupported()
+    d, a, b, c = s.operands
+    u32, u64 = Scalar.U32, Scalar.U64
+    lo = L.value(Op.CVT, u64, L.read(a, u32))
+    hi = L.value(Op.SHL, u64, L.value(Op.CVT, u64, L.read(b, u32)), Imm(32, u64))
+    both = L.value(Op.OR, u64, hi, lo)                    # {b, a}: b the high half
+    n = L.read(c, u32)
+    n = L.value(Op.AND, u32, n, Imm(31, u32)) if mode == "wrap" else L.value(Op.MIN, u32, n, Imm(32, u32))
+    n = L.value(Op.CVT, u64, n)
+    if direction == "l":
+        shifted = L.value(Op.SHR, u64, L.value(Op.SHL, u64, both, n), Imm(32, u64))
+    else:
+        shifted = L.value(Op.SHR, u64, both, n)
+    L.emit(Op.CVT, (L.write(d, u32),), (shifted,))
+
+
 _CMP = {"eq": Op.EQ, "ne": Op.NE, "lt": Op.LT, "le": Op.LE, "gt": Op.GT, "ge": Op.GE,
         "lo": Op.LT, "ls": Op.LE, "hi": Op.GT, "hs": Op.GE}
 _UNORDERED = {"equ": Op.EQ, "neu": Op.NE, "ltu": Op.LT, "leu": Op.LE, "gtu": Op.GT, "geu": Op.GE}

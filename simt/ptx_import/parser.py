@@ -105,7 +105,7 @@ def ptx_error(module_path: str, line: int, message: str) -> CompileError:
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _REG_DECL = re.compile(r"\.reg\s+\.(\w+)\s+(.+)")
-_SHARED_DECL = re.compile(r"\.shared\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)\s*\[(\d*)\]")
+_SHARED_DECL = re.compile(r"\.shared\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)\s*(\[(\d*)\])?\s*$")
 _PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+([\w$]+)(\s*\[\d*\])?")
 _ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)\s*\(", re.M)
 
@@ -202,27 +202,28 @@ def _parse_entry(lines: list[str], i: int, path: str) -> tuple[Entry, int]:
             continue
         if raw.startswith(".pragma"):
             continue
-        for piece in re.split(r"(;|\{|\})", raw):
+        for piece in re.split(r"(;)", raw):
             piece = piece.strip()
-            if not piece:
-                continue
-            if piece in ("{", "}"):
-                depth += 1 if piece == "{" else -1
-                if depth == 0:
-                    return entry, i
-                continue
             if piece == ";":
                 if pending.strip():
                     _statement(entry, pending.strip(), pending_line, loc, path)
                 pending = ""
                 continue
+            # braces at the start of a statement open and close scopes; later ones are vectors
+            while not pending.strip() and piece[:1] in ("{", "}"):
+                depth += 1 if piece[0] == "{" else -1
+                if depth == 0:
+                    return entry, i
+                piece = piece[1:].strip()
+            if not piece:
+                continue
             m = re.match(r"^([\w$]+):(.*)$", piece)
-            if m and not pending:
+            if m and not pending.strip():
                 entry.body.append(Label(m.group(1), lineno))
                 piece = m.group(2).strip()
                 if not piece:
                     continue
-            if not pending:
+            if not pending.strip():
                 pending_line = lineno
             pending += " " + piece
     raise ptx_error(path, start + 1, f"unterminated body of .entry {name}")
@@ -245,14 +246,14 @@ def _statement(entry: Entry, text: str, line: int, loc, path: str) -> None:
         return
     if text.startswith(".shared"):
         m = _SHARED_DECL.match(text)
-        if not m or not m.group(4):
+        if not m or (m.group(4) and not m.group(5)):
             raise ptx_error(path, line, f"only static shared arrays are supported, not {text!r} "
                             f"(dynamic shared memory comes in a later version)")
         esize = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "b32": 4, "u32": 4,
                  "s32": 4, "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8}.get(m.group(2))
         if esize is None:
             raise ptx_error(path, line, f"shared array of .{m.group(2)} is not supported")
-        entry.shared.append(SharedVar(m.group(3), esize * int(m.group(4)),
+        entry.shared.append(SharedVar(m.group(3), esize * int(m.group(5) or 1),
                                       int(m.group(1) or esize), line))
         return
     if text.startswith((".local", ".global", ".const")):

@@ -82,3 +82,44 @@ extern "C" __global__ void strided_shared(float* out, int stride) {
     __syncthreads();
     out[blockIdx.x * blockDim.x + t] = s[(t * stride) % (32 * 32)];
 }
+
+extern "C" __global__ void votes(const int* x, unsigned* ballots, int* anys, int* alls) {
+    int v = x[blockIdx.x * blockDim.x + threadIdx.x];
+    unsigned b = __ballot_sync(0xffffffff, v > 0);
+    int any = __any_sync(0xffffffff, v > 5);
+    int all = __all_sync(0xffffffff, v >= 0);
+    int w = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if ((threadIdx.x & 31) == 0) { ballots[w] = b; anys[w] = any; alls[w] = all; }
+}
+
+extern "C" __global__ void atomics(int* m, unsigned* bits, int* cas_out, const int* v) {
+    __shared__ int smallest;
+    if (threadIdx.x == 0) smallest = 1 << 30;
+    __syncthreads();
+    int x = v[threadIdx.x];
+    atomicMin(&smallest, x);
+    atomicMax(&m[0], x);
+    atomicOr(&bits[0], 1u << (threadIdx.x % 32));
+    atomicXor(&bits[1], (unsigned)x);
+    atomicAnd(&bits[2], ~(1u << (threadIdx.x % 32)));
+    atomicExch(&m[2], 5);
+    cas_out[threadIdx.x] = atomicCAS(&m[3], (int)threadIdx.x, (int)threadIdx.x + 1);
+    __syncthreads();
+    if (threadIdx.x == 0) m[1] = smallest;
+}
+
+extern "C" __global__ void reverse4(const float4* a, float4* b) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float4 v = a[i];
+    b[i] = make_float4(v.w, v.z, v.y, v.x);
+}
+
+extern "C" __global__ void math(const float* x, float* y, const double* xd, double* yd) {
+    int i = threadIdx.x;
+    y[4 * i] = sqrtf(x[i]);
+    y[4 * i + 1] = 1.0f / x[i];
+    y[4 * i + 2] = x[i] / 3.0f;
+    y[4 * i + 3] = fminf(x[i], 2.0f) - fmaxf(-x[i], -1.0f);
+    yd[2 * i] = sqrt(xd[i]) + (double)x[i];
+    yd[2 * i + 1] = xd[i] / 3.0;
+}
