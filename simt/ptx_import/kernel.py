@@ -78,23 +78,24 @@ def from_cuda(source: str | os.PathLike, name: str, options=(), arch: str = "sm_
                         "CUDA C into PTX; install the CUDA toolkit, or compile with "
                         "`nvcc -ptx -O3 -lineinfo` elsewhere and use simt.from_ptx")
     text, path = _text_or_file(source, ".cu")
-    with tempfile.TemporaryDirectory(prefix="simt-cuda-") as tmp:
-        if path == "<source>":
-            path = os.path.join(tmp, "kernel.cu")
+    if path == "<source>":       # kept where the line table can point at it: r.lines shows the text
+        import hashlib
+        folder = os.path.join(tempfile.gettempdir(), "simt-cuda")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, hashlib.sha1(text.encode()).hexdigest()[:16] + ".cu")
+        if not os.path.exists(path):
             with open(path, "w") as f:
                 f.write(text)
+    with tempfile.TemporaryDirectory(prefix="simt-cuda-") as tmp:
         out = os.path.join(tmp, "kernel.ptx")
-        cmd = [nvcc, "-ptx", "-O3", f"-arch={arch}", "-lineinfo", *options, path, "-o", out]
+        cmd = [nvcc, "-ptx", "-O3", f"-arch={arch}", "-lineinfo", *map(str, options), path, "-o", out]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise CompileError(f"nvcc failed on {path}:\n{proc.stderr.strip()}")
         with open(out) as f:
             ptx = f.read()
-        module = P.parse(ptx, path + ".ptx")
-        kernel = ImportedKernel(module, _find_entry(module, name), name)
-        if os.path.dirname(path) == tmp:            # keep the line table pointing at text we have
-            kernel.source_text = text
-    return kernel
+    module = P.parse(ptx, path + ".ptx")
+    return ImportedKernel(module, _find_entry(module, name), name)
 
 
 def _text_or_file(x, suffix: str) -> tuple[str, str]:
