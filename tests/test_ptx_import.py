@@ -377,3 +377,17 @@ def test_float_math(ptx_text):
     gd = yd.numpy().reshape(8, 2)
     np.testing.assert_array_equal(gd[:, 0], np.sqrt(xd) + x.astype(np.float64))
     np.testing.assert_array_equal(gd[:, 1], xd / 3.0)
+
+
+def test_generic_addressing_of_shared_and_global():
+    a = simt.array(np.arange(64, dtype=np.uint32))
+    run(simt.from_ptx(CONTROL, "generic"), grid=1, block=64, inputs=[a])
+    np.testing.assert_array_equal(a.numpy(), np.arange(64) ^ 1)
+
+
+def test_shared_out_of_bounds_names_the_shared_array():
+    ptx = CONTROL.read_text().replace("xor.b32 \t%r3, %r1, 1;", "add.u32 \t%r3, %r1, 1;")
+    a = simt.array(np.arange(64, dtype=np.uint32))
+    with pytest.raises(OutOfBoundsError, match=r"out-of-bounds shared read") as e:
+        run(simt.from_ptx(ptx, "generic"), grid=1, block=64, inputs=[a])
+    assert "words, 256 bytes" in str(e.value) and "threadIdx (x=63" in str(e.value)

@@ -705,7 +705,15 @@ def _cvt(L: Lowering, s: P.Instruction) -> None:
     L.emit(Op.CVT if st is not dt else Op.MOV, (L.write(d, dt),), (x,))
 
 
+_MEMORY_MODS = {"global", "shared", "shared::cta", "param", "nc", "ca", "cg", "cs", "lu", "cv",
+                "volatile", "relaxed", "weak", "gpu", "cta", "sys", "v2", "v4"}
+
+
 def _space(L: Lowering, s: P.Instruction) -> Space:
+    for m in s.mods:
+        if s.opcode in ("ld", "st") and m not in _MEMORY_MODS and m not in TYPES \
+                and not m.startswith(("L1::", "L2::")):
+            raise L.unsupported(f"modifier .{m}")
     for m in s.mods:
         if m in ("global",):
             return Space.GLOBAL
@@ -832,8 +840,12 @@ def _atom(L: Lowering, s: P.Instruction) -> None:
     L.emit(Op.ATOM, (out,), (addr, *srcs), AtomArg(Pointer(space, t), op))
 
 
-@handles("bar", "barrier", doc="bar.sync 0 / barrier.sync(.aligned) 0: the block-wide barrier")
+@handles("bar", "barrier", doc="bar.sync 0 / barrier.sync(.aligned) 0: the block-wide barrier; "
+                              "bar.warp.sync mask (__syncwarp)")
 def _bar(L: Lowering, s: P.Instruction) -> None:
+    if s.opcode == "bar" and s.mods == ("warp", "sync") and len(s.operands) == 1:
+        L.emit(Op.SYNCWARP, (), (L.read(s.operands[0], Scalar.U32),))
+        return
     if not ({"sync"} & set(s.mods)) or len(s.operands) != 1 or not isinstance(s.operands[0], P.Imm) \
             or int(s.operands[0].text, 0) != 0:
         raise L.unsupported("only barrier 0 for the whole block")
@@ -897,6 +909,30 @@ def _shfl(L: Lowering, s: P.Instruction) -> None:
         else:
             ok = L.value(Op.MOV, Scalar.BOOL, Imm(True, Scalar.BOOL))
         L.emit(Op.MOV, (L.write(P.Reg(pred), Scalar.BOOL),), (ok,))
+
+
+@handles("membar", "fence", doc="no-ops: the precise engine applies every access in program order, "
+                                "so every fence already holds (.proxy and .mbarrier forms are refused)")
+def _fence(L: Lowering, s: P.Instruction) -> None:
+    if any(m.startswith(("proxy", "mbarrier")) or m in ("async", "cluster") for m in s.mods):
+        raise L.unsupported()
+
+
+@handles("activemask", doc="activemask.b32")
+def _activemask(L: Lowering, s: P.Instruction) -> None:
+    (d,) = s.operands
+    L.emit(Op.ACTIVEMASK, (L.write(d, Scalar.U32),))
+
+
+@handles("popc", doc="popc.b32 / popc.b64 (a u32 count)")
+def _popc(L: Lowering, s: P.Instruction) -> None:
+    t = L.type_of(s)
+    d, a = s.operands
+    if t.bits == 32:
+        L.emit(Op.POPC, (L.write(d, Scalar.U32),), (L.read(a, Scalar.U32),))
+    else:
+        n = L.value(Op.POPC, Scalar.U64, L.read(a, Scalar.U64))
+        L.emit(Op.CVT, (L.write(d, Scalar.U32),), (n,))
 
 
 _VOTE = {"any": VoteMode.ANY, "all": VoteMode.ALL, "ballot": VoteMode.BALLOT}
