@@ -16,7 +16,7 @@ import tempfile
 import numpy as np
 
 from ..errors import CompileError, LaunchError, SimtError
-from ..ir.mir import ArrayParam, Function, LaunchSig
+from ..ir.mir import Function, LaunchSig
 from ..ir.types import Scalar
 from . import parser as P
 from .lower import TYPES, lower
