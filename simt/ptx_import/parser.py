@@ -2,7 +2,7 @@
 statements (labels, instructions, ``.loc`` line info) with the declarations it needs.
 
 It reads the shape of PTX only; what an instruction means is the lowering's business
-(lower.py). Every error names the PTX line.
+(lower.py, ops.py). Every error names the PTX line.
 """
 from __future__ import annotations
 
