@@ -391,3 +391,51 @@ def test_shared_out_of_bounds_names_the_shared_array():
     with pytest.raises(OutOfBoundsError, match=r"out-of-bounds shared read") as e:
         run(simt.from_ptx(ptx, "generic"), grid=1, block=64, inputs=[a])
     assert "words, 256 bytes" in str(e.value) and "threadIdx (x=63" in str(e.value)
+
+
+# --- the MIR the importer makes ---------------------------------------------------------------
+
+def test_pointer_ops_print_and_verify():
+    text = simt.from_ptx(CONTROL, "generic").mir()
+    assert "ld.generic.u32 [" in text and "st.generic.u32 [" in text
+    assert "addr @words" in text and "addr @generic_param_0" in text
+
+
+def test_verifier_rules_of_the_new_ops():
+    from simt.ir.mir import Block, Function, Instr, Op, Pointer, Reg, Space
+    from simt.ir.types import Scalar
+    from simt.ir.verify import MirVerifyError
+
+    def fn_with(*instrs):
+        return Function("k", [], [Block("entry", [*instrs, Instr(Op.RET)])])
+
+    a64, f, i32 = Reg(1, Scalar.U64), Reg(2, Scalar.F32), Reg(3, Scalar.I32)
+    ok = [Instr(Op.MOV, (a64,), (simt.ir.mir.Imm(0, Scalar.U64),)),
+          Instr(Op.LD, (f,), (a64,), Pointer(Space.GLOBAL, Scalar.F32))]
+    verify(fn_with(*ok))
+    bad_cases = {
+        "address must be": [Instr(Op.MOV, (f,), (simt.ir.mir.Imm(0.0, Scalar.F32),)),
+                            Instr(Op.LD, (Reg(4, Scalar.F32),), (f,), Pointer(Space.GLOBAL, Scalar.F32))],
+        "element type": [ok[0], Instr(Op.LD, (i32,), (a64,), Pointer(Space.GLOBAL, Scalar.F32))],
+        "one width": [ok[0], Instr(Op.BITCAST, (i32,), (a64,))],
+        "FMA sources": [ok[0], ok[1], Instr(Op.FMA, (Reg(5, Scalar.F32),), (f, f, Reg(6, Scalar.F64)))],
+    }
+    for message, instrs in bad_cases.items():
+        with pytest.raises(MirVerifyError, match=message):
+            verify(fn_with(*instrs))
+
+
+@needs_nvcc
+def test_nvcc_errors_come_back_as_compile_errors():
+    with pytest.raises(CompileError, match="nvcc failed"):
+        simt.from_cuda('extern "C" __global__ void broken(int* a) { a[0] = ; }\n', "broken")
+
+
+def test_negative_offsets_in_addresses():
+    ptx = CONTROL.read_text().replace("ld.u32 \t%r4, [%rd9];", "ld.u32 \t%r4, [%rd9+-4];") \
+        .replace("xor.b32 \t%r3, %r1, 1;", "xor.b32 \t%r3, %r1, 0;\n\tadd.u32 \t%r3, %r3, 1;")
+    if "[%rd9+-4]" not in ptx:
+        pytest.skip("pattern not found")
+    a = simt.array(np.arange(64, dtype=np.uint32))
+    run(simt.from_ptx(ptx, "generic"), grid=1, block=64, inputs=[a])
+    np.testing.assert_array_equal(a.numpy(), np.arange(64))

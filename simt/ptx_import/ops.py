@@ -315,7 +315,9 @@ def _address(L: Lowering, m: P.Operand, space: Space) -> Reg | Imm:
     else:
         base = L.read(m.base, at)
     if m.offset:
-        base = L.value(Op.ADD, base.type, base, Imm(m.offset % (1 << base.type.bits), base.type))
+        t = base.type
+        off = m.offset if t.np.kind == "i" else m.offset % (1 << t.bits)
+        base = L.value(Op.ADD, t, base, Imm(off, t))
     return base
 
 

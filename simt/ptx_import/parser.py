@@ -311,7 +311,7 @@ def _operand(s: str) -> Operand:
         return Vec(tuple(_atom(x) for x in s[1:-1].split(",")))
     if s.startswith("["):
         inner = s[1:-1].strip()
-        m = re.match(r"^([^+\-]+?)\s*([+-])\s*(\w+)$", inner)
+        m = re.match(r"^([^+\-]+?)\s*([+-])\s*(-?\w+)$", inner)      # [%rd1+8], [%rd1+-4]
         if m:
             off = int(m.group(3), 0)
             return Mem(_atom(m.group(1)), -off if m.group(2) == "-" else off)
