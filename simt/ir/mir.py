@@ -30,7 +30,7 @@ class Op(enum.Enum):
     ADD = enum.auto(); SUB = enum.auto(); MUL = enum.auto()
     DIV = enum.auto()      # ints: truncates toward zero (C); floats: IEEE round-to-nearest
     REM = enum.auto()      # ints: sign of dividend (C %); floats: fmod
-    FMA = enum.auto()      # dst = src0 * src1 + src2 rounded once (floats; PTX fma.rn)
+    FMA = enum.auto()      # dst = src0 * src1 + src2 rounded once: to nearest, or arg "rz"/"rm"/"rp" (f32)
     MIN = enum.auto(); MAX = enum.auto()  # floats: src0 if src0 <= src1 (>=) or src1 is NaN, else src1
     POW = enum.auto(); ATAN2 = enum.auto()
     COPYSIGN = enum.auto()  # |src0| with the sign bit of src1 (floats; a NaN's sign bit is unspecified)

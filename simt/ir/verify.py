@@ -206,6 +206,10 @@ def check_fma(ins: Instr) -> str | None:
         return f"FMA sources must have the destination type {t}, got {_types(ins)}"
     if t not in (Scalar.F32, Scalar.F64):
         return f"FMA needs f32 or f64, got {t}"
+    if ins.arg not in (None, "rz", "rm", "rp"):
+        return f"FMA rounds to nearest or by 'rz', 'rm', 'rp', not {ins.arg!r}"
+    if ins.arg is not None and t is not Scalar.F32:
+        return "FMA with a directed rounding takes f32 only"
     return None
 
 

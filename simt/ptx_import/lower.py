@@ -88,6 +88,9 @@ class Lowering:
                 raise self.unsupported(f"the address of {o.name} as {t}")
             a = self.value(Op.ADDR, Scalar.U64 if t.bits == 64 else Scalar.U32, arg=self.shared[o.name])
             return self.cast_bits(a, t)
+        if isinstance(o, P.Sym) and o.name in self.module.variables:
+            raise self.unsupported(f"{o.name} is a module-level variable (__device__/__constant__ "
+                                   f"data), not supported in this version")
         raise self.unsupported(f"operand {o}")
 
     def cast_bits(self, r: Reg, t: Scalar) -> Reg:
@@ -163,6 +166,8 @@ class Lowering:
     # --- the function ---------------------------------------------------------------------
     def run(self) -> Function:
         entry = self.entry
+        if entry.problem is not None:
+            raise entry.problem
         self._type_registers()
         for p in entry.params:
             t = TYPES.get(p.type)
@@ -247,6 +252,10 @@ class Lowering:
 
     def lower(self, s: P.Instruction) -> None:
         h = HANDLERS.get(s.opcode)
+        if s.opcode == "call":
+            raise self.error(f"`{s.full}` calls a device function: calls are not supported in this "
+                             f"version (inline the callee, e.g. __forceinline__; printf and "
+                             f"malloc are calls too): `{s.text}`")
         if h is None:
             raise self.error(f"PTX instruction `{s.full}` is not supported: `{s.text}`")
         if s.guard is not None and s.opcode != "bra":

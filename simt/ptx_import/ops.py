@@ -42,15 +42,18 @@ def _arith(L: Lowering, s: P.Instruction) -> None:
     _binary(L, s, _BIN[s.opcode], t)
 
 
-@handles("mul", doc=".lo, .wide, .hi (32-bit) on integers; f32/f64")
+@handles("mul", doc=".lo, .wide (32-bit), .hi (32- and 64-bit) on integers; f32/f64")
 def _mul(L: Lowering, s: P.Instruction) -> None:
     _check_mods(L, s)
     t = L.type_of(s)
     d, a, b = s.operands
     if t.is_float or "lo" in s.mods or not ("wide" in s.mods or "hi" in s.mods):
         return _binary(L, s, Op.MUL, t)
+    if t.bits == 64 and "hi" in s.mods:
+        L.emit(Op.MOV, (L.write(d, t),), (_mul_hi_64(L, L.read(a, t), L.read(b, t), t),))
+        return
     if t.bits != 32:
-        raise L.unsupported("64-bit .wide/.hi")
+        raise L.unsupported("64-bit .wide")
     wide = Scalar.I64 if t.np.kind == "i" else Scalar.U64
     x = L.value(Op.CVT, wide, L.read(a, t))
     y = L.value(Op.CVT, wide, L.read(b, t))
@@ -60,6 +63,28 @@ def _mul(L: Lowering, s: P.Instruction) -> None:
     p = L.value(Op.MUL, wide, x, y)
     h = L.value(Op.SHR, wide, p, Imm(32, wide))
     L.emit(Op.CVT, (L.write(d, t),), (h,))
+
+
+def _mul_hi_64(L: Lowering, a, b, t: Scalar) -> Reg:
+    """The high 64 bits of a 128-bit product, from 32-bit halves (no MIR op is wider)."""
+    u = Scalar.U64
+    x = a if a.type is u else (L.cast_bits(a, u) if isinstance(a, Reg) else Imm(a.value % 2**64, u))
+    y = b if b.type is u else (L.cast_bits(b, u) if isinstance(b, Reg) else Imm(b.value % 2**64, u))
+    mask, k32 = Imm(0xFFFFFFFF, u), Imm(32, u)
+    xl, xh = L.value(Op.AND, u, x, mask), L.value(Op.SHR, u, x, k32)
+    yl, yh = L.value(Op.AND, u, y, mask), L.value(Op.SHR, u, y, k32)
+    low = L.value(Op.MUL, u, xl, yl)
+    m1 = L.value(Op.ADD, u, L.value(Op.MUL, u, xh, yl), L.value(Op.SHR, u, low, k32))
+    m2 = L.value(Op.ADD, u, L.value(Op.MUL, u, xl, yh), L.value(Op.AND, u, m1, mask))
+    hi = L.value(Op.ADD, u, L.value(Op.MUL, u, xh, yh), L.value(Op.SHR, u, m1, k32))
+    hi = L.value(Op.ADD, u, hi, L.value(Op.SHR, u, m2, k32))
+    if t.np.kind == "i":     # signed: subtract b where a < 0 and a where b < 0 (mod 2**64)
+        zero = Imm(0, u)
+        neg_x = L.value(Op.SHR, u, x, Imm(63, u))
+        neg_y = L.value(Op.SHR, u, y, Imm(63, u))
+        hi = L.value(Op.SUB, u, hi, L.value(Op.SELECT, u, L.value(Op.NE, Scalar.BOOL, neg_x, zero), y, zero))
+        hi = L.value(Op.SUB, u, hi, L.value(Op.SELECT, u, L.value(Op.NE, Scalar.BOOL, neg_y, zero), x, zero))
+    return hi if t is u else L.cast_bits(hi, t)
 
 
 @handles("mad", doc=".lo and .wide (32-bit) on integers; mad.rn.f32/f64 is fma")
@@ -85,14 +110,16 @@ def _mad(L: Lowering, s: P.Instruction) -> None:
     L.emit(Op.ADD, (L.write(d, t),), (p, L.read(c, t)))
 
 
-@handles("fma", doc="fma.rn.f32/f64")
+@handles("fma", doc="fma.rn.f32/f64; fma.rz/.rm/.rp.f32 (exact when the sum fits a double, as in expf's "
+                    "range reduction)")
 def _fma(L: Lowering, s: P.Instruction) -> None:
-    _check_mods(L, s)
-    if any(m in s.mods for m in ("rz", "rm", "rp", "sat")):
-        raise L.unsupported("rounding modes other than .rn")
+    _check_mods(L, s, ("rz", "rm", "rp"))
     t = L.type_of(s)
+    mode = next((m for m in s.mods if m in ("rz", "rm", "rp")), None)
+    if "sat" in s.mods or (mode is not None and t is not Scalar.F32):
+        raise L.unsupported("directed rounding of f64, or .sat")
     d, a, b, c = s.operands
-    L.emit(Op.FMA, (L.write(d, t),), (L.read(a, t), L.read(b, t), L.read(c, t)))
+    L.emit(Op.FMA, (L.write(d, t),), (L.read(a, t), L.read(b, t), L.read(c, t)), mode)
 
 
 _UN = {"neg": Op.NEG, "abs": Op.ABS, "not": Op.NOT, "sqrt": Op.SQRT, "rsqrt": Op.RSQRT,
@@ -250,12 +277,20 @@ _ROUND = {"rni": Op.RINT, "rzi": Op.TRUNC, "rmi": Op.FLOOR, "rpi": Op.CEIL}
 
 @handles("cvt", doc="int <-> int (wraps, sign- or zero-extends), float -> int (.rni .rzi .rmi .rpi; "
                     "saturating, NaN -> 0), int -> float (.rn), f32 <-> f64 (.rn), float -> same-size "
-                    "float rounding to an integer (.rni .rzi .rmi .rpi)")
+                    "float rounding to an integer (.rni .rzi .rmi .rpi), cvt.sat.f32.f32 (clamp to [0, 1])")
 def _cvt(L: Lowering, s: P.Instruction) -> None:
     mods = [m for m in s.mods if m != "ftz"]
-    if len(mods) < 2 or mods[-1] not in TYPES or mods[-2] not in TYPES or "sat" in mods:
+    sat = "sat" in mods
+    mods = [m for m in mods if m != "sat"]
+    if len(mods) < 2 or mods[-1] not in TYPES or mods[-2] not in TYPES:
         raise L.unsupported()
     dt, st = TYPES[mods[-2]], TYPES[mods[-1]]
+    if sat:      # float results clamped to [0, 1], NaN -> 0 (MAX gives 0 for a NaN first operand)
+        if not (dt is st and dt.is_float) or len(mods) != 2:
+            raise L.unsupported(".sat other than cvt.sat.f32.f32 / .f64.f64")
+        x = L.value(Op.MAX, dt, L.read(s.operands[1], st), Imm(0.0, dt))
+        L.emit(Op.MIN, (L.write(s.operands[0], dt),), (x, Imm(1.0, dt)))
+        return
     rnd = mods[0] if len(mods) == 3 else None
     d, a = s.operands
     x = L.read(a, st)
@@ -498,6 +533,17 @@ def _fence(L: Lowering, s: P.Instruction) -> None:
 def _activemask(L: Lowering, s: P.Instruction) -> None:
     (d,) = s.operands
     L.emit(Op.ACTIVEMASK, (L.write(d, Scalar.U32),))
+
+
+@handles("clz", doc="clz.b32 / clz.b64 (a u32 count): leading zeros, through popc of the smeared bits")
+def _clz(L: Lowering, s: P.Instruction) -> None:
+    t = Scalar.U32 if L.type_of(s).bits == 32 else Scalar.U64
+    d, a = s.operands
+    x = L.read(a, t)
+    for k in (1, 2, 4, 8, 16, 32)[:5 if t.bits == 32 else 6]:
+        x = L.value(Op.OR, t, x, L.value(Op.SHR, t, x, Imm(k, t)))
+    n = L.value(Op.SUB, t, Imm(t.bits, t), L.value(Op.POPC, t, x))
+    L.emit(Op.MOV if t.bits == 32 else Op.CVT, (L.write(d, Scalar.U32),), (n,))
 
 
 @handles("popc", doc="popc.b32 / popc.b64 (a u32 count)")

@@ -87,6 +87,7 @@ class Entry:
     shared: list[SharedVar] = field(default_factory=list)
     body: list[Instruction | Label] = field(default_factory=list)
     line: int = 0
+    problem: CompileError | None = None     # the first statement it could not read
 
 
 @dataclass
@@ -96,6 +97,7 @@ class Module:
     address_size: int = 64
     entries: dict[str, Entry] = field(default_factory=dict)
     files: dict[int, str] = field(default_factory=dict)     # .file number -> path
+    variables: dict[str, int] = field(default_factory=dict) # module-level variable -> PTX line
     path: str = "<ptx>"
 
 
@@ -142,13 +144,33 @@ def parse(text: str, path: str = "<ptx>") -> Module:
             mod.entries[entry.name] = entry
             continue
         elif re.match(r"(\.visible\s+|\.weak\s+|\.extern\s+)*\.func\b", raw):
-            raise ptx_error(path, lineno, "device functions (.func, calls) are not supported in this "
-                            "version; compile with the callee inlined (__forceinline__)")
-        elif re.match(r"(\.visible\s+|\.extern\s+)*\.(global|const|shared)\b", raw):
-            raise ptx_error(path, lineno, f"module-level variables are not supported in this "
-                            f"version: {raw.rstrip(';')}")
+            # device functions: skipped here; a kernel that calls one fails at its `call`
+            i = _skip_declaration(lines, i)
+            continue
+        elif re.match(r"(\.visible\s+|\.extern\s+|\.weak\s+)*\.(global|const|shared)\b", raw):
+            # module-level variables: a kernel that uses one fails on that operand
+            name = re.search(r"([\w$]+)\s*(\[\d*\])?\s*(=|;)", raw)
+            if name:
+                mod.variables[name.group(1)] = lineno
+            i = _skip_declaration(lines, i)
+            continue
         i += 1
     return mod
+
+
+def _skip_declaration(lines: list[str], i: int) -> int:
+    """Past a declaration ending in ';' or a definition's braced body."""
+    depth, started = 0, False
+    while i < len(lines):
+        line = lines[i]
+        depth += line.count("{") - line.count("}")
+        started = started or "{" in line
+        i += 1
+        if started and depth <= 0:
+            return i
+        if not started and line.rstrip().endswith(";") and depth <= 0:
+            return i
+    return i
 
 
 def _skip_braces(lines: list[str], i: int) -> int:
@@ -196,7 +218,7 @@ def _parse_entry(lines: list[str], i: int, path: str) -> tuple[Entry, int]:
         i += 1
         if not raw:
             continue
-        if raw.startswith(".loc"):
+        if re.match(r"\.loc\s", raw):
             parts = raw.replace(",", " ").split()
             loc = (int(parts[1]), int(parts[2]), int(parts[3]) if len(parts) > 3 else 0)
             continue
@@ -206,7 +228,10 @@ def _parse_entry(lines: list[str], i: int, path: str) -> tuple[Entry, int]:
             piece = piece.strip()
             if piece == ";":
                 if pending.strip():
-                    _statement(entry, pending.strip(), pending_line, loc, path)
+                    try:
+                        _statement(entry, pending.strip(), pending_line, loc, path)
+                    except CompileError as e:      # raised when this kernel is lowered
+                        entry.problem = entry.problem or e
                 pending = ""
                 continue
             # braces at the start of a statement open and close scopes; later ones are vectors

@@ -216,11 +216,18 @@ def make_step(ins: Instr, d: list[int], s: list[int],
         t_np = ins.dsts[0].type.np
         wide = np.float64 if t_np == np.float32 else np.longdouble
 
+        rounding = ins.arg
+
         def fma(env, ctx):
             # f32: the product is exact in f64, so one f64 sum then rounding to f32 is fused
-            # but for rare double-rounding ties; f64 goes through long double (not exact)
+            # but for rare double-rounding cases; f64 goes through long double (not exact)
             x = np.asarray(env[a], dtype=wide) * np.asarray(env[b], dtype=wide)
-            v = (x + np.asarray(env[c], dtype=wide)).astype(t_np)
+            exact = x + np.asarray(env[c], dtype=wide)
+            v = exact.astype(t_np)
+            if rounding is not None:     # directed: step from nearest toward the mode's side
+                toward = {"rm": -np.inf, "rp": np.inf, "rz": 0.0}[rounding]
+                wrong = {"rm": v > exact, "rp": v < exact, "rz": np.abs(v) > np.abs(exact)}[rounding]
+                v = np.where(wrong, np.nextafter(v, t_np.type(toward)), v).astype(t_np)
             env[out] = v if v.ndim else v[()]
         return fma
     if op is Op.BITCAST:
