@@ -53,7 +53,7 @@ class Op(enum.Enum):
     LD = enum.auto()       # dsts[0..w) = mem[src0 .. src0+w)      arg: MemRef, or Pointer (src0 a byte address)
     ST = enum.auto()       # mem[src0 .. src0+w) = srcs[1..]        arg: MemRef, or Pointer
     ATOM = enum.auto()     # dst = old mem[src0]; mem[src0] = f(old, src1[, src2])  arg: AtomArg
-    ADDR = enum.auto()     # dst(u64, or u32 for shared) = byte address of element 0  arg: MemRef
+    ADDR = enum.auto()     # dst(u64, or u32 for shared/local) = byte address of element 0  arg: MemRef
     DIM = enum.auto()      # dst(i32) = extent of dimension k of an array   arg: DimArg
     # execution model
     SREG = enum.auto()     # dst = special register                 arg: SReg
@@ -94,12 +94,14 @@ class Space(enum.Enum):
     SHARED = "shared"
     LOCAL = "local"
     PARAM = "param"
-    GENERIC = "generic"    # pointers only: shared at GENERIC_SHARED_BASE + offset, else global
+    GENERIC = "generic"    # pointers only: shared or local by the windows below, else global
 
 
-# Where a block's shared window lies in the generic address space (PTX cvta.shared adds it).
-# Global addresses are the same in generic and global space; launches place arrays far above.
+# Where a block's shared window and a thread's local window lie in the generic address space
+# (PTX cvta.shared / cvta.local add them). Global addresses are the same in generic and
+# global space; launches place arrays far above both.
 GENERIC_SHARED_BASE = 0x1000_0000_0000
+GENERIC_LOCAL_BASE = 0x2000_0000_0000
 
 
 class SReg(enum.Enum):
@@ -205,8 +207,9 @@ class MemRef:
 @dataclass(frozen=True)
 class Pointer:
     """A byte-addressed access: ``elem`` scalars at the address in src0, in ``space``
-    (GLOBAL: the launch's arrays; SHARED: an offset in the block's shared window; GENERIC:
-    either, by address). The address must be aligned to the access's size."""
+    (GLOBAL: the launch's arrays; SHARED: an offset in the block's shared window; LOCAL: an
+    offset in the thread's own local window; GENERIC: any of them, by address). The address
+    must be aligned to the access's size."""
     space: Space
     elem: Scalar
 
@@ -315,6 +318,7 @@ class Function:
     loc: Loc | None = None
     tid_ndim: int = 0            # values the kernel unpacks from tid() (0: never called)
     thread_idx_ndim: int = 0     # same for thread_idx()/block_idx()/block_dim()/grid_dim()
+    local: list[MemRef] = field(default_factory=list)    # per-thread arrays (imported stack frames)
 
     @property
     def entry(self) -> Block:

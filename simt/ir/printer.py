@@ -128,6 +128,8 @@ def format_function(fn: Function, with_loc: bool = True) -> str:
     lines = [format_header(fn)]
     for mem in fn.shared:
         lines.append(f"  shared {format_memref(mem)}")
+    for mem in fn.local:
+        lines.append(f"  local {format_memref(mem)}")
     for block in fn.blocks:
         lines.append(f"{block.label}:")
         for ins in block.instrs:

@@ -153,8 +153,8 @@ def _address_ok(ins: Instr, ptr: Pointer) -> str | None:
     if not ins.srcs:
         return f"{ins.op.name} needs an address source"
     want = (Scalar.U64, Scalar.I64)
-    want += (Scalar.U32, Scalar.I32) if ptr.space is Space.SHARED else ()
-    if ptr.space not in (Space.GLOBAL, Space.SHARED, Space.GENERIC):
+    want += (Scalar.U32, Scalar.I32) if ptr.space in (Space.SHARED, Space.LOCAL) else ()
+    if ptr.space not in (Space.GLOBAL, Space.SHARED, Space.LOCAL, Space.GENERIC):
         return f"{ins.op.name} through a {ptr.space.value} pointer is not supported"
     if ins.srcs[0].type not in want:
         return f"{ins.op.name} address must be {' or '.join(map(str, want))}, got {ins.srcs[0].type}"
@@ -191,7 +191,7 @@ def check_addr(ins: Instr) -> str | None:
     err = _shape(ins, 1, 0)
     if err:
         return err
-    want = (Scalar.U64, Scalar.U32) if ins.arg.space is Space.SHARED else (Scalar.U64,)
+    want = (Scalar.U64, Scalar.U32) if ins.arg.space in (Space.SHARED, Space.LOCAL) else (Scalar.U64,)
     if ins.dst.type not in want:
         return f"ADDR of {ins.arg} writes {' or '.join(map(str, want))}, not {ins.dst.type}"
     return None
@@ -502,6 +502,11 @@ class _Verifier:
                 self.fail(f"shared allocation {mem} at offset {mem.offset} is not aligned to "
                           f"{mem.elem.nbytes} bytes")
             spans.append((mem.offset, mem.offset + mem.size * mem.elem.nbytes, mem))
+        for mem in fn.local:
+            if mem.space is not Space.LOCAL or mem.shape is None or mem.name in self.memrefs:
+                self.fail(f"local allocation {mem} must be in local space with a static shape "
+                          f"and a name of its own")
+            self.memrefs[mem.name] = mem
         spans.sort(key=lambda s: (s[0], s[1]))
         reach_end, owner = 0, None
         for start, end, mem in spans:
@@ -558,7 +563,7 @@ class _Verifier:
                         self.fail(f"source {s!r} is neither a register nor an immediate", b, i)
                 mem = _memref_of(ins)
                 if mem is not None and mem.name not in self.memrefs:
-                    self.fail(f"{mem} is neither a parameter nor a shared allocation", b, i)
+                    self.fail(f"{mem} is neither a parameter nor a shared or local allocation", b, i)
 
     def check_register_types(self) -> None:
         seen: dict[int, Reg] = {}

@@ -44,6 +44,16 @@ class ImportedKernel:
             fn = self._compiled[pointer_params] = lower(self.module, self.entry, self.key, pointer_params)
         return fn
 
+    def variable_array(self, name: str):
+        """The data of a module-level variable: made once, kept across launches (as a CUDA
+        module's __device__ variables are)."""
+        arrays = self.__dict__.setdefault("_variables", {})
+        if name not in arrays:
+            from ..arrays import array
+            data = np.frombuffer(self.module.variables[name].data, dtype=np.uint8).copy()
+            arrays[name] = array(data, dtype=Scalar.U8.np.type)
+        return arrays[name]
+
     def mir(self, pointer_params=None) -> str:
         """The printed MIR, with every .u64 parameter a pointer unless told otherwise."""
         from ..ir.printer import format_function
@@ -235,6 +245,8 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
             except LaunchError as e:
                 raise LaunchError(f"{where}, {label}: {str(e).split(': ', 1)[-1]}") from None
     fn = kernel.compile(frozenset(pointers))
+    for p in fn.params[len(params):]:           # module-level variables the kernel reaches
+        bound.append(("array", array_arguments(p.name, kernel.variable_array(p.name))))
     from ..launch import check_shared_memory
     check_shared_memory(kernel, fn, arch)
     args = []

@@ -41,6 +41,8 @@ class Lowering:
         self.params: list = []
         self.param_value: dict[str, tuple] = {}       # param name -> ("reg", Reg) | ("array", MemRef)
         self.shared: dict[str, MemRef] = {}
+        self.local: dict[str, MemRef] = {}
+        self.variables: dict[str, MemRef] = {}      # module-level variables the kernel uses
         self.regs: dict[str, Reg] = {}
         self.read_regs = {o.name for s in entry.body if isinstance(s, P.Instruction)
                           for o in _reads(s) if isinstance(o, P.Reg)}
@@ -83,15 +85,25 @@ class Lowering:
                 r = self.value(Op.SREG, Scalar.I32, arg=SREGS[o.name])
                 return self.cast_bits(r, t)
             return self.cast_bits(self.reg_of(o.name), t)
-        if isinstance(o, P.Sym) and o.name in self.shared:
+        if isinstance(o, P.Sym) and (o.name in self.shared or o.name in self.local):
             if t not in (Scalar.U32, Scalar.U64, Scalar.I32, Scalar.I64):
                 raise self.unsupported(f"the address of {o.name} as {t}")
-            a = self.value(Op.ADDR, Scalar.U64 if t.bits == 64 else Scalar.U32, arg=self.shared[o.name])
+            mem = self.shared.get(o.name) or self.local[o.name]
+            a = self.value(Op.ADDR, Scalar.U64 if t.bits == 64 else Scalar.U32, arg=mem)
             return self.cast_bits(a, t)
         if isinstance(o, P.Sym) and o.name in self.module.variables:
-            raise self.unsupported(f"{o.name} is a module-level variable (__device__/__constant__ "
-                                   f"data), not supported in this version")
+            return self.cast_bits(self.value(Op.ADDR, Scalar.U64, arg=self.variable(o.name)), t)
         raise self.unsupported(f"operand {o}")
+
+    def variable(self, name: str) -> MemRef:
+        """A module-level variable: a hidden array parameter the launch binds to its data."""
+        v = self.module.variables[name]
+        if isinstance(v, str):
+            raise self.unsupported(f"module-level variable {name}: {v}")
+        mem = self.variables.get(name)
+        if mem is None:
+            mem = self.variables[name] = MemRef(name, Space.GLOBAL, Scalar.U8, 1, dtype_name="bytes")
+        return mem
 
     def cast_bits(self, r: Reg, t: Scalar) -> Reg:
         if r.type is t:
@@ -191,6 +203,14 @@ class Lowering:
             self.shared[v.name] = MemRef(v.name, Space.SHARED, Scalar.U8, 1, shape=(size,),
                                          offset=offset, dtype_name="bytes")
             offset += size
+        offset = 0
+        for v in entry.local:
+            align = max(v.align, SHARED_ALIGN)
+            offset = -(-offset // align) * align
+            size = -(-v.nbytes // SHARED_ALIGN) * SHARED_ALIGN
+            self.local[v.name] = MemRef(v.name, Space.LOCAL, Scalar.U8, 1, shape=(size,),
+                                        offset=offset, dtype_name="bytes")
+            offset += size
         self.start_block("entry")
         for s in entry.body:
             if isinstance(s, P.Label):
@@ -209,8 +229,9 @@ class Lowering:
         blocks = _layout(self.blocks)
         for b in blocks:
             simplify(b, fixed)
+        self.params += [ArrayParam(name, mem) for name, mem in self.variables.items()]
         fn = Function(self.name, self.params, blocks,
-                      shared=list(self.shared.values()), loc=Loc(self.module.path, entry.line, 0, self.name))
+                      shared=list(self.shared.values()), local=list(self.local.values()), loc=Loc(self.module.path, entry.line, 0, self.name))
         return fn
 
     def _loc(self, s: P.Instruction) -> Loc:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..ir.mir import (GENERIC_SHARED_BASE, AtomArg, AtomOp, Block, Imm, Op, Pointer, Reg,
+from ..ir.mir import (GENERIC_LOCAL_BASE, GENERIC_SHARED_BASE, AtomArg, AtomOp, Block, Imm, Op, Pointer, Reg,
                       ShflMode, Space, SReg, VoteMode)
 from ..ir.types import Scalar
 from . import parser as P
@@ -123,18 +123,25 @@ def _fma(L: Lowering, s: P.Instruction) -> None:
 
 
 _UN = {"neg": Op.NEG, "abs": Op.ABS, "not": Op.NOT, "sqrt": Op.SQRT, "rsqrt": Op.RSQRT,
-       "ex2": Op.EXP2, "lg2": Op.LOG2, "sin": Op.SIN, "cos": Op.COS}
+       "ex2": Op.EXP2, "lg2": Op.LOG2, "sin": Op.SIN, "cos": Op.COS, "tanh": Op.TANH}
 
 
 @handles("neg", "abs", "not", doc="integers and floats (not: .b32/.b64/.pred)")
-@handles("sqrt", "rsqrt", "ex2", "lg2", "sin", "cos",
-         doc=".approx and .rn f32/f64, computed as the MIR's SQRT/RSQRT/EXP2/LOG2/SIN/COS (to "
+@handles("sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh",
+         doc=".approx and .rn f32/f64, computed as the MIR's SQRT/RSQRT/EXP2/LOG2/SIN/COS/TANH (to "
              "within the host math library's error, not the GPU's .approx error)")
 def _unary(L: Lowering, s: P.Instruction) -> None:
     _check_mods(L, s)
     t = L.type_of(s)
     d, a = s.operands
     L.emit(_UN[s.opcode], (L.write(d, t),), (L.read(a, t),))
+
+
+@handles("copysign", doc="copysign.f32/.f64 d, a, b: b's magnitude with a's sign")
+def _copysign(L: Lowering, s: P.Instruction) -> None:
+    t = L.type_of(s)
+    d, a, b = s.operands
+    L.emit(Op.COPYSIGN, (L.write(d, t),), (L.read(b, t), L.read(a, t)))
 
 
 @handles("rcp", doc=".rn and .approx f32/f64: 1 / x")
@@ -256,8 +263,8 @@ def _mov(L: Lowering, s: P.Instruction) -> None:
     L.emit(Op.MOV, (L.write(d, t),), (L.read(a, t),))
 
 
-@handles("cvta", doc="cvta(.to).global/.shared .u64 (generic <-> global is the identity; shared "
-                     "lies at a fixed window of the generic space)")
+@handles("cvta", doc="cvta(.to).global/.shared/.local .u64 (generic <-> global is the identity; "
+                     "shared and local lie at fixed windows of the generic space)")
 def _cvta(L: Lowering, s: P.Instruction) -> None:
     t = L.type_of(s)
     d, a = s.operands
@@ -266,10 +273,11 @@ def _cvta(L: Lowering, s: P.Instruction) -> None:
     x = L.read(a, t)
     if "global" in s.mods:
         L.emit(Op.MOV, (L.write(d, t),), (x,))
-    elif "shared" in s.mods:
-        L.emit(Op.SUB if "to" in s.mods else Op.ADD, (L.write(d, t),), (x, Imm(GENERIC_SHARED_BASE, t)))
+    elif "shared" in s.mods or "local" in s.mods:
+        base = GENERIC_SHARED_BASE if "shared" in s.mods else GENERIC_LOCAL_BASE
+        L.emit(Op.SUB if "to" in s.mods else Op.ADD, (L.write(d, t),), (x, Imm(base, t)))
     else:
-        raise L.unsupported("state spaces other than .global and .shared")
+        raise L.unsupported("state spaces other than .global, .shared and .local")
 
 
 _ROUND = {"rni": Op.RINT, "rzi": Op.TRUNC, "rmi": Op.FLOOR, "rpi": Op.CEIL}
@@ -314,7 +322,7 @@ def _cvt(L: Lowering, s: P.Instruction) -> None:
     L.emit(Op.CVT if st is not dt else Op.MOV, (L.write(d, dt),), (x,))
 
 
-_MEMORY_MODS = {"global", "shared", "shared::cta", "param", "nc", "ca", "cg", "cs", "lu", "cv",
+_MEMORY_MODS = {"global", "shared", "local", "const", "shared::cta", "param", "nc", "ca", "cg", "cs", "lu", "cv",
                 "volatile", "relaxed", "weak", "gpu", "cta", "sys", "v2", "v4"}
 
 
@@ -328,7 +336,11 @@ def _space(L: Lowering, s: P.Instruction) -> Space:
             return Space.GLOBAL
         if m in ("shared", "shared::cta"):
             return Space.SHARED
-        if m in ("local", "const", "param", "shared::cluster"):
+        if m == "local":
+            return Space.LOCAL
+        if m == "const":          # module constants: read-only global data here
+            return Space.GLOBAL
+        if m in ("param", "shared::cluster"):
             raise L.unsupported(f".{m} memory")
     return Space.GENERIC
 
@@ -336,15 +348,21 @@ def _space(L: Lowering, s: P.Instruction) -> Space:
 def _address(L: Lowering, m: P.Operand, space: Space) -> Reg | Imm:
     if not isinstance(m, P.Mem):
         raise L.unsupported(f"address {m}")
-    at = Scalar.U32 if space is Space.SHARED else Scalar.U64
+    window = space in (Space.SHARED, Space.LOCAL)        # 32-bit offsets will do
+    at = Scalar.U32 if window else Scalar.U64
     if isinstance(m.base, P.Reg) and m.base.name in L.regs:
         r = L.regs[m.base.name]
-        if r.type.is_int and (r.type.bits == 64 or (space is Space.SHARED and r.type.bits == 32)):
+        if r.type.is_int and (r.type.bits == 64 or (window and r.type.bits == 32)):
             at = r.type                # any integer of an address's width will do
     if isinstance(m.base, P.Sym):
-        if m.base.name not in L.shared or space is not Space.SHARED:
+        if m.base.name in L.shared and space is Space.SHARED:
+            base = L.value(Op.ADDR, Scalar.U32, arg=L.shared[m.base.name])
+        elif m.base.name in L.local and space is Space.LOCAL:
+            base = L.value(Op.ADDR, Scalar.U32, arg=L.local[m.base.name])
+        elif m.base.name in L.module.variables and space in (Space.GLOBAL, Space.GENERIC):
+            base = L.value(Op.ADDR, Scalar.U64, arg=L.variable(m.base.name))
+        else:
             raise L.unsupported(f"address [{m.base.name}]")
-        base = L.value(Op.ADDR, Scalar.U32, arg=L.shared[m.base.name])
     elif isinstance(m.base, P.Imm):
         raise L.unsupported("absolute addresses")
     else:
@@ -366,7 +384,7 @@ def _vector(s: P.Instruction) -> int:
     return 1
 
 
-@handles("ld", doc="ld.param of the kernel's parameters; ld.global/.shared/generic, .v2/.v4, .nc, "
+@handles("ld", doc="ld.param of the kernel's parameters; ld.global/.shared/.local/generic, .v2/.v4, .nc, "
                    "cache hints, 8- to 64-bit integers and f32/f64")
 def _ld(L: Lowering, s: P.Instruction) -> None:
     t = L.type_of(s)
@@ -405,7 +423,7 @@ def _ld_param(L: Lowering, s, t, d, m) -> None:
         L.emit(Op.CVT, (L.write(d, t),), (L.cast_bits(v, v.type),))
 
 
-@handles("st", doc="st.global/.shared/generic, .v2/.v4, cache hints, 8- to 64-bit integers and f32/f64")
+@handles("st", doc="st.global/.shared/.local/generic, .v2/.v4, cache hints, 8- to 64-bit integers and f32/f64")
 def _st(L: Lowering, s: P.Instruction) -> None:
     t = L.type_of(s)
     m, v = s.operands
@@ -544,6 +562,35 @@ def _clz(L: Lowering, s: P.Instruction) -> None:
         x = L.value(Op.OR, t, x, L.value(Op.SHR, t, x, Imm(k, t)))
     n = L.value(Op.SUB, t, Imm(t.bits, t), L.value(Op.POPC, t, x))
     L.emit(Op.MOV if t.bits == 32 else Op.CVT, (L.write(d, Scalar.U32),), (n,))
+
+
+@handles("bfe", "bfi", doc="bfe.u32/.s32/.u64/.s64 and bfi.b32/.b64 with immediate position and length")
+def _bitfield(L: Lowering, s: P.Instruction) -> None:
+    t = L.type_of(s)
+    *operands, pos_o, len_o = s.operands
+    pos, n = L.constant(pos_o), L.constant(len_o)
+    if pos is None or n is None:
+        raise L.unsupported("a position or length that is not an immediate")
+    bits = t.bits
+    pos, n = min(pos & 255, bits), min(n & 255, bits)
+    if s.opcode == "bfi":
+        u = Scalar.U32 if bits == 32 else Scalar.U64
+        d, a, b = operands
+        n = min(n, bits - pos)
+        mask = ((1 << n) - 1) << pos
+        kept = L.value(Op.AND, u, L.read(b, u), Imm(~mask & ((1 << bits) - 1), u))
+        put = L.value(Op.AND, u, L.value(Op.SHL, u, L.read(a, u), Imm(pos, u)), Imm(mask, u))
+        L.emit(Op.OR, (L.write(d, u),), (kept, put))
+        return
+    d, a = operands
+    x = L.read(a, t)
+    if n == 0:
+        L.emit(Op.MOV, (L.write(d, t),), (Imm(0, t),))
+        return
+    if pos + n > bits:     # PTX: bits past the top repeat the sign bit (signed) or are 0
+        n = bits - pos
+    up = L.value(Op.SHL, t, x, Imm(bits - pos - n, t))
+    L.emit(Op.SHR, (L.write(d, t),), (up, Imm(bits - n, t)))     # SHR is arithmetic if signed
 
 
 @handles("popc", doc="popc.b32 / popc.b64 (a u32 count)")

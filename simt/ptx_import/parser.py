@@ -80,11 +80,20 @@ class SharedVar:
 
 
 @dataclass
+class Variable:
+    """A module-level .global/.const variable: its initial bytes."""
+    name: str
+    data: bytes
+    line: int
+
+
+@dataclass
 class Entry:
     name: str
     params: list[Param]
     regs: dict[str, str] = field(default_factory=dict)      # register name -> type ("b32", "pred")
     shared: list[SharedVar] = field(default_factory=list)
+    local: list[SharedVar] = field(default_factory=list)     # per-thread arrays (stack frames)
     body: list[Instruction | Label] = field(default_factory=list)
     line: int = 0
     problem: CompileError | None = None     # the first statement it could not read
@@ -97,7 +106,7 @@ class Module:
     address_size: int = 64
     entries: dict[str, Entry] = field(default_factory=dict)
     files: dict[int, str] = field(default_factory=dict)     # .file number -> path
-    variables: dict[str, int] = field(default_factory=dict) # module-level variable -> PTX line
+    variables: dict[str, "Variable | str"] = field(default_factory=dict)  # name -> it, or why not
     path: str = "<ptx>"
 
 
@@ -148,14 +157,63 @@ def parse(text: str, path: str = "<ptx>") -> Module:
             i = _skip_declaration(lines, i)
             continue
         elif re.match(r"(\.visible\s+|\.extern\s+|\.weak\s+)*\.(global|const|shared)\b", raw):
-            # module-level variables: a kernel that uses one fails on that operand
-            name = re.search(r"([\w$]+)\s*(\[\d*\])?\s*(=|;)", raw)
-            if name:
-                mod.variables[name.group(1)] = lineno
-            i = _skip_declaration(lines, i)
+            # module-level variables: data a kernel reaches by address (a kernel using one
+            # that could not be read fails on that operand)
+            end = _skip_declaration(lines, i)
+            _module_variable(mod, " ".join(lines[i:end]), lineno)
+            i = end
             continue
         i += 1
     return mod
+
+
+_VARIABLE = re.compile(r"^(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(global|const|shared)\s+"
+                       r"(?:\.align\s+\d+\s+)?\.(\w+)\s+([\w$]+)\s*(?:\[(\d*)\])?\s*(?:=\s*(.*?))?\s*;\s*$", re.S)
+_SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "b32": 4, "u32": 4, "s32": 4,
+          "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8}
+
+
+def _module_variable(mod: Module, text: str, line: int) -> None:
+    m = _VARIABLE.match(text.strip())
+    if not m:
+        name = re.search(r"([\w$]+)\s*(\[\d*\])?\s*(=|;)", text)
+        if name:
+            mod.variables[name.group(1)] = f"PTX line {line}: cannot read `{text.strip()[:80]}`"
+        return
+    space, typ, name, count, init = m.groups()
+    if space == "shared" or "extern" in text.split(name)[0]:
+        mod.variables[name] = f"PTX line {line}: {space} variables declared outside a kernel are not supported"
+        return
+    size = _SIZES.get(typ)
+    if size is None or count == "":
+        mod.variables[name] = f"PTX line {line}: a .{typ} variable{'' if count != '' else ' of unknown size'} is not supported"
+        return
+    n = int(count) if count else 1
+    data = bytearray(n * size)
+    if init:
+        items = [x.strip() for x in init.strip().strip("{}").split(",") if x.strip()]
+        try:
+            for k, item in enumerate(items[:n]):
+                data[k * size:(k + 1) * size] = _initial_bytes(item, typ, size)
+        except ValueError:
+            mod.variables[name] = f"PTX line {line}: the initializer of {name} is not supported"
+            return
+    mod.variables[name] = Variable(name, bytes(data), line)
+
+
+def _initial_bytes(item: str, typ: str, size: int) -> bytes:
+    import struct
+    neg = item.startswith("-")
+    body = item.lstrip("+-")
+    if body[:2] in ("0f", "0F") and size == 4:
+        return bytes.fromhex(body[2:])[::-1] if not neg else struct.pack("<f", -struct.unpack(">f", bytes.fromhex(body[2:]))[0])
+    if body[:2] in ("0d", "0D") and size == 8:
+        return bytes.fromhex(body[2:])[::-1] if not neg else struct.pack("<d", -struct.unpack(">d", bytes.fromhex(body[2:]))[0])
+    if typ == "f32":
+        return struct.pack("<f", float(item))
+    if typ == "f64":
+        return struct.pack("<d", float(item))
+    return (int(item.rstrip("U"), 0) % (1 << (8 * size))).to_bytes(size, "little")
 
 
 def _skip_declaration(lines: list[str], i: int) -> int:
@@ -269,21 +327,25 @@ def _statement(entry: Entry, text: str, line: int, loc, path: str) -> None:
             else:
                 entry.regs[item] = typ
         return
-    if text.startswith(".shared"):
-        m = _SHARED_DECL.match(text)
+    if text.startswith((".shared", ".local")):
+        local = text.startswith(".local")
+        m = _SHARED_DECL.match(text.replace(".local", ".shared", 1))
         if not m or (m.group(4) and not m.group(5)):
-            raise ptx_error(path, line, f"only static shared arrays are supported, not {text!r} "
+            raise ptx_error(path, line, f"only static arrays are supported, not {text!r} "
                             f"(dynamic shared memory comes in a later version)")
         esize = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "b32": 4, "u32": 4,
                  "s32": 4, "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8}.get(m.group(2))
         if esize is None:
-            raise ptx_error(path, line, f"shared array of .{m.group(2)} is not supported")
-        entry.shared.append(SharedVar(m.group(3), esize * int(m.group(5) or 1),
-                                      int(m.group(1) or esize), line))
+            raise ptx_error(path, line, f"arrays of .{m.group(2)} are not supported")
+        (entry.local if local else entry.shared).append(
+            SharedVar(m.group(3), esize * int(m.group(5) or 1), int(m.group(1) or esize), line))
         return
-    if text.startswith((".local", ".global", ".const")):
-        raise ptx_error(path, line, f"{text.split()[0]} variables are not supported in this version "
-                        f"(local arrays and stack frames come later): {text}")
+    if text.startswith((".global", ".const")):
+        raise ptx_error(path, line, f"{text.split()[0]} variables in a kernel are not supported in "
+                        f"this version: {text}")
+    if text.startswith(".param"):
+        raise ptx_error(path, line, f"a call's parameters ({text}): device function calls "
+                        f"(printf and malloc among them) are not supported in this version")
     if text.startswith("."):
         raise ptx_error(path, line, f"directive {text.split()[0]} is not supported")
     entry.body.append(_instruction(text, line, loc, path))

@@ -123,3 +123,50 @@ extern "C" __global__ void math(const float* x, float* y, const double* xd, doub
     yd[2 * i] = sqrt(xd[i]) + (double)x[i];
     yd[2 * i + 1] = xd[i] / 3.0;
 }
+
+#define T2 16
+extern "C" __global__ void matmul(const float* A, const float* B, float* C, int n) {
+    __shared__ float As[T2][T2], Bs[T2][T2];
+    int r = blockIdx.y * T2 + threadIdx.y, c = blockIdx.x * T2 + threadIdx.x;
+    float acc = 0;
+    for (int k0 = 0; k0 < n; k0 += T2) {
+        As[threadIdx.y][threadIdx.x] = (r < n && k0 + threadIdx.x < n) ? A[r * n + k0 + threadIdx.x] : 0;
+        Bs[threadIdx.y][threadIdx.x] = (c < n && k0 + threadIdx.y < n) ? B[(k0 + threadIdx.y) * n + c] : 0;
+        __syncthreads();
+        for (int k = 0; k < T2; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }
+    if (r < n && c < n) C[r * n + c] = acc;
+}
+extern "C" __global__ void softmax_row(const float* x, float* y, int n) {
+    int row = blockIdx.x;
+    float m = -INFINITY;
+    for (int j = 0; j < n; ++j) m = fmaxf(m, x[row * n + j]);
+    float s = 0;
+    for (int j = 0; j < n; ++j) s += expf(x[row * n + j] - m);
+    for (int j = threadIdx.x; j < n; j += blockDim.x) y[row * n + j] = expf(x[row * n + j] - m) / s;
+}
+extern "C" __global__ void fatomics(float* f, double* d, unsigned long long* u, const float* x) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    atomicAdd(f, x[i]);
+    atomicAdd(d, (double)x[i]);
+    atomicAdd(u, 1ull);
+}
+extern "C" __global__ void bits(const unsigned* a, int* out) {
+    int i = threadIdx.x;
+    unsigned v = __ldg(&a[i]);
+    out[4 * i] = __popc(v);
+    out[4 * i + 1] = min((int)v, 100) + max((int)v, 7);
+    out[4 * i + 2] = (int)(v >> 3) ^ (int)(v << 2);
+    out[4 * i + 3] = (long long)v * 3000000000ll % 1000003;
+}
+extern "C" __global__ void switchy(const int* a, int* out) {
+    int i = threadIdx.x, r;
+    switch (a[i] & 7) { case 0: r = 10; break; case 1: r = a[i] * 3; break; case 2: r = -a[i]; break;
+      case 3: r = a[i] / 3; break; case 5: r = 99; break; default: r = 0; }
+    out[i] = r;
+}
+extern "C" __global__ void clz_kernel(const unsigned* a, int* o) { o[threadIdx.x] = __clz(a[threadIdx.x]); }
+// sinf has a slow path for large arguments with a local array and a module-level table
+extern "C" __global__ void transcend(const float* a, float* o) { o[threadIdx.x] = tanhf(a[threadIdx.x]) + sinf(a[threadIdx.x]) + logf(a[threadIdx.x]+2.f); }
+extern "C" __global__ void dbl(const double* a, double* o) { int i = threadIdx.x; o[i] = a[i] * a[i] + 1.0 / (a[i] + 3.0) + (double)(int)a[i]; }

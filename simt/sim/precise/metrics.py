@@ -92,8 +92,9 @@ class Counters:
             if ins.op in (Op.LD, Op.ST, Op.ATOM):
                 mem = ins.arg if ins.op is not Op.ATOM else ins.arg.mem
                 # a generic pointer access counts where its lanes went: shared wavefronts and
-                # global sectors are separate columns, so it adds to both
-                spaces = (Space.SHARED, Space.GLOBAL) if mem.space is Space.GENERIC else (mem.space,)
+                # global sectors are separate columns, so it adds to both; local goes with global
+                spaces = ((Space.SHARED, Space.GLOBAL) if mem.space is Space.GENERIC else
+                          (Space.GLOBAL,) if mem.space is Space.LOCAL else (mem.space,))
                 for space in spaces:
                     sums[names[(space, ins.op)]] += self.mem[k]
         m = {}
@@ -121,7 +122,7 @@ class Counters:
             mem = self.mem[k]
             if ins.op in (Op.LD, Op.ST, Op.ATOM):
                 space = (ins.arg.mem if ins.op is Op.ATOM else ins.arg).space
-                if space is not Space.GLOBAL:       # shared, or generic (either)
+                if space in (Space.SHARED, Space.GENERIC):   # generic: either
                     r[2] += mem[1]
                     r[3] += mem[2]
                 if space is not Space.SHARED:

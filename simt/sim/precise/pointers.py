@@ -15,17 +15,21 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import KernelRuntimeError, OutOfBoundsError
-from ...ir.mir import GENERIC_SHARED_BASE, AtomArg, Instr, MemRef, Pointer, Space
+from ...ir.mir import GENERIC_LOCAL_BASE, GENERIC_SHARED_BASE, AtomArg, Instr, MemRef, Pointer, Space
 from .memory import Storage, atomic
 
-SHARED_WINDOW = 1 << 32       # generic addresses from GENERIC_SHARED_BASE on this far are shared
+SHARED_WINDOW = 1 << 32       # generic addresses this far from GENERIC_SHARED_BASE (_LOCAL_BASE) on
+
+
+LOCAL_ADDRESS = 0x7E00_0000_0000   # where the counters see threads' local windows (one after another)
 
 
 class AddressMap:
     """The arrays a batch can reach by address: global ones by device address, shared ones
-    by offset in a block's window."""
+    by offset in a block's window, local ones by offset in a thread's window."""
 
-    def __init__(self, storage: dict):
+    def __init__(self, ctx):
+        storage = ctx.storage
         glob = sorted((st for st in storage.values() if not st.is_shared), key=lambda st: st.base_addr)
         self.globals = glob
         self.g_start = np.array([st.base_addr for st in glob], dtype=np.int64)
@@ -35,12 +39,26 @@ class AddressMap:
         self.s_start = np.array([st.mem.offset for st in shared], dtype=np.int64)
         self.s_end = np.array([st.mem.offset + st.mem.size * st.mem.elem.nbytes for st in shared],
                               dtype=np.int64)
+        # a thread's local arrays: one window of local_bytes per lane of the batch
+        local = sorted(ctx.prog.fn.local, key=lambda m: m.offset)
+        self.local_bytes = max((m.offset + m.size * m.elem.nbytes for m in local), default=0)
+        self.local = []
+        for m in local:
+            st = Storage(m, np.zeros(ctx.n_lanes * m.size, dtype=m.elem.np), m.shape,
+                         LOCAL_ADDRESS + m.offset, window=m.size)
+            if ctx.isolated:
+                st.seen_sectors = np.zeros(ctx.n_lanes * self.local_bytes // 32 + 2, dtype=bool)
+                st.batch_sectors = np.zeros_like(st.seen_sectors)
+            self.local.append(st)
+        self.l_start = np.array([m.offset for m in local], dtype=np.int64)
+        self.l_end = np.array([m.offset + m.size * m.elem.nbytes for m in local], dtype=np.int64)
+        self.local_storage = dict(zip(local, self.local))
 
 
 def address_map(ctx) -> AddressMap:
     m = getattr(ctx, "_address_map", None)
     if m is None:
-        m = ctx._address_map = AddressMap(ctx.storage)
+        m = ctx._address_map = AddressMap(ctx)
     return m
 
 
@@ -66,18 +84,26 @@ def resolve(ctx, ins: Instr, ptr: Pointer, addr_value, width: int):
     amap = address_map(ctx)
     space = ptr.space
     if space is Space.GENERIC:
-        in_shared = (addr >= GENERIC_SHARED_BASE) & (addr < GENERIC_SHARED_BASE + SHARED_WINDOW)
-        if in_shared.all() and n:
-            space, addr = Space.SHARED, addr - GENERIC_SHARED_BASE
-        elif in_shared.any():
+        window = {}
+        for sp, base in ((Space.SHARED, GENERIC_SHARED_BASE), (Space.LOCAL, GENERIC_LOCAL_BASE)):
+            window[sp] = (addr >= base) & (addr < base + SHARED_WINDOW)
+        found = [sp for sp, w in window.items() if n and w.all()]
+        if found:
+            space = found[0]
+            addr = addr - (GENERIC_SHARED_BASE if space is Space.SHARED else GENERIC_LOCAL_BASE)
+        elif any(w.any() for w in window.values()):
             raise KernelRuntimeError(
-                "a generic load or store whose lanes reach both shared and global memory at once "
-                "is not supported in this version", ctx.kernel, ins.loc)
+                "a generic load or store whose lanes reach different memories (global, shared, "
+                "local) at once is not supported in this version", ctx.kernel, ins.loc)
         else:
             space = Space.GLOBAL
-    shared = space is Space.SHARED
-    starts, ends = (amap.s_start, amap.s_end) if shared else (amap.g_start, amap.g_end)
-    stores = amap.shared if shared else amap.globals
+    shared, local = space is Space.SHARED, space is Space.LOCAL
+    if local:
+        starts, ends, stores = amap.l_start, amap.l_end, amap.local
+    elif shared:
+        starts, ends, stores = amap.s_start, amap.s_end, amap.shared
+    else:
+        starts, ends, stores = amap.g_start, amap.g_end, amap.globals
     k = np.searchsorted(starts, addr, side="right") - 1
     kk = np.clip(k, 0, max(len(stores) - 1, 0))
     span = width * esize
@@ -85,9 +111,9 @@ def resolve(ctx, ins: Instr, ptr: Pointer, addr_value, width: int):
     misaligned = addr % span != 0
     bad = ~inside | misaligned
     if np.any(bad):
-        _raise_bad(ctx, ins, ptr, addr, width, shared, starts, ends, stores, bad, misaligned)
+        _raise_bad(ctx, ins, ptr, addr, width, space, starts, ends, stores, bad, misaligned)
     if n and np.any(kk != kk[0]):
-        if ctx.isolated and not shared:
+        if ctx.isolated and not shared and not local:
             raise KernelRuntimeError(
                 "one global access whose lanes reach several arrays at once is not supported "
                 "with the per-warp timeline (traces, clock()) in this version", ctx.kernel, ins.loc)
@@ -98,27 +124,32 @@ def resolve(ctx, ins: Instr, ptr: Pointer, addr_value, width: int):
     # counters read addresses as base + index * size; lanes of other arrays stay correct)
     base = first.mem.offset if shared else first.base_addr
     idx = (addr - base) // esize
-    # index into the typed view of each lane's own array (shared: its own block's window)
+    # index into the typed view of each lane's own array (shared: its block's window; local:
+    # its own window)
     own = addr - starts[kk]
-    if shared:
+    if shared or local:
         window = np.array([st.mem.size * st.mem.elem.nbytes for st in stores], dtype=np.int64)
-        own = own + ctx.cta_of_active() * window[kk]
+        owner = ctx.cta_of_active() if shared else ctx.sel()
+        own = own + owner * window[kk]
+    if local:   # the counters see one window of local_bytes per lane, one after another
+        idx = (ctx.sel() * amap.local_bytes + addr - first.mem.offset) // esize
     return _Resolved(first, own // esize, idx), kk, stores
 
 
-def _raise_bad(ctx, ins, ptr, addr, width, shared, starts, ends, stores, bad, misaligned):
+def _raise_bad(ctx, ins, ptr, addr, width, space, starts, ends, stores, bad, misaligned):
     k = int(np.flatnonzero(bad)[0])
     lane = int(ctx.sel()[k])
     a = int(addr[k])
     kind = {"ST": "write", "ATOM": "atomic"}.get(ins.op.name, "read")
-    where = "shared" if shared else "global"
-    shown = f"0x{a:x}" if not shared else f"{a} (offset in the block's shared memory)"
+    where = {Space.SHARED: "shared", Space.LOCAL: "local"}.get(space, "global")
+    shown = {Space.SHARED: f"{a} (offset in the block's shared memory)",
+             Space.LOCAL: f"{a} (offset in the thread's local memory)"}.get(space, f"0x{a:x}")
     span = width * ptr.elem.nbytes
     if len(stores):
         dist = np.where(a < starts, starts - a, np.where(a >= ends, a - ends + 1, 0))
         near = stores[int(np.argmin(dist))]
         start = int(starts[int(np.argmin(dist))])
-        nbytes = near.data.nbytes if not shared else near.mem.size * near.mem.elem.nbytes
+        nbytes = near.data.nbytes if space is Space.GLOBAL else near.mem.size * near.mem.elem.nbytes
         array = f"{near.mem.name}, {nbytes} bytes at 0x{start:x}"
         if start <= a < start + nbytes:
             offset = f"byte {a - start} of it"
@@ -204,6 +235,8 @@ def make_addr(ins: Instr, d: list[int]):
     out, dtype = d[0], ins.dsts[0].type.np
 
     def addr(env, ctx):
-        st = ctx.storage[mem]
-        env[out] = dtype.type(mem.offset if st.is_shared else st.base_addr)
+        if mem.space in (Space.SHARED, Space.LOCAL):
+            env[out] = dtype.type(mem.offset)
+        else:
+            env[out] = dtype.type(ctx.storage[mem].base_addr)
     return addr
