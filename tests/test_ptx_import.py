@@ -527,3 +527,49 @@ def test_calls_are_a_clear_error():
            '\tcall.uni (retval0), vprintf, (param0, param1);\n\t}\n\tret;\n}\n')
     with pytest.raises(CompileError, match="PTX line 9: a call's parameters"):
         simt.from_ptx(ptx, "p").compile(frozenset())
+
+
+def test_integer_instructions():
+    """Instructions lowered to several MIR ops, against Python integers on random operands."""
+    rng = np.random.default_rng(14)
+    n = 64
+    a = rng.integers(0, 2**64, n, dtype=np.uint64)
+    b = rng.integers(0, 2**64, n, dtype=np.uint64)
+    a[:4] = [0, 2**64 - 1, 2**63, 1]
+    b[:4] = [2**64 - 1, 2**64 - 1, 2**63, 0x100000001]
+    out = simt.zeros(n * 12, dtype=simt.uint64)
+    run(simt.from_ptx(CORPUS / "integer_ops.ptx", "intops"), grid=1, block=n,
+        inputs=[simt.array(a), simt.array(b), out])
+    words = out.numpy().view(np.uint32).reshape(n, 24)
+    quads = out.numpy().reshape(n, 12)
+
+    def s64(x):
+        return x - 2**64 if x >= 2**63 else x
+
+    def s32(x):
+        return x - 2**32 if x >= 2**31 else x
+
+    for k in range(n):
+        x, y = int(a[k]), int(b[k])
+        x32, y32 = x & 0xFFFFFFFF, y & 0xFFFFFFFF
+        assert int(quads[k, 0]) == (x * y) >> 64
+        assert int(quads[k, 1]) == ((s64(x) * s64(y)) >> 64) % 2**64
+        assert int(words[k, 4]) == ((s32(x32) * s32(y32)) >> 32) % 2**32
+        assert int(words[k, 5]) == (x32 * y32) >> 32
+        sh = y32 & 63
+        both = (y32 << 32) | x32
+        assert int(words[k, 6]) == ((both << (sh & 31)) >> 32) & 0xFFFFFFFF          # shf.l.wrap
+        assert int(words[k, 7]) == (both >> min(sh, 32)) & 0xFFFFFFFF                # shf.r.clamp
+        field = (x32 >> 5) & 0x7FF
+        assert int(words[k, 8]) == (field - 0x800 if field & 0x400 else field) % 2**32  # bfe.s32
+        assert int(words[k, 9]) == (x32 >> 20) & 0xFFF                                # bfe.u32
+        mask = 0xFFF << 8
+        assert int(words[k, 10]) == (y32 & ~mask & 0xFFFFFFFF) | ((x32 << 8) & mask)  # bfi.b32
+        assert int(words[k, 11]) == 64 - x.bit_length()                                # clz.b64
+        assert int(words[k, 12]) == bin(y).count("1")                                  # popc.b64
+        assert int(quads[k, 7]) == (s32(x32) * s32(y32) + x) % 2**64                   # mad.wide.s32
+        assert int(words[k, 16]) == (s32(x32) >> 7) % 2**32
+        assert int(words[k, 17]) == x32 >> 7
+        if y32:
+            assert int(words[k, 18]) == x32 % y32 and int(words[k, 19]) == x32 // y32
+        assert int(words[k, 20]) == int(x32 < y32)

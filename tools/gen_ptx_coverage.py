@@ -51,13 +51,12 @@ def render() -> str:
     for name, n in sorted(corpus_census().items()):
         lines.append(f"| `{name}` | {n} |")
     lines += ["", "## Not in this version", "",
-              "Device functions (`.func`, `call`), local memory (`.local`, stack frames), "
-              "dynamic shared memory, module-level `.global`/`.const` variables, half precision "
-              "(`.f16`, `.bf16`), tensor-core instructions (`mma`, `wgmma`, `ldmatrix`), "
-              "`cp.async` and TMA, `prmt`, `bfe`/`bfi`, `brev`, `clz`, `popc`, `mul24`, `sad`, "
-              "`slct`, `testp`, `copysign`, `tanh`, `match`, `redux`, `activemask`, "
-              "`membar`/`fence`, cluster features, rounding modes other than `.rn` on arithmetic, "
-              "and `.sat`.", ""]
+              "Device functions (`.func`, `call`: printf and malloc too), dynamic shared memory, "
+              "`.shared` variables outside a kernel, half precision (`.f16`, `.bf16`), "
+              "tensor-core instructions (`mma`, `wgmma`, `ldmatrix`), `cp.async` and TMA, "
+              "`prmt`, `brev`, `mul24`, `sad`, `slct`, `testp`, `match`, `redux`, `brx.idx`, "
+              "cluster features, `.sat` other than `cvt.sat.f32.f32`, directed rounding other "
+              "than on `fma.f32`, and 32-bit shuffles over part of a warp (width < 32).", ""]
     return "\n".join(lines)
 
 
