@@ -231,8 +231,16 @@ class Lowering:
             simplify(b, fixed)
         self.params += [ArrayParam(name, mem) for name, mem in self.variables.items()]
         fn = Function(self.name, self.params, blocks,
-                      shared=list(self.shared.values()), local=list(self.local.values()), loc=Loc(self.module.path, entry.line, 0, self.name))
+                      shared=list(self.shared.values()), local=list(self.local.values()),
+                      loc=self._entry_loc())
         return fn
+
+    def _entry_loc(self) -> Loc:
+        """The kernel's first source line: in the CUDA file where the PTX has line info."""
+        for s in self.entry.body:
+            if isinstance(s, P.Instruction) and s.loc is not None and s.loc[0] in self.module.files:
+                return self._loc(s)
+        return Loc(self.module.path, self.entry.line, 0, self.name)
 
     def _loc(self, s: P.Instruction) -> Loc:
         if s.loc is not None and s.loc[0] in self.module.files:
