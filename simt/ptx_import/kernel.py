@@ -166,10 +166,11 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
     from ..arrays import array
     from ..devices import engine_for, get_device
     from ..errors import DeviceError
-    from ..launch import (_check_block_size, _default_trace_path, _trace_options, convert_scalar,
-                          launch_geometry, normalise_dim, MAX_BLOCK, MAX_GRID)
+    from ..arch import ArchError, load_arch
+    from ..launch import (_check_block_size, _default_trace_path, _trace_options, check_shared_memory,
+                          convert_scalar, launch_geometry, normalise_dim)
     from ..launch_values import array_arguments
-    from ..options import ARCHS, get_module_options
+    from ..options import get_module_options
     from ..sim.common import LaunchConfig, LaunchResult
     where = f"kernel '{kernel.key}'"
     try:
@@ -184,9 +185,11 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
                           f"PTX kernels run without them in this version")
     run_engine = engine_for(dev)
     opts = get_module_options()
-    arch = arch or opts["arch"]
-    if arch not in ARCHS:
-        raise LaunchError(f"{where}: unknown arch {arch!r}; simt models {', '.join(ARCHS)}")
+    try:
+        machine = load_arch(arch or opts["arch"])
+    except ArchError as e:
+        raise LaunchError(f"{where}: {e}") from None
+    arch = machine.name
     steps = opts["max_steps"] if max_steps is None else max_steps
     # geometry: CUDA's grid=/block= (x first), or simt's dim=/block_dim=
     if grid is not None or block is not None:
@@ -195,14 +198,14 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
         if grid is None or block is None:
             raise LaunchError(f"{where}: grid= and block= go together")
         g, b = _xyz(where, "grid", grid), _xyz(where, "block", block)
-        _check_block_size(f"{where}: ", math.prod(b))
+        _check_block_size(f"{where}: ", math.prod(b), machine)
         for axis in range(3):
-            if b[axis] > MAX_BLOCK[axis]:
+            if b[axis] > machine.max_block_dims[axis]:
                 raise LaunchError(f"{where}: block {b} has {b[axis]} threads along {'xyz'[axis]}; "
-                                  f"the limit is {MAX_BLOCK[axis]}")
-            if g[axis] > MAX_GRID[axis]:
+                                  f"the limit is {machine.max_block_dims[axis]} on {arch}")
+            if g[axis] > machine.max_grid_dims[axis]:
                 raise LaunchError(f"{where}: grid {g} has {g[axis]} blocks along {'xyz'[axis]}; "
-                                  f"the limit is {MAX_GRID[axis]}")
+                                  f"the limit is {machine.max_grid_dims[axis]} on {arch}")
         nd = 3 if (g[2] > 1 or b[2] > 1) else 2 if (g[1] > 1 or b[1] > 1) else 1
         dims = tuple(g[k] * b[k] for k in range(nd))[::-1]
         sig = LaunchSig(nd, nd)
@@ -211,7 +214,8 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
         if dim is None:
             raise LaunchError(f"{where}: give grid= and block= (CUDA style) or dim= and block_dim=")
         dims = normalise_dim(dim, kernel.key)
-        sig, cuda_block, cuda_grid = launch_geometry(dims, 256 if block_dim is None else block_dim, kernel.key)
+        sig, cuda_block, cuda_grid = launch_geometry(dims, 256 if block_dim is None else block_dim,
+                                                     kernel.key, machine)
     values = list(inputs or ()) + list(outputs or ())
     params = kernel.entry.params
     if len(values) != len(params):
@@ -247,8 +251,7 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
     fn = kernel.compile(frozenset(pointers))
     for p in fn.params[len(params):]:           # module-level variables the kernel reaches
         bound.append(("array", array_arguments(p.name, kernel.variable_array(p.name))))
-    from ..launch import check_shared_memory
-    check_shared_memory(kernel, fn, arch)
+    check_shared_memory(kernel, fn, machine)
     args = []
     for kind, b in bound:
         if kind == "array":
@@ -260,7 +263,9 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
     cfg = LaunchConfig(dim=dims, block=tuple(cuda_block), grid=tuple(cuda_grid), sig=sig, arch=arch,
                        max_steps=steps, timing=bool(opts.get("timing", True)),
                        timing_sample=bool(opts.get("timing_sample", True)),
-                       progress=bool(opts.get("progress")))
+                       # the SASS replay compiles the MIR with simt's PTX backend, which does
+                       # not emit byte-addressed memory yet: program order
+                       timing_sass=False, progress=bool(opts.get("progress")))
     if str(dev) == "cpu:trace":
         if trace is None and opts.get("trace"):
             trace = _default_trace_path(opts["trace"], kernel.key)
