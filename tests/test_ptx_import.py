@@ -114,6 +114,9 @@ def test_transpose_through_a_shared_tile_2d_grid(ptx_text):
     out = simt.zeros(w * h)
     run(kernel(ptx_text, "transpose"), grid=(3, 2), block=(32, 32), inputs=[simt.array(a.ravel()), out, w, h])
     np.testing.assert_array_equal(out.numpy().reshape(w, h), a.T)
+    out2 = simt.zeros(w * h)      # simt's spelling of the same grid: dim and block_dim, x last
+    run(kernel(ptx_text, "transpose"), dim=(64, 96), block_dim=(32, 32), inputs=[simt.array(a.ravel()), out2, w, h])
+    np.testing.assert_array_equal(out2.numpy(), out.numpy())
 
 
 def test_templated_kernel_by_its_cpp_name(ptx_text):
@@ -397,6 +400,7 @@ def test_shared_out_of_bounds_names_the_shared_array():
 
 def test_pointer_ops_print_and_verify():
     text = simt.from_ptx(CONTROL, "generic").mir()
+    assert simt.mir(simt.from_ptx(CONTROL, "generic")) == text
     assert "ld.generic.u32 [" in text and "st.generic.u32 [" in text
     assert "addr @words" in text and "addr @generic_param_0" in text
 
