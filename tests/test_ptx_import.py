@@ -577,3 +577,17 @@ def test_integer_instructions():
         if y32:
             assert int(words[k, 18]) == x32 % y32 and int(words[k, 19]) == x32 // y32
         assert int(words[k, 20]) == int(x32 < y32)
+
+
+def test_paths_through_a_loop_reconverge_every_iteration():
+    k = simt.from_ptx(CONTROL, "two_latches")
+    fn = k.compile(frozenset({"two_latches_param_0"}))
+    verify(fn)
+    out = simt.zeros(32, dtype=simt.uint32)
+    r = run(k, grid=1, block=32, inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), [sum(5 if t & i == 0 else 3 for i in range(1, 9)) for t in range(32)])
+    size = {b.label: len(b.instrs) for b in fn.blocks}
+    body = sum(n for label, n in size.items() if label not in ("entry", "HEAD", "DONE"))
+    # one warp: 8 iterations each running every block of the body once (both paths, then
+    # the shared latch together), then the header's last test and the tail
+    assert r.metrics["smsp__inst_executed.sum"] == size["entry"] + 9 * size["HEAD"] + 8 * body + size["DONE"]

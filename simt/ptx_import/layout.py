@@ -13,7 +13,7 @@ def _layout(blocks: list[Block]) -> list[Block]:
     post-order. Without such an order (none found) reverse post-order is kept: threads still
     compute the same, they may reconverge later than the post-dominator."""
     from ..ir import cfg
-    rpo = _reverse_postorder(blocks)
+    rpo = _reverse_postorder(_single_latches(_reverse_postorder(blocks)))
     fn = Function("layout", [], rpo)
     rank = {b.label: i for i, b in enumerate(rpo)}
     back = cfg.back_edges(fn)
@@ -37,6 +37,32 @@ def _layout(blocks: list[Block]) -> list[Block]:
     if order is None or order[0] != rpo[0].label:
         return rpo
     return [fn.block(label) for label in order]
+
+
+def _single_latches(blocks: list[Block]) -> list[Block]:
+    """A loop entered again from several blocks gets one latch block they all branch to, so
+    that lanes taking different paths through an iteration reconverge before the next one
+    (that latch is the paths' immediate post-dominator; without it, the loop header is, and
+    no layout puts the paths before it)."""
+    from ..ir import cfg
+    back = cfg.back_edges(Function("layout", [], blocks))
+    sources: dict[str, list[str]] = {}
+    for u, v in sorted(back, key=lambda e: [b.label for b in blocks].index(e[0])):
+        sources.setdefault(v, []).append(u)
+    by_label = {b.label: b for b in blocks}
+    out = list(blocks)
+    for header, froms in sources.items():
+        if len(froms) < 2:
+            continue
+        latch = Block(f"{header}.latch", [Instr(Op.BR, (), (), header, by_label[froms[-1]].term.loc)])
+        for u in froms:
+            t = by_label[u].term
+            if t.op is Op.BR:
+                t.arg = latch.label
+            elif t.op is Op.CBR:
+                t.arg = tuple(latch.label if x == header else x for x in t.arg)
+        out.append(latch)
+    return out
 
 
 def _topological(after: dict[str, set[str]], rank: dict[str, int]) -> list[str] | None:
