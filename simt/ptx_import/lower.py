@@ -301,10 +301,8 @@ class Lowering:
 
     def _lower_one(self, h: Handler, s: P.Instruction) -> None:
         h.fn(self, s)
-        if self.after_write:
-            for ins in self.after_write:
-                self.cur.instrs.insert(len(self.cur.instrs) - (1 if self.cur.instrs and self.cur.instrs[-1].is_terminator else 0), ins)
-            self.after_write = []
+        self.cur.instrs.extend(self.after_write)     # results into registers of another type
+        self.after_write = []
 
     # helpers for handlers
     def constant(self, o: P.Operand) -> int | None:

@@ -322,8 +322,8 @@ def _cvt(L: Lowering, s: P.Instruction) -> None:
     L.emit(Op.CVT if st is not dt else Op.MOV, (L.write(d, dt),), (x,))
 
 
-_MEMORY_MODS = {"global", "shared", "local", "const", "shared::cta", "param", "nc", "ca", "cg", "cs", "lu", "cv",
-                "volatile", "relaxed", "weak", "gpu", "cta", "sys", "v2", "v4"}
+_MEMORY_MODS = {"global", "shared", "local", "const", "shared::cta", "param", "nc", "ca", "cg", "cs",
+                "lu", "cv", "volatile", "relaxed", "weak", "gpu", "cta", "sys", "v2", "v4"}
 
 
 def _space(L: Lowering, s: P.Instruction) -> Space:
@@ -411,7 +411,8 @@ def _ld(L: Lowering, s: P.Instruction) -> None:
 
 
 def _ld_param(L: Lowering, s, t, d, m) -> None:
-    if not isinstance(m, P.Mem) or not isinstance(m.base, P.Sym) or m.offset or m.base.name not in L.param_value:
+    whole = isinstance(m, P.Mem) and isinstance(m.base, P.Sym) and not m.offset
+    if not whole or m.base.name not in L.param_value:
         raise L.unsupported("only whole kernel parameters can be read from .param")
     kind, v = L.param_value[m.base.name]
     if kind == "array":
@@ -419,11 +420,14 @@ def _ld_param(L: Lowering, s, t, d, m) -> None:
             raise L.unsupported("a pointer parameter read as 32 bits")
         L.emit(Op.ADDR, (L.write(d, Scalar.U64),), (), v)
         return
-    L.emit(Op.MOV, (L.write(d, v.type),), (v,)) if t.bits == v.type.bits else \
-        L.emit(Op.CVT, (L.write(d, t),), (L.cast_bits(v, v.type),))
+    if t.bits == v.type.bits:
+        L.emit(Op.MOV, (L.write(d, v.type),), (v,))
+    else:                                  # read at another width: converted
+        L.emit(Op.CVT, (L.write(d, t),), (v,))
 
 
-@handles("st", doc="st.global/.shared/.local/generic, .v2/.v4, cache hints, 8- to 64-bit integers and f32/f64")
+@handles("st", doc="st.global/.shared/.local/generic, .v2/.v4, cache hints, 8- to 64-bit integers "
+                   "and f32/f64")
 def _st(L: Lowering, s: P.Instruction) -> None:
     t = L.type_of(s)
     m, v = s.operands

@@ -168,7 +168,8 @@ def parse(text: str, path: str = "<ptx>") -> Module:
 
 
 _VARIABLE = re.compile(r"^(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(global|const|shared)\s+"
-                       r"(?:\.align\s+\d+\s+)?\.(\w+)\s+([\w$]+)\s*(?:\[(\d*)\])?\s*(?:=\s*(.*?))?\s*;\s*$", re.S)
+                       r"(?:\.align\s+\d+\s+)?\.(\w+)\s+([\w$]+)\s*(?:\[(\d*)\])?"
+                       r"\s*(?:=\s*(.*?))?\s*;\s*$", re.S)
 _SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "b32": 4, "u32": 4, "s32": 4,
           "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8}
 
@@ -182,11 +183,13 @@ def _module_variable(mod: Module, text: str, line: int) -> None:
         return
     space, typ, name, count, init = m.groups()
     if space == "shared" or "extern" in text.split(name)[0]:
-        mod.variables[name] = f"PTX line {line}: {space} variables declared outside a kernel are not supported"
+        mod.variables[name] = (f"PTX line {line}: {space} variables declared outside a kernel "
+                               f"are not supported")
         return
     size = _SIZES.get(typ)
     if size is None or count == "":
-        mod.variables[name] = f"PTX line {line}: a .{typ} variable{'' if count != '' else ' of unknown size'} is not supported"
+        what = f".{typ} variable" + ("" if count != "" else " of unknown size")
+        mod.variables[name] = f"PTX line {line}: a {what} is not supported"
         return
     n = int(count) if count else 1
     data = bytearray(n * size)
@@ -205,10 +208,10 @@ def _initial_bytes(item: str, typ: str, size: int) -> bytes:
     import struct
     neg = item.startswith("-")
     body = item.lstrip("+-")
-    if body[:2] in ("0f", "0F") and size == 4:
-        return bytes.fromhex(body[2:])[::-1] if not neg else struct.pack("<f", -struct.unpack(">f", bytes.fromhex(body[2:]))[0])
-    if body[:2] in ("0d", "0D") and size == 8:
-        return bytes.fromhex(body[2:])[::-1] if not neg else struct.pack("<d", -struct.unpack(">d", bytes.fromhex(body[2:]))[0])
+    for prefix, n, fmt in (("0f", 4, "f"), ("0d", 8, "d")):
+        if body[:2].lower() == prefix and size == n:
+            value = struct.unpack(">" + fmt, bytes.fromhex(body[2:]))[0]
+            return struct.pack("<" + fmt, -value if neg else value)
     if typ == "f32":
         return struct.pack("<f", float(item))
     if typ == "f64":
