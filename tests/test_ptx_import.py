@@ -173,6 +173,15 @@ def test_bank_conflicts_of_strided_shared_loads(ptx_text, stride, ways):
     assert r.metrics["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == (ways - 1) * blocks
 
 
+def test_committed_ptx_line_info_points_at_the_cu_file_beside_it():
+    n = 64
+    a, b, c = simt.array(np.ones(n, np.float32)), simt.array(np.ones(n, np.float32)), simt.zeros(n)
+    r = run(simt.from_ptx(CORPUS / "kernels.ptx", "vadd"), grid=2, block=32, inputs=[a, b, c, n])
+    lines = r.lines
+    assert Path(lines.attrs["files"]["kernels.cu"]) == CUDA_SOURCE
+    assert "c[i] = a[i] + b[i];" in " ".join(lines["source"])
+
+
 def test_cpu_trace_runs_imported_kernels(ptx_text, tmp_path):
     n = 64
     a, b, c = simt.array(np.ones(n, np.float32)), simt.array(np.ones(n, np.float32)), simt.zeros(n)

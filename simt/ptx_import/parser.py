@@ -6,6 +6,7 @@ It reads the shape of PTX only; what an instruction means is the lowering's busi
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -143,8 +144,11 @@ def parse(text: str, path: str = "<ptx>") -> Module:
                 raise ptx_error(path, lineno, ".address_size 32 is not supported (64-bit PTX only)")
         elif raw.startswith(".file"):
             m = re.match(r'\.file\s+(\d+)\s+"([^"]*)"', raw)
-            if m:
-                mod.files[int(m.group(1))] = m.group(2)
+            if m:         # a relative path is relative to the PTX file's folder
+                name = m.group(2)
+                if not os.path.isabs(name) and os.path.isabs(path):
+                    name = os.path.join(os.path.dirname(path), name)
+                mod.files[int(m.group(1))] = name
         elif raw.startswith(".section"):
             i = _skip_braces(lines, i)
             continue
