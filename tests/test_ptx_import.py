@@ -600,3 +600,21 @@ def test_paths_through_a_loop_reconverge_every_iteration():
     # one warp: 8 iterations each running every block of the body once (both paths, then
     # the shared latch together), then the header's last test and the tail
     assert r.metrics["smsp__inst_executed.sum"] == size["entry"] + 9 * size["HEAD"] + 8 * body + size["DONE"]
+
+
+def test_float_comparisons_ordered_and_unordered():
+    names = ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"]
+    vals = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan]
+    pairs = [(x, y) for x in vals for y in vals]
+    a = np.array([p[0] for p in pairs], np.float32)
+    b = np.array([p[1] for p in pairs], np.float32)
+    out = simt.zeros(len(pairs) * len(names), dtype=simt.uint32)
+    run(simt.from_ptx(CONTROL, "compares"), grid=1, block=len(pairs), inputs=[simt.array(a), simt.array(b), out])
+    got = out.numpy().reshape(len(pairs), len(names))
+    for k, (x, y) in enumerate(pairs):
+        unordered = np.isnan(x) or np.isnan(y)
+        ordered = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}
+        want = {c: (not unordered) and v for c, v in ordered.items()}
+        want.update({c + "u": unordered or v for c, v in ordered.items()})
+        want.update(num=not unordered, nan=unordered)
+        assert list(got[k]) == [int(want[c]) for c in names], (x, y)
