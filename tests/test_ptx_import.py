@@ -439,6 +439,17 @@ def test_verifier_rules_of_the_new_ops():
 
 
 @needs_nvcc
+def test_launch_errors_use_the_cuda_parameter_names():
+    k = simt.from_cuda(CUDA_SOURCE, "scale<4>")
+    assert k.source_names == ["x", "n"]
+    x = simt.array(np.zeros(4, np.float32))
+    with pytest.raises(LaunchError, match=r"parameter 1 'n' \(_Z5scaleILi4EEvPfi_param_1, .u32\)"):
+        run(k, grid=1, block=4, inputs=[x, 1.5])
+    with pytest.raises(LaunchError, match=r"takes 2 arguments \(x: .u64, n: .u32\)"):
+        run(k, grid=1, block=4, inputs=[x])
+
+
+@needs_nvcc
 def test_nvcc_errors_come_back_as_compile_errors():
     with pytest.raises(CompileError, match="nvcc failed"):
         simt.from_cuda('extern "C" __global__ void broken(int* a) { a[0] = ; }\n', "broken")

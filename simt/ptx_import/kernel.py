@@ -32,6 +32,7 @@ class ImportedKernel:
         self.key = name                       # the name errors and results use
         self.ptx_name = entry.name
         self._compiled: dict[frozenset, Function] = {}
+        self.source_names: list[str] | None = None   # parameter names in the CUDA source
 
     @property
     def params(self) -> list[tuple[str, str]]:
@@ -105,7 +106,21 @@ def from_cuda(source: str | os.PathLike, name: str, options=(), arch: str = "sm_
         with open(out) as f:
             ptx = f.read()
     module = P.parse(ptx, path + ".ptx")
-    return ImportedKernel(module, _find_entry(module, name), name)
+    kernel = ImportedKernel(module, _find_entry(module, name), name)
+    kernel.source_names = _source_parameter_names(text, name, len(kernel.entry.params))
+    return kernel
+
+
+def _source_parameter_names(source: str, name: str, count: int) -> list[str] | None:
+    """The kernel's parameter names as the CUDA source spells them (for error messages),
+    when its definition can be found: ``__global__ void name(...)`` with ``count`` parameters."""
+    base = re.escape(name.split("<")[0].split("::")[-1])
+    for m in re.finditer(r"__global__[^;{(]*?\b" + base + r"\s*\(([^)]*)\)\s*\{", source):
+        params = [p.strip() for p in m.group(1).split(",") if p.strip()]
+        names = [re.findall(r"[A-Za-z_]\w*", re.sub(r"\[.*?\]", "", p))[-1:] for p in params]
+        if len(names) == count and all(names):
+            return [n[0] for n in names]
+    return None
 
 
 def _text_or_file(x, suffix: str) -> tuple[str, str]:
@@ -219,11 +234,14 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
     values = list(inputs or ()) + list(outputs or ())
     params = kernel.entry.params
     if len(values) != len(params):
+        names = kernel.source_names or [p.name for p in params]
         raise LaunchError(f"{where} takes {len(params)} arguments "
-                          f"({', '.join(f'{p.name}: .{p.type}' for p in params)}), got {len(values)}")
+                          f"({', '.join(f'{n}: .{p.type}' for n, p in zip(names, params))}), "
+                          f"got {len(values)}")
     pointers, bound = set(), []
     for k, (p, v) in enumerate(zip(params, values)):
-        label = f"parameter {k} ({p.name}, .{p.type})"
+        cname = f"'{kernel.source_names[k]}' " if kernel.source_names else ""
+        label = f"parameter {k} {cname}({p.name}, .{p.type})"
         if isinstance(v, array):
             if p.type not in ("u64", "b64", "s64"):
                 raise LaunchError(f"{where}, {label}: got an array, but the parameter is not a "
