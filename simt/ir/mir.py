@@ -7,8 +7,8 @@ Vectors and matrices do not exist here: lowering expanded them to scalars. Memor
 reached through ``MemRef`` objects (array parameters, shared arrays), indexed in scalar
 elements, with an explicit address space; one LD/ST moves 1, 2 or 4 consecutive scalars
 (like PTX ld / ld.v2 / ld.v4). Kernels imported from PTX reach memory through byte addresses
-instead: LD/ST/ATOM with a ``Pointer`` argument take a 64-bit (or, in shared space,
-32-bit) integer byte address as src0, and ADDR gives an array's address.
+instead: LD/ST/ATOM with a ``Pointer`` argument take a 64-bit (or, in shared and local
+space, 32-bit) integer byte address as src0, and ADDR gives an array's address.
 
 The precise engine (simt/sim/precise) is the executable definition of every op below.
 """
@@ -341,9 +341,9 @@ class Function:
         for b in self.blocks:
             yield from b.instrs
 
-    def byte_addressed(self) -> bool:
-        """Whether the function reaches memory through byte addresses (Pointer, ADDR, BITCAST,
-        FMA: what kernels imported from PTX use), which only the precise engine implements yet."""
+    def precise_only(self) -> bool:
+        """Whether the function uses ops only the precise engine implements yet: memory through
+        byte addresses (Pointer, ADDR), BITCAST and FMA, which kernels imported from PTX use."""
         return any(ins.op in (Op.ADDR, Op.BITCAST, Op.FMA) or isinstance(ins.arg, Pointer)
                    or (isinstance(ins.arg, AtomArg) and isinstance(ins.arg.mem, Pointer))
                    for ins in self.instructions())

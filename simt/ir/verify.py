@@ -149,7 +149,7 @@ def _index_ok(ins: Instr) -> str | None:
 
 
 def _address_ok(ins: Instr, ptr: Pointer) -> str | None:
-    """A byte address: a 64-bit integer, or a 32-bit one for an offset in the shared window."""
+    """A byte address: a 64-bit integer, or a 32-bit one for an offset in a shared or local window."""
     if not ins.srcs:
         return f"{ins.op.name} needs an address source"
     want = (Scalar.U64, Scalar.I64)
