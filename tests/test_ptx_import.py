@@ -262,8 +262,8 @@ def test_unsupported_instruction_names_it_and_its_line():
 
 
 def test_unknown_opcode_is_a_compile_error():
-    ptx = (CORPUS / "kernels.ptx").read_text().replace("abs.f32", "brev.b32", 1)
-    with pytest.raises(CompileError, match=r"PTX instruction `brev.b32` is not supported"):
+    ptx = (CORPUS / "kernels.ptx").read_text().replace("abs.f32", "testp.normal.f32", 1)
+    with pytest.raises(CompileError, match=r"PTX instruction `testp.normal.f32` is not supported"):
         simt.from_ptx(ptx, "to_int").compile(frozenset())
 
 
@@ -629,3 +629,31 @@ def test_float_comparisons_ordered_and_unordered():
         want.update({c + "u": unordered or v for c, v in ordered.items()})
         want.update(num=not unordered, nan=unordered)
         assert list(got[k]) == [int(want[c]) for c in names], (x, y)
+
+
+def test_shuffles_within_segments_of_the_warp(ptx_text):
+    a = np.random.default_rng(15).integers(-1000, 1000, 64).astype(np.int32)
+    out = simt.zeros(256, dtype=simt.int32)
+    run(kernel(ptx_text, "shfl_width"), grid=1, block=64, inputs=[simt.array(a), out])
+    got = out.numpy().reshape(64, 4)
+    lane = np.arange(64) % 32
+    base = np.arange(64) - lane
+    src_xor = base + (lane ^ 4)
+    src_down = np.where(lane % 8 + 3 < 8, np.arange(64) + 3, np.arange(64))
+    src_up = np.where(lane % 8 >= 2, np.arange(64) - 2, np.arange(64))
+    src_idx = base + (lane // 16) * 16 + 5
+    np.testing.assert_array_equal(got, np.stack([a[src_xor], a[src_down], a[src_up], a[src_idx]], axis=1))
+
+
+def test_float_rounding_functions_and_bit_reversal(ptx_text):
+    x = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 2.7, -2.7, 0.49999997, 1e8, -3.0, 0.0], np.float32)
+    out, rev = simt.zeros(4 * x.size), simt.zeros(x.size, dtype=simt.uint32)
+    run(kernel(ptx_text, "rounding"), grid=1, block=x.size, inputs=[simt.array(x), out, rev])
+    got = out.numpy().reshape(-1, 4)
+    np.testing.assert_array_equal(got[:, 0], np.floor(x))
+    np.testing.assert_array_equal(got[:, 1], np.ceil(x))
+    x64 = x.astype(np.float64)
+    np.testing.assert_array_equal(got[:, 2], np.sign(x64) * np.floor(np.abs(x64) + 0.5))   # half away from 0
+    np.testing.assert_array_equal(got[:, 3], np.trunc(x) + np.rint(x))
+    want = [int(f"{(i * 2654435761) % 2**32:032b}"[::-1], 2) for i in range(x.size)]
+    np.testing.assert_array_equal(rev.numpy(), want)

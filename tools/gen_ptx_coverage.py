@@ -54,9 +54,9 @@ def render() -> str:
               "Device functions (`.func`, `call`: printf and malloc too), dynamic shared memory, "
               "`.shared` variables outside a kernel, half precision (`.f16`, `.bf16`), "
               "tensor-core instructions (`mma`, `wgmma`, `ldmatrix`), `cp.async` and TMA, "
-              "`prmt`, `brev`, `mul24`, `sad`, `slct`, `testp`, `match`, `redux`, `brx.idx`, "
-              "cluster features, `.sat` other than `cvt.sat.f32.f32`, directed rounding other "
-              "than on `fma.f32`, and 32-bit shuffles over part of a warp (width < 32).", ""]
+              "`prmt`, `mul24`, `sad`, `slct`, `testp`, `match`, `redux`, `brx.idx`, cluster "
+              "features, `.sat` other than `cvt.sat.f32.f32`, directed rounding other than on f32 "
+              "`add`/`sub`/`mul`/`fma`, and shuffles whose segment operand is not a constant.", ""]
     return "\n".join(lines)
 
 

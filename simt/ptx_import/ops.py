@@ -34,16 +34,38 @@ def _check_mods(L: Lowering, s: P.Instruction, allowed=()) -> None:
 
 
 @handles("add", "sub", "div", "rem", "min", "max", "and", "or", "xor",
-         doc="s32/u32/s64/u64/f32/f64 (and/or/xor also .pred, .b32, .b64); .rn (the default), .ftz "
+         doc="s32/u32/s64/u64/f32/f64 (and/or/xor also .pred, .b32, .b64); .rn (the default), "
+             "add/sub .rz/.rm/.rp on f32 (as an FMA with that rounding), .ftz "
              "(subnormals are kept), div.approx/.full (IEEE division)")
 def _arith(L: Lowering, s: P.Instruction) -> None:
+    mode = next((m for m in s.mods if m in ("rz", "rm", "rp")), None)
+    if mode is not None and s.opcode in ("add", "sub"):
+        return _directed(L, s, mode)
     _check_mods(L, s)
     t = L.type_of(s)
     _binary(L, s, _BIN[s.opcode], t)
 
 
-@handles("mul", doc=".lo, .wide (32-bit), .hi (32- and 64-bit) on integers; f32/f64")
+def _directed(L: Lowering, s: P.Instruction, mode: str) -> None:
+    """add/sub/mul .rz/.rm/.rp f32 as one FMA with that rounding (x*1 + y, x*y + 0)."""
+    _check_mods(L, s, ("rz", "rm", "rp"))
+    t = L.type_of(s)
+    if t is not Scalar.F32:
+        raise L.unsupported("directed rounding other than on f32")
+    d, a, b = s.operands
+    x, y = L.read(a, t), L.read(b, t)
+    if s.opcode == "mul":
+        srcs = (x, y, Imm(0.0, t))
+    else:
+        srcs = (x, Imm(1.0, t), y if s.opcode == "add" else L.value(Op.NEG, t, y))
+    L.emit(Op.FMA, (L.write(d, t),), srcs, mode)
+
+
+@handles("mul", doc=".lo, .wide (32-bit), .hi (32- and 64-bit) on integers; f32/f64, .rz/.rm/.rp on f32")
 def _mul(L: Lowering, s: P.Instruction) -> None:
+    mode = next((m for m in s.mods if m in ("rz", "rm", "rp")), None)
+    if mode is not None:
+        return _directed(L, s, mode)
     _check_mods(L, s)
     t = L.type_of(s)
     d, a, b = s.operands
@@ -511,8 +533,8 @@ def _ret(L: Lowering, s: P.Instruction) -> None:
 _SHFL = {"up": ShflMode.UP, "down": ShflMode.DOWN, "bfly": ShflMode.XOR, "idx": ShflMode.IDX}
 
 
-@handles("shfl", doc="shfl.sync up/down/bfly/idx .b32 over the whole warp (clamp 31, or 0 for up); "
-                     "the in-range predicate output")
+@handles("shfl", doc="shfl.sync up/down/bfly/idx .b32, over the whole warp or in segments (a "
+                     "constant clamp/segment mask: __shfl_*_sync's width); the in-range predicate")
 def _shfl(L: Lowering, s: P.Instruction) -> None:
     modes = [m for m in s.mods if m in _SHFL]
     if "sync" not in s.mods or len(modes) != 1:
@@ -520,8 +542,8 @@ def _shfl(L: Lowering, s: P.Instruction) -> None:
     mode = _SHFL[modes[0]]
     d, a, b, c, mask = s.operands
     clamp = L.constant(c)
-    if clamp != (0 if mode is ShflMode.UP else 31):
-        raise L.unsupported("a shuffle over a part of the warp (width < 32)")
+    if clamp is None:
+        raise L.unsupported("a clamp/segment operand that is not a constant")
     pred = None
     if isinstance(d, P.Vec):
         raise L.unsupported()
@@ -532,6 +554,13 @@ def _shfl(L: Lowering, s: P.Instruction) -> None:
     t = L.regs[dst_reg.name].type if dst_reg.name in L.regs else Scalar.U32
     t = t if t.bits == 32 and t in (Scalar.I32, Scalar.U32, Scalar.F32) else Scalar.U32
     lane = L.read(b, Scalar.I32)
+    if clamp != (0 if mode is ShflMode.UP else 31):      # segments narrower than the warp
+        src, ok = _shfl_segment_lane(L, mode, lane, clamp)
+        L.emit(Op.SHFL, (L.write(dst_reg, t),), (L.read(a, t), src, L.read(mask, Scalar.U32)),
+               ShflMode.IDX)
+        if pred and pred in L.read_regs:
+            L.emit(Op.MOV, (L.write(P.Reg(pred), Scalar.BOOL),), (ok,))
+        return
     L.emit(Op.SHFL, (L.write(dst_reg, t),), (L.read(a, t), lane, L.read(mask, Scalar.U32)), mode)
     if pred and pred in L.read_regs:
         me = L.value(Op.SREG, Scalar.I32, arg=SReg.LANEID)
@@ -542,6 +571,30 @@ def _shfl(L: Lowering, s: P.Instruction) -> None:
         else:
             ok = L.value(Op.MOV, Scalar.BOOL, Imm(True, Scalar.BOOL))
         L.emit(Op.MOV, (L.write(P.Reg(pred), Scalar.BOOL),), (ok,))
+
+
+def _shfl_segment_lane(L: Lowering, mode: ShflMode, b, clamp: int):
+    """PTX's source lane for a shuffle within segments (``c`` = clamp | segmask << 8), and
+    whether it is in range (else a lane reads its own value): (lane to read, in range)."""
+    i32, boolean = Scalar.I32, Scalar.BOOL
+    segmask, cval = (clamp >> 8) & 31, clamp & 31
+    me = L.value(Op.SREG, i32, arg=SReg.LANEID)
+    min_lane = L.value(Op.AND, i32, me, Imm(segmask, i32))
+    max_lane = L.value(Op.OR, i32, min_lane, Imm(cval & ~segmask & 31, i32))
+    bval = b if isinstance(b, Imm) and 0 <= b.value < 32 else L.value(Op.AND, i32, b, Imm(31, i32))
+    if mode is ShflMode.UP:
+        j = L.value(Op.SUB, i32, me, bval)
+        ok = L.value(Op.GE, boolean, j, max_lane)
+    elif mode is ShflMode.DOWN:
+        j = L.value(Op.ADD, i32, me, bval)
+        ok = L.value(Op.LE, boolean, j, max_lane)
+    elif mode is ShflMode.XOR:
+        j = L.value(Op.XOR, i32, me, bval)
+        ok = L.value(Op.LE, boolean, j, max_lane)
+    else:
+        j = L.value(Op.OR, i32, min_lane, L.value(Op.AND, i32, bval, Imm(~segmask & 31, i32)))
+        ok = L.value(Op.LE, boolean, j, max_lane)
+    return L.value(Op.SELECT, i32, ok, j, me), ok
 
 
 @handles("membar", "fence", doc="no-ops: the precise engine applies every access in program order, "
@@ -595,6 +648,24 @@ def _bitfield(L: Lowering, s: P.Instruction) -> None:
         n = bits - pos
     up = L.value(Op.SHL, t, x, Imm(bits - pos - n, t))
     L.emit(Op.SHR, (L.write(d, t),), (up, Imm(bits - n, t)))     # SHR is arithmetic if signed
+
+
+@handles("brev", doc="brev.b32 / brev.b64: bits reversed (swaps of halves, quarters, ... bits)")
+def _brev(L: Lowering, s: P.Instruction) -> None:
+    t = Scalar.U32 if L.type_of(s).bits == 32 else Scalar.U64
+    d, a = s.operands
+    x = L.read(a, t)
+    full = (1 << t.bits) - 1
+    width = t.bits // 2
+    while width >= 1:
+        lo = 0
+        for k in range(0, t.bits, 2 * width):
+            lo |= ((1 << width) - 1) << k                  # the low half of each pair of fields
+        low = L.value(Op.SHL, t, L.value(Op.AND, t, x, Imm(lo, t)), Imm(width, t))
+        high = L.value(Op.AND, t, L.value(Op.SHR, t, x, Imm(width, t)), Imm(lo & full, t))
+        x = L.value(Op.OR, t, low, high)
+        width //= 2
+    L.emit(Op.MOV, (L.write(d, t),), (x,))
 
 
 @handles("popc", doc="popc.b32 / popc.b64 (a u32 count)")

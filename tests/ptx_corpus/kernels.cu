@@ -170,3 +170,20 @@ extern "C" __global__ void clz_kernel(const unsigned* a, int* o) { o[threadIdx.x
 // sinf has a slow path for large arguments with a local array and a module-level table
 extern "C" __global__ void transcend(const float* a, float* o) { o[threadIdx.x] = tanhf(a[threadIdx.x]) + sinf(a[threadIdx.x]) + logf(a[threadIdx.x]+2.f); }
 extern "C" __global__ void dbl(const double* a, double* o) { int i = threadIdx.x; o[i] = a[i] * a[i] + 1.0 / (a[i] + 3.0) + (double)(int)a[i]; }
+
+extern "C" __global__ void shfl_width(const int* a, int* o) {
+    int v = a[threadIdx.x], i = threadIdx.x;
+    o[4 * i] = __shfl_xor_sync(0xffffffff, v, 4, 16);
+    o[4 * i + 1] = __shfl_down_sync(0xffffffff, v, 3, 8);
+    o[4 * i + 2] = __shfl_up_sync(0xffffffff, v, 2, 8);
+    o[4 * i + 3] = __shfl_sync(0xffffffff, v, 5, 16);
+}
+
+extern "C" __global__ void rounding(const float* a, float* o, unsigned* r) {
+    int i = threadIdx.x;
+    o[4 * i] = floorf(a[i]);
+    o[4 * i + 1] = ceilf(a[i]);
+    o[4 * i + 2] = roundf(a[i]);
+    o[4 * i + 3] = truncf(a[i]) + rintf(a[i]);
+    r[i] = __brev((unsigned)i * 2654435761u);
+}
