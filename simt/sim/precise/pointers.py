@@ -168,6 +168,13 @@ def _raise_bad(ctx, ins, ptr, addr, width, space, starts, ends, stores, bad, mis
                            **ctx.thread_details(lane))
 
 
+def _groups(kk: np.ndarray):
+    """(storage number, positions) of each array the lanes reach: usually one, all of them."""
+    if kk.size == 0 or (kk == kk[0]).all():
+        return [(int(kk[0]) if kk.size else 0, slice(None))]
+    return [(int(g), np.flatnonzero(kk == g)) for g in np.unique(kk)]
+
+
 def make_load(ins: Instr, d: list[int], s: list[int]):
     ptr: Pointer = ins.arg
     (a,) = s
@@ -177,8 +184,7 @@ def make_load(ins: Instr, d: list[int], s: list[int]):
         res, kk, stores = resolve(ctx, ins, ptr, env[a], width)
         ctx.record_memory(ins, res.st, ctx.spread(res.idx, np.int64), width, ptr.elem.nbytes)
         out = [np.empty(ctx.n_active, dtype=dtype) for _ in d]
-        for g in np.unique(kk):
-            lanes = np.flatnonzero(kk == g)
+        for g, lanes in _groups(kk):
             view = _typed(stores[g], dtype)
             for c in range(width):
                 out[c][lanes] = view[res.elem[lanes] + c]
@@ -198,8 +204,7 @@ def make_store(ins: Instr, s: list[int]):
         n = ctx.n_active
         columns = [np.broadcast_to(np.asarray(ctx.pick(env[v])).astype(dtype, copy=False), (n,))
                    for v in vals]
-        for g in np.unique(kk):
-            lanes = np.flatnonzero(kk == g)
+        for g, lanes in _groups(kk):
             view = _typed(stores[g], dtype)
             for c, col in enumerate(columns):     # several lanes, one word: the last lands
                 view[res.elem[lanes] + c] = col[lanes]
@@ -222,8 +227,7 @@ def make_atomic(ins: Instr, d: list[int], s: list[int]):
         if cmp_i is not None:
             cmp = np.broadcast_to(np.asarray(ctx.pick(env[cmp_i])).astype(dtype, copy=False), (n,))
         old = np.empty(n, dtype=dtype)
-        for g in np.unique(kk):
-            lanes = np.flatnonzero(kk == g)
+        for g, lanes in _groups(kk):
             old[lanes] = atomic(_typed(stores[g], dtype), np.ascontiguousarray(res.elem[lanes]),
                                 arg.op, vals[lanes], None if cmp is None else cmp[lanes])
         env[out] = ctx.spread(old, dtype)
