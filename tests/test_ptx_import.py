@@ -657,3 +657,14 @@ def test_float_rounding_functions_and_bit_reversal(ptx_text):
     np.testing.assert_array_equal(got[:, 3], np.trunc(x) + np.rint(x))
     want = [int(f"{(i * 2654435761) % 2**32:032b}"[::-1], 2) for i in range(x.size)]
     np.testing.assert_array_equal(rev.numpy(), want)
+
+
+def test_device_variables_persist_and_are_shared_by_a_modules_kernels():
+    text = (CORPUS / "kernels.ptx").read_text() + "\n// a module of its own for this test\n"
+    count, read = simt.from_ptx(text, "count_launch"), simt.from_ptx(text, "read_launches")
+    seen, out = simt.zeros(1, dtype=simt.int32), simt.zeros(1, dtype=simt.int32)
+    for k in range(3):
+        run(count, grid=1, block=32, inputs=[seen])
+        assert seen.numpy()[0] == k
+    run(read, grid=1, block=1, inputs=[out])
+    assert out.numpy()[0] == 3

@@ -46,9 +46,9 @@ class ImportedKernel:
         return fn
 
     def variable_array(self, name: str):
-        """The data of a module-level variable: made once, kept across launches (as a CUDA
-        module's __device__ variables are)."""
-        arrays = self.__dict__.setdefault("_variables", {})
+        """The data of a module-level variable: made once per module, shared by its kernels and
+        kept across launches (as a CUDA module's __device__ variables are)."""
+        arrays = self.module.__dict__.setdefault("_variable_arrays", {})   # one per module
         if name not in arrays:
             from ..arrays import array
             data = np.frombuffer(self.module.variables[name].data, dtype=np.uint8).copy()
@@ -76,8 +76,23 @@ def from_ptx(ptx: str | os.PathLike, name: str) -> ImportedKernel:
     """The kernel ``name`` of a PTX module (text, or a path to a .ptx file). ``name`` is the
     entry's name: its C++ name as written (``"scale<4>"``), or its ``extern "C"``/mangled name."""
     text, path = _text_or_file(ptx, ".ptx")
-    module = P.parse(text, path)
+    module = _module(text, path)
     return ImportedKernel(module, _find_entry(module, name), name)
+
+
+_MODULES: dict[tuple[str, str], P.Module] = {}
+_PTX_OF_CUDA: dict[tuple, str] = {}
+
+
+def _module(text: str, path: str) -> P.Module:
+    """The parsed module of a PTX text, read once: kernels imported from one module share it,
+    and with it its __device__ variables, as kernels of one CUDA program do."""
+    import hashlib
+    key = (hashlib.sha1(text.encode()).hexdigest(), path)
+    module = _MODULES.get(key)
+    if module is None:
+        module = _MODULES[key] = P.parse(text, path)
+    return module
 
 
 def from_cuda(source: str | os.PathLike, name: str, options=(), arch: str = "sm_90") -> ImportedKernel:
@@ -97,15 +112,18 @@ def from_cuda(source: str | os.PathLike, name: str, options=(), arch: str = "sm_
         if not os.path.exists(path):
             with open(path, "w") as f:
                 f.write(text)
-    with tempfile.TemporaryDirectory(prefix="simt-cuda-") as tmp:
-        out = os.path.join(tmp, "kernel.ptx")
-        cmd = [nvcc, "-ptx", "-O3", f"-arch={arch}", "-lineinfo", *map(str, options), path, "-o", out]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise CompileError(f"nvcc failed on {path}:\n{proc.stderr.strip()}")
-        with open(out) as f:
-            ptx = f.read()
-    module = P.parse(ptx, path + ".ptx")
+    cmd = [nvcc, "-ptx", "-O3", f"-arch={arch}", "-lineinfo", *map(str, options), path]
+    key = (text, *cmd)                # one nvcc run per source, options and target
+    ptx = _PTX_OF_CUDA.get(key)
+    if ptx is None:
+        with tempfile.TemporaryDirectory(prefix="simt-cuda-") as tmp:
+            out = os.path.join(tmp, "kernel.ptx")
+            proc = subprocess.run([*cmd, "-o", out], capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise CompileError(f"nvcc failed on {path}:\n{proc.stderr.strip()}")
+            with open(out) as f:
+                ptx = _PTX_OF_CUDA[key] = f.read()
+    module = _module(ptx, path + ".ptx")
     kernel = ImportedKernel(module, _find_entry(module, name), name)
     kernel.source_names = _source_parameter_names(text, name, len(kernel.entry.params))
     return kernel
