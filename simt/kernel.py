@@ -241,6 +241,9 @@ static._simt_static = True
 def mir(k: Kernel, dim_ndim: int = 1, block_ndim: int = 1) -> str:
     """The printed MIR of a kernel compiled for a launch signature (with the module options)."""
     from .ir.printer import format_function
+    from .ptx_import import ImportedKernel
+    if isinstance(k, ImportedKernel):          # every 64-bit parameter taken as a pointer
+        return k.mir()
     if not isinstance(k, Kernel):
         raise TypeError(f"simt.mir expects a @simt.kernel, got {k!r}")
     return format_function(k.compile(LaunchSig(dim_ndim, block_ndim)))

@@ -242,12 +242,12 @@ def check_warp_only_arguments(kernel: Kernel, adj_inputs, adj_outputs, stream, r
                           LaunchWarning, stacklevel=3)
 
 
-def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_inputs: Sequence = (),
+def launch(kernel, dim=None, inputs: Sequence = (), outputs: Sequence = (), adj_inputs: Sequence = (),
            adj_outputs: Sequence = (), device=None, stream=None, adjoint: bool = False,
            record_tape: bool = True, record_cmd: bool = False, max_blocks: int = 0,
            block_dim=256, arch: str | None = None, max_steps: int | None = None,
            trace=None, trace_options: dict | None = None, check=None,
-           raise_on_hazard: bool | None = None) -> LaunchResult:
+           raise_on_hazard: bool | None = None, grid=None, block=None) -> LaunchResult:
     """Run ``kernel`` over ``dim`` threads; ``outputs`` are appended to ``inputs`` (as in Warp).
 
     ``trace="run.jsonl"`` (device ``cpu:trace``) records every warp instruction; trace_options:
@@ -256,7 +256,17 @@ def launch(kernel, dim, inputs: Sequence = (), outputs: Sequence = (), adj_input
     and returns their reports in ``result.hazards``; ``raise_on_hazard=True`` raises
     HazardError instead (see docs/checks/README.md). Of Warp's own arguments, ``stream`` and
     ``record_cmd=True`` are refused and ``max_blocks > 0``, ``adj_inputs`` and ``adj_outputs``
-    warn (LaunchWarning): see check_warp_only_arguments."""
+    warn (LaunchWarning): see check_warp_only_arguments. Kernels imported from PTX
+    (simt.from_ptx, simt.from_cuda) also take CUDA's ``grid=`` and ``block=`` (x first)."""
+    from .ptx_import.kernel import ImportedKernel, launch_imported
+    if isinstance(kernel, ImportedKernel):
+        return launch_imported(kernel, dim, inputs, outputs, device, block_dim, grid, block, arch,
+                               max_steps, trace, trace_options, check)
+    if grid is not None or block is not None:
+        raise LaunchError("grid= and block= launch kernels imported from PTX; @simt.kernel "
+                          "kernels take dim= and block_dim=")
+    if dim is None:
+        raise LaunchError("simt.launch needs dim= (the number of threads, or a tuple of extents)")
     if not isinstance(kernel, Kernel):
         raise LaunchError(f"simt.launch expects a @simt.kernel, got {kernel!r}")
     repeat = _repeat_key(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device, stream,

@@ -56,6 +56,12 @@ def emit(fn: Function, arch: str = "sm_90", lineinfo: bool = False) -> tuple[str
     compute-sanitizer (with the JIT's or ptxas's -lineinfo) report file:line."""
     if arch not in ARCHS:
         raise ValueError(f"unsupported PTX target {arch!r}; choose one of {', '.join(ARCHS)}")
+    if fn.precise_only():
+        from ..errors import CompileError
+        raise CompileError(f"kernel '{fn.name}': the PTX backend ('cuda') does not emit "
+                           f"byte-addressed memory, BITCAST and FMA (kernels imported from PTX) "
+                           f"in this version; "
+                           f"imported PTX kernels run on cpu:precise and cpu:trace")
     from .ptx_ops import lower_function
     em = Emitter(fn, arch, lineinfo)
     lower_function(em)

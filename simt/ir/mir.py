@@ -6,7 +6,9 @@ Registers are typed scalars (``Reg``); operands are registers or immediates (``I
 Vectors and matrices do not exist here: lowering expanded them to scalars. Memory is
 reached through ``MemRef`` objects (array parameters, shared arrays), indexed in scalar
 elements, with an explicit address space; one LD/ST moves 1, 2 or 4 consecutive scalars
-(like PTX ld / ld.v2 / ld.v4).
+(like PTX ld / ld.v2 / ld.v4). Kernels imported from PTX reach memory through byte addresses
+instead: LD/ST/ATOM with a ``Pointer`` argument take a 64-bit (or, in shared and local
+space, 32-bit) integer byte address as src0, and ADDR gives an array's address.
 
 The precise engine (simt/sim/precise) is the executable definition of every op below.
 """
@@ -21,12 +23,14 @@ from .types import Scalar
 class Op(enum.Enum):
     # data movement and conversion
     MOV = enum.auto()      # dst = src0                       (same type)
+    BITCAST = enum.auto()  # dst = the bits of src0 read as dst's type  (same width, no bool)
     CVT = enum.auto()      # dst = convert(src0)               (C semantics; float->int truncates, saturating)
     SELECT = enum.auto()   # dst = src0 ? src1 : src2          (src0 bool)
     # arithmetic (operands and result share one type)
     ADD = enum.auto(); SUB = enum.auto(); MUL = enum.auto()
     DIV = enum.auto()      # ints: truncates toward zero (C); floats: IEEE round-to-nearest
     REM = enum.auto()      # ints: sign of dividend (C %); floats: fmod
+    FMA = enum.auto()      # dst = src0 * src1 + src2 rounded once: to nearest, or arg "rz"/"rm"/"rp" (f32)
     MIN = enum.auto(); MAX = enum.auto()  # floats: src0 if src0 <= src1 (>=) or src1 is NaN, else src1
     POW = enum.auto(); ATAN2 = enum.auto()
     COPYSIGN = enum.auto()  # |src0| with the sign bit of src1 (floats; a NaN's sign bit is unspecified)
@@ -46,9 +50,10 @@ class Op(enum.Enum):
     # comparisons: dst bool, sources share one type
     EQ = enum.auto(); NE = enum.auto(); LT = enum.auto(); LE = enum.auto(); GT = enum.auto(); GE = enum.auto()
     # memory
-    LD = enum.auto()       # dsts[0..w) = mem[src0 .. src0+w)      arg: MemRef
-    ST = enum.auto()       # mem[src0 .. src0+w) = srcs[1..]        arg: MemRef
+    LD = enum.auto()       # dsts[0..w) = mem[src0 .. src0+w)      arg: MemRef, or Pointer (src0 a byte address)
+    ST = enum.auto()       # mem[src0 .. src0+w) = srcs[1..]        arg: MemRef, or Pointer
     ATOM = enum.auto()     # dst = old mem[src0]; mem[src0] = f(old, src1[, src2])  arg: AtomArg
+    ADDR = enum.auto()     # dst(u64, or u32 for shared/local) = byte address of element 0  arg: MemRef
     DIM = enum.auto()      # dst(i32) = extent of dimension k of an array   arg: DimArg
     # execution model
     SREG = enum.auto()     # dst = special register                 arg: SReg
@@ -89,6 +94,14 @@ class Space(enum.Enum):
     SHARED = "shared"
     LOCAL = "local"
     PARAM = "param"
+    GENERIC = "generic"    # pointers only: shared or local by the windows below, else global
+
+
+# Where a block's shared window and a thread's local window lie in the generic address space
+# (PTX cvta.shared / cvta.local add them). Global addresses are the same in generic and
+# global space; launches place arrays far above both.
+GENERIC_SHARED_BASE = 0x1000_0000_0000
+GENERIC_LOCAL_BASE = 0x2000_0000_0000
 
 
 class SReg(enum.Enum):
@@ -192,8 +205,25 @@ class MemRef:
 
 
 @dataclass(frozen=True)
+class Pointer:
+    """A byte-addressed access: ``elem`` scalars at the address in src0, in ``space``
+    (GLOBAL: the launch's arrays; SHARED: an offset in the block's shared window; LOCAL: an
+    offset in the thread's own local window; GENERIC: any of them, by address). The address
+    must be aligned to the access's size."""
+    space: Space
+    elem: Scalar
+
+    @property
+    def name(self) -> str:
+        return f"{self.space.value}*"
+
+    def __str__(self) -> str:
+        return f"[{self.space.value}*{self.elem.short}]"
+
+
+@dataclass(frozen=True)
 class AtomArg:
-    mem: MemRef
+    mem: MemRef | Pointer
     op: AtomOp
 
 
@@ -210,7 +240,7 @@ class CheckArg:
     dim: int
 
 
-Arg = (MemRef | AtomArg | DimArg | CheckArg | SReg | ShflMode | VoteMode | str
+Arg = (MemRef | Pointer | AtomArg | DimArg | CheckArg | SReg | ShflMode | VoteMode | str
        | tuple[str, str] | None)
 
 
@@ -288,6 +318,7 @@ class Function:
     loc: Loc | None = None
     tid_ndim: int = 0            # values the kernel unpacks from tid() (0: never called)
     thread_idx_ndim: int = 0     # same for thread_idx()/block_idx()/block_dim()/grid_dim()
+    local: list[MemRef] = field(default_factory=list)    # per-thread arrays (imported stack frames)
 
     @property
     def entry(self) -> Block:
@@ -309,6 +340,13 @@ class Function:
     def instructions(self):
         for b in self.blocks:
             yield from b.instrs
+
+    def precise_only(self) -> bool:
+        """Whether the function uses ops only the precise engine implements yet: memory through
+        byte addresses (Pointer, ADDR), BITCAST and FMA, which kernels imported from PTX use."""
+        return any(ins.op in (Op.ADDR, Op.BITCAST, Op.FMA) or isinstance(ins.arg, Pointer)
+                   or (isinstance(ins.arg, AtomArg) and isinstance(ins.arg.mem, Pointer))
+                   for ins in self.instructions())
 
     def registers(self) -> list[Reg]:
         """Every register named by the function, in first-appearance order."""

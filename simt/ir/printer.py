@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from .mir import (ArrayParam, AtomArg, CheckArg, DimArg, Function, Instr, MemRef, Op, Operand,
-                  Reg, ScalarParam)
+                  Pointer, Reg, ScalarParam)
 
 LOC_COLUMN = 60   # where the "; file:line" comment starts, if the instruction is shorter
 
@@ -38,6 +38,16 @@ def _body(ins: Instr) -> str:
     """The instruction without its destinations."""
     op, arg = ins.op, ins.arg
     name = op.name.lower()
+    if op in (Op.LD, Op.ST) and isinstance(arg, Pointer):
+        addr = format_operand(ins.srcs[0]) if ins.srcs else "?"
+        width = len(ins.dsts) if op is Op.LD else len(ins.srcs) - 1
+        text = f"{name}.{arg.space.value}.{arg.elem.short}{_width_suffix(width)} [{addr}]"
+        return text + (f", {_srcs(ins, 1)}" if op is Op.ST else "")
+    if op is Op.ATOM and isinstance(arg, AtomArg) and isinstance(arg.mem, Pointer):
+        addr = format_operand(ins.srcs[0]) if ins.srcs else "?"
+        return f"atom.{arg.mem.space.value}.{arg.op.value}.{arg.mem.elem.short} [{addr}], {_srcs(ins, 1)}"
+    if op is Op.ADDR and isinstance(arg, MemRef):
+        return f"addr {arg}"
     if op is Op.LD and isinstance(arg, MemRef):
         idx = format_operand(ins.srcs[0]) if ins.srcs else "?"
         return f"ld.{_mem_space(arg)}{_width_suffix(len(ins.dsts))} {arg}[{idx}]"
@@ -118,6 +128,8 @@ def format_function(fn: Function, with_loc: bool = True) -> str:
     lines = [format_header(fn)]
     for mem in fn.shared:
         lines.append(f"  shared {format_memref(mem)}")
+    for mem in fn.local:
+        lines.append(f"  local {format_memref(mem)}")
     for block in fn.blocks:
         lines.append(f"{block.label}:")
         for ins in block.instrs:

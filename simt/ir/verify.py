@@ -15,7 +15,7 @@ import numpy as np
 from . import cfg
 from .mir import (BARRIERS, BINARY, COMPARE, FLOAT_ONLY, INT_ONLY, SREG_TYPE, ArrayParam,
                   AtomArg, AtomOp, Block, CheckArg, DimArg, Function, Imm, Instr, MemRef, Op,
-                  Reg, ScalarParam, ShflMode, Space, SReg, VoteMode, UNARY)
+                  Pointer, Reg, ScalarParam, ShflMode, Space, SReg, VoteMode, UNARY)
 from .printer import format_instr
 from .types import Scalar
 
@@ -148,8 +148,85 @@ def _index_ok(ins: Instr) -> str | None:
     return None
 
 
+def _address_ok(ins: Instr, ptr: Pointer) -> str | None:
+    """A byte address: a 64-bit integer, or a 32-bit one for an offset in a shared or local window."""
+    if not ins.srcs:
+        return f"{ins.op.name} needs an address source"
+    want = (Scalar.U64, Scalar.I64)
+    want += (Scalar.U32, Scalar.I32) if ptr.space in (Space.SHARED, Space.LOCAL) else ()
+    if ptr.space not in (Space.GLOBAL, Space.SHARED, Space.LOCAL, Space.GENERIC):
+        return f"{ins.op.name} through a {ptr.space.value} pointer is not supported"
+    if ins.srcs[0].type not in want:
+        return f"{ins.op.name} address must be {' or '.join(map(str, want))}, got {ins.srcs[0].type}"
+    if ptr.elem is Scalar.BOOL:
+        return f"{ins.op.name} cannot move bool through a pointer"
+    return None
+
+
+def check_pointer_access(ins: Instr) -> str | None:      # LD, ST, ATOM with a Pointer
+    arg = ins.arg
+    ptr = arg.mem if isinstance(arg, AtomArg) else arg
+    if ins.op is Op.LD:
+        err = _shape(ins, VECTOR_WIDTHS, 1)
+        values = ins.dsts
+    elif ins.op is Op.ST:
+        err = _shape(ins, 0, tuple(1 + w for w in VECTOR_WIDTHS))
+        values = ins.srcs[1:]
+    else:
+        err = _shape(ins, 1, 3 if arg.op is AtomOp.CAS else 2)
+        values = (*ins.dsts, *ins.srcs[1:])
+        if not err and arg.op in (AtomOp.AND, AtomOp.OR, AtomOp.XOR) and not ptr.elem.is_int:
+            err = f"atomic {arg.op.value} needs integer elements, not {ptr.elem}"
+    err = err or _address_ok(ins, ptr)
+    if err:
+        return err
+    if any(v.type is not ptr.elem for v in values):
+        return f"{ins.op.name} values must have the pointer's element type {ptr.elem}"
+    return None
+
+
+def check_addr(ins: Instr) -> str | None:
+    if not isinstance(ins.arg, MemRef):
+        return "ADDR needs a MemRef argument"
+    err = _shape(ins, 1, 0)
+    if err:
+        return err
+    want = (Scalar.U64, Scalar.U32) if ins.arg.space in (Space.SHARED, Space.LOCAL) else (Scalar.U64,)
+    if ins.dst.type not in want:
+        return f"ADDR of {ins.arg} writes {' or '.join(map(str, want))}, not {ins.dst.type}"
+    return None
+
+
+def check_fma(ins: Instr) -> str | None:
+    err = _shape(ins, 1, 3)
+    if err:
+        return err
+    t = ins.dst.type
+    if any(s.type is not t for s in ins.srcs):
+        return f"FMA sources must have the destination type {t}, got {_types(ins)}"
+    if t not in (Scalar.F32, Scalar.F64):
+        return f"FMA needs f32 or f64, got {t}"
+    if ins.arg not in (None, "rz", "rm", "rp"):
+        return f"FMA rounds to nearest or by 'rz', 'rm', 'rp', not {ins.arg!r}"
+    if ins.arg is not None and t is not Scalar.F32:
+        return "FMA with a directed rounding takes f32 only"
+    return None
+
+
+def check_bitcast(ins: Instr) -> str | None:
+    err = _shape(ins, 1, 1)
+    if err:
+        return err
+    src, dst = ins.srcs[0].type, ins.dst.type
+    if Scalar.BOOL in (src, dst) or src.bits != dst.bits:
+        return f"BITCAST needs two non-bool types of one width, got {src} -> {dst}"
+    return None
+
+
 def check_ld(ins: Instr) -> str | None:
     mem = ins.arg
+    if isinstance(mem, Pointer):
+        return check_pointer_access(ins)
     if not isinstance(mem, MemRef):
         return "LD needs a MemRef argument"
     err = _shape(ins, VECTOR_WIDTHS, 1) or _index_ok(ins)
@@ -162,6 +239,8 @@ def check_ld(ins: Instr) -> str | None:
 
 def check_st(ins: Instr) -> str | None:
     mem = ins.arg
+    if isinstance(mem, Pointer):
+        return check_pointer_access(ins)
     if not isinstance(mem, MemRef):
         return "ST needs a MemRef argument"
     err = _shape(ins, 0, tuple(1 + w for w in VECTOR_WIDTHS)) or _index_ok(ins)
@@ -176,6 +255,8 @@ def check_atom(ins: Instr) -> str | None:
     arg = ins.arg
     if not isinstance(arg, AtomArg):
         return "ATOM needs an AtomArg argument"
+    if isinstance(arg.mem, Pointer):
+        return check_pointer_access(ins)
     nsrcs = 3 if arg.op is AtomOp.CAS else 2
     err = _shape(ins, 1, nsrcs) or _index_ok(ins)
     if err:
@@ -341,7 +422,8 @@ RULES: dict[Op, Check] = {
     **{op: check_unary for op in UNARY},
     **{op: check_compare for op in COMPARE},
     Op.ISNAN: check_classify, Op.ISINF: check_classify,
-    Op.MOV: check_mov, Op.CVT: check_cvt, Op.SELECT: check_select,
+    Op.MOV: check_mov, Op.BITCAST: check_bitcast, Op.FMA: check_fma, Op.ADDR: check_addr,
+    Op.CVT: check_cvt, Op.SELECT: check_select,
     Op.LD: check_ld, Op.ST: check_st, Op.ATOM: check_atom, Op.DIM: check_dim,
     Op.SREG: check_sreg, Op.BAR: check_bar, Op.BAR_AND: check_bar_and,
     Op.SYNCWARP: check_syncwarp, Op.SHFL: check_shfl, Op.VOTE: check_vote,
@@ -420,6 +502,11 @@ class _Verifier:
                 self.fail(f"shared allocation {mem} at offset {mem.offset} is not aligned to "
                           f"{mem.elem.nbytes} bytes")
             spans.append((mem.offset, mem.offset + mem.size * mem.elem.nbytes, mem))
+        for mem in fn.local:
+            if mem.space is not Space.LOCAL or mem.shape is None or mem.name in self.memrefs:
+                self.fail(f"local allocation {mem} must be in local space with a static shape "
+                          f"and a name of its own")
+            self.memrefs[mem.name] = mem
         spans.sort(key=lambda s: (s[0], s[1]))
         reach_end, owner = 0, None
         for start, end, mem in spans:
@@ -476,7 +563,7 @@ class _Verifier:
                         self.fail(f"source {s!r} is neither a register nor an immediate", b, i)
                 mem = _memref_of(ins)
                 if mem is not None and mem.name not in self.memrefs:
-                    self.fail(f"{mem} is neither a parameter nor a shared allocation", b, i)
+                    self.fail(f"{mem} is neither a parameter nor a shared or local allocation", b, i)
 
     def check_register_types(self) -> None:
         seen: dict[int, Reg] = {}
@@ -550,7 +637,7 @@ def _memref_of(ins: Instr) -> MemRef | None:
     if isinstance(arg, MemRef):
         return arg
     if isinstance(arg, (AtomArg, DimArg, CheckArg)):
-        return arg.mem
+        return arg.mem if isinstance(arg.mem, MemRef) else None
     return None
 
 

@@ -413,13 +413,14 @@ class Batch(Diagnostics):
         return self.R[index]
 
     # --- memory -------------------------------------------------------------------------
-    def record_memory(self, ins: Instr, st: Storage, idx, width: int) -> None:
-        """Count what one memory instruction did per warp and set its per-warp latency."""
+    def record_memory(self, ins: Instr, st: Storage, idx, width: int, nbytes: int = 0) -> None:
+        """Count what one memory instruction did per warp and set its per-warp latency.
+        ``idx`` counts elements of ``nbytes`` bytes (by default the array's own elements)."""
         if not self.timed:
             return
         sel = self.sel()
         mem = st.mem
-        nbytes = mem.elem.nbytes
+        nbytes = nbytes or mem.elem.nbytes
         i = np.ascontiguousarray(np.asarray(self.pick(idx), dtype=np.int64).reshape(-1))
         n_rows = self.n_running
         slot = self.mem_slot

@@ -91,7 +91,12 @@ class Counters:
         for k, (ins, *_rest) in enumerate(self._per_instruction()):
             if ins.op in (Op.LD, Op.ST, Op.ATOM):
                 mem = ins.arg if ins.op is not Op.ATOM else ins.arg.mem
-                sums[names[(mem.space, ins.op)]] += self.mem[k]
+                # a generic pointer access counts where its lanes went: shared wavefronts and
+                # global sectors are separate columns, so it adds to both; local goes with global
+                spaces = ((Space.SHARED, Space.GLOBAL) if mem.space is Space.GENERIC else
+                          (Space.GLOBAL,) if mem.space is Space.LOCAL else (mem.space,))
+                for space in spaces:
+                    sums[names[(space, ins.op)]] += self.mem[k]
         m = {}
         for kind in ("ld", "st", "atom"):
             s = sums[f"shared_op_{kind}"]
@@ -117,10 +122,10 @@ class Counters:
             mem = self.mem[k]
             if ins.op in (Op.LD, Op.ST, Op.ATOM):
                 space = (ins.arg.mem if ins.op is Op.ATOM else ins.arg).space
-                if space is Space.SHARED:
+                if space in (Space.SHARED, Space.GENERIC):   # generic: either
                     r[2] += mem[1]
                     r[3] += mem[2]
-                else:
+                if space is not Space.SHARED:
                     r[4] += mem[3]
                     r[5] += mem[4]
             if ins.is_terminator and ins.op is not Op.RET:

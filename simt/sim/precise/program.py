@@ -13,11 +13,11 @@ from typing import Callable
 import numpy as np
 
 from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, AtomOp, CheckArg, DimArg, Function,
-                       Imm, Instr, Loc, MemRef, Op, Reg, ScalarParam, SReg)
+                       Imm, Instr, Loc, MemRef, Op, Pointer, Reg, ScalarParam, SReg)
 from ...ir import bfloat16
 from ...ir.types import Scalar
 from .. import atomic_log
-from . import arith, warp
+from . import arith, pointers, warp
 from .fused import Fusion
 
 Step = Callable[[list, "object"], None]
@@ -210,6 +210,40 @@ def make_step(ins: Instr, d: list[int], s: list[int],
             v = env[a]
             env[out] = v.copy() if isinstance(v, np.ndarray) else v
         return mov
+    if op is Op.FMA:
+        a, b, c = s
+        out = d[0]
+        t_np = ins.dsts[0].type.np
+        wide = np.float64 if t_np == np.float32 else np.longdouble
+
+        rounding = ins.arg
+
+        def fma(env, ctx):
+            # f32: the product is exact in f64, so one f64 sum then rounding to f32 is fused
+            # but for rare double-rounding cases; f64 goes through long double (not exact)
+            x = np.asarray(env[a], dtype=wide) * np.asarray(env[b], dtype=wide)
+            exact = x + np.asarray(env[c], dtype=wide)
+            v = exact.astype(t_np)
+            if rounding is not None:     # directed: step from nearest toward the mode's side
+                toward = {"rm": -np.inf, "rp": np.inf, "rz": 0.0}[rounding]
+                wrong = {"rm": v > exact, "rp": v < exact, "rz": np.abs(v) > np.abs(exact)}[rounding]
+                v = np.where(wrong, np.nextafter(v, t_np.type(toward)), v).astype(t_np)
+            env[out] = v if v.ndim else v[()]
+        return fma
+    if op is Op.BITCAST:
+        (a,), out = s, d[0]
+        src_np, dst_np = ins.srcs[0].type.np, ins.dsts[0].type.np
+
+        def bitcast(env, ctx):
+            v = np.asarray(env[a]).astype(src_np, copy=False).view(dst_np)
+            env[out] = v.copy() if v.ndim else v[()]
+        return bitcast
+    if op is Op.ADDR:
+        return pointers.make_addr(ins, d)
+    if op in (Op.LD, Op.ST) and isinstance(ins.arg, Pointer):
+        return pointers.make_load(ins, d, s) if op is Op.LD else pointers.make_store(ins, s)
+    if op is Op.ATOM and isinstance(ins.arg.mem, Pointer):
+        return pointers.make_atomic(ins, d, s)
     if op is Op.CVT:
         (a,), out = s, d[0]
         src_t, dst_t = ins.srcs[0].type, ins.dsts[0].type
