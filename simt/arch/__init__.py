@@ -115,8 +115,10 @@ class Arch:
                 "shared_per_block": per_block}
 
 
+@lru_cache(maxsize=None)
 def known_archs() -> tuple[str, ...]:
-    """The architectures simt ships: the JSON files of this folder, by name, newest first."""
+    """The architectures simt ships: the JSON files of this folder, by name, newest first
+    (read once: the folder is part of the installed package)."""
     def generation(name: str) -> tuple[int, str]:
         digits = "".join(c for c in name if c.isdigit())
         return int(digits or 0), name
@@ -135,16 +137,21 @@ def load_arch(arch: str) -> Arch:
                         f"JSON file, got {arch!r}")
     arch = str(arch)
     if not is_path(arch):
-        if arch not in known_archs():
-            raise ArchError(f"unknown arch {arch!r}; simt models {', '.join(known_archs())}, "
-                            f"or give the path of an architecture JSON file")
-        return _load(str(ARCH_DIR / f"{arch}.json"), arch)
+        return _load_shipped(arch)
     path = Path(arch).expanduser()
     try:
         stat = path.resolve().stat()
     except OSError as e:
         raise ArchError(f"architecture file {arch}: cannot read it ({e.strerror})") from None
     return _load_file(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=None)
+def _load_shipped(arch: str) -> Arch:
+    if arch not in known_archs():
+        raise ArchError(f"unknown arch {arch!r}; simt models {', '.join(known_archs())}, "
+                        f"or give the path of an architecture JSON file")
+    return _load(str(ARCH_DIR / f"{arch}.json"), arch)
 
 
 @lru_cache(maxsize=None)
