@@ -15,7 +15,9 @@ measured and predicted ``sm__cycles_elapsed.max``, then:
 
 Targets (issue 8): MAPE <= 15%, r(log) >= 0.97, every pair's ratio within 20%.
 
-    PYTHONPATH=. python3 benchmarks/timing/validate_timing.py [--only a,b] [--csv out.csv]
+    PYTHONPATH=. python3 benchmarks/timing/validate_timing.py [--only a,b] [--csv out.csv] [--arch FILE]
+
+``--arch`` predicts with another architecture file of the H200 (one `simt calibrate` wrote).
 """
 from __future__ import annotations
 
@@ -35,13 +37,13 @@ from timing import cases, compare  # noqa: E402
 CYC = compare.CYC
 
 
-def baseline(row) -> float:
+def baseline(row, arch_name: str = "sm_90") -> float:
     """A roofline: max(launch floor, touched bytes / DRAM bandwidth, instructions / issue rate),
     from the launch's counters (global sectors, warp instructions) and the same constants."""
-    arch = load_arch("sm_90")
+    arch = load_arch(arch_name)
     t = arch.data["timing"]
     floor = t["launch_floor_cycles"]
-    issue_rate = 4 * arch.sm_count                       # one instruction per scheduler per cycle
+    issue_rate = arch.schedulers_per_sm * arch.sm_count  # one instruction per scheduler per cycle
     return max(floor, floor + 32 * row["global_sectors"] / t["dram_bytes_per_cycle"],
                floor + row["inst"] / issue_rate)
 
@@ -55,14 +57,17 @@ def main() -> None:
                          "count: how much a perfect SASS estimate would buy (a diagnosis, not a result)")
     ap.add_argument("--full-replay", action="store_true",
                     help="replay every SM of big launches (module option timing_sample False)")
+    ap.add_argument("--arch", default="sm_90",
+                    help="the architecture to predict with: sm_90 (shipped) or the path of an H200 file")
     args = ap.parse_args()
+    wp.set_module_options({"arch": args.arch})
     if args.full_replay:
         wp.set_module_options({"timing_sample": False})
     only = [s for s in args.only.split(",") if s]
     launches = [l for l in cases.LAUNCHES if not only or l.name in only]
     print(f"predicting {len(launches)} held-out launches on cpu:precise ...")
     pred = compare.predict(launches)
-    pred["baseline"] = pred.apply(baseline, axis=1)
+    pred["baseline"] = pred.apply(baseline, axis=1, arch_name=args.arch)
     df = compare.join(pred, compare.measured("validation"))
     meas, model, roof = df[f"meas:{CYC}"], df[f"pred:{CYC}"], df["baseline"]
 
