@@ -79,7 +79,7 @@ def test_fit_names_the_missing_measurement(tmp_path):
         if name.is_file() and name.name != "micro3.csv":
             shutil.copy(name, tmp_path / name.name)
     with pytest.raises(fitting.FitError, match=r"micro3\.csv \(part micro3\)"):
-        fitting.fit(tmp_path, 132, 262144, "test", 4.8e12, "test")
+        fitting.fit(tmp_path, 132, 4, 262144, "test", 4.8e12, "test")
 
 
 def test_from_csv_without_device_json_fails_clearly(tmp_path, capsys):

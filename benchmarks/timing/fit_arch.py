@@ -24,7 +24,9 @@ ARCH = HERE.parent.parent / "simt" / "arch" / "sm_90.json"
 def fit() -> dict:
     facts = runner.load_facts(DATA)
     l1, l1_source = device.l1_bytes(facts)
-    return fitting.fit(DATA, int(facts["sm_count"]), l1, l1_source, *device.dram_peak(facts))
+    return fitting.fit(DATA, int(facts["sm_count"]),
+                         device.machine_section(facts)[0]["schedulers_per_sm"], l1, l1_source,
+                         *device.dram_peak(facts))
 
 
 def main() -> None:

@@ -23,7 +23,8 @@ REQUIRED = {
          "max_block_dims", "max_grid_dims", "max_warps_per_sm", "max_blocks_per_sm",
          "registers_per_sm", "max_registers_per_thread", "register_allocation_unit",
          "shared_per_sm", "static_shared_per_block", "reserved_shared_per_block",
-         "shared_allocation_unit", "shared_carveouts_kb", "line_bytes", "sector_bytes", "timing"),
+         "shared_allocation_unit", "shared_carveouts_kb", "line_bytes", "sector_bytes",
+         "shared_banks", "shared_bank_bytes", "timing"),
     "timing": ("clock_mhz", "time_offset_ns", "launch_floor_cycles", "cta_launch_cycles",
                "cta_retire_cycles", "pipe_interval", "memory_issue_slots", "latency",
                "store_retire_cycles", "branch_cycles", "dram_tail_cycles", "l2_tail_cycles",
@@ -45,10 +46,11 @@ REQUIRED = {
 }
 
 
-# cache geometry the memory model is built for (sector masks of four sectors a line in
-# simt/sim/timing/memsys.py and caches.py, sector counting in simt/sim/precise/memstats.py):
-# an architecture file states its own, and one the model cannot replay is refused
-MODELLED_GEOMETRY = {"line_bytes": 128, "sector_bytes": 32}
+# memory geometry the engines are built for (sector masks of four sectors a line in
+# simt/sim/timing/memsys.py and caches.py, sector counting and the bank rule in
+# simt/sim/precise/memstats.py and banks.py): an architecture file states its own, and one the
+# engines cannot replay is refused
+MODELLED_GEOMETRY = {"line_bytes": 128, "sector_bytes": 32, "shared_banks": 32, "shared_bank_bytes": 4}
 
 
 class ArchError(SimtError, ValueError):
@@ -197,6 +199,8 @@ def validate(data, path: str) -> None:
                         f"{THREADS_PER_BLOCK_KEY} threads")
     for key, modelled in MODELLED_GEOMETRY.items():
         if data[key] != modelled:
+            g = MODELLED_GEOMETRY
             raise ArchError(f"architecture file {path}: {key} is {data[key]}, but simt's memory model "
-                            f"replays {MODELLED_GEOMETRY['line_bytes']}-byte lines of "
-                            f"{MODELLED_GEOMETRY['sector_bytes']}-byte sectors only")
+                            f"replays {g['line_bytes']}-byte lines of {g['sector_bytes']}-byte sectors "
+                            f"and {g['shared_banks']} shared-memory banks of {g['shared_bank_bytes']} "
+                            f"bytes only")

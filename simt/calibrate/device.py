@@ -172,6 +172,8 @@ def machine_section(facts: dict) -> tuple[dict, dict]:
         "max_grid_dims": _dims(facts, "max_grid_dim", GUIDE_GRID_DIMS),
         "line_bytes": 128,
         "sector_bytes": 32,
+        "shared_banks": 32,
+        "shared_bank_bytes": 4,
     }
     guide = "CUDA C Programming Guide and occupancy calculator, compute capability 8.0 and later"
     sources = {
@@ -200,6 +202,8 @@ def machine_section(facts: dict) -> tuple[dict, dict]:
                           else f"{guide}: maximum grid extents"),
         "line_bytes": f"{guide}: 128-byte cache lines",
         "sector_bytes": f"{guide}: 32-byte sectors",
+        "shared_banks": f"{guide}: shared memory has 32 banks",
+        "shared_bank_bytes": f"{guide}: successive 32-bit words go to successive banks",
     }
     return d, sources
 

@@ -81,9 +81,10 @@ def queue_fit(extra, rho) -> float:
     return round(float((x * y).sum() / (x * x).sum()), 2)
 
 
-def fit(data: Path, sm_count: int, l1_bytes: int, l1_source: str,
+def fit(data: Path, sm_count: int, schedulers_per_sm: int, l1_bytes: int, l1_source: str,
         dram_peak: float, dram_peak_source: str) -> dict:
-    """The ``timing`` section from the measurements in ``data`` of a GPU with ``sm_count`` SMs.
+    """The ``timing`` section from the measurements in ``data`` of a GPU with ``sm_count`` SMs
+    of ``schedulers_per_sm`` warp schedulers.
 
     ``l1_bytes`` (the L1/shared array per SM) and ``dram_peak`` (bytes per second) are no
     measurements: the caller gives them (from the device) and their sources. Raises FitError naming the missing files or the benchmark that cannot be fitted."""
@@ -92,12 +93,12 @@ def fit(data: Path, sm_count: int, l1_bytes: int, l1_source: str,
     if missing:
         raise FitError(f"cannot fit from {data}: missing {', '.join(missing)}")
     try:
-        return _fit(data, sm_count, l1_bytes, l1_source, dram_peak, dram_peak_source)
+        return _fit(data, sm_count, schedulers_per_sm, l1_bytes, l1_source, dram_peak, dram_peak_source)
     except (KeyError, IndexError, ValueError, ZeroDivisionError, np.linalg.LinAlgError) as e:
         raise FitError(f"cannot fit from {data}: {type(e).__name__}: {e}") from e
 
 
-def _fit(data: Path, n_sm: int, l1_bytes: int, l1_source: str, dram_peak: float,
+def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dram_peak: float,
          dram_peak_source: str) -> dict:
     micro, micro2, micro3, micro4 = (ncu_csv.load(n, data) for n in ("micro", "micro2", "micro3", "micro4"))
     # later measurements of a probe replace earlier ones (op_table takes the last row)
@@ -129,7 +130,7 @@ def _fit(data: Path, n_sm: int, l1_bytes: int, l1_source: str, dram_peak: float,
                                   "less the launch (from a block's end until its slot takes the next)")
     # issue: pipe rates per scheduler (warp instructions per cycle) from the throughput kernels
     def rate(bench):
-        return 1.0 / slope(micro, bench, x=INST) / (4 * n_sm)
+        return 1.0 / slope(micro, bench, x=INST) / (n_sched * n_sm)
     pipes = {"fma": rate("tput_ffma"), "alu": rate("tput_ialu2"), "imad": rate("tput_imad"),
              "fp64": rate("tput_dfma"), "mufu": rate("tput_mufu"), "shfl": rate("tput_shfl"), "branch": 1.0}
     t["pipe_interval"] = {p: round(1.0 / r, 3) for p, r in pipes.items()}
@@ -323,7 +324,7 @@ def _fit(data: Path, n_sm: int, l1_bytes: int, l1_source: str, dram_peak: float,
         per_iter = slope(micro, bench)
         warps = threads // 32
         sass = slope(micro, bench, y=INST) / warps
-        rows.append((warps, per_iter - sass * max(1, warps / 4)))
+        rows.append((warps, per_iter - sass * max(1, warps / n_sched)))
     w, c = zip(*rows)
     b, a = np.polyfit(w, c, 1)
     t["barrier_cycles"] = note("barrier_cycles", round(float(a), 2), "micro.cu chain_barrier32/256/1024: fixed part")

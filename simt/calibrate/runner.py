@@ -236,7 +236,9 @@ def calibrate(device: str | None, out: Path, keep: Path | None = None, parts: st
         measured = parse_parts(parts)
         facts = measure(ordinal, work, measured, log)
     l1, l1_source = devq.l1_bytes(facts)
-    timing = fitting.fit(work, int(facts["sm_count"]), l1, l1_source, *devq.dram_peak(facts))
+    timing = fitting.fit(work, int(facts["sm_count"]),
+                         devq.machine_section(facts)[0]["schedulers_per_sm"], l1, l1_source,
+                         *devq.dram_peak(facts))
     seconds = round(time.monotonic() - start, 1)
     arch = architecture(facts, timing, measured, seconds if measured else None, work)
     out.parent.mkdir(parents=True, exist_ok=True)
