@@ -75,9 +75,11 @@ def test_a_missing_key_is_named_with_the_file(tmp_path, key):
         wp.set_module_options({"arch": path})
 
 
-def test_a_cache_geometry_the_model_cannot_replay_is_refused(tmp_path):
-    with pytest.raises(ArchError, match="line_bytes is 64"):
-        load_arch(arch_file(tmp_path, line_bytes=64))
+@pytest.mark.parametrize("key, value", [("line_bytes", 64), ("sector_bytes", 64),
+                                        ("shared_banks", 16), ("shared_bank_bytes", 8)])
+def test_a_memory_geometry_the_model_cannot_replay_is_refused(tmp_path, key, value):
+    with pytest.raises(ArchError, match=f"{key} is {value}"):
+        load_arch(arch_file(tmp_path, **{key: value}))
 
 
 def test_an_architecture_reserving_no_shared_memory(tmp_path):
