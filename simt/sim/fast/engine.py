@@ -141,14 +141,14 @@ class CompiledKernel:
 
 def compile_function(fn: Function) -> CompiledKernel:
     """The compiled kernel for ``fn`` (generated once per Function; machine code from disk)."""
-    if fn.precise_only():
-        from ...errors import CompileError
-        raise CompileError(f"kernel '{fn.name}': the fast engine ('cpu') does not implement "
-                           f"byte-addressed memory, BITCAST and FMA (kernels imported from PTX) "
-                           f"in this version; "
-                           f"imported PTX kernels run on cpu:precise and cpu:trace")
     compiled = getattr(fn, "_fast_compiled", None)
     if compiled is None:
+        if fn.precise_only():       # a scan of every instruction: only before the first compile
+            from ...errors import CompileError
+            raise CompileError(f"kernel '{fn.name}': the fast engine ('cpu') does not implement "
+                               f"byte-addressed memory, BITCAST and FMA (kernels imported from "
+                               f"PTX) in this version; imported PTX kernels run on cpu:precise and "
+                               f"cpu:trace")
         with _compile_lock:          # launches from several threads compile once
             compiled = getattr(fn, "_fast_compiled", None)
             if compiled is None:
