@@ -28,28 +28,7 @@ has() { [[ ",$PARTS," == *",$1,"* ]]; }
 PROBES2=i32_div_pow2_add,i32_rem_pow2_add,i32_div_const_add,i32_rem_const_add,i32_div_vary_add,i32_rem_vary_add,i32_mad,f32_add,f32_add@loop
 NCU=(ncu --clock-control none --print-units base --csv)
 
-BASE=sm__cycles_elapsed.max,sm__cycles_elapsed.avg,sm__cycles_active.avg,gpu__time_duration.sum,\
-smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,\
-lts__t_sector_hit_rate.pct,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum,\
-l1tex__t_sector_hit_rate.pct,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,\
-l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,\
-dram__cycles_elapsed.avg.per_second
-
-VALID=$BASE,sm__warps_active.avg.pct_of_peak_sustained_active,\
-sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,\
-dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,\
-l1tex__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,\
-l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,\
-smsp__thread_inst_executed.sum,launch__registers_per_thread,launch__occupancy_limit_registers,\
-launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps,\
-smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,\
-smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,\
-smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,\
-smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,\
-smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,\
-smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,\
-smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,\
-smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio
+source "$HERE/ncu_metrics.sh"      # BASE and VALID
 
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total --format=csv
