@@ -14,7 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
-from simt.calibrate import device, fit as fitting, runner
+from simt.calibrate import runner
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "h200"
@@ -22,11 +22,7 @@ ARCH = HERE.parent.parent / "simt" / "arch" / "sm_90.json"
 
 
 def fit() -> dict:
-    facts = runner.load_facts(DATA)
-    l1, l1_source = device.l1_bytes(facts)
-    return fitting.fit(DATA, int(facts["sm_count"]),
-                         device.machine_section(facts)[0]["schedulers_per_sm"], l1, l1_source,
-                         *device.dram_peak(facts))
+    return runner.fit_measurements(DATA, runner.load_facts(DATA))
 
 
 def main() -> None:

@@ -196,6 +196,14 @@ def load_facts(work: Path) -> dict:
     return json.loads(path.read_text())
 
 
+def fit_measurements(work: Path, facts: dict) -> dict:
+    """The timing section fitted from the measurements in ``work`` of the device ``facts``
+    describe (what the fit takes from the device: SMs, schedulers, L1 size, DRAM peak)."""
+    l1, l1_source = devq.l1_bytes(facts)
+    return fitting.fit(work, int(facts["sm_count"]), devq.machine_section(facts)[0]["schedulers_per_sm"],
+                       l1, l1_source, *devq.dram_peak(facts))
+
+
 def architecture(facts: dict, timing: dict, parts_measured: list[str] | None, seconds: float | None,
                  work: Path) -> dict:
     """A complete architecture file: the machine facts from the driver, the fitted timing section."""
@@ -235,10 +243,7 @@ def calibrate(device: str | None, out: Path, keep: Path | None = None, parts: st
         work = Path(keep) if keep else out.with_name(out.stem + ".calibration")
         measured = parse_parts(parts)
         facts = measure(ordinal, work, measured, log)
-    l1, l1_source = devq.l1_bytes(facts)
-    timing = fitting.fit(work, int(facts["sm_count"]),
-                         devq.machine_section(facts)[0]["schedulers_per_sm"], l1, l1_source,
-                         *devq.dram_peak(facts))
+    timing = fit_measurements(work, facts)
     seconds = round(time.monotonic() - start, 1)
     arch = architecture(facts, timing, measured, seconds if measured else None, work)
     out.parent.mkdir(parents=True, exist_ok=True)
