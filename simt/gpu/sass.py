@@ -187,13 +187,6 @@ def _loops(df) -> list[int]:
     return out
 
 
-def _writes(op: str, operands: str) -> set[int]:
-    if op in _NO_DEST:
-        return set()
-    first = operands.split(",", 1)[0].strip()
-    return _regs(first)
-
-
 def _regs(text: str) -> set[int]:
     out = set()
     for m in _REG.finditer(text):

@@ -195,22 +195,8 @@ class Lowering:
                 r = self.new_reg(t, "param")
                 self.params.append(ScalarParam(p.name, r))
                 self.param_value[p.name] = ("reg", r)
-        offset = 0
-        for v in entry.shared:
-            align = max(v.align, SHARED_ALIGN)
-            offset = -(-offset // align) * align
-            size = -(-v.nbytes // SHARED_ALIGN) * SHARED_ALIGN
-            self.shared[v.name] = MemRef(v.name, Space.SHARED, Scalar.U8, 1, shape=(size,),
-                                         offset=offset, dtype_name="bytes")
-            offset += size
-        offset = 0
-        for v in entry.local:
-            align = max(v.align, SHARED_ALIGN)
-            offset = -(-offset // align) * align
-            size = -(-v.nbytes // SHARED_ALIGN) * SHARED_ALIGN
-            self.local[v.name] = MemRef(v.name, Space.LOCAL, Scalar.U8, 1, shape=(size,),
-                                        offset=offset, dtype_name="bytes")
-            offset += size
+        self.shared.update(_place(entry.shared, Space.SHARED))
+        self.local.update(_place(entry.local, Space.LOCAL))
         self.start_block("entry")
         for s in entry.body:
             if isinstance(s, P.Label):
@@ -368,3 +354,16 @@ def _operand_type(s: P.Instruction) -> Scalar | None:
 
 def lower(module: P.Module, entry: P.Entry, name: str, pointer_params: frozenset[str]) -> Function:
     return Lowering(module, entry, name, pointer_params).run()
+
+
+def _place(variables, space: Space) -> dict[str, MemRef]:
+    """Byte arrays for a kernel's ``.shared`` or ``.local`` variables, one after another, each
+    aligned as declared and at least to SHARED_ALIGN."""
+    out, offset = {}, 0
+    for v in variables:
+        align = max(v.align, SHARED_ALIGN)
+        offset = -(-offset // align) * align
+        size = -(-v.nbytes // SHARED_ALIGN) * SHARED_ALIGN
+        out[v.name] = MemRef(v.name, space, Scalar.U8, 1, shape=(size,), offset=offset, dtype_name="bytes")
+        offset += size
+    return out

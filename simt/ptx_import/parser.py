@@ -340,8 +340,7 @@ def _statement(entry: Entry, text: str, line: int, loc, path: str) -> None:
         if not m or (m.group(4) and not m.group(5)):
             raise ptx_error(path, line, f"only static arrays are supported, not {text!r} "
                             f"(dynamic shared memory comes in a later version)")
-        esize = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "b32": 4, "u32": 4,
-                 "s32": 4, "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8}.get(m.group(2))
+        esize = _SIZES.get(m.group(2))
         if esize is None:
             raise ptx_error(path, line, f"arrays of .{m.group(2)} are not supported")
         (entry.local if local else entry.shared).append(

@@ -128,9 +128,8 @@ def resolve(ctx, ins: Instr, ptr: Pointer, addr_value, width: int):
     # its own window)
     own = addr - starts[kk]
     if shared or local:
-        window = np.array([st.mem.size * st.mem.elem.nbytes for st in stores], dtype=np.int64)
         owner = ctx.cta_of_active() if shared else ctx.sel()
-        own = own + owner * window[kk]
+        own = own + owner * (ends - starts)[kk]      # each array's window: its size in bytes
     if local:   # the counters see one window of local_bytes per lane, one after another
         idx = (ctx.sel() * amap.local_bytes + addr - first.mem.offset) // esize
     return _Resolved(first, own // esize, idx), kk, stores
@@ -182,7 +181,8 @@ def make_load(ins: Instr, d: list[int], s: list[int]):
 
     def load(env, ctx):
         res, kk, stores = resolve(ctx, ins, ptr, env[a], width)
-        ctx.record_memory(ins, res.st, ctx.spread(res.idx, np.int64), width, ptr.elem.nbytes)
+        if ctx.timed:           # spread only when the counters read it
+            ctx.record_memory(ins, res.st, ctx.spread(res.idx, np.int64), width, ptr.elem.nbytes)
         out = [np.empty(ctx.n_active, dtype=dtype) for _ in d]
         for g, lanes in _groups(kk):
             view = _typed(stores[g], dtype)
@@ -200,7 +200,8 @@ def make_store(ins: Instr, s: list[int]):
 
     def store(env, ctx):
         res, kk, stores = resolve(ctx, ins, ptr, env[a], len(vals))
-        ctx.record_memory(ins, res.st, ctx.spread(res.idx, np.int64), len(vals), ptr.elem.nbytes)
+        if ctx.timed:           # spread only when the counters read it
+            ctx.record_memory(ins, res.st, ctx.spread(res.idx, np.int64), len(vals), ptr.elem.nbytes)
         n = ctx.n_active
         columns = [np.broadcast_to(np.asarray(ctx.pick(env[v])).astype(dtype, copy=False), (n,))
                    for v in vals]
@@ -220,7 +221,8 @@ def make_atomic(ins: Instr, d: list[int], s: list[int]):
 
     def atom(env, ctx):
         res, kk, stores = resolve(ctx, ins, ptr, env[a], 1)
-        ctx.record_memory(ins, res.st, ctx.spread(res.idx, np.int64), 1, ptr.elem.nbytes)
+        if ctx.timed:           # spread only when the counters read it
+            ctx.record_memory(ins, res.st, ctx.spread(res.idx, np.int64), 1, ptr.elem.nbytes)
         n = ctx.n_active
         vals = np.broadcast_to(np.asarray(ctx.pick(env[val_i])).astype(dtype, copy=False), (n,))
         cmp = None

@@ -109,7 +109,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     steps, events = rec.step_arrays()[:3], (rec.ev_n.view(), rec.ev_ptr.view(), rec.ev_same.view())
     n_regs, n_static = prog.nregs, tab.kind.size
     if schedule.groups:
-        rep = sass_replay.tables(tab, schedule, prog.nregs)
+        rep = sass_replay.replay_tables(prog, arch, tab, schedule)
         tab, n_regs = rep.tab, rep.n_regs
         ptr, e_step, e_k, *rest = sass_replay.regroup(rep, ptr, e_step, e_k, *steps, *events)
         steps, events = rest[:3], rest[3:]

@@ -239,6 +239,15 @@ class Replay:
     n_slots: np.ndarray         # memory slots per block of ``tab``
 
 
+def replay_tables(prog, arch, tab: isa.Tables, sched: Schedule) -> Replay:
+    """``tables`` for ``prog`` on ``arch``, built once: nothing in them depends on the launch."""
+    key = ("sass-replay", arch.key)
+    got = prog.timing.get(key)
+    if got is None:
+        got = prog.timing[key] = tables(tab, sched, prog.nregs)
+    return got
+
+
 def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
     """``tab`` with a group block appended per group of ``sched``."""
     nb = tab.block_first.size
