@@ -258,10 +258,11 @@ def launch(kernel, dim=None, inputs: Sequence = (), outputs: Sequence = (), adj_
     ``record_cmd=True`` are refused and ``max_blocks > 0``, ``adj_inputs`` and ``adj_outputs``
     warn (LaunchWarning): see check_warp_only_arguments. Kernels imported from PTX
     (simt.from_ptx, simt.from_cuda) also take CUDA's ``grid=`` and ``block=`` (x first)."""
-    from .ptx_import.kernel import ImportedKernel, launch_imported
-    if isinstance(kernel, ImportedKernel):
-        return launch_imported(kernel, dim, inputs, outputs, device, block_dim, grid, block, arch,
-                               max_steps, trace, trace_options, check)
+    if not isinstance(kernel, Kernel):       # the import is off the repeat launch's path
+        from .ptx_import.kernel import ImportedKernel, launch_imported
+        if isinstance(kernel, ImportedKernel):
+            return launch_imported(kernel, dim, inputs, outputs, device, block_dim, grid, block, arch,
+                                   max_steps, trace, trace_options, check)
     if grid is not None or block is not None:
         raise LaunchError("grid= and block= launch kernels imported from PTX; @simt.kernel "
                           "kernels take dim= and block_dim=")
