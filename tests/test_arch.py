@@ -2,6 +2,7 @@
 calculator, validation of architecture files, and an architecture given as a file path."""
 import copy
 import json
+import os
 
 import numpy as np
 import pytest
@@ -174,3 +175,11 @@ def test_module_option_takes_a_path(tmp_path):
         wp.launch(scale, dim=1024, inputs=[x, y], block_dim=512)
     finally:
         reset_module_options()
+
+
+def test_an_edited_architecture_file_is_read_again(tmp_path):
+    first = load_arch(arch_file(tmp_path, sm_count=132))
+    path = arch_file(tmp_path, sm_count=7)       # the same path, rewritten
+    os.utime(path, ns=(1, 1))                   # a new mtime even on a coarse clock
+    again = load_arch(path)
+    assert (first.sm_count, again.sm_count) == (132, 7) and first.key != again.key

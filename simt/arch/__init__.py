@@ -161,8 +161,7 @@ def _load_file(path: str, mtime_ns: int, size: int) -> Arch:
     return _load(path, path)
 
 
-@lru_cache(maxsize=None)
-def _load(path: str, name: str) -> Arch:
+def _load(path: str, name: str) -> Arch:      # its callers cache (a file: by its mtime and size)
     try:
         text = Path(path).read_text()
     except OSError as e:
