@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import types
 
-from .arch import ArchError, known_archs, load_arch
+from .arch import is_path, known_archs, load_arch
 from .errors import SimtError
 
 ARCHS = known_archs()         # the JSON files of simt/arch, by name
@@ -68,16 +68,10 @@ def _check(key: str, value):
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise SimtError(f"module option 'max_steps' must be a positive int, got {value!r}")
         return value
-    if not isinstance(value, str):
+    if not isinstance(value, str) or not (value in ARCHS or is_path(value)):
         raise SimtError(f"module option 'arch' must be one of {', '.join(ARCHS)} or the path of an "
                         f"architecture JSON file, got {value!r}")
-    try:
-        return load_arch(value).name          # a file: checked now, kept as its absolute path
-    except ArchError as e:
-        if value in ARCHS or "unknown arch" not in str(e):
-            raise
-        raise SimtError(f"module option 'arch' must be one of {', '.join(ARCHS)} or the path of an "
-                        f"architecture JSON file, got {value!r}") from None
+    return load_arch(value).name          # a file: checked now, kept as its absolute path
 
 
 def set_module_options(options: dict, module=None) -> None:
