@@ -10,7 +10,6 @@ annotation (as in Warp); it carries ``_simt_type`` for the front end.
 """
 from __future__ import annotations
 
-import bisect
 import threading
 import typing
 
@@ -34,7 +33,6 @@ class _BumpAllocator:
 
     def __init__(self, base: int):
         self._next = base
-        self._starts: list[int] = []     # every allocation's address, ascending
         self._lock = threading.Lock()
 
     def allocate(self, nbytes: int) -> int:
@@ -42,22 +40,10 @@ class _BumpAllocator:
         with self._lock:
             addr = self._next
             self._next += size
-            self._starts.append(addr)
         return addr
-
-    def allocation_of(self, addr: int) -> int:
-        """The start of the allocation that holds ``addr`` (``addr`` itself if none does)."""
-        with self._lock:
-            k = bisect.bisect_right(self._starts, addr) - 1
-            return self._starts[k] if k >= 0 and addr < self._next else addr
 
 
 _allocator = _BumpAllocator(_BASE_ADDRESS)
-
-
-def allocation_of(addr: int) -> int:
-    """The start of the simulated allocation an array's ``ptr`` lies in (views share one)."""
-    return _allocator.allocation_of(addr)
 
 
 def _is_unset(dtype) -> bool:
@@ -151,6 +137,7 @@ class array:
             self.ptr = self._gpu.ptr
         else:
             self.ptr = _allocator.allocate(self._buffer.nbytes)
+        self._allocation = self.ptr       # the start of the allocation it lies in (views share it)
 
     def __class_getitem__(cls, params) -> "array":
         """Warp 1.19's subscript annotations: ``array[float]``, ``array[vec3, Literal[2]]``."""
@@ -161,7 +148,7 @@ class array:
         self._buffer = None
         self._gpu = None
         self.device = None
-        self.ptr = None
+        self.ptr = self._allocation = None
         self.ndim = int(ndim or 1)
         if _is_unset(dtype):
             self._ir_dtype = None
@@ -194,7 +181,7 @@ class array:
         out.grad, out.requires_grad = None, False
         out.device = base.device
         out._finish(buffer, base._ir_dtype, None)
-        out.ptr = base.ptr
+        out.ptr, out._allocation = base.ptr, base._allocation
         out._gpu = base._gpu
         out._unwritten = base._unwritten
         return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import allocation_of, array
+from .arrays import array
 from .devices import Device
 from .errors import LaunchError
 from .ir import types as ir
@@ -202,7 +202,7 @@ def array_arguments(name: str, value: array) -> Bound:
     st = value._ir_dtype
     if not isinstance(st, StructType):
         arg = ArrayArg(value.flat_scalars(), value.shape, value.ptr, name,
-                       allocation=allocation_of(value.ptr) if value._gpu is None else None)
+                       allocation=value._allocation if value._gpu is None else None)
         return Bound([arg], arrays=[(value, [(arg, None)])])
     host = value._launch_read()
     temps = []
