@@ -21,18 +21,21 @@ def find_ptxas() -> str:
 
 def assemble(ptx_text: str, arch: str = "sm_90", verbose: bool = False) -> str:
     """Run ptxas on the text; return its report (stderr + stdout); DeviceError if it refuses."""
+    return run(ptx_text, arch, ["-v"] if verbose else [])[0]
+
+
+def run(ptx_text: str, arch: str, flags: list[str]) -> tuple[str, bytes]:
+    """ptxas with ``flags`` on the text: (its report, the cubin); DeviceError if it refuses."""
     ptxas = find_ptxas()
     with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "kernel.ptx"
+        src, out = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
         src.write_text(ptx_text)
-        cmd = [ptxas, f"-arch={arch}", str(src), "-o", str(Path(tmp) / "kernel.cubin")]
-        if verbose:
-            cmd.insert(1, "-v")
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-    report = (proc.stderr + proc.stdout).strip()
-    if proc.returncode != 0:
-        raise DeviceError(f"ptxas -arch={arch} rejected the PTX:\n{report}")
-    return report
+        proc = subprocess.run([ptxas, *flags, f"-arch={arch}", str(src), "-o", str(out)],
+                              capture_output=True, text=True)
+        report = (proc.stderr + proc.stdout).strip()
+        if proc.returncode != 0:
+            raise DeviceError(f"ptxas -arch={arch} rejected the PTX:\n{report}")
+        return report, out.read_bytes()
 
 
 _FIELDS = {
@@ -48,8 +51,12 @@ _FIELDS = {
 
 def resource_usage(ptx_text: str, arch: str = "sm_90") -> dict[str, int | str]:
     """``ptxas -v``'s numbers as a dict (missing fields are 0)."""
-    report = assemble(ptx_text, arch, verbose=True)
-    info: dict[str, int | str] = {"arch": arch}
+    return {"arch": arch, **parse_report(assemble(ptx_text, arch, verbose=True))}
+
+
+def parse_report(report: str) -> dict[str, int]:
+    """The numbers of a ``ptxas -v`` report (missing fields are 0)."""
+    info = {}
     for key, pattern in _FIELDS.items():
         found = re.search(pattern, report)
         info[key] = int(found.group(1)) if found else 0

@@ -35,7 +35,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import DeviceError
-from .ptxas import _FIELDS, find_ptxas
+from . import ptxas
 
 _TOOLS = ("nvdisasm", "cuobjdump")
 
@@ -74,21 +74,8 @@ def available() -> bool:
 
 def assemble_cubin(ptx_text: str, arch: str) -> tuple[bytes, dict]:
     """ptxas -v -lineinfo: the cubin and the resource report (registers, ...)."""
-    ptxas = find_ptxas()
-    with tempfile.TemporaryDirectory() as tmp:
-        src, out = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
-        src.write_text(ptx_text)
-        proc = subprocess.run([ptxas, "-v", "-lineinfo", f"-arch={arch}", str(src), "-o", str(out)],
-                              capture_output=True, text=True)
-        report = (proc.stderr + proc.stdout).strip()
-        if proc.returncode != 0:
-            raise DeviceError(f"ptxas -arch={arch} rejected the PTX:\n{report}")
-        cubin = out.read_bytes()
-    info = {}
-    for key, pattern in _FIELDS.items():
-        found = re.search(pattern, report)
-        info[key] = int(found.group(1)) if found else 0
-    return cubin, info
+    report, cubin = ptxas.run(ptx_text, arch, ["-v", "-lineinfo"])
+    return cubin, ptxas.parse_report(report)
 
 
 def disassemble(cubin: bytes) -> tuple[str, str]:
