@@ -196,6 +196,18 @@ def _default_trace_path(template: str, kernel: str) -> str:
     return os.path.join(folder, f"{stem}.{n}{dot}{ext}")
 
 
+def run_on_device(dev, run_engine, kernel, fn, cfg, args, trace, trace_options, opts):
+    """Run the engine of ``dev``: on cpu:trace with the trace's options (the module option's
+    path when ``trace`` is not given); a trace asked of another device is a LaunchError."""
+    if str(dev) == "cpu:trace":
+        if trace is None and opts.get("trace"):      # e.g. `simt run --trace out.jsonl FILE`
+            trace = _default_trace_path(opts["trace"], kernel.key)
+        return run_engine(fn, cfg, args, trace=_trace_options(kernel, trace, trace_options))
+    if trace is not None or trace_options:
+        raise LaunchError(f"kernel '{kernel.key}': trace= records on device 'cpu:trace', not '{dev}'")
+    return run_engine(fn, cfg, args)
+
+
 def _trace_options(kernel: Kernel, trace, options: dict | None):
     from .sim.trace import TraceOptions
     if trace is None:
@@ -315,14 +327,7 @@ def launch(kernel, dim=None, inputs: Sequence = (), outputs: Sequence = (), adj_
                        timing_sample=bool(opts.get("timing_sample", True)),
                        timing_sass=bool(opts.get("timing_sass", True)), progress=bool(opts.get("progress")),
                        checks=check_plan.checks)
-    if str(dev) == "cpu:trace":
-        if trace is None and opts.get("trace"):      # e.g. `simt run --trace out.jsonl FILE`
-            trace = _default_trace_path(opts["trace"], kernel.key)
-        metrics = run_engine(fn, cfg, args, trace=_trace_options(kernel, trace, trace_options))
-    elif trace is not None or trace_options:
-        raise LaunchError(f"kernel '{kernel.key}': trace= records on device 'cpu:trace', not '{dev}'")
-    else:
-        metrics = run_engine(fn, cfg, args)
+    metrics = run_on_device(dev, run_engine, kernel, fn, cfg, args, trace, trace_options, opts)
     for write_back in args.write_backs:
         write_back()
     result = LaunchResult(kernel.key, str(dev), dict(metrics), getattr(metrics, "details", {}))

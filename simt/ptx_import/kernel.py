@@ -200,8 +200,8 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
     from ..devices import engine_for, get_device
     from ..errors import DeviceError
     from ..arch import ArchError, load_arch
-    from ..launch import (_check_block_size, _default_trace_path, _trace_options, check_shared_memory,
-                          convert_scalar, launch_geometry, normalise_dim)
+    from ..launch import (_check_block_size, check_shared_memory, convert_scalar, launch_geometry,
+                          normalise_dim, run_on_device)
     from ..launch_values import array_arguments
     from ..options import get_module_options
     from ..sim.common import LaunchConfig, LaunchResult
@@ -302,14 +302,7 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
                        # the SASS replay compiles the MIR with simt's PTX backend, which does
                        # not emit byte-addressed memory yet: program order
                        timing_sass=False, progress=bool(opts.get("progress")))
-    if str(dev) == "cpu:trace":
-        if trace is None and opts.get("trace"):
-            trace = _default_trace_path(opts["trace"], kernel.key)
-        metrics = run_engine(fn, cfg, args, trace=_trace_options(kernel, trace, trace_options))
-    elif trace is not None or trace_options:
-        raise LaunchError(f"{where}: trace= records on device 'cpu:trace', not '{dev}'")
-    else:
-        metrics = run_engine(fn, cfg, args)
+    metrics = run_on_device(dev, run_engine, kernel, fn, cfg, args, trace, trace_options, opts)
     return LaunchResult(kernel.key, str(dev), dict(metrics), getattr(metrics, "details", {}))
 
 

@@ -217,6 +217,10 @@ def make_step(ins: Instr, d: list[int], s: list[int],
         wide = np.float64 if t_np == np.float32 else np.longdouble
 
         rounding = ins.arg
+        if rounding is not None:         # directed: step from nearest toward the mode's side
+            toward = t_np.type({"rm": -np.inf, "rp": np.inf, "rz": 0.0}[rounding])
+            overshot = {"rm": lambda v, e: v > e, "rp": lambda v, e: v < e,
+                        "rz": lambda v, e: np.abs(v) > np.abs(e)}[rounding]
 
         def fma(env, ctx):
             # f32: the product is exact in f64, so one f64 sum then rounding to f32 is fused
@@ -224,10 +228,8 @@ def make_step(ins: Instr, d: list[int], s: list[int],
             x = np.asarray(env[a], dtype=wide) * np.asarray(env[b], dtype=wide)
             exact = x + np.asarray(env[c], dtype=wide)
             v = exact.astype(t_np)
-            if rounding is not None:     # directed: step from nearest toward the mode's side
-                toward = {"rm": -np.inf, "rp": np.inf, "rz": 0.0}[rounding]
-                wrong = {"rm": v > exact, "rp": v < exact, "rz": np.abs(v) > np.abs(exact)}[rounding]
-                v = np.where(wrong, np.nextafter(v, t_np.type(toward)), v).astype(t_np)
+            if rounding is not None:
+                v = np.where(overshot(v, exact), np.nextafter(v, toward), v).astype(t_np)
             env[out] = v if v.ndim else v[()]
         return fma
     if op is Op.BITCAST:
