@@ -400,6 +400,30 @@ def test_a_sample_of_the_sms_predicts_what_replaying_them_all_does(monkeypatch, 
     assert sampled.metrics["smsp__inst_executed.sum"] == full.metrics["smsp__inst_executed.sum"]
 
 
+@wp.kernel
+def _every_block_reads_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    s = float(0.0)
+    for k in range(16):
+        s += x[i % 256 + 256 * k]
+    y[i] = s
+
+
+def test_a_sample_reads_lines_the_whole_grid_shares_from_dram_once(monkeypatch):
+    """Every block reads the same 16 KB: the GPU reads it from DRAM once (a hand count),
+    however many SMs are replayed. A sample that stood for 8x its SMs' DRAM traffic would
+    report about 8x that."""
+    from simt.sim.timing import model
+    monkeypatch.setattr(model, "SAMPLE_ABOVE", 1)
+    n = 132 * 256 * 4
+    x = np.arange(4096, dtype=np.float32)
+    full, sampled = _both_ways(_every_block_reads_x, n, lambda: [wp.array(x), wp.zeros(n)])
+    assert sampled.metrics["simt__sampled_sms.sum"] < 132 == full.metrics["simt__sampled_sms.sum"]
+    for r in (full, sampled):
+        assert r.metrics["dram__bytes_read.sum"] == pytest.approx(x.nbytes, rel=0.15)
+    assert sampled.metrics["lts__t_sectors_op_read.sum"] == full.metrics["lts__t_sectors_op_read.sum"]
+
+
 def test_small_launches_replay_every_sm():
     n = 132 * 256
     r = wp.launch(streaming(n), n, [wp.zeros(n), wp.zeros(n), 1], block_dim=256)

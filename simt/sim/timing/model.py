@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+from numba import njit
 
 from . import indices as ix, isa, machine, memsys, sass_replay
 
@@ -103,8 +104,10 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
                                           if shared_per_block else 0)
     n_run, ctas = sm_sample(rec.work, n, n_sm) if sample else (n_sm, np.arange(n, dtype=np.int64))
     f = n_sm / n_run                          # each replayed SM stands for f SMs
+    g = f                                     # ... and the lines it reads for g times as many
     if n_run < n_sm:
-        P, l2_lines = _scaled(P, l2_lines, f)
+        g_all, g = footprint(rec, ctas, warps_per_cta, f)
+        P, l2_lines = _scaled(P, l2_lines, f, g_all, g)
     ptr, e_step, e_k = rec.streams((ctas[:, None] * warps_per_cta + np.arange(warps_per_cta)).reshape(-1))
     steps, events = rec.step_arrays()[:3], (rec.ev_n.view(), rec.ev_ptr.view(), rec.ev_same.view())
     n_regs, n_static = prog.nregs, tab.kind.size
@@ -137,8 +140,14 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     if schedule.groups:
         stalls = sass_replay.fold_stalls(stalls, rep, n_static)
     # the shared units were busy f times as long per replayed request: per request, as in the full GPU
-    for g in (ix.G_L2_BUSY, ix.G_DRAM_BUSY, ix.G_ATOM_BUSY, ix.G_ATOM_HOT):
-        glob[g] /= f
+    for u in (ix.G_L2_BUSY, ix.G_ATOM_BUSY, ix.G_ATOM_HOT):
+        glob[u] /= f
+    # ... but its misses stood for g SMs' (lines the whole grid shares miss once, not f times)
+    glob[ix.G_DRAM_BUSY] /= g
+    if g < f:
+        misses = glob[ix.G_L2_READ] - glob[ix.G_L2_READ_HIT]
+        glob[ix.G_L2_READ_HIT] += (1.0 - g / f) * misses
+        glob[ix.G_DRAM_READ] *= g / f
     sim_cycles, error = _extrapolate(cta_done, float(end), total_ctas, n / max(1, n_kept))
     if n_run < n_sm:
         error = float(np.hypot(error, _sm_sample_error(cta_done, cta_sm, n_run, sim_cycles)))
@@ -185,18 +194,111 @@ def sm_sample(work: int, n: int, n_sm: int) -> tuple[int, np.ndarray]:
     return r, all_ctas[all_ctas % n_sm < r]
 
 
-def _scaled(P, l2_lines: int, f: float):
-    """The GPU-wide units' parameters for a replay of 1/f of the SMs: the same load per
-    unit of bandwidth and capacity."""
+def _scaled(P, l2_lines: int, f: float, g_all: float, g_read: float):
+    """The GPU-wide units' parameters for a replay of 1/f of the SMs whose lines stand for
+    g_all of the grid's (g_read of the lines read; see ``footprint``): the same load per unit
+    of bandwidth and capacity. Every SM's requests reach the L2 and the atomic units, so
+    their rates scale by f; the L2 holds the grid's lines, so its capacity scales by g_all,
+    and the DRAM reads each of them once, so its rate scales by g_read."""
     P = P.copy()
     P[ix.P_L2_READ_BPC] /= f
-    P[ix.P_DRAM_BPC] /= f
+    P[ix.P_DRAM_BPC] /= g_read
     P[ix.P_L2_WRITE_LINE] *= f
     P[ix.P_L2_WRITE_SECTOR] *= f
     P[ix.P_ATOM_PER_CYCLE] /= f
-    P[ix.P_L2_DIRTY_SECTORS] /= f
+    P[ix.P_L2_DIRTY_SECTORS] /= g_all
     P[ix.P_SAMPLE] = f
-    return P, max(16, int(l2_lines / f))
+    return P, max(16, int(l2_lines / g_all))
+
+
+def footprint(rec, ctas: np.ndarray, warps_per_cta: int, f: float) -> tuple[float, float]:
+    """How many lines of the recorded grid the replayed blocks' lines stand for, each in
+    [1, f]: (all lines, for the L2's capacity; lines read, for the DRAM's traffic).
+
+    A line that c of the grid's blocks touch is among a 1/f sample's lines with probability
+    p = 1 - (1 - 1/f)^c, so it stands for 1/p lines (a Horvitz-Thompson estimate): a block's
+    private line for f, a line every block reads for 1. Blocks that stream private data give
+    f, the SMs' share; blocks that all read one matrix give nearly 1, where a sample whose L2
+    and DRAM were scaled by f would evict, and read from DRAM f times over, lines the whole
+    GPU shares."""
+    if rec.steps.n == 0 or rec.sec.n == 0:
+        return f, f
+    _, nrun, first_ev, step_warp = rec.step_arrays()
+    # counting lines costs a sort: above a million sectors, count a fixed 1/8 of the lines,
+    # picked by a hash of the line (an estimate of the averages below)
+    thin = 3 if rec.sec.n > (1 << 20) else 0
+    line, cta, read = _accesses(nrun, first_ev, step_warp, rec.warps.view(), rec.ev_n.view(),
+                                rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), warps_per_cta, thin)
+    if line.size == 0:
+        return f, f
+    order = np.lexsort((cta, line))
+    kept = np.zeros(rec.recorded_ctas, np.bool_)
+    kept[ctas] = True
+    return _weights(line[order], cta[order], read[order], kept, f)
+
+
+@njit(cache=True, nogil=True)
+def _weights(line, cta, read, kept, f):
+    """The averages of 1/p over the kept blocks' lines, and over those of them read
+    (``line`` sorted, then ``cta``)."""
+    sum_all = n_all = sum_read = n_read = 0.0
+    i = 0
+    while i < line.size:
+        j = i
+        blocks = 0
+        sampled = False
+        was_read = False
+        while j < line.size and line[j] == line[i]:
+            if j == i or cta[j] != cta[j - 1]:
+                blocks += 1
+            sampled = sampled or kept[cta[j]]
+            was_read = was_read or read[j]
+            j += 1
+        if sampled:
+            w = 1.0 / (1.0 - (1.0 - 1.0 / f) ** blocks)
+            sum_all += w
+            n_all += 1.0
+            if was_read:
+                sum_read += w
+                n_read += 1.0
+        i = j
+    g_all = sum_all / n_all if n_all > 0 else f
+    g_read = sum_read / n_read if n_read > 0 else f
+    return min(f, max(1.0, g_all)), min(f, max(1.0, g_read))
+
+
+@njit(cache=True, nogil=True)
+def _accesses(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, ev_kind, sec, warps_per_cta, thin):
+    """(128-byte line, block, whether a load or atomic) of every recorded global sector;
+    with ``thin`` > 0, only lines whose hash's top ``thin`` bits are zero."""
+    n_sec = 0
+    for e in range(ev_n.size):
+        if ev_ptr[e] >= 0:
+            n_sec += ev_n[e]
+    lines = np.empty(n_sec, np.int64)
+    ctas = np.empty(n_sec, np.int64)
+    read = np.empty(n_sec, np.bool_)
+    a = 0
+    n_ev = ev_n.size
+    for s in range(nrun.size):
+        n = nrun[s]
+        if n == 0:
+            continue
+        e1 = first_ev[s + 1] if s + 1 < nrun.size else n_ev
+        for e in range(first_ev[s], e1):
+            p0 = ev_ptr[e]
+            if p0 < 0:
+                continue
+            cta = ran[step_warp[s] + (e - first_ev[s]) % n] // warps_per_cta
+            for q in range(ev_n[e]):
+                line = sec[p0 + q] >> 2
+                if thin > 0 and (np.uint64(line) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - thin) != 0:
+                    continue
+                lines[a] = line
+                ctas[a] = cta
+                read[a] = ev_kind[e] != 3          # the recorder's 1 + kind: 3 is a store
+                a += 1
+    return lines[:a], ctas[:a], read[:a]
 
 
 def _sm_sample_error(cta_done, cta_sm, n_run: int, cycles: float) -> float:

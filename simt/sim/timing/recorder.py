@@ -210,7 +210,7 @@ class Recorder:
         self.sec.n = self.sec_w.n = end
         self.ev_n.append(counts.astype(np.int32))
         self.ev_ptr.append(start + np.concatenate(([0], np.cumsum(counts)[:-1])))
-        self.ev_same.append(np.ones(rows.shape[0], np.int32))
+        self.ev_same.append(np.full(rows.shape[0], 1 + kind, np.int32))    # read by footprint()
         return counts
 
     # --- for the machine ------------------------------------------------------------------
