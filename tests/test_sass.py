@@ -1,4 +1,6 @@
 """simt.sass: the SASS ptxas makes of simt's PTX, against counts made by hand from the source."""
+from pathlib import Path
+
 import pytest
 
 import simt as wp
@@ -129,6 +131,25 @@ def test_independent_loads_in_a_loop_overlap_at_low_occupancy():
     assert on["loops"][0]["unroll"] == main["unroll"] >= 2
     assert hoisted < 0.8 * program              # several loads in flight instead of one
     assert np.allclose(out.numpy(), n)
+
+
+def test_an_architecture_file_replays_its_ptx_targets_sass(tmp_path):
+    """A calibrated file (another name, the same PTX target) gets the SASS order too."""
+    import json
+    import numpy as np
+    data = json.loads((Path(wp.arch.__file__).parent / "sm_90.json").read_text())
+    data["name"] = "my_gpu"
+    path = tmp_path / "my_gpu.json"
+    path.write_text(json.dumps(data))
+    n = 128
+    a, out = wp.array(np.ones(64 * n, np.float32)), wp.zeros(64)
+    r = wp.launch(row_sum, dim=64, inputs=[a, out, n], block_dim=64, device="cpu:precise", arch=str(path))
+    assert r.details["timing_schedule"]["replay"] == "sass"
+    data["ptx_target"] = "sm_75"
+    path.write_text(json.dumps(data))
+    r = wp.launch(row_sum, dim=64, inputs=[a, out, n], block_dim=64, device="cpu:precise", arch=str(path))
+    assert r.details["timing_schedule"]["replay"] == "program order"
+    assert "sm_75" in r.details["timing_schedule"]["why"]
 
 
 def test_pointer_chase_is_not_reordered():

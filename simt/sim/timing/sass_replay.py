@@ -65,10 +65,10 @@ class Schedule:
 
 def plan(prog, arch, tab: isa.Tables, enabled: bool = True) -> Schedule:
     """The schedule for ``prog`` (a precise Program, ``tab`` its timing tables) on ``arch``;
-    cached per architecture."""
+    cached per PTX target (a calibrated architecture file replays its target's SASS)."""
     if not enabled:
         return Schedule("program order", "switched off (module option timing_sass)")
-    key = ("sass-schedule", arch.name)
+    key = ("sass-schedule", arch.ptx_target)
     got = prog.timing.get(key)
     if got is None:
         got = prog.timing[key] = _plan(prog, arch, tab)
@@ -82,12 +82,12 @@ def _plan(prog, arch, tab) -> Schedule:
                   if _self_loop(blk) and _groupable(blk) and any(_is_global_load(i) for i in blk.instrs)]
     if not candidates:
         return Schedule("program order", "no one-block loop with global loads")
-    if arch.name not in ("sm_80", "sm_90"):
-        return Schedule("program order", f"no PTX target for {arch.name}")
+    if arch.ptx_target not in ("sm_80", "sm_90"):      # an architecture file's target: its SASS
+        return Schedule("program order", f"no SASS for PTX target {arch.ptx_target}")
     if not sass.available():
         return Schedule("program order", "ptxas or a disassembler (pip install simt[sass]) is missing")
     try:
-        df = sass.sass_of_function(prog.fn, arch.name)
+        df = sass.sass_of_function(prog.fn, arch.ptx_target)
     except (DeviceError, OSError, ValueError, KeyError) as e:   # a refinement: never fail the launch
         return Schedule("program order", f"reading the SASS failed: {str(e).splitlines()[0] if str(e) else e!r}")
     loops = df.attrs["loops"]
