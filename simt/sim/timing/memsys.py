@@ -33,7 +33,7 @@ from .caches import find, halves, sectors, set_of, victim
 from .indices import (G_ATOM_BUSY, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_WRITE, G_L1_HITS,
                       G_L1_SECTORS, G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT,
                       G_L2_WRITE, M_L1T, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_PER_CYCLE,
-                      P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC,
+                      P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC, P_DRAM_READ_SHARE,
                       P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_QUEUE, P_DRAM_TAIL, P_DRAM_WRITE_COST,
                       P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES,
                       P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_READ_BPC, P_L2_TAIL,
@@ -319,9 +319,10 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
             worst_q2 = q2
         if missed:
             pairs = halves(missed)
-            state[ST_L2_FREE] = max(state[ST_L2_FREE], t_l2) + pairs * P[P_DRAM_FETCH] / P[P_DRAM_BPC]
-            qd = _dram_read(pairs * P[P_DRAM_FETCH], pairs * P[P_DRAM_FETCH], t_l2 + q2 + P[P_L2_LAT] * 0.5,
-                            P, state, glob)
+            # (a sampled replay's read miss stands for P_DRAM_READ_SHARE of the SMs' share)
+            burst = pairs * P[P_DRAM_FETCH] * P[P_DRAM_READ_SHARE]
+            state[ST_L2_FREE] = max(state[ST_L2_FREE], t_l2) + burst / P[P_DRAM_BPC]
+            qd = _dram_read(pairs * P[P_DRAM_FETCH], burst, t_l2 + q2 + P[P_L2_LAT] * 0.5, P, state, glob)
             if qd > worst_qd:
                 worst_qd = qd
             k_dram += pairs                  # the tail was measured per 64-byte fetch

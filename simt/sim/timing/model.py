@@ -74,6 +74,7 @@ def params(arch, shared_per_sm: int):
     P[ix.P_ATOM_LINE] = t["atomic_line_cycles"]
     P[ix.P_DRAM_WRITE_QUEUE] = t["dram_write_queue_cycles"]
     P[ix.P_SAMPLE] = 1.0
+    P[ix.P_DRAM_READ_SHARE] = 1.0
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
     line = arch.line_bytes
     l1_lines = max(64, (t["l1_bytes"] - arch.carveout(shared_per_sm)) // line)
@@ -106,7 +107,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     f = n_sm / n_run                          # each replayed SM stands for f SMs
     g = f                                     # ... and the lines it reads for g times as many
     if n_run < n_sm:
-        g_all, g = footprint(rec, ctas, warps_per_cta, f)
+        g_all, g = footprint(rec, ctas, warps_per_cta, n_sm, n_run)
         P, l2_lines = _scaled(P, l2_lines, f, g_all, g)
     ptr, e_step, e_k = rec.streams((ctas[:, None] * warps_per_cta + np.arange(warps_per_cta)).reshape(-1))
     steps, events = rec.step_arrays()[:3], (rec.ev_n.view(), rec.ev_ptr.view(), rec.ev_same.view())
@@ -140,10 +141,10 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     if schedule.groups:
         stalls = sass_replay.fold_stalls(stalls, rep, n_static)
     # the shared units were busy f times as long per replayed request: per request, as in the full GPU
-    for u in (ix.G_L2_BUSY, ix.G_ATOM_BUSY, ix.G_ATOM_HOT):
+    # (each read miss's DRAM time was already scaled by g / f: see _scaled)
+    for u in (ix.G_L2_BUSY, ix.G_DRAM_BUSY, ix.G_ATOM_BUSY, ix.G_ATOM_HOT):
         glob[u] /= f
-    # ... but its misses stood for g SMs' (lines the whole grid shares miss once, not f times)
-    glob[ix.G_DRAM_BUSY] /= g
+    # ... but its read misses stood for g SMs' (lines the whole grid shares miss once, not f times)
     if g < f:
         misses = glob[ix.G_L2_READ] - glob[ix.G_L2_READ_HIT]
         glob[ix.G_L2_READ_HIT] += (1.0 - g / f) * misses
@@ -198,11 +199,13 @@ def _scaled(P, l2_lines: int, f: float, g_all: float, g_read: float):
     """The GPU-wide units' parameters for a replay of 1/f of the SMs whose lines stand for
     g_all of the grid's (g_read of the lines read; see ``footprint``): the same load per unit
     of bandwidth and capacity. Every SM's requests reach the L2 and the atomic units, so
-    their rates scale by f; the L2 holds the grid's lines, so its capacity scales by g_all,
-    and the DRAM reads each of them once, so its rate scales by g_read."""
+    their rates scale by f, and so does the DRAM's for writes; the L2 holds the grid's lines,
+    so its capacity scales by g_all, and the DRAM reads each of them once, so a read miss
+    takes g_read / f of a miss's DRAM time."""
     P = P.copy()
     P[ix.P_L2_READ_BPC] /= f
-    P[ix.P_DRAM_BPC] /= g_read
+    P[ix.P_DRAM_BPC] /= f
+    P[ix.P_DRAM_READ_SHARE] = g_read / f
     P[ix.P_L2_WRITE_LINE] *= f
     P[ix.P_L2_WRITE_SECTOR] *= f
     P[ix.P_ATOM_PER_CYCLE] /= f
@@ -211,16 +214,20 @@ def _scaled(P, l2_lines: int, f: float, g_all: float, g_read: float):
     return P, max(16, int(l2_lines / g_all))
 
 
-def footprint(rec, ctas: np.ndarray, warps_per_cta: int, f: float) -> tuple[float, float]:
+def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int) -> tuple[float, float]:
     """How many lines of the recorded grid the replayed blocks' lines stand for, each in
-    [1, f]: (all lines, for the L2's capacity; lines read, for the DRAM's traffic).
+    [1, f] (f = n_sm / n_run): (all lines, for the L2's capacity; lines read, for the DRAM's
+    traffic).
 
-    A line that c of the grid's blocks touch is among a 1/f sample's lines with probability
-    p = 1 - (1 - 1/f)^c, so it stands for 1/p lines (a Horvitz-Thompson estimate): a block's
-    private line for f, a line every block reads for 1. Blocks that stream private data give
-    f, the SMs' share; blocks that all read one matrix give nearly 1, where a sample whose L2
-    and DRAM were scaled by f would evict, and read from DRAM f times over, lines the whole
-    GPU shares."""
+    The sample is the blocks c with c mod n_sm < n_run. A line whose blocks leave residues
+    R (mod n_sm) would be in the sample for a fraction p of the n_sm rotations of that rule,
+    p = (sum over R's circular gaps d of min(n_run, d)) / n_sm, so it stands for 1/p lines (a
+    Horvitz-Thompson estimate over the rotations): a block's private line for f, a line its
+    neighbour block shares for about f/2, a line every block reads for 1. Blocks that stream
+    private data give f, the SMs' share; blocks that all read one matrix give nearly 1, where
+    a sample whose L2 and DRAM were scaled by f would evict, and read from DRAM f times over,
+    lines the whole GPU shares."""
+    f = n_sm / n_run
     if rec.steps.n == 0 or rec.sec.n == 0:
         return f, f
     _, nrun, first_ev, step_warp = rec.step_arrays()
@@ -234,28 +241,41 @@ def footprint(rec, ctas: np.ndarray, warps_per_cta: int, f: float) -> tuple[floa
     order = np.lexsort((cta, line))
     kept = np.zeros(rec.recorded_ctas, np.bool_)
     kept[ctas] = True
-    return _weights(line[order], cta[order], read[order], kept, f)
+    return _weights(line[order], cta[order], read[order], kept, n_sm, n_run)
 
 
 @njit(cache=True, nogil=True)
-def _weights(line, cta, read, kept, f):
+def _weights(line, cta, read, kept, n_sm, n_run):
     """The averages of 1/p over the kept blocks' lines, and over those of them read
     (``line`` sorted, then ``cta``)."""
+    f = n_sm / n_run
     sum_all = n_all = sum_read = n_read = 0.0
+    present = np.zeros(n_sm, np.bool_)
     i = 0
     while i < line.size:
         j = i
-        blocks = 0
         sampled = False
         was_read = False
         while j < line.size and line[j] == line[i]:
-            if j == i or cta[j] != cta[j - 1]:
-                blocks += 1
             sampled = sampled or kept[cta[j]]
             was_read = was_read or read[j]
             j += 1
         if sampled:
-            w = 1.0 / (1.0 - (1.0 - 1.0 / f) ** blocks)
+            for q in range(i, j):
+                present[cta[q] % n_sm] = True
+            first = -1
+            prev = -1
+            covered = 0
+            for rho in range(n_sm):
+                if present[rho]:
+                    present[rho] = False
+                    if prev >= 0:
+                        covered += min(n_run, rho - prev)
+                    else:
+                        first = rho
+                    prev = rho
+            covered += min(n_run, first + n_sm - prev)
+            w = n_sm / covered
             sum_all += w
             n_all += 1.0
             if was_read:
