@@ -44,6 +44,8 @@ log2e = LOG2E = _math.log2(_math.e)
 log10e = LOG10E = _math.log10(_math.e)
 from .launch import launch
 from .ptx_import import from_cuda, from_ptx
+from .formal import verify, to_c
+from .formal.report import Counterexample, VerifyReport
 from .sim.common import LaunchResult
 from .ir.registry import (LIBRARY as _LIBRARY, REGISTRY as _REGISTRY,
                           BuiltinFunction as _BuiltinFunction)
@@ -96,3 +98,4 @@ def __getattr__(name: str):
 
 # Last, because it shadows the Python builtin in this module: simt.bool is the kernel bool type.
 from .types import bool  # noqa: E402,A004
+

@@ -1,0 +1,290 @@
+"""simt.verify: bounds with one symbolic thread, races and barriers with two.
+
+Each obligation is asked of the solver twice at most: once over the abstract run (loops
+summarised by invariants; unsat proves it for every input), and, when that finds a possible
+bug, over the bounded run (symbolic loops unrolled a few times), whose model becomes a
+counterexample that counts only if it replays on cpu:precise.
+"""
+from __future__ import annotations
+
+import time
+
+import z3
+
+from ..errors import SimtError
+from ..ir.mir import LaunchSig, Space
+from .report import CHECKS, Counterexample, Finding, VerifyReport, model_int, model_scalar
+from .symexec import Executor
+from .world import World
+
+BOUNDED_ITERATIONS = 3
+# Counterexamples are searched for small first, so that they replay quickly.
+_SMALL = ((256, 512, 64), (1024, 4096, 1 << 12), (1 << 16, 1 << 16, 1 << 16))
+
+
+class Prover:
+    def __init__(self, kernel, fn, world: World, timeout: float):
+        self.kernel, self.fn, self.world = kernel, fn, world
+        self.deadline = time.monotonic() + timeout
+        self.solver = z3.SolverFor("QF_BV")
+        self.solver.add(*world.constraints)
+        self.traces: dict[str, tuple] = {}
+
+    # ---- the solver ------------------------------------------------------------------
+
+    def remaining_ms(self) -> int:
+        return max(1, int((self.deadline - time.monotonic()) * 1000))
+
+    def check(self, *formulas) -> str:
+        s = self.solver
+        s.push()
+        try:
+            s.add(*formulas)
+            s.set("timeout", min(self.remaining_ms(), 20000))
+            return str(s.check())
+        finally:
+            s.pop()
+
+    def model(self, *formulas):
+        """A model of the formulas, the smallest launch of a few sizes that has one."""
+        s = self.solver
+        for threads, extent, scalar in (*_SMALL, None):
+            s.push()
+            try:
+                s.add(*formulas)
+                if threads is not None:
+                    s.add(*self.smallness(threads, extent, scalar))
+                s.set("timeout", min(self.remaining_ms(), 20000))
+                if s.check() == z3.sat:
+                    return s.model()
+            finally:
+                s.pop()
+        return None
+
+    def smallness(self, threads, extent, scalar):
+        w = self.world
+        out = [z3.ULE(w.total, threads), z3.ULE(z3.ZeroExt(32, w.grid) * z3.ZeroExt(32, w.block), threads + 1024)]
+        for shape in w.shapes.values():
+            out += [z3.ULE(s, extent) for s in shape]
+        for name, term in w.scalars.items():
+            if z3.is_bv(term) and term.size() >= 8 and not self.float_param(name):
+                out.append(z3.And(term >= -scalar, term <= scalar) if term.size() > 8 else z3.BoolVal(True))
+        return out
+
+    def float_param(self, name: str) -> bool:
+        return any(p.name == name and getattr(p, "reg", None) is not None and p.reg.type.is_float
+                   for p in self.fn.params)
+
+    # ---- runs ------------------------------------------------------------------------
+
+    def run(self, mode: str):
+        """(thread 1, thread 2, their traces) for "abstract" or "bounded"."""
+        if mode not in self.traces:
+            t1, t2 = self.world.thread(f"{mode[0]}1"), self.world.thread(f"{mode[0]}2")
+            tr1 = Executor(self.fn, self.world, t1, self.check, mode, BOUNDED_ITERATIONS).run()
+            tr2 = Executor(self.fn, self.world, t2, self.check, mode, BOUNDED_ITERATIONS).run()
+            self.traces[mode] = (t1, t2, tr1, tr2)
+        return self.traces[mode]
+
+    def decide(self, check: str, array: str, line, formula_of) -> Finding:
+        """formula_of(mode) -> (formula, threads involved) whose models are bugs."""
+        t1, t2, tr1, tr2 = self.run("abstract")
+        formula, threads = formula_of("abstract")
+        result = self.check(formula)
+        if result == "unsat":
+            return Finding(check, "safe", line, array, "proved for every input")
+        if result == "unknown":
+            return Finding(check, "unknown", line, array, "the solver ran out of time")
+        exact = not (tr1.abstract or tr2.abstract)
+        if not exact:
+            _, _, b1, b2 = self.run("bounded")
+            formula, threads = formula_of("bounded")
+            result = self.check(formula)
+            if result != "sat":
+                bound = (f"no bug with loops up to {BOUNDED_ITERATIONS} iterations; not proved "
+                         f"for more (the loop invariants found were too weak)")
+                return Finding(check, "unknown", line, array,
+                               bound if result == "unsat" else "the solver ran out of time")
+        model = self.model(formula)
+        if model is None:
+            return Finding(check, "unknown", line, array, "the solver ran out of time")
+        cex = self.counterexample(model, check, array, line, threads, "abstract" if exact else "bounded")
+        if cex is None:
+            return Finding(check, "unknown", line, array,
+                           "a possible bug needs a launch too big to replay")
+        try:
+            reproduced = cex.reproduces()
+        except SimtError as e:
+            return Finding(check, "unknown", line, array, f"a possible bug whose replay failed: {e}")
+        if not reproduced:
+            return Finding(check, "unknown", line, array,
+                           f"a possible bug that did not reproduce on cpu:precise ({cex})")
+        return Finding(check, "unsafe", line, array, str(cex), cex)
+
+    def counterexample(self, model, check, array, line, threads, mode) -> Counterexample | None:
+        w = self.world
+        dims = tuple(model_int(model, d, False) for d in w.dims)
+        block = model_int(model, w.block, False)
+        if any(d > (1 << 16) for d in dims) or sum(1 for _ in dims) == 0:
+            return None
+        shapes = {name: [model_int(model, s, False) for s in shape] for name, shape in w.shapes.items()}
+        if any(sum(s) > (1 << 20) for s in shapes.values()):
+            return None
+        scalars = {}
+        for p in self.fn.params:
+            if p.name in w.scalars:
+                scalars[p.name] = model_scalar(model, w.scalars[p.name], p.reg.type)
+        _, _, tr1, tr2 = self.run(mode)
+        loads = []
+        for tr in (tr1, tr2):
+            for ld in tr.loads:
+                if ld.mem.space is Space.GLOBAL and z3.is_true(model.eval(ld.cond, model_completion=True)):
+                    loads.append((ld.mem.name, model_int(model, ld.index, True),
+                                  model_scalar(model, ld.value, ld.type)))
+        ids = [(model_int(model, t.ctaid, False), model_int(model, t.tid, False)) for t in threads]
+        dim = dims[0] if len(dims) == 1 else dims
+        return Counterexample(self.kernel, check, array, dim, block, scalars, shapes, loads, ids, line)
+
+    # ---- the three checks ------------------------------------------------------------
+
+    def bounds(self) -> list[Finding]:
+        _, _, tr1, _ = self.run("abstract")
+        sites = _group(tr1.accesses)
+        findings = []
+        for site, events in sites.items():
+            mem = events[0].mem
+            line = events[0].site.loc.line if events[0].site.loc else None
+
+            def formula_of(mode, site=site):
+                t1, _, tr, _ = self.run(mode)
+                evs = _group(tr.accesses).get(site, [])
+                bad = [z3.And(e.cond, z3.Not(self.in_bounds(e))) for e in evs]
+                return z3.Or(*bad) if bad else z3.BoolVal(False), [t1]
+            findings.append(self.decide("bounds", mem.name, line, formula_of))
+        return findings
+
+    def in_bounds(self, e):
+        size = e.bound if e.bound is not None else self.world.size(e.mem)
+        return z3.And(e.index >= 0, e.index + e.width <= size)
+
+    def races(self) -> list[Finding]:
+        _, _, tr1, _ = self.run("abstract")
+        by_array: dict[str, list] = {}
+        for e in tr1.accesses:
+            if e.bound is None:
+                by_array.setdefault(e.mem.name, []).append(e)
+        findings = []
+        for name, events in by_array.items():
+            if not any(e.write for e in events):
+                findings.append(Finding("race", "safe", events[0].site.loc.line if events[0].site.loc else None,
+                                        name, "only read"))
+                continue
+
+            def formula_of(mode, name=name):
+                t1, t2, a, b = self.run(mode)
+                xs = [e for e in a.accesses if e.bound is None and e.mem.name == name]
+                ys = [e for e in b.accesses if e.bound is None and e.mem.name == name]
+                order = {}
+                for e in xs:
+                    order.setdefault(id(e.site), len(order))
+                pairs = []
+                for e in xs:
+                    for f in ys:
+                        if order.get(id(f.site), -1) < order[id(e.site)]:
+                            continue                 # the mirrored pair is the same question
+                        c = self.race_pair(e, f, t1, t2)
+                        if c is not None:
+                            pairs.append(c)
+                return z3.Or(*pairs) if pairs else z3.BoolVal(False), [t1, t2]
+            f = self.decide("race", name, None, formula_of)
+            findings.append(f)
+        return findings
+
+    def race_pair(self, e, f, t1, t2):
+        if not (e.write or f.write) or (e.atomic and f.atomic):
+            return None
+        same_block = t1.ctaid == t2.ctaid
+        same_epoch = e.epoch == f.epoch
+        if z3.is_false(z3.simplify(same_epoch)) and e.mem.space is not Space.GLOBAL:
+            return None
+        together = z3.And(same_block, same_epoch)
+        if e.mem.space is Space.GLOBAL:
+            together = z3.Or(z3.Not(same_block), same_epoch)
+        overlap = z3.And(e.index < f.index + f.width, f.index < e.index + e.width)
+        distinct = z3.Or(t1.tid != t2.tid, t1.ctaid != t2.ctaid)
+        return z3.And(e.cond, f.cond, distinct, together, overlap)
+
+    def barriers(self) -> list[Finding]:
+        _, _, tr1, _ = self.run("abstract")
+        sites: dict[int, list] = {}
+        for e in tr1.barriers:
+            sites.setdefault(id(e.site), []).append(e)
+        findings = []
+        for sid, events in sites.items():
+            line = events[0].site.loc.line if events[0].site.loc else None
+
+            def formula_of(mode, sid=sid):
+                t1, t2, a, b = self.run(mode)
+                theirs = {e.key: e for e in b.barriers}
+                bad = []
+                for e in a.barriers:
+                    if id(e.site) != sid:
+                        continue
+                    f = theirs.get(e.key)
+                    other = z3.And(z3.Not(f.cond), z3.Not(f.exited)) if f is not None else z3.BoolVal(True)
+                    bad.append(z3.And(e.cond, other, t2.valid, t1.ctaid == t2.ctaid))
+                return z3.Or(*bad) if bad else z3.BoolVal(False), [t1, t2]
+            findings.append(self.decide("barrier", "", line, formula_of))
+        return findings
+
+
+def _group(accesses) -> dict:
+    sites: dict[int, list] = {}
+    for e in accesses:
+        sites.setdefault(id(e.site), []).append(e)
+    return sites
+
+
+def verify(kernel, dim=None, block_dim=None, assume=(), checks=CHECKS, timeout: float = 60) -> VerifyReport:
+    """Prove a kernel free of out-of-bounds accesses, data races and divergent barriers for
+    every input (see README.md, 'Proving kernels safe')."""
+    from ..kernel import Kernel
+    from ..arch import load_arch
+    from ..options import DEFAULTS
+    start = time.monotonic()
+    if not isinstance(kernel, Kernel):
+        raise SimtError(f"simt.verify expects a @simt.kernel, got {kernel!r}")
+    if isinstance(checks, str):
+        checks = (checks,)
+    for c in checks:
+        if c not in CHECKS:
+            raise SimtError(f"simt.verify: unknown check {c!r}; the checks are {', '.join(CHECKS)}")
+    if isinstance(assume, str):
+        assume = (assume,)
+    if block_dim is not None and not isinstance(block_dim, int):
+        raise SimtError("simt.verify takes an int block_dim (Warp's mapping) or None; n-d blocks "
+                        "are not supported by simt.verify yet")
+    if dim is not None:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        if not all(isinstance(d, int) and d >= 0 for d in dims) or not 1 <= len(dims) <= 4:
+            raise SimtError(f"simt.verify: dim must be an int or a tuple of 1 to 4 ints, got {dim!r}")
+    else:
+        dims = None
+    if kernel.is_generic:
+        raise SimtError(f"simt.verify: kernel '{kernel.key}' is generic (Any parameters); "
+                        f"simt.verify needs concrete parameter types")
+    ndim = len(dims) if dims else max(1, kernel.index_dims[0])
+    if kernel.index_dims[1] > 1:
+        raise SimtError(f"simt.verify: kernel '{kernel.key}' uses n-d thread_idx()/block_idx(); "
+                        f"simt.verify supports 1-d blocks only")
+    fn = kernel.compile(LaunchSig(ndim, 1))
+    arch = load_arch(kernel.effective_options().get("arch", DEFAULTS["arch"]))
+    world = World(fn, dims, block_dim, tuple(assume), arch.max_threads_per_block, arch.max_grid_dims[0])
+    prover = Prover(kernel, fn, world, timeout)
+    vacuous = prover.check(z3.BoolVal(True)) == "unsat"
+    findings: list[Finding] = []
+    if not vacuous:
+        for c in checks:
+            findings += {"bounds": prover.bounds, "race": prover.races, "barrier": prover.barriers}[c]()
+    return VerifyReport(kernel.key, checks, findings, world.assumptions, vacuous,
+                        time.monotonic() - start)
