@@ -18,8 +18,9 @@ from .symexec import Executor
 from .world import World
 
 BOUNDED_ITERATIONS = 3
+QUERY_MS = 8000            # one solver question at most
 # Counterexamples are searched for small first, so that they replay quickly.
-_SMALL = ((256, 512, 64), (1024, 4096, 1 << 12), (1 << 16, 1 << 16, 1 << 16))
+_SMALL = ((256, 1024, 64), (1024, 4096, 1 << 12), (1 << 16, 1 << 16, 1 << 16))
 
 
 class Prover:
@@ -40,21 +41,31 @@ class Prover:
         s.push()
         try:
             s.add(*formulas)
-            s.set("timeout", min(self.remaining_ms(), 20000))
+            s.set("timeout", min(self.remaining_ms(), QUERY_MS))
             return str(s.check())
         finally:
             s.pop()
 
-    def model(self, *formulas):
-        """A model of the formulas, the smallest launch of a few sizes that has one."""
+    def model(self, formula, mode: str, target: str):
+        """A model of the formula, the smallest launch of a few sizes that has one, where
+        possible one in which the threads involved make no other out-of-bounds access (which
+        the replay would stop at first)."""
         s = self.solver
-        for threads, extent, scalar in (*_SMALL, None):
+        _, _, tr1, tr2 = self.run(mode)
+        clean = z3.And(*[z3.Implies(e.cond, self.in_bounds(e)) for tr in (tr1, tr2) for e in tr.accesses])
+        roomy = z3.And(*[z3.UGE(z3.ZeroExt(32, shape[0]), self.world.total) for name, shape in self.world.shapes.items()
+                         if name != target and shape])
+        tries = [(z3.And(clean, roomy), *_SMALL[0]), (roomy, *_SMALL[0])] \
+            + [(None, *size) for size in _SMALL] + [(None, None, None, None)]
+        for prefer, threads, extent, scalar in tries:
             s.push()
             try:
-                s.add(*formulas)
+                s.add(formula)
+                if prefer is not None:
+                    s.add(prefer)
                 if threads is not None:
                     s.add(*self.smallness(threads, extent, scalar))
-                s.set("timeout", min(self.remaining_ms(), 20000))
+                s.set("timeout", min(self.remaining_ms(), 5000))
                 if s.check() == z3.sat:
                     return s.model()
             finally:
@@ -81,6 +92,7 @@ class Prover:
         """(thread 1, thread 2, their traces) for "abstract" or "bounded"."""
         if mode not in self.traces:
             t1, t2 = self.world.thread(f"{mode[0]}1"), self.world.thread(f"{mode[0]}2")
+            self.solver.add(self.world.distinct_lemma(t1, t2))
             tr1 = Executor(self.fn, self.world, t1, self.check, mode, BOUNDED_ITERATIONS).run()
             tr2 = Executor(self.fn, self.world, t2, self.check, mode, BOUNDED_ITERATIONS).run()
             self.traces[mode] = (t1, t2, tr1, tr2)
@@ -105,7 +117,7 @@ class Prover:
                          f"for more (the loop invariants found were too weak)")
                 return Finding(check, "unknown", line, array,
                                bound if result == "unsat" else "the solver ran out of time")
-        model = self.model(formula)
+        model = self.model(formula, "abstract" if exact else "bounded", array if check == "bounds" else None)
         if model is None:
             return Finding(check, "unknown", line, array, "the solver ran out of time")
         cex = self.counterexample(model, check, array, line, threads, "abstract" if exact else "bounded")

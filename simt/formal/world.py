@@ -109,6 +109,18 @@ class World:
     def thread(self, tag: str) -> "ThreadIds":
         return ThreadIds(self, tag)
 
+    def distinct_lemma(self, t1: "ThreadIds", t2: "ThreadIds"):
+        """Facts of the launch's linear thread index that bit-vector solvers find hard to
+        derive when block_dim is symbolic (it multiplies): two threads have one linear index
+        iff they are one thread, and it orders like (block, thread)."""
+        lin1, lin2 = t1.ctaid * self.block + t1.tid, t2.ctaid * self.block + t2.tid
+        same = z3.And(t1.ctaid == t2.ctaid, t1.tid == t2.tid)
+        facts = [(lin1 == lin2) == same, z3.Implies(t1.ctaid < t2.ctaid, lin1 < lin2),
+                 z3.Implies(t2.ctaid < t1.ctaid, lin2 < lin1)]
+        for t, lin in ((t1, lin1), (t2, lin2)):
+            facts += [lin >= t.tid, lin >= 0, z3.ULT(z3.ZeroExt(32, lin), z3.ZeroExt(32, self.grid) * z3.ZeroExt(32, self.block))]
+        return z3.Implies(z3.And(t1.valid, t2.valid), z3.And(*facts))
+
 
 class ThreadIds:
     """One symbolic thread of the launch (Warp's linear mapping: 1-D blocks)."""
