@@ -18,7 +18,8 @@ from .symexec import Executor
 from .world import World
 
 BOUNDED_ITERATIONS = 3
-QUERY_MS = 8000            # one solver question at most
+QUERY_MS = 4000            # one solver question at most
+CANDIDATE_MS = 1000        # one invariant candidate's check (one that times out is dropped)
 # Counterexamples are searched for small first, so that they replay quickly.
 _SMALL = ((256, 1024, 64), (1024, 4096, 1 << 12), (1 << 16, 1 << 16, 1 << 16))
 
@@ -36,13 +37,18 @@ class Prover:
     def remaining_ms(self) -> int:
         return max(1, int((self.deadline - time.monotonic()) * 1000))
 
-    def check(self, *formulas) -> str:
+    def check(self, *formulas, ms: int = None, want_model: bool = False):
+        """"sat", "unsat" or "unknown" for the world's constraints and the formulas; with
+        want_model, (that, a model or None)."""
         s = self.solver
         s.push()
         try:
             s.add(*formulas)
-            s.set("timeout", min(self.remaining_ms(), QUERY_MS))
-            return str(s.check())
+            s.set("timeout", min(self.remaining_ms(), ms or QUERY_MS))
+            result = str(s.check())
+            if want_model:
+                return result, (s.model() if result == "sat" else None)
+            return result
         finally:
             s.pop()
 
@@ -93,8 +99,9 @@ class Prover:
         if mode not in self.traces:
             t1, t2 = self.world.thread(f"{mode[0]}1"), self.world.thread(f"{mode[0]}2")
             self.solver.add(self.world.distinct_lemma(t1, t2))
-            tr1 = Executor(self.fn, self.world, t1, self.check, mode, BOUNDED_ITERATIONS).run()
-            tr2 = Executor(self.fn, self.world, t2, self.check, mode, BOUNDED_ITERATIONS).run()
+            quick = lambda *f, want_model=False: self.check(*f, ms=CANDIDATE_MS, want_model=want_model)  # noqa: E731
+            tr1 = Executor(self.fn, self.world, t1, quick, mode, BOUNDED_ITERATIONS).run()
+            tr2 = Executor(self.fn, self.world, t2, quick, mode, BOUNDED_ITERATIONS).run()
             self.traces[mode] = (t1, t2, tr1, tr2)
         return self.traces[mode]
 
@@ -208,8 +215,9 @@ class Prover:
                         if c is not None:
                             pairs.append(c)
                 return z3.Or(*pairs) if pairs else z3.BoolVal(False), [t1, t2]
-            f = self.decide("race", name, None, formula_of)
-            findings.append(f)
+            first_write = next(e for e in events if e.write)
+            line = first_write.site.loc.line if first_write.site.loc else None
+            findings.append(self.decide("race", name, line, formula_of))
         return findings
 
     def race_pair(self, e, f, t1, t2):

@@ -305,7 +305,7 @@ class Executor:
         has_barrier = any(ins.op in (Op.BAR, Op.BAR_AND) for lab in loop.body
                           for ins in self.blocks[lab].instrs)
         cands = candidates(self, loop, entry, regs)
-        cands = [c for c in cands if self.check(entry.cond, z3.Not(c(entry.env, entry.epoch))) == "unsat"]
+        cands = self.houdini(cands, entry)
         outer_iteration = self.iteration
         self.iteration = outer_iteration + ((loop.header, "any"),)
         try:
@@ -317,8 +317,7 @@ class Executor:
                 if not latches:
                     break
                 latch = merge(latches)
-                keep = [c for c in cands
-                        if self.check(latch.cond, z3.Not(c(latch.env, latch.epoch))) == "unsat"]
+                keep = self.houdini(cands, latch)
                 if len(keep) == len(cands):
                     break
                 cands = keep
@@ -327,6 +326,23 @@ class Executor:
             return exits
         finally:
             self.iteration = outer_iteration
+
+    def houdini(self, cands, state: State):
+        """The candidates that hold in every model of ``state``: one question for all of them,
+        each counterexample model dropping the ones it falsifies; one at a time if the
+        solver cannot answer for all together."""
+        while cands:
+            terms = [c(state.env, state.epoch) for c in cands]
+            result, model = self.check(state.cond, z3.Not(z3.And(*terms)), want_model=True)
+            if result == "unsat":
+                return cands
+            if result != "sat":
+                return [c for c, t in zip(cands, terms) if self.check(state.cond, z3.Not(t)) == "unsat"]
+            keep = [c for c, t in zip(cands, terms) if z3.is_true(model.eval(t, model_completion=True))]
+            if len(keep) == len(cands):      # the model and the solver disagree: go one by one
+                return [c for c, t in zip(cands, terms) if self.check(state.cond, z3.Not(t)) == "unsat"]
+            cands = keep
+        return cands
 
     def havoc(self, loop, entry: State, regs, has_barrier, cands) -> State:
         env = dict(entry.env)
@@ -550,7 +566,9 @@ def candidates(ex: Executor, loop: Loop, entry: State, regs: list[Reg]):
             out.append(lambda env, ep, rid=rid, z=zero: env[rid] > z)
         out.append(lambda env, ep, rid=rid: env[rid] & (env[rid] - 1) == 0)
         for s in steps.get(rid, []):
-            sv = ex.value(entry.env, s)
+            sv = z3.simplify(ex.value(entry.env, s))
+            if not z3.is_bv_value(sv):
+                continue                     # a symbolic modulus is beyond the solver's reach
             out.append(lambda env, ep, rid=rid, e0=e0, sv=sv:
                        z3.Implies(sv != 0, z3.URem(env[rid] - e0, sv) == 0))
         for y in compared.get(rid, []):
@@ -558,4 +576,18 @@ def candidates(ex: Executor, loop: Loop, entry: State, regs: list[Reg]):
             for rel in (le, lt, ge, gt):
                 out.append(lambda env, ep, rid=rid, yv=yv, rel=rel: rel(env[rid], yv))
     out.append(lambda env, ep, e=entry.epoch: z3.UGE(ep, e))
+    # Loops with barriers: the barrier count ties the iteration to the epoch (c barriers an
+    # iteration, step s: (epoch - epoch0) * s == c * (r - r0)), so two threads in one barrier
+    # interval agree on the iteration's uniform counters.
+    if any(ins.op in (Op.BAR, Op.BAR_AND) for lab in loop.body for ins in ex.blocks[lab].instrs):
+        for r in regs:
+            if r.id not in entry.env or r.type.bits != 32 or not r.type.is_int:
+                continue
+            for s in steps.get(r.id, []):
+                if not isinstance(s, Imm):
+                    continue
+                step = z3.BitVecVal(int(s.value) % (1 << 32), 32)
+                for c in (1, 2, 3, 4):
+                    out.append(lambda env, ep, rid=r.id, e0=entry.env[r.id], e=entry.epoch, step=step, c=c:
+                               (ep - e) * step == c * (env[rid] - e0))
     return out

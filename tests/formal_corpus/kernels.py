@@ -370,7 +370,7 @@ def halve_loop(x: wp.array(dtype=float)):
     i = wp.tid()
     k = i
     while k > 0:
-        x[k] = 1.0
+        wp.atomic_add(x, k, 1.0)
         k = k // 2
 
 
@@ -379,7 +379,7 @@ def halve_loop_shifted(x: wp.array(dtype=float)):
     i = wp.tid()
     k = i
     while k > 0:
-        x[k + 1] = 1.0
+        wp.atomic_add(x, k + 1, 1.0)
         k = k // 2
 
 
@@ -563,6 +563,32 @@ def ends_without_sync(n: int, x: wp.array(dtype=float), y: wp.array(dtype=float)
         y[wp.block_idx()] = s[0] + s[63]
 
 
+@wp.kernel
+def tiles_m(m: int, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    s = wp.shared.array(shape=(64,), dtype=float)
+    t = wp.thread_idx()
+    i = wp.tid()
+    acc = float(0.0)
+    for tile in range(m):
+        s[t] = x[tile * 64 + t]
+        wp.sync_threads()
+        acc = acc + s[63 - t]
+        wp.sync_threads()
+    y[i] = acc
+
+@wp.kernel
+def tiles_m_bad(m: int, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    s = wp.shared.array(shape=(64,), dtype=float)
+    t = wp.thread_idx()
+    i = wp.tid()
+    acc = float(0.0)
+    for tile in range(m):
+        s[t] = x[tile * 64 + t]
+        wp.sync_threads()
+        acc = acc + s[63 - t]
+    y[i] = acc
+
+
 SIZED = ("dim[0] <= x.shape[0]", "dim[0] <= y.shape[0]")
 NSIZED = ("n <= x.shape[0]", "n <= y.shape[0]")
 BLOCKS = ("out.shape[0] * 64 >= dim[0]", "dim[0] <= x.shape[0]")
@@ -602,4 +628,5 @@ PAIRS = [
     (early_exit_then_sync, ends_without_sync, dict(FB, assume=("dim[0] <= x.shape[0]", "y.shape[0] * 64 >= dim[0]")), "race"),
     (mirror, mirror_no_sync, dict(FB, assume=SIZED), "race"),
     (reduce_block_dim, reduce_block_dim_le, dict(FB, assume=BLOCKS), "bounds"),
+    (tiles_m, tiles_m_bad, dict(FB, assume=("m * 64 <= x.shape[0]", "dim[0] <= y.shape[0]")), "race"),
 ]
