@@ -1,7 +1,8 @@
 """The ``simt`` command: ``simt demo`` (a showcase on the CPU engines), ``simt run [options]
 FILE [ARGS...]`` (optionally on a device, recording a trace), ``simt report
 banks|coalescing|divergence|lines|summary TRACE``, ``simt diff FILE.py::kernel`` (engines
-compared, or against a stored golden), ``simt cache info|clear``, ``simt --version``. Only
+compared, or against a stored golden), ``simt verify FILE.py::kernel`` (proved safe for every
+input, or a bug with a replayed counterexample), ``simt cache info|clear``, ``simt --version``. Only
 ``diff`` with a ``cuda`` engine uses a GPU, and it skips that engine when there is none."""
 from __future__ import annotations
 

@@ -18,7 +18,8 @@ from .symexec import Executor
 from .world import World
 
 BOUNDED_ITERATIONS = 3
-QUERY_MS = 4000            # one solver question at most
+QUERY_MS = 8000            # one solver question at most (in steps: about this many ms unloaded)
+RLIMIT_PER_MS = 1000       # z3 resource steps per millisecond, roughly, on one core
 CANDIDATE_MS = 1000        # one invariant candidate's check (one that times out is dropped)
 # Counterexamples are searched for small first, so that they replay quickly.
 _SMALL = ((256, 1024, 64), (1024, 4096, 1 << 12), (1 << 16, 1 << 16, 1 << 16))
@@ -28,8 +29,7 @@ class Prover:
     def __init__(self, kernel, fn, world: World, timeout: float):
         self.kernel, self.fn, self.world = kernel, fn, world
         self.deadline = time.monotonic() + timeout
-        self.solver = z3.SolverFor("QF_BV")
-        self.solver.add(*world.constraints)
+        self.facts = list(world.constraints)
         self.traces: dict[str, tuple] = {}
 
     # ---- the solver ------------------------------------------------------------------
@@ -37,26 +37,31 @@ class Prover:
     def remaining_ms(self) -> int:
         return max(1, int((self.deadline - time.monotonic()) * 1000))
 
+    def solver(self, ms: int):
+        """A fresh solver holding the world's facts: a first check without push/pop gets the
+        solver's full preprocessing, many times faster here than an incremental one."""
+        s = z3.SolverFor("QF_BV")
+        s.add(*self.facts)
+        # The solver's own step count bounds a question, so that verdicts do not depend on
+        # how busy the machine is; the wall clock only enforces the caller's timeout.
+        s.set("rlimit", ms * RLIMIT_PER_MS)
+        s.set("timeout", self.remaining_ms())
+        return s
+
     def check(self, *formulas, ms: int = None, want_model: bool = False):
-        """"sat", "unsat" or "unknown" for the world's constraints and the formulas; with
+        """"sat", "unsat" or "unknown" for the world's facts and the formulas; with
         want_model, (that, a model or None)."""
-        s = self.solver
-        s.push()
-        try:
-            s.add(*formulas)
-            s.set("timeout", min(self.remaining_ms(), ms or QUERY_MS))
-            result = str(s.check())
-            if want_model:
-                return result, (s.model() if result == "sat" else None)
-            return result
-        finally:
-            s.pop()
+        s = self.solver(ms or QUERY_MS)
+        s.add(*formulas)
+        result = str(s.check())
+        if want_model:
+            return result, (s.model() if result == "sat" else None)
+        return result
 
     def model(self, formula, mode: str, target: str):
         """A model of the formula, the smallest launch of a few sizes that has one, where
         possible one in which the threads involved make no other out-of-bounds access (which
         the replay would stop at first)."""
-        s = self.solver
         _, _, tr1, tr2 = self.run(mode)
         clean = z3.And(*[z3.Implies(e.cond, self.in_bounds(e)) for tr in (tr1, tr2) for e in tr.accesses])
         roomy = z3.And(*[z3.UGE(z3.ZeroExt(32, shape[0]), self.world.total) for name, shape in self.world.shapes.items()
@@ -64,18 +69,14 @@ class Prover:
         tries = [(z3.And(clean, roomy), *_SMALL[0]), (roomy, *_SMALL[0])] \
             + [(None, *size) for size in _SMALL] + [(None, None, None, None)]
         for prefer, threads, extent, scalar in tries:
-            s.push()
-            try:
-                s.add(formula)
-                if prefer is not None:
-                    s.add(prefer)
-                if threads is not None:
-                    s.add(*self.smallness(threads, extent, scalar))
-                s.set("timeout", min(self.remaining_ms(), 5000))
-                if s.check() == z3.sat:
-                    return s.model()
-            finally:
-                s.pop()
+            s = self.solver(5000)
+            s.add(formula)
+            if prefer is not None:
+                s.add(prefer)
+            if threads is not None:
+                s.add(*self.smallness(threads, extent, scalar))
+            if s.check() == z3.sat:
+                return s.model()
         return None
 
     def smallness(self, threads, extent, scalar):
@@ -98,7 +99,7 @@ class Prover:
         """(thread 1, thread 2, their traces) for "abstract" or "bounded"."""
         if mode not in self.traces:
             t1, t2 = self.world.thread(f"{mode[0]}1"), self.world.thread(f"{mode[0]}2")
-            self.solver.add(self.world.distinct_lemma(t1, t2))
+            self.facts.append(self.world.distinct_lemma(t1, t2))
             quick = lambda *f, want_model=False: self.check(*f, ms=CANDIDATE_MS, want_model=want_model)  # noqa: E731
             tr1 = Executor(self.fn, self.world, t1, quick, mode, BOUNDED_ITERATIONS).run()
             tr2 = Executor(self.fn, self.world, t2, quick, mode, BOUNDED_ITERATIONS).run()
