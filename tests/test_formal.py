@@ -16,13 +16,13 @@ pytest.importorskip("z3")
 import simt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
-from formal_corpus.kernels import PAIRS, tree_reduce, saxpy  # noqa: E402
+from formal_corpus.kernels import PAIRS, SINGLES, countdown, tree_reduce, saxpy  # noqa: E402
 
 # Mutants whose race the sanitizer does not report (two writes racing across blocks or within
 # one warp), or whose other bug the replay stops at first: the verifier must say "unknown"
 # (never "unsafe" without a replay that shows it).
 NOT_REPLAYABLE = {"per_block_same_slot", "halves_collide", "pairs_overlap"}
-QUICK = {"copy_guarded", "copy_off_by_one", "tree_reduce", "tree_reduce_no_sync",
+QUICK = {"scale_any_block", "copy_guarded", "copy_off_by_one", "tree_reduce", "tree_reduce_no_sync",
          "tree_reduce_divergent_sync", "histogram_unguarded", "thread_dependent_sync",
          "sum_rows", "sum_rows_inclusive", "gather_unchecked", "per_block_same_slot"}
 FULL = os.environ.get("SIMT_FORMAL_FULL") == "1"
@@ -36,12 +36,16 @@ def cases():
                 continue
             seen.add(k.key)
             yield pytest.param(k, kw, broken, id=k.key)
+    for k, kw in SINGLES:
+        if FULL or k.key in QUICK:
+            yield pytest.param(k, kw, None, id=k.key)
 
 
 def test_corpus_size():
-    kernels = {k.key for good, bad, _, _ in PAIRS for k in (good, bad)}
+    correct = {good.key for good, _, _, _ in PAIRS} | {k.key for k, _ in SINGLES}
     mutants = {bad.key for _, bad, _, _ in PAIRS}
-    assert len(kernels) >= 60 and len(mutants) >= 30
+    assert not correct & mutants
+    assert len(correct) + len(mutants) >= 60 and len(correct) >= 30 and len(mutants) >= 30
 
 
 @pytest.mark.parametrize("kernel,kw,broken", list(cases()))
@@ -82,6 +86,16 @@ def test_missing_assumption_is_a_bug_with_a_counterexample():
     assert report.verdict("bounds") == "unsafe"
     n, shape = cex.scalars["n"], min(cex.shapes["x"][0], cex.shapes["y"][0])
     assert n > shape            # the guard i < n lets a thread past the shorter array
+
+
+def test_int32_wraparound_found():
+    """countdown starts at n - 1: with n = -2**31 that wraps to 2**31 - 1, past any array."""
+    report = simt.verify(countdown, block_dim=64, assume=("n <= x.shape[0]",), checks="bounds")
+    cex = report.counterexample("bounds")
+    assert report.verdict("bounds") == "unsafe"
+    assert cex.scalars["n"] < 0 and isinstance(cex.replay(), simt.OutOfBoundsError)
+    assert simt.verify(countdown, block_dim=64, assume=("0 <= n", "n <= x.shape[0]"),
+                       checks="bounds").verdict("bounds") == "safe"
 
 
 def test_vacuous_and_bad_assumptions():

@@ -22,7 +22,7 @@ QUERY_MS = 8000            # one solver question at most (in steps: about this m
 RLIMIT_PER_MS = 1000       # z3 resource steps per millisecond, roughly, on one core
 CANDIDATE_MS = 1000        # one invariant candidate's check (one that times out is dropped)
 # Counterexamples are searched for small first, so that they replay quickly.
-_SMALL = ((256, 1024, 64), (1024, 4096, 1 << 12), (1 << 16, 1 << 16, 1 << 16))
+_SMALL = ((256, 1024, 64), (256, 1024, None), (1024, 4096, 1 << 12), (1 << 16, 1 << 16, None))
 
 
 class Prover:
@@ -85,6 +85,8 @@ class Prover:
         for shape in w.shapes.values():
             out += [z3.ULE(s, extent) for s in shape]
         for name, term in w.scalars.items():
+            if scalar is None:
+                break
             if z3.is_bv(term) and term.size() >= 8 and not self.float_param(name):
                 out.append(z3.And(term >= -scalar, term <= scalar) if term.size() > 8 else z3.BoolVal(True))
         return out

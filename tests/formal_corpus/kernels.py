@@ -589,6 +589,35 @@ def tiles_m_bad(m: int, x: wp.array(dtype=float), y: wp.array(dtype=float)):
     y[i] = acc
 
 
+@wp.kernel
+def scale_any_block(n: int, a: float, x: wp.array(dtype=float)):
+    i = wp.tid()
+    if i < n:
+        x[i] = a * x[i]
+
+
+@wp.kernel
+def block_max(x: wp.array(dtype=int), out: wp.array(dtype=int)):
+    s = wp.shared.array(shape=(1,), dtype=int)
+    t = wp.thread_idx()
+    if t == 0:
+        s[0] = 0
+    wp.sync_threads()
+    wp.atomic_max(s, 0, x[wp.tid()])
+    wp.sync_threads()
+    if t == 0:
+        out[wp.block_idx()] = s[0]
+
+
+@wp.kernel
+def countdown(n: int, x: wp.array(dtype=float)):
+    i = wp.tid()
+    k = n - 1
+    while k >= i:
+        wp.atomic_add(x, k, 1.0)
+        k = k - 64
+
+
 SIZED = ("dim[0] <= x.shape[0]", "dim[0] <= y.shape[0]")
 NSIZED = ("n <= x.shape[0]", "n <= y.shape[0]")
 BLOCKS = ("out.shape[0] * 64 >= dim[0]", "dim[0] <= x.shape[0]")
@@ -629,4 +658,11 @@ PAIRS = [
     (mirror, mirror_no_sync, dict(FB, assume=SIZED), "race"),
     (reduce_block_dim, reduce_block_dim_le, dict(FB, assume=BLOCKS), "bounds"),
     (tiles_m, tiles_m_bad, dict(FB, assume=("m * 64 <= x.shape[0]", "dim[0] <= y.shape[0]")), "race"),
+]
+
+# Correct kernels without a mutant: (kernel, keyword arguments)
+SINGLES = [
+    (scale_any_block, dict(assume=("n <= x.shape[0]",), checks=("bounds", "barrier"))),
+    (block_max, dict(FB, assume=("dim[0] <= x.shape[0]", "out.shape[0] * 64 >= dim[0]"))),
+    (countdown, dict(FB, assume=("0 <= n", "n <= x.shape[0]"))),   # n < 0 wraps n - 1: a bug
 ]
