@@ -22,7 +22,7 @@ from formal_corpus.kernels import PAIRS, SINGLES, countdown, tree_reduce, saxpy 
 # one warp), or whose other bug the replay stops at first: the verifier must say "unknown"
 # (never "unsafe" without a replay that shows it).
 NOT_REPLAYABLE = {"per_block_same_slot", "halves_collide", "pairs_overlap"}
-QUICK = {"scale_any_block", "copy_guarded", "copy_off_by_one", "tree_reduce", "tree_reduce_no_sync",
+QUICK = {"tiles_m", "copy_guarded", "copy_off_by_one", "tree_reduce", "tree_reduce_no_sync",
          "tree_reduce_divergent_sync", "histogram_unguarded", "thread_dependent_sync",
          "sum_rows", "sum_rows_inclusive", "gather_unchecked", "per_block_same_slot"}
 FULL = os.environ.get("SIMT_FORMAL_FULL") == "1"

@@ -253,12 +253,31 @@ class Prover:
                 for e in a.barriers:
                     if id(e.site) != sid:
                         continue
-                    f = theirs.get(e.key)
+                    lockstep = _lockstep_entry(e, a, b)
+                    if lockstep is not None:       # the loop's entry stands for its barriers
+                        e, f = lockstep
+                    else:
+                        f = theirs.get(e.key)
                     other = z3.And(z3.Not(f.cond), z3.Not(f.exited)) if f is not None else z3.BoolVal(True)
                     bad.append(z3.And(e.cond, other, t2.valid, t1.ctaid == t2.ctaid))
                 return z3.Or(*bad) if bad else z3.BoolVal(False), [t1, t2]
             findings.append(self.decide("barrier", "", line, formula_of))
         return findings
+
+
+def _lockstep_entry(event, mine, theirs):
+    """For a barrier in a loop summarised by invariants that every thread entering runs in
+    lockstep (symexec.Executor.lockstep), the two threads' events of entering that loop: the
+    barrier diverges only if the entry does."""
+    iteration = event.key[1]
+    anys = [k for k, (_, n) in enumerate(iteration) if n == "any"]
+    if len(anys) != 1:
+        return None
+    key = (iteration[anys[0]][0], iteration[:anys[0]])
+    if key not in mine.barrier_loops or key not in theirs.barrier_loops:
+        return None
+    (e, ok1), (f, ok2) = mine.barrier_loops[key], theirs.barrier_loops[key]
+    return (e, f) if ok1 and ok2 else None
 
 
 def _group(accesses) -> dict:
@@ -275,6 +294,10 @@ def verify(kernel, dim=None, block_dim=None, assume=(), checks=CHECKS, timeout: 
     from ..arch import load_arch
     from ..options import DEFAULTS
     start = time.monotonic()
+    from ..ptx_import import ImportedKernel
+    if isinstance(kernel, ImportedKernel):
+        raise SimtError(f"simt.verify: kernel '{kernel.key}' was imported from PTX; simt.verify "
+                        f"supports @simt.kernel kernels only")
     if not isinstance(kernel, Kernel):
         raise SimtError(f"simt.verify expects a @simt.kernel, got {kernel!r}")
     if isinstance(checks, str):
@@ -309,5 +332,13 @@ def verify(kernel, dim=None, block_dim=None, assume=(), checks=CHECKS, timeout: 
     if not vacuous:
         for c in checks:
             findings += {"bounds": prover.bounds, "race": prover.races, "barrier": prover.barriers}[c]()
+        if "race" in checks:
+            # barrier intervals order accesses only where barriers do not diverge
+            barriers = [f for f in findings if f.check == "barrier"] if "barrier" in checks else prover.barriers()
+            if any(f.verdict != "safe" for f in barriers):
+                for f in findings:
+                    if f.check == "race" and f.verdict == "safe" and f.detail != "only read":
+                        f.verdict = "unknown"
+                        f.detail = "proved only for launches whose barriers do not diverge, which is not proved"
     return VerifyReport(kernel.key, checks, findings, world.assumptions, vacuous,
                         time.monotonic() - start)

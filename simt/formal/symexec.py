@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 import z3
 
 from ..errors import SimtError
-from ..ir.mir import (AtomArg, BINARY, CheckArg, DimArg, Function, Imm, Instr, MemRef, Op,
-                      Pointer, Reg)
+from ..ir.mir import (AtomArg, DimArg, Function, Imm, Instr, MemRef, Op,
+                      Pointer, Reg, SReg)
 from ..ir.types import Scalar
 from .world import World, sort_of, to64
 
@@ -67,6 +67,9 @@ class Trace:
     loads: list = field(default_factory=list)
     cut: bool = False          # some loop was unrolled only partly (bounded mode)
     abstract: bool = False     # some loop was summarised by invariants
+    # summarised loops holding barriers: header -> (entry event, whether every thread that
+    # enters runs the same iterations through the same barriers)
+    barrier_loops: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -306,6 +309,9 @@ class Executor:
                           for ins in self.blocks[lab].instrs)
         cands = candidates(self, loop, entry, regs)
         cands = self.houdini(cands, entry)
+        if has_barrier:
+            event = BarrierEvent(None, entry.cond, entry.epoch, self.exited, (loop.header, self.iteration))
+            self.trace.barrier_loops[(loop.header, self.iteration)] = (event, self.lockstep(loop, entry))
         outer_iteration = self.iteration
         self.iteration = outer_iteration + ((loop.header, "any"),)
         try:
@@ -326,6 +332,50 @@ class Executor:
             return exits
         finally:
             self.iteration = outer_iteration
+
+    def lockstep(self, loop: Loop, entry: State) -> bool:
+        """Whether all threads of a block that enter the loop run it in lockstep: its one
+        branch is its exit test, nothing in it returns, and the test reads only values that
+        are the same in every thread of the block (from uniform entry values, through
+        instructions that do not read the thread's index or memory)."""
+        branches = [self.blocks[lab].term for lab in loop.body if self.blocks[lab].term.op is Op.CBR]
+        if len(branches) != 1 or any(self.blocks[lab].term.op is Op.RET for lab in loop.body):
+            return False
+        defs = [ins for lab in loop.body for ins in self.blocks[lab].instrs if ins.dsts]
+        defined = {d.id for ins in defs for d in ins.dsts}
+        varying = {rid for rid in defined if rid in entry.env and not self.block_uniform(entry.env[rid])}
+        thread_ops = {Op.LD, Op.ATOM, Op.SHFL, Op.VOTE, Op.ACTIVEMASK}
+        changed = True
+        while changed:
+            changed = False
+            for ins in defs:
+                bad = ins.op in thread_ops or (ins.op is Op.SREG and ins.arg in THREAD_SREGS)
+                for o in ins.srcs:
+                    if isinstance(o, Reg):
+                        if o.id in defined:
+                            bad = bad or o.id in varying
+                        else:
+                            bad = bad or not self.block_uniform(self.value(entry.env, o))
+                for d in ins.dsts:
+                    if bad and d.id not in varying:
+                        varying.add(d.id)
+                        changed = True
+        test = branches[0].srcs[0]
+        if not isinstance(test, Reg):
+            return True
+        if test.id in defined:
+            return test.id not in varying
+        return self.block_uniform(self.value(entry.env, test))
+
+    def block_uniform(self, term) -> bool:
+        """Whether a term has one value in every thread of a block: its only per-thread
+        variable may be the block index."""
+        tag = f"@{self.thread.tag}"
+        for v in _free_vars(term):
+            name = v.decl().name()
+            if name.endswith(tag) and not name.startswith("blockIdx."):
+                return False
+        return True
 
     def houdini(self, cands, state: State):
         """The candidates that hold in every model of ``state``: one question for all of them,
@@ -502,6 +552,22 @@ class Executor:
         if op is Op.ABS:
             return z3.If(a < 0, -a, a) if signed else a
         return self.fresh(t, op.name.lower())
+
+
+THREAD_SREGS = frozenset({SReg.TID_X, SReg.TID_Y, SReg.TID_Z, SReg.LANEID, SReg.WARPID, SReg.CLOCK})
+
+
+def _free_vars(term) -> list:
+    seen, out, stack = set(), [], [term]
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.append(t)
+        stack.extend(t.children())
+    return out
 
 
 def merge(states: list[State]) -> State:

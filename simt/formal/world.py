@@ -12,7 +12,7 @@ import math
 import z3
 
 from ..errors import SimtError
-from ..ir.mir import ArrayParam, MemRef, ScalarParam, SReg
+from ..ir.mir import MemRef, ScalarParam, SReg
 from ..ir.types import Scalar
 
 # The model's size bound: launches and arrays below 2**30 threads and elements, so that
@@ -47,7 +47,7 @@ class World:
             self.dims = [bv(f"dim[{k}]") for k in range(self.ndim)]
             for d in self.dims:
                 c.append(d >= 0)
-            self.assumptions.append(f"launch: any dim with fewer than 2**30 threads in all")
+            self.assumptions.append("launch: any dim with fewer than 2**30 threads in all")
         else:
             self.dims = [z3.BitVecVal(d, 32) for d in dims]
         wide = [z3.ZeroExt(32, d) for d in self.dims]

@@ -618,6 +618,34 @@ def countdown(n: int, x: wp.array(dtype=float)):
         k = k - 64
 
 
+@wp.kernel
+def tiles_div(m: int, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    s = wp.shared.array(shape=(64,), dtype=float)
+    t = wp.thread_idx()
+    i = wp.tid()
+    acc = float(0.0)
+    for tile in range(m + t % 2):
+        s[t] = x[tile * 64 + t]
+        wp.sync_threads()
+        acc = acc + s[63 - t]
+        wp.sync_threads()
+    y[i] = acc
+
+@wp.kernel
+def tiles_partial(m: int, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    s = wp.shared.array(shape=(64,), dtype=float)
+    t = wp.thread_idx()
+    i = wp.tid()
+    acc = float(0.0)
+    if t < 32:
+        for tile in range(m):
+            s[t] = x[tile * 64 + t]
+            wp.sync_threads()
+            acc = acc + s[63 - t]
+            wp.sync_threads()
+    y[i] = acc
+
+
 SIZED = ("dim[0] <= x.shape[0]", "dim[0] <= y.shape[0]")
 NSIZED = ("n <= x.shape[0]", "n <= y.shape[0]")
 BLOCKS = ("out.shape[0] * 64 >= dim[0]", "dim[0] <= x.shape[0]")
@@ -658,6 +686,8 @@ PAIRS = [
     (mirror, mirror_no_sync, dict(FB, assume=SIZED), "race"),
     (reduce_block_dim, reduce_block_dim_le, dict(FB, assume=BLOCKS), "bounds"),
     (tiles_m, tiles_m_bad, dict(FB, assume=("m * 64 <= x.shape[0]", "dim[0] <= y.shape[0]")), "race"),
+    (tiles_m, tiles_div, dict(FB, assume=("m * 64 + 64 <= x.shape[0]", "dim[0] <= y.shape[0]")), "barrier"),
+    (tiles_m, tiles_partial, dict(FB, assume=("m * 64 <= x.shape[0]", "dim[0] <= y.shape[0]")), "barrier"),
 ]
 
 # Correct kernels without a mutant: (kernel, keyword arguments)
