@@ -1,8 +1,8 @@
 """simt.verify: verdicts on a corpus of correct kernels and seeded-bug mutants, every
 counterexample replayed on cpu:precise; the CLI; the C harness for CBMC.
 
-The full corpus (60 kernels, about two minutes) runs with SIMT_FORMAL_FULL=1; by default a
-quick subset that covers bounds, races, barriers and both kinds of loop.
+The full corpus (68 kernels, a few minutes) runs with SIMT_FORMAL_FULL=1; by default a quick
+subset that covers bounds, races, barriers and both kinds of loop.
 """
 import os
 import shutil

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from ..errors import SimtError
 
-try:
-    import z3 as _z3  # noqa: F401
-except ImportError:  # pragma: no cover - exercised only without the extra
-    _z3 = None
-
 
 def _need_z3() -> None:
-    if _z3 is None:
-        raise SimtError("simt.verify needs the z3 SMT solver: pip install 'simt[verify]'")
+    try:
+        import z3  # noqa: F401
+    except ImportError:
+        raise SimtError("simt.verify needs the z3 SMT solver: pip install 'simt[verify]'") from None
 
 
 def verify(kernel, dim=None, block_dim=None, assume=(), checks=("bounds", "race", "barrier"),
