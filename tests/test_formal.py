@@ -118,6 +118,20 @@ def test_cli_exit_status(tmp_path):
     bad = run()
     assert bad.returncode == 1 and "bounds unsafe" in bad.stdout
     assert run("--assume", "n <=").returncode == 2
+    assert run("--assume", "n > 5", "--assume", "n < 3").returncode == 4      # vacuous
+
+
+def test_missing_solver_names_the_extra(monkeypatch):
+    import builtins
+    real = builtins.__import__
+
+    def no_z3(name, *args, **kwargs):
+        if name == "z3":
+            raise ImportError("no z3")
+        return real(name, *args, **kwargs)
+    monkeypatch.setattr(builtins, "__import__", no_z3)
+    with pytest.raises(simt.SimtError, match=r"simt\[verify\]"):
+        simt.verify(saxpy)
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
