@@ -226,6 +226,9 @@ class Executor:
                     exits.append((target, st))
                 else:
                     pending.setdefault(self.node_of(target, loop), []).append(st)
+        if pending:                  # a cycle that is not a natural loop: nothing proved past it
+            raise SimtError(f"simt.verify: kernel '{self.fn.name}' has control flow that is not "
+                            f"structured into loops (blocks {', '.join(sorted(pending))})")
         return latches, exits
 
     def run_block(self, block, state: State, loop: Loop | None):
