@@ -27,6 +27,9 @@ class Counterexample:
     loads: list = field(default_factory=list)       # (array, flat scalar index, value)
     threads: list = field(default_factory=list)     # ((block, thread), ...)
     line: int | None = None
+    # what the arrays hold besides ``loads``: "zeros", or "distinct" (1, 2, 3, ... in
+    # element order), which makes two writes that race write different values
+    fill: str = "zeros"
 
     def inputs(self) -> list:
         import simt
@@ -35,6 +38,10 @@ class Counterexample:
             if name in self.shapes:
                 arr = simt.zeros(tuple(self.shapes[name]), dtype=ptype.dtype, device="cpu")
                 flat = arr.numpy().reshape(-1)
+                if self.fill == "distinct":
+                    flat[:] = (np.arange(flat.size) + 1).astype(flat.dtype)
+                    values.append(arr)
+                    continue
                 for array, index, value in self.loads:
                     if array == name and 0 <= index < flat.size:
                         flat[index] = value
@@ -70,7 +77,8 @@ class Counterexample:
         threads = ", ".join(f"block {b} thread {t}" for b, t in self.threads)
         return (f"{self.check} bug in '{self.kernel.key}' (array {self.array!r}, line {self.line}): "
                 f"dim={self.dim} block_dim={self.block_dim} scalars={self.scalars} "
-                f"shapes={self.shapes} threads: {threads}")
+                f"shapes={self.shapes} threads: {threads}"
+                + (", arrays holding 1, 2, 3, ..." if self.fill == "distinct" else ""))
 
 
 @dataclass
