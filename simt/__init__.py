@@ -44,6 +44,7 @@ log2e = LOG2E = _math.log2(_math.e)
 log10e = LOG10E = _math.log10(_math.e)
 from .launch import launch
 from .ptx_import import from_cuda, from_ptx
+from .formal import verify, to_c
 from .sim.common import LaunchResult
 from .ir.registry import (LIBRARY as _LIBRARY, REGISTRY as _REGISTRY,
                           BuiltinFunction as _BuiltinFunction)
@@ -86,6 +87,9 @@ _export_builtins(globals())
 def __getattr__(name: str):
     """``simt.<name>`` of a Warp builtin simt does not have: a handle that is a CompileError
     naming it when a kernel uses it (tiles, meshes, volumes, ... are outside simt)."""
+    if name in ("VerifyReport", "Counterexample"):       # simt.verify's, loaded with it
+        from .formal import report
+        return getattr(report, name)
     from .ir.warp_names import WARP_API, WARP_BUILTINS
     if name in WARP_BUILTINS and not name.startswith("_"):
         return _BuiltinFunction(name)
@@ -96,3 +100,4 @@ def __getattr__(name: str):
 
 # Last, because it shadows the Python builtin in this module: simt.bool is the kernel bool type.
 from .types import bool  # noqa: E402,A004
+

@@ -1,7 +1,8 @@
 """The ``simt`` command: ``simt demo`` (a showcase on the CPU engines), ``simt run [options]
 FILE [ARGS...]`` (optionally on a device, recording a trace), ``simt report
 banks|coalescing|divergence|lines|summary TRACE``, ``simt diff FILE.py::kernel`` (engines
-compared, or against a stored golden), ``simt cache info|clear``, ``simt --version``. Only
+compared, or against a stored golden), ``simt verify FILE.py::kernel`` (proved safe for every
+input, or a bug with a replayed counterexample), ``simt cache info|clear``, ``simt --version``. Only
 ``diff`` with a ``cuda`` engine uses a GPU, and it skips that engine when there is none."""
 from __future__ import annotations
 
@@ -171,6 +172,17 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--record", metavar="FILE.npz",
                       help="store the first engine's outputs (with the GPU, driver and simt "
                            "version) in FILE.npz, after comparing the others with it")
+    ver = commands.add_parser(
+        "verify", help="prove a kernel free of out-of-bounds accesses, races and divergent barriers",
+        description="Exit status: 0 every check proved safe, 1 a bug found (its counterexample "
+                    "replayed on cpu:precise), 4 unknown (or vacuous assumptions), 2 a usage error.")
+    ver.add_argument("target", metavar="FILE.py::kernel")
+    ver.add_argument("--dim", help="launch dim, e.g. 1024 or 64,128 (default: any)")
+    ver.add_argument("--block-dim", help="threads per block (default: any up to the limit)")
+    ver.add_argument("--assume", action="append", metavar="EXPR",
+                     help="a Python condition over parameters, dim[k], block_dim[0], a.shape[k] (repeatable)")
+    ver.add_argument("--checks", help="comma-separated: bounds, race, barrier (default: all)")
+    ver.add_argument("--timeout", type=float, default=60, help="seconds (default 60)")
     cache = commands.add_parser("cache", help="the fast engine's compiled-kernel cache")
     cache.add_argument("action", choices=("info", "clear"))
     cal = commands.add_parser(
@@ -204,6 +216,9 @@ def _main(argv: list[str] | None) -> int:
         except (simt.SimtError, ValueError, OSError) as e:
             print(f"simt diff: {e}", file=sys.stderr)
             return 2
+    if args.command == "verify":
+        from .formal.command import verify_command
+        return verify_command(args.target, args.dim, args.block_dim, args.assume, args.checks, args.timeout)
     if args.command == "cache":
         from .sim.fast.cache import cache_command
         return cache_command(args.action)

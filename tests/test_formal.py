@@ -1,0 +1,156 @@
+"""simt.verify: verdicts on a corpus of correct kernels and seeded-bug mutants, every
+counterexample replayed on cpu:precise; the CLI; the C harness for CBMC.
+
+The full corpus (68 kernels, a few minutes) runs with SIMT_FORMAL_FULL=1; by default a quick
+subset that covers bounds, races, barriers and both kinds of loop.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("z3")
+
+import simt  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+from formal_corpus.kernels import PAIRS, SINGLES, countdown, tree_reduce, saxpy  # noqa: E402
+
+# A mutant whose race the sanitizer does not report (two lanes of one warp writing one slot in
+# one instruction): the verifier must say "unknown" (never "unsafe" without a replay that shows it).
+NOT_REPLAYABLE = {"halves_collide"}
+QUICK = {"tiles_m", "copy_guarded", "copy_off_by_one", "tree_reduce", "tree_reduce_no_sync",
+         "tree_reduce_divergent_sync", "histogram_unguarded", "thread_dependent_sync",
+         "sum_rows", "sum_rows_inclusive", "gather_unchecked", "per_block_same_slot"}
+FULL = os.environ.get("SIMT_FORMAL_FULL") == "1"
+
+
+def cases():
+    seen = set()
+    for good, bad, kw, check in PAIRS:
+        for k, broken in ((good, None), (bad, check)):
+            if k.key in seen or (not FULL and k.key not in QUICK):
+                continue
+            seen.add(k.key)
+            yield pytest.param(k, kw, broken, id=k.key)
+    for k, kw in SINGLES:
+        if FULL or k.key in QUICK:
+            yield pytest.param(k, kw, None, id=k.key)
+
+
+def test_corpus_size():
+    correct = {good.key for good, _, _, _ in PAIRS} | {k.key for k, _ in SINGLES}
+    mutants = {bad.key for _, bad, _, _ in PAIRS}
+    assert not correct & mutants
+    assert len(correct) + len(mutants) >= 60 and len(correct) >= 30 and len(mutants) >= 30
+
+
+@pytest.mark.parametrize("kernel,kw,broken", list(cases()))
+def test_corpus_verdict(kernel, kw, broken):
+    report = simt.verify(kernel, **kw)
+    verdicts = {c: report.verdict(c) for c in report.checks}
+    for check, verdict in verdicts.items():
+        if verdict == "unsafe":
+            cex = report.counterexample(check)
+            assert cex is not None and cex.reproduces(), (check, cex)
+    if broken is None:
+        assert "unsafe" not in verdicts.values(), report
+    elif kernel.key in NOT_REPLAYABLE:
+        assert verdicts[broken] == "unknown", report
+    else:
+        assert verdicts[broken] == "unsafe", report
+        replay = report.counterexample(broken).replay()
+        if broken == "bounds":
+            assert isinstance(replay, simt.OutOfBoundsError)
+        else:
+            assert len(replay[replay["check"] == {"race": "race", "barrier": "sync"}[broken]]) > 0
+
+
+def test_correct_kernels_proved():
+    """The checks of the quick subset's correct kernels are all proved."""
+    for kernel, kw in ((tree_reduce, dict(block_dim=64, assume=("out.shape[0] * 64 >= dim[0]",
+                                                                  "dim[0] <= x.shape[0]"))),
+                       (saxpy, dict(block_dim=64, assume=("n <= x.shape[0]", "n <= y.shape[0]")))):
+        report = simt.verify(kernel, **kw)
+        assert all(report.verdict(c) == "safe" for c in report.checks), report
+        assert {"bounds", "race"} <= set(report.verdicts["check"])
+        assert ("barrier" in set(report.verdicts["check"])) == (kernel is tree_reduce)
+    # what "safe" promises, against the sanitizers on launches the assumptions allow
+    rng = np.random.default_rng(0)
+    for dim in (1, 63, 130):
+        x = simt.array(rng.standard_normal(dim + int(rng.integers(0, 5))).astype(np.float32))
+        out = simt.zeros(-(-dim // 64))
+        result = simt.launch(tree_reduce, dim=dim, inputs=[x, out], block_dim=64,
+                             device="cpu:precise", check="all")
+        assert len(result.hazards[result.hazards["check"] != "init"]) == 0
+
+
+def test_missing_assumption_is_a_bug_with_a_counterexample():
+    report = simt.verify(saxpy, block_dim=64, checks="bounds")
+    cex = report.counterexample("bounds")
+    assert report.verdict("bounds") == "unsafe"
+    n, shape = cex.scalars["n"], min(cex.shapes["x"][0], cex.shapes["y"][0])
+    assert n > shape            # the guard i < n lets a thread past the shorter array
+
+
+def test_int32_wraparound_found():
+    """countdown starts at n - 1: with n = -2**31 that wraps to 2**31 - 1, past any array."""
+    report = simt.verify(countdown, block_dim=64, assume=("n <= x.shape[0]",), checks="bounds")
+    cex = report.counterexample("bounds")
+    assert report.verdict("bounds") == "unsafe"
+    assert cex.scalars["n"] < 0 and isinstance(cex.replay(), simt.OutOfBoundsError)
+    assert simt.verify(countdown, block_dim=64, assume=("0 <= n", "n <= x.shape[0]"),
+                       checks="bounds").verdict("bounds") == "safe"
+
+
+def test_vacuous_and_bad_assumptions():
+    report = simt.verify(saxpy, block_dim=64, assume=("n > 5", "n < 3"))
+    assert report.verdict("bounds") == "vacuous"
+    with pytest.raises(simt.SimtError, match="unknown name 'm'"):
+        simt.verify(saxpy, assume=("m < 3",))
+    with pytest.raises(simt.SimtError, match="unknown check"):
+        simt.verify(saxpy, checks=("speed",))
+
+
+def test_cli_exit_status(tmp_path):
+    src = tmp_path / "k.py"
+    src.write_text("import simt as wp\n\n@wp.kernel\ndef f(n: int, x: wp.array(dtype=float)):\n"
+                   "    i = wp.tid()\n    if i < n:\n        x[i] = 1.0\n")
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    run = lambda *a: subprocess.run([sys.executable, "-m", "simt", "verify", f"{src}::f", "--block-dim", "32", *a],  # noqa: E731
+                                    capture_output=True, text=True, env=env)
+    assert run("--assume", "n <= x.shape[0]").returncode == 0
+    bad = run()
+    assert bad.returncode == 1 and "bounds unsafe" in bad.stdout
+    assert run("--assume", "n <=").returncode == 2
+    assert run("--assume", "n > 5", "--assume", "n < 3").returncode == 4      # vacuous
+
+
+def test_missing_solver_names_the_extra(monkeypatch):
+    import builtins
+    real = builtins.__import__
+
+    def no_z3(name, *args, **kwargs):
+        if name == "z3":
+            raise ImportError("no z3")
+        return real(name, *args, **kwargs)
+    monkeypatch.setattr(builtins, "__import__", no_z3)
+    with pytest.raises(simt.SimtError, match=r"simt\[verify\]"):
+        simt.verify(saxpy)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_to_c_compiles(tmp_path):
+    for kernel in (tree_reduce, saxpy):
+        path = tmp_path / f"{kernel.key}.c"
+        path.write_text(simt.to_c(kernel, harness="cbmc", block_dim=64))
+        out = subprocess.run(["gcc", "-std=c11", "-Wall", "-Werror", "-Wno-unused-label",
+                              "-Wno-unused-variable", "-Wno-unused-but-set-variable", "-c",
+                              str(path), "-o", str(tmp_path / "k.o")], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        assert "__CPROVER_assert" in path.read_text()
+    with pytest.raises(simt.SimtError, match="harness"):
+        simt.to_c(saxpy, harness="klee")
