@@ -45,6 +45,7 @@ log10e = LOG10E = _math.log10(_math.e)
 from .launch import launch
 from .ptx_import import from_cuda, from_ptx
 from .sim.common import LaunchResult
+from .sweep import sweep, tune   # noqa: E402 - binds simt.sweep to the function; the package stays importable
 from .ir.registry import (LIBRARY as _LIBRARY, REGISTRY as _REGISTRY,
                           BuiltinFunction as _BuiltinFunction)
 
