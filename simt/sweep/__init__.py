@@ -158,7 +158,7 @@ def _row(point: dict, arch: str, machine, metrics, result: dict) -> dict:
     row.update({m: math.nan for m in metrics})
     if row["error"]:
         return row
-    row["cycles"] = result["cycles"]
+    row["cycles"] = float(result["cycles"])
     row["time_us"] = result["cycles"] / float(machine.timing["clock_mhz"])
     row["limiter"] = result["limiter"]
     reported = result["metrics"]

@@ -3,6 +3,7 @@ with the table written as CSV or Parquet and the predicted times plotted."""
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import runpy
 import sys
@@ -24,8 +25,8 @@ class FileSetup:
             namespace = _namespaces[self.path] = runpy.run_path(self.path, run_name="__simt_sweep__")
         setup = namespace.get(self.name)
         if not callable(setup):
-            found = ", ".join(k for k, v in namespace.items() if callable(v) and not k.startswith("_")
-                              and getattr(v, "__module__", "") == "__simt_sweep__") or "none"
+            found = ", ".join(k for k, v in namespace.items() if inspect.isfunction(v) and
+                              not k.startswith("_") and v.__module__ == "__simt_sweep__") or "none"
             raise SweepError(f"{self.path} has no function {self.name!r} (functions: {found})")
         return setup
 
@@ -113,8 +114,8 @@ def write_table(frame, out: str) -> None:
 
 
 def plot_times(frame, names: list[str], path: str) -> None:
-    """Predicted time over the space: against the first parameter, one line per combination
-    of the others and per architecture (a point per configuration when there are too many)."""
+    """Predicted time over the space: against the parameter with the most values, one line per
+    combination of the others and per architecture (a point per configuration when there are too many)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -122,14 +123,15 @@ def plot_times(frame, names: list[str], path: str) -> None:
     except ImportError:
         raise SweepError("--plot needs matplotlib: pip install 'simt[plot]'") from None
     ok = frame[frame["error"] == ""]
-    x_name, rest = names[0], [*names[1:], "arch"]
+    x_name = max(names, key=lambda n: frame[n].map(repr).nunique())     # the first of equals
+    rest = [*(n for n in names if n != x_name), "arch"]
     x_values = list(dict.fromkeys(frame[x_name].map(repr)))
     fig, ax = plt.subplots(figsize=(8, 4.5))
     groups = list(ok.groupby([ok[c].map(repr) for c in rest], sort=False)) if len(ok) else []
     if len(groups) <= 12:
         for key, group in groups:
             key = key if isinstance(key, tuple) else (key,)
-            label = ", ".join(f"{n}={v}" for n, v in zip(rest, key))
+            label = ", ".join(f"{n}={v.strip(chr(39))}" for n, v in zip(rest, key))
             ax.plot([x_values.index(v) for v in group[x_name].map(repr)], group["time_us"], "o-", label=label)
         ax.set_xticks(range(len(x_values)), x_values)
         ax.set_xlabel(x_name)

@@ -135,38 +135,41 @@ def _init_worker(threads: int) -> None:
 
 def run_pool(tasks: list[Task], workers: int):
     """The tasks on ``workers`` fresh processes (spawned: nothing of this process's threads
-    or state is inherited). A task whose worker died is run again once in a new pool; if
-    it dies again, its outcome says so."""
-    pending = list(range(len(tasks)))
-    for attempt in range(2):
-        died = []
-        yield from _pool_round(tasks, pending, workers, died, last=attempt == 1)
+    or state is inherited). When a worker dies (a crash, out of memory), every task that
+    had not finished runs again, one at a time in a pool of one process, so the task that
+    kills its worker is found and is the only one whose outcome says so."""
+    pending = yield from _pool_round(tasks, list(range(len(tasks))), workers)
+    while pending:
+        died = set((yield from _pool_round(tasks, pending, 1)))
         if not died:
             return
-        pending = died
+        culprit = next(i for i in pending if i in died)        # one worker runs them in order
+        yield culprit, Outcome(None, result={"error": "the worker process died while running this point"})
+        pending = [i for i in pending if i in died and i != culprit]
 
 
-def _pool_round(tasks, indices, workers, died, last):
+def _pool_round(tasks, indices, workers):
+    """Run ``indices`` in a pool; yields their outcomes, returns those whose worker died."""
     workers = max(1, min(workers, len(indices)))
     threads = max(1, default_workers() // workers)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_init_worker, initargs=(threads,))
+    died = []
     try:
         futures = {pool.submit(run_task, tasks[i]): i for i in indices}
         for future in as_completed(futures):
             i = futures[future]
             try:
-                yield i, future.result()
+                outcome = future.result()
             except BrokenProcessPool:
-                if last:
-                    yield i, Outcome(None, result={"error": "the worker process died while running this "
-                                                            "point (or one running beside it), twice"})
-                else:
-                    died.append(i)
+                died.append(i)
+                continue
             except Exception as e:  # noqa: BLE001 - an outcome that did not come back
-                yield i, Outcome(None, result={"error": f"{type(e).__name__}: {e}"})
+                outcome = Outcome(None, result={"error": f"{type(e).__name__}: {e}"})
+            yield i, outcome
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    return died
 
 
 def run_dask(tasks: list[Task], client):
