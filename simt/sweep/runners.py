@@ -154,7 +154,7 @@ def _pool_round(tasks, indices, workers):
     threads = max(1, default_workers() // workers)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_init_worker, initargs=(threads,))
-    died = []
+    died, finished = [], False
     try:
         futures = {pool.submit(run_task, tasks[i]): i for i in indices}
         for future in as_completed(futures):
@@ -167,8 +167,9 @@ def _pool_round(tasks, indices, workers):
             except Exception as e:  # noqa: BLE001 - an outcome that did not come back
                 outcome = Outcome(None, result={"error": f"{type(e).__name__}: {e}"})
             yield i, outcome
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        finished = True
+    finally:        # interrupted: do not wait for the points in flight (their workers exit after)
+        pool.shutdown(wait=finished, cancel_futures=True)
     return died
 
 
