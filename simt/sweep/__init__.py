@@ -59,6 +59,8 @@ def sweep(setup, space: dict, *, arch="sm_90", metrics=None, client=None, cache=
     if not callable(setup):
         raise SweepError(f"setup must be a function returning simt.launch's keyword arguments, "
                          f"got {setup!r}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
+        raise SweepError(f"workers= is a number of processes (0: this process), got {workers!r}")
     grid = points(space)
     archs = _archs(arch)
     metrics = _metrics(metrics, space)
@@ -80,15 +82,18 @@ def sweep(setup, space: dict, *, arch="sm_90", metrics=None, client=None, cache=
         run = run_here(tasks)
     else:
         run = run_pool(tasks, workers or default_workers())
-    with _bar(len(tasks), progress) as bar:
-        for i, outcome in run:
-            if outcome.cached:
-                results[i] = entries[i]["result"]
-            else:
-                results[i] = outcome.result
-                if store is not None and outcome.cacheable:
-                    store.put(keys[i], outcome.digest, outcome.result)
-            bar.update(1)
+    try:
+        with _bar(len(tasks), progress) as bar:
+            for i, outcome in run:
+                if outcome.cached:
+                    results[i] = entries[i]["result"]
+                else:
+                    results[i] = outcome.result
+                    if store is not None and outcome.cacheable:
+                        store.put(keys[i], outcome.digest, outcome.result)
+                bar.update(1)
+    finally:
+        run.close()         # interrupted: stop the pool or cancel the cluster's tasks now
     rows = [_row(point, name, archs[name], metrics, result)
             for (point, name), result in zip(jobs, results)]
     import pandas as pd
