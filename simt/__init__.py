@@ -46,6 +46,7 @@ from .launch import launch
 from .ptx_import import from_cuda, from_ptx
 from .formal import verify, to_c
 from .sim.common import LaunchResult
+from .sweep import sweep, tune   # noqa: E402 - binds simt.sweep to the function; the package stays importable
 from .ir.registry import (LIBRARY as _LIBRARY, REGISTRY as _REGISTRY,
                           BuiltinFunction as _BuiltinFunction)
 

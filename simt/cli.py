@@ -2,7 +2,8 @@
 FILE [ARGS...]`` (optionally on a device, recording a trace), ``simt report
 banks|coalescing|divergence|lines|summary TRACE``, ``simt diff FILE.py::kernel`` (engines
 compared, or against a stored golden), ``simt verify FILE.py::kernel`` (proved safe for every
-input, or a bug with a replayed counterexample), ``simt cache info|clear``, ``simt --version``. Only
+input, or a bug with a replayed counterexample), ``simt sweep FILE.py::setup --param name=v1,v2 ...``
+(a design space predicted on cpu:precise), ``simt cache info|clear``, ``simt --version``. Only
 ``diff`` with a ``cuda`` engine uses a GPU, and it skips that engine when there is none."""
 from __future__ import annotations
 
@@ -183,6 +184,27 @@ def _parser() -> argparse.ArgumentParser:
                      help="a Python condition over parameters, dim[k], block_dim[0], a.shape[k] (repeatable)")
     ver.add_argument("--checks", help="comma-separated: bounds, race, barrier (default: all)")
     ver.add_argument("--timeout", type=float, default=60, help="seconds (default 60)")
+    sweep = commands.add_parser(
+        "sweep", help="predict every point of a design space on cpu:precise and rank them",
+        usage="simt sweep FILE.py::setup --param NAME=V1,V2,... [--param ...] [--arch sm_80,sm_90] "
+              "[--out FILE.csv|FILE.parquet] [--plot FILE.png] [options]",
+        description="setup(**point) in FILE.py returns simt.launch's keyword arguments (kernel, dim, "
+                    "inputs, block_dim, ...) for one point; the sweep launches each point on "
+                    "cpu:precise for each architecture, in a pool of processes (or on a Dask "
+                    "cluster), and prints the points fastest first. See README.md, 'Sweeping a "
+                    "design space'. Exit status: 0, 1 no point could launch, 2 a usage error.")
+    sweep.add_argument("target", metavar="FILE.py::setup")
+    sweep.add_argument("--param", action="append", default=[], metavar="NAME=V1,V2,...",
+                       help="a parameter of setup and its values (Python literals or words), once per parameter")
+    sweep.add_argument("--arch", default="sm_90",
+                       help=f"comma-separated architectures: {', '.join(ARCHS)} or architecture files (default sm_90)")
+    sweep.add_argument("--out", metavar="FILE", help="write the table: .csv, or .parquet (needs pyarrow)")
+    sweep.add_argument("--plot", metavar="FILE.png", help="plot the predicted time over the space (matplotlib)")
+    sweep.add_argument("--metrics", metavar="M1,M2,...", help="Nsight Compute metric names (default: a standard set)")
+    sweep.add_argument("--cache", metavar="DIR", help="keep results in DIR; an interrupted sweep resumes from it")
+    sweep.add_argument("--workers", type=int, metavar="N", help="processes (default: every core; 0: this process)")
+    sweep.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster at ADDRESS (tcp://host:8786)")
+    sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
     cache = commands.add_parser("cache", help="the fast engine's compiled-kernel cache")
     cache.add_argument("action", choices=("info", "clear"))
     cal = commands.add_parser(
@@ -219,6 +241,10 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "verify":
         from .formal.command import verify_command
         return verify_command(args.target, args.dim, args.block_dim, args.assume, args.checks, args.timeout)
+    if args.command == "sweep":
+        from .sweep.command import command as sweep_command
+        return sweep_command(args.target, args.param, args.arch, args.out, args.plot, args.metrics,
+                             args.cache, args.workers, args.scheduler, progress=not args.no_progress)
     if args.command == "cache":
         from .sim.fast.cache import cache_command
         return cache_command(args.action)
