@@ -199,7 +199,7 @@ def _add_aot_commands(commands) -> None:
     build.add_argument("--target", choices=("cuda", "cpu"), default="cuda")
     build.add_argument("--arch", default="sm_90", help="cuda: comma-separated, e.g. sm_80,sm_90")
     build.add_argument("--out", help="output directory (default build/KERNEL)")
-    build.add_argument("--block-dim", type=int, default=256, help="threads per block (default 256)")
+    build.add_argument("--block-dim", default="256", help="threads per block: 256, or 8,32 for an n-d grid")
     build.add_argument("--dim-ndim", type=int, default=1, help="dimensions of the launch dim (1 to 4)")
     config = commands.add_parser("config", help="compile and link flags for the C/C++ runtime")
     config.add_argument("--cflags", action="store_true", help="compiler flags (-I...)")
@@ -227,8 +227,10 @@ def _aot_command(args) -> int:
     try:
         kernel, _ = load_target(args.target_kernel)
         archs = [a.strip() for a in args.arch.split(",") if a.strip()]
+        block = [int(b) for b in args.block_dim.split(",") if b.strip()]
         out = build_kernel(kernel, target=args.target, arch=archs, out_dir=args.out,
-                           block_dim=args.block_dim, dim_ndim=args.dim_ndim)
+                           block_dim=block[0] if len(block) == 1 else tuple(block),
+                           dim_ndim=args.dim_ndim)
     except (simt.SimtError, ValueError, OSError) as e:
         print(f"simt build: {e}", file=sys.stderr)
         return 2

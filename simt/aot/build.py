@@ -35,34 +35,33 @@ def _kernel_of(kernel):
     return kernel
 
 
-def build_kernel(kernel, target: str = "cuda", arch="sm_90", out_dir=None, block_dim: int = 256,
+def build_kernel(kernel, target: str = "cuda", arch="sm_90", out_dir=None, block_dim=256,
                  dim_ndim: int = 1, max_steps: int | None = None) -> Path:
     """Compile ``kernel`` ahead of time into ``out_dir`` (default ``build/<kernel name>``) and
     return that directory. Needs no GPU: the cuda target needs ptxas and fatbinary (CUDA
     toolkit), the cpu target a C compiler (``$CC``, else cc or gcc).
 
     The kernel is compiled for launches over ``dim_ndim``-dimensional ``dim`` in blocks of
-    ``block_dim`` threads (an int: Warp's linear mapping, the grid being ceil(prod(dim) /
-    block_dim) blocks); the runtime may launch it with another block size."""
+    ``block_dim`` threads: an int is Warp's linear mapping (the grid is ceil(prod(dim) /
+    block_dim) blocks; the runtime may launch with another int), a tuple of ``dim_ndim``
+    extents an n-d grid whose last dimension is CUDA's x, as ``simt.launch`` has them."""
     kernel = _kernel_of(kernel)
     if target not in ("cuda", "cpu"):
         raise CompileError(f"simt.build_kernel: target must be 'cuda' or 'cpu', got {target!r}")
-    if isinstance(block_dim, bool) or not isinstance(block_dim, int) or not 1 <= block_dim <= 1024:
-        raise CompileError(f"simt.build_kernel: block_dim must be an int from 1 to 1024, got "
-                           f"{block_dim!r} (n-dimensional blocks are not supported ahead of time "
-                           f"in this version)")
     if isinstance(dim_ndim, bool) or dim_ndim not in (1, 2, 3, 4):
         raise CompileError(f"simt.build_kernel: dim_ndim must be 1 to 4, got {dim_ndim!r}")
+    block, mapping = _block_rule(kernel.key, block_dim, dim_ndim)
     if kernel.is_generic:
         raise CompileError(f"kernel '{kernel.key}': generic (Any-typed) parameters cannot be built "
                            f"ahead of time; give every parameter a concrete type")
-    if kernel.index_dims[1] > 1:
-        raise CompileError(f"kernel '{kernel.key}' unpacks {kernel.index_dims[1]} values from "
-                           f"thread_idx()/block_idx(): n-dimensional blocks are not supported "
-                           f"ahead of time in this version")
+    block_ndim = 1 if mapping == "linear" else dim_ndim
+    if kernel.index_dims[1] and kernel.index_dims[1] != block_ndim:
+        raise CompileError(f"kernel '{kernel.key}' unpacks {kernel.index_dims[1]} value(s) from "
+                           f"thread_idx()/block_idx(): build it with block_dim a "
+                           f"{kernel.index_dims[1]}-tuple and dim_ndim={kernel.index_dims[1]}")
     opts = kernel.effective_options()
     steps = int(opts["max_steps"] if max_steps is None else max_steps)
-    fn = kernel.compile(LaunchSig(dim_ndim, 1))
+    fn = kernel.compile(LaunchSig(dim_ndim, block_ndim))
     params = signature(kernel, fn)
     out = Path(out_dir) if out_dir is not None else Path("build") / kernel.key
     out.mkdir(parents=True, exist_ok=True)
@@ -70,9 +69,8 @@ def build_kernel(kernel, target: str = "cuda", arch="sm_90", out_dir=None, block
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "kernel": kernel.key, "simt_version": _version(), "target": target,
         "params": params,
-        "launch": {"dim_ndim": dim_ndim, "block_dim": block_dim,
-                   "rule": "blocks of block_dim threads over the flattened dim (Warp's linear "
-                           "mapping): grid = ceil(prod(dim) / block_dim)"},
+        "launch": {"dim_ndim": dim_ndim, "block_dim": block, "mapping": mapping,
+                   "rule": _RULES[mapping]},
         "shared_bytes": fn.shared_bytes, "max_steps": steps,
         "mir_sha256": _sha256(_mir_text(fn).encode()),
     }
@@ -87,6 +85,34 @@ def build_kernel(kernel, target: str = "cuda", arch="sm_90", out_dir=None, block
     tmp.write_text(json.dumps(manifest, indent=1) + "\n")
     os.replace(tmp, out / "manifest.json")        # a running program never reads half a file
     return out
+
+
+_RULES = {"linear": "blocks of block_dim threads over the flattened dim (Warp's linear mapping): "
+                     "grid = ceil(prod(dim) / block_dim)",
+          "grid": "an n-d grid: block_dim and dim in numpy order, the last being CUDA's x; "
+                  "grid[k] = ceil(dim[k] / block_dim[k])"}
+
+
+def _block_rule(name: str, block_dim, dim_ndim: int) -> tuple[list[int], str]:
+    """The manifest's block_dim (a list, numpy order) and mapping ("linear" or "grid")."""
+    def bad(why: str) -> CompileError:
+        return CompileError(f"simt.build_kernel('{name}'): {why}, got block_dim={block_dim!r}")
+    if isinstance(block_dim, int) and not isinstance(block_dim, bool):
+        if not 1 <= block_dim <= 1024:
+            raise bad("block_dim must be from 1 to 1024 threads")
+        return [block_dim], "linear"
+    if not isinstance(block_dim, (tuple, list)) or not all(
+            isinstance(b, int) and not isinstance(b, bool) and b >= 1 for b in block_dim):
+        raise bad("block_dim must be an int or a tuple of positive ints")
+    if len(block_dim) != dim_ndim or dim_ndim > 3:
+        raise bad(f"a tuple block_dim needs one extent per launch dimension (dim_ndim={dim_ndim}, "
+                  f"at most 3)")
+    total = 1
+    for b in block_dim:
+        total *= b
+    if total > 1024:
+        raise bad("a block has at most 1024 threads")
+    return list(block_dim), "grid"
 
 
 def signature(kernel, fn: Function) -> list[dict]:

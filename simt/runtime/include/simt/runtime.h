@@ -17,6 +17,7 @@
 #define SIMT_RUNTIME_H
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -90,6 +91,8 @@ typedef struct simt_kernel {
     int nparams;
     simt_param_info *params;
     int block_dim, dim_ndim;
+    int grid_mapping;                    /* 0: Warp's linear mapping; 1: an n-d grid */
+    int block_nd[3];                     /* grid mapping: block extents, numpy order */
     int64_t max_steps, shared_bytes;
     int generation;                      /* how many times it was (re)loaded */
     void *lib;                           /* cpu: the shared library */
@@ -381,7 +384,13 @@ SIMT_RT int simt_manifest_fill(simt_context *c, const char *name, const char *di
     snprintf(k->dir, sizeof k->dir, "%s", dir);
     snprintf(k->entry, sizeof k->entry, "%s", entry);
     snprintf(code_path, code_len, "%s/%s", dir, code);
-    k->block_dim = (int)simt_json_num(launch, "block_dim", 256);
+    const simt_json *bd = simt_json_get(launch, "block_dim");
+    const char *mapping = simt_json_str(launch, "mapping");
+    k->grid_mapping = mapping && !strcmp(mapping, "grid");
+    if (!bd || bd->type != 4 || bd->n < 1 || bd->n > 3 || bd->items[0].type != 2)
+        return simt_fail(SIMT_ERROR_LOAD, "kernel '%s': %s has no valid launch.block_dim", name, path);
+    k->block_dim = 1;
+    for (int i = 0; i < bd->n; i++) { k->block_nd[i] = (int)bd->items[i].num; k->block_dim *= k->block_nd[i]; }
     k->dim_ndim = (int)simt_json_num(launch, "dim_ndim", 1);
     k->max_steps = (int64_t)simt_json_num(&j, "max_steps", 1000000);
     k->shared_bytes = (int64_t)simt_json_num(&j, "shared_bytes", 0);
@@ -421,8 +430,14 @@ SIMT_RT int simt_read_manifest(simt_context *c, const char *name, const char *di
 SIMT_RT int simt_load_code(simt_context *c, simt_kernel *k, const char *code_path) {
     if (!c->is_cuda) {
         /* a private copy: dlopen caches by path, and the build may replace the file later */
-        char tmp[] = "/tmp/simt-kernel-XXXXXX";
-        int fd = mkstemp(tmp);
+        static int serial = 0;
+        char tmp[256];
+        int fd = -1;
+        for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+            snprintf(tmp, sizeof tmp, "/tmp/simt-kernel-%ld-%d-%d.so", (long)getpid(),
+                     __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED), attempt);
+            fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY, 0700);
+        }
         size_t size = 0;
         char *bytes = simt_read_file(code_path, &size);
         if (fd < 0 || !bytes || write(fd, bytes, size) != (ssize_t)size) {
@@ -565,6 +580,9 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
         return rc;
     }
     int bd = block_dim > 0 ? block_dim : k->block_dim;
+    if (block_dim > 0 && k->grid_mapping)
+        return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s' was built for an n-d grid of blocks; its "
+                         "block size is fixed at build time (give block_dim 0)", k->name);
     if (bd > 1024 || block_dim < 0) {
         rc = simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': block_dim %d is outside [1, 1024]", k->name, block_dim);
         return rc;
@@ -580,9 +598,16 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
         d4[i] = dim[i];
     }
     if (total == 0) return 0;
-    int64_t grid = (total + bd - 1) / bd;
-    if (grid > INT32_MAX) { rc = simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': %lld blocks are too many",
-                                           k->name, (long long)grid); return rc; }
+    int64_t block3[3] = {bd, 1, 1}, grid3[3] = {(total + bd - 1) / bd, 1, 1};
+    if (k->grid_mapping) {                /* CUDA's x is the last dimension */
+        for (int i = 0; i < ndim; i++) {
+            block3[i] = k->block_nd[ndim - 1 - i];
+            grid3[i] = (dim[ndim - 1 - i] + block3[i] - 1) / block3[i];
+        }
+    }
+    if (grid3[0] > INT32_MAX || grid3[1] > 65535 || grid3[2] > 65535)
+        return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': a grid of %lld x %lld x %lld blocks is over "
+                         "CUDA's limits", k->name, (long long)grid3[0], (long long)grid3[1], (long long)grid3[2]);
     if (!c->is_cuda) {
         void *data[256];
         int64_t sizes[256], shapes[4 * 256];
@@ -597,8 +622,8 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
         }
         simt_cpu_launch L;
         memset(&L, 0, sizeof L);
-        L.block[0] = bd; L.block[1] = L.block[2] = 1;
-        L.grid[0] = grid; L.grid[1] = L.grid[2] = 1;
+        memcpy(L.block, block3, sizeof block3);
+        memcpy(L.grid, grid3, sizeof grid3);
         memcpy(L.dim, d4, sizeof d4);
         L.max_steps = k->max_steps;
         L.data = data; L.sizes = sizes; L.shapes = shapes;
@@ -625,7 +650,9 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
         }
         for (int d = 0; d < 4; d++) { ints[ni] = (int32_t)d4[d]; params[np++] = &ints[ni++]; }
         int e = c->cu.cuCtxSetCurrent(c->cu_ctx);
-        if (!e) e = c->cu.cuLaunchKernel(k->function, (unsigned)grid, 1, 1, (unsigned)bd, 1, 1, 0, NULL, params, NULL);
+        if (!e) e = c->cu.cuLaunchKernel(k->function, (unsigned)grid3[0], (unsigned)grid3[1], (unsigned)grid3[2],
+                                      (unsigned)block3[0], (unsigned)block3[1], (unsigned)block3[2], 0, NULL,
+                                      params, NULL);
         if (e) rc = simt_fail(SIMT_ERROR_DRIVER, "kernel '%s': cuLaunchKernel failed with %s", k->name,
                               simt_cu_name(c, e));
     }
