@@ -142,9 +142,23 @@ def test_c_program_against_the_c_header(tmp_path):
     assert got.tobytes() == (np.float32(3.0) * x + np.float32(1.0)).tobytes()
 
 
+def test_print_output_matches_fast_engine(driver, tmp_path, capfd):
+    x = np.array([1.5, -0.0, np.nan, -np.inf, 3e-7, 12345.678], np.float32)
+    n = np.array([-1, 0, 7, -2147483648, 255, 42], np.int32)
+    inputs = [K.array_input("x", x), K.array_input("n", n)]
+    out = build_kernel(K.prints, target="cpu", out_dir=tmp_path / "build", block_dim=4)
+    capfd.readouterr()
+    K.engine_outputs(K.prints, inputs, len(x), 4, "cpu")
+    sys.stdout.flush()
+    fast = capfd.readouterr().out
+    job = tmp_path / "job"
+    job.mkdir()
+    proc_out = K.run_driver_stdout(driver, "cpu", out, inputs, len(x), 4, job)
+    assert fast.count("\n") == 2 * len(x)
+    assert proc_out == fast
+
+
 def test_unsupported_constructs_are_build_errors(tmp_path):
-    with pytest.raises(CompileError, match="does not support the MIR op PRINT"):
-        build_kernel(K.prints, target="cpu", out_dir=tmp_path / "p")
     with pytest.raises(CompileError, match="only scalar and array parameters"):
         build_kernel(K.takes_vector, target="cpu", out_dir=tmp_path / "v")
     with pytest.raises(CompileError, match="target must be 'cuda' or 'cpu'"):

@@ -35,6 +35,16 @@ def compile_driver(out: Path) -> Path:
 def run_driver(driver: Path, device: str, build_dir: Path, inputs: list, dim, block_dim, tmp: Path,
                block_override: int = 0) -> dict[str, np.ndarray]:
     """Every array argument after the launch, as the C++ program saw it ({name: array})."""
+    return _run(driver, device, build_dir, inputs, dim, tmp, block_override)[0]
+
+
+def run_driver_stdout(driver: Path, device: str, build_dir: Path, inputs: list, dim, block_dim,
+                      tmp: Path) -> str:
+    """What the launch printed."""
+    return _run(driver, device, build_dir, inputs, dim, tmp, 0)[1]
+
+
+def _run(driver: Path, device: str, build_dir: Path, inputs: list, dim, tmp: Path, block_override: int):
     manifest = json.loads((build_dir / "manifest.json").read_text())
     dims = dim if isinstance(dim, tuple) else (dim,)
     lines = [f"device {device}", f"kernel {manifest['kernel']} {build_dir}",
@@ -55,8 +65,8 @@ def run_driver(driver: Path, device: str, build_dir: Path, inputs: list, dim, bl
     proc = subprocess.run([str(driver), "run", str(job)], capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise RuntimeError(f"driver failed ({proc.returncode}): {proc.stderr.strip()}")
-    return {name: np.fromfile(f"{path}.out", dtype=data.dtype).reshape(data.shape)
-            for name, (path, data) in arrays.items()}
+    return ({name: np.fromfile(f"{path}.out", dtype=data.dtype).reshape(data.shape)
+             for name, (path, data) in arrays.items()}, proc.stdout)
 
 
 def engine_outputs(kernel, inputs: list, dim, block_dim, device: str) -> dict[str, np.ndarray]:
@@ -237,8 +247,9 @@ def fill_version(version: int):
 
 
 @wp.kernel
-def prints(x: wp.array(dtype=float)):
+def prints(x: wp.array(dtype=float), n: wp.array(dtype=wp.int32)):
     i = wp.tid()
+    wp.printf("%d: %5.2f %e %g|%x %u %+i %c%% %08.3f\n", i, x[i], x[i], x[i], n[i], n[i], n[i], 65 + i * 50, x[i])
     print(x[i])
 
 

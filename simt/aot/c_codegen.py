@@ -86,9 +86,6 @@ class _Generator:
         self.logs = self.lockstep and bool(self.deferral.instrs)
         self.writer = COpWriter(self.reg, self.memory, self.dim_of, self.fail,
                                 self.log_atomic if self.logs else None)
-        for ins in self.instrs:
-            if ins.op is Op.PRINT:
-                raise unsupported("the MIR op PRINT (print/printf in kernels)", ins)
 
     # --- hooks --------------------------------------------------------------------------
     def reg(self, r: Reg) -> str:

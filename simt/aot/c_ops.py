@@ -110,10 +110,58 @@ class COpWriter:
         if op is Op.SREG:
             src = "steps" if ins.arg is SReg.CLOCK else _SREG[ins.arg]
             return [f"{self.reg(ins.dst)} = ({CTYPE[ins.dst.type]})({src});"]
+        if op is Op.PRINT:
+            return self.print_(ins)
         if op is Op.CHECK:
             i, n = (self.val(s) for s in ins.srcs)
             return [f"if ({i} < 0 || {i} >= {n}) {{ {self.fail(ERR_CHECK, ins, i, n)} }}"]
         raise unsupported(f"the MIR op {op.name}", ins)
+
+    def print_(self, ins: Instr) -> list[str]:
+        """The fast engine's print_c (simt/ir/printf.format_c on values boxed as Python int or
+        float), spelled with printf: one C conversion per value, in 64 bits."""
+        from ..ir.printf import _SPEC, INTEGER
+        fmt = ins.arg
+        lines, pos = [], 0
+        values = iter(ins.srcs)
+        for m in _SPEC.finditer(fmt):
+            if m.start() > pos:
+                lines.append(f"fputs({_c_text(fmt[pos:m.start()])}, stdout);")
+            pos = m.end()
+            conv = m.group("conv")
+            if conv == "%":
+                lines.append("fputc('%', stdout);")
+                continue
+            src = next(values)
+            v = self.val(src)
+            flags, width, prec = m.group("flags") or "", m.group("width") or "", m.group("prec")
+            spec = "%" + flags + width + (f".{prec}" if prec is not None else "")
+            if conv in INTEGER:
+                if "#" in flags and conv == "o":
+                    raise unsupported("printf's %#o (Python and C spell it differently)", ins)
+                as_int = f"(long long)trunc((double)({v}))" if src.type.is_float else f"(long long)({v})"
+                if conv == "c":
+                    lines.append(f"simt_put_char({as_int});")
+                else:
+                    letter = "d" if conv in "iu" else conv
+                    if conv == "u":       # a negative value wraps at 64 bits (a boxed int's size)
+                        lines.append(f"{{ long long q = {as_int}; if (q < 0) printf({_c_text(spec + 'llu')}, "
+                                     f"(unsigned long long)q); else printf({_c_text(spec + 'lld')}, q); }}")
+                    elif letter == "d":
+                        lines.append(f"printf({_c_text(spec + 'lld')}, {as_int});")
+                    else:
+                        lines.append(f"printf({_c_text(spec + 'll' + letter)}, (unsigned long long){as_int});")
+            else:                          # Python prints a NaN without its sign
+                finite = f"printf({_c_text(spec + conv)}, q);"
+                if "0" in flags and "-" not in flags and width:
+                    # Python pads inf and nan with zeros after the sign, where C pads with spaces
+                    bare = "%" + flags.replace("0", "") + (f".{prec}" if prec is not None else "") + conv
+                    finite = (f"if (isfinite(q)) {finite} else simt_put_zero_padded(q, {_c_text(bare)}, "
+                              f"{int(width)});")
+                lines.append(f"{{ double q = (double)({v}); if (q != q) q = fabs(q); {finite} }}")
+        if pos < len(fmt):
+            lines.append(f"fputs({_c_text(fmt[pos:])}, stdout);")
+        return lines
 
     # --- arithmetic ----------------------------------------------------------------------
     def binary(self, ins: Instr) -> str:
@@ -288,6 +336,12 @@ class COpWriter:
         if op is AtomOp.CAS:
             return f"(({old} == {cmp}) ? {v} : {old})"
         raise unsupported(f"atomic {op.name}")
+
+
+def _c_text(text: str) -> str:
+    """A C string literal of ``text``'s UTF-8 bytes (Python writes stdout as UTF-8)."""
+    return '"' + "".join(c if 32 <= ord(c) < 127 and c not in '"\\?' else f"\\{ord(c):03o}"
+                         for c in text.encode().decode("latin-1")) + '"'
 
 
 def _unsigned(t: Scalar) -> Scalar:

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <stdio.h>
 
 #define SIMT_EXPORT __attribute__((visibility("default")))
 #define SIMT_UNUSED __attribute__((unused))
@@ -163,4 +164,21 @@ static SIMT_UNUSED double simt_erfinv64(double z) {
     double miss = a < 0.5 ? erf(x) - a : (1.0 - a) - erfc(x);
     x -= miss / (SIMT_TWO_OVER_SQRT_PI * exp(-x * x));
     return z > 0.0 ? x : -x;
+}
+
+/* printf's %c as Python's chr(v & 0xFF) written to a UTF-8 stdout */
+static SIMT_UNUSED void simt_put_char(long long v) {
+    unsigned c = (unsigned)(v & 0xFF);
+    if (c < 0x80) fputc((int)c, stdout);
+    else { fputc((int)(0xC0 | (c >> 6)), stdout); fputc((int)(0x80 | (c & 0x3F)), stdout); }
+}
+
+/* Python's zero padding of inf and nan ('%08.3f' % -inf == '-0000inf') */
+static SIMT_UNUSED void simt_put_zero_padded(double q, const char *bare, int width) {
+    char text[64];
+    snprintf(text, sizeof text, bare, q);
+    int n = (int)strlen(text), sign = text[0] == '-' || text[0] == '+' || text[0] == ' ';
+    if (sign) fputc(text[0], stdout);
+    for (int k = n; k < width; k++) fputc('0', stdout);
+    fputs(text + sign, stdout);
 }
