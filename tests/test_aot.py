@@ -66,6 +66,22 @@ def test_more_ops_from_cpp_match_fast_engine_bitwise(name, driver, tmp_path):
     assert K.differing(fast, got) == []
 
 
+def test_vector_and_matrix_values(driver, tmp_path):
+    inputs = [suite.case.ScalarInput("v", np.array([1.5, -2.25, 3.0], np.float32)),
+              suite.case.ScalarInput("m", np.array([[1.0, 2.5], [-3.0, 4.0]], np.float32)),
+              suite.case.ScalarInput("s", np.float32(0.125)),
+              K.array_input("out", np.zeros(40, np.float32))]
+    out = build_kernel(K.vector_params, target="cpu", out_dir=tmp_path / "build")
+    m = json.loads((out / "manifest.json").read_text())
+    assert [(p["name"], p["ncomp"], p["element"]) for p in m["params"][:2]] == [("v", 3, "vec3"), ("m", 4, "mat22")]
+    got = K.run_driver(driver, "cpu", out, inputs, 40, 256, tmp_path)
+    i = np.arange(40, dtype=np.float32)
+    expected = (np.float32(1.5) * i + np.float32(-2.25) - np.float32(3.0) + np.float32(2.5 * -3.0)
+                - np.float32(4.0) + np.float32(0.125))
+    assert got["out"].tobytes() == expected.astype(np.float32).tobytes()
+    assert K.differing(K.engine_outputs(K.vector_params, inputs, 40, 256, "cpu"), got) == []
+
+
 def test_block_size_given_at_launch(driver, tmp_path):
     """A linear-mapping kernel launched with another block size (block_sum_shared reads its
     block index, so the grid must follow the launch's block size)."""
@@ -159,8 +175,8 @@ def test_print_output_matches_fast_engine(driver, tmp_path, capfd):
 
 
 def test_unsupported_constructs_are_build_errors(tmp_path):
-    with pytest.raises(CompileError, match="only scalar and array parameters"):
-        build_kernel(K.takes_vector, target="cpu", out_dir=tmp_path / "v")
+    with pytest.raises(CompileError, match="struct parameters cannot be built ahead of time"):
+        build_kernel(K.takes_struct, target="cpu", out_dir=tmp_path / "v")
     with pytest.raises(CompileError, match="target must be 'cuda' or 'cpu'"):
         build_kernel(K.saxpy_like(), target="metal", out_dir=tmp_path / "m")
     with pytest.raises(CompileError, match="at most 1024 threads"):

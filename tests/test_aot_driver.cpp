@@ -70,7 +70,11 @@ static int run_job(const std::string &job_path) {
     }
     for (int o : order) {
         if (o >= 0) args.push_back(simt::Arg::array(arrays[o].dtype, arrays[o].dev, arrays[o].shape));
-        else args.push_back(simt::Arg::scalar(scalars[-o - 1].first, scalars[-o - 1].second.data()));
+        else {
+            const auto &sc = scalars[-o - 1];
+            int ncomp = (int)sc.second.size() / simt_dtype_sizes[sc.first];
+            args.push_back(simt::Arg::scalar(sc.first, sc.second.data(), ncomp));
+        }
     }
     k.launch(dim, args, block);
     ctx.synchronize();

@@ -110,3 +110,13 @@ def test_hot_reload_on_gpu(driver, tmp_path):
             proc.kill()
     assert first.split() == ["generation", "0:"] + [str(100 + i) for i in range(8)]
     assert second.split() == ["generation", "1:"] + [str(200 + i) for i in range(8)]
+
+
+def test_vector_and_matrix_values_on_gpu(driver, tmp_path):
+    inputs = [suite.case.ScalarInput("v", np.array([1.5, -2.25, 3.0], np.float32)),
+              suite.case.ScalarInput("m", np.array([[1.0, 2.5], [-3.0, 4.0]], np.float32)),
+              suite.case.ScalarInput("s", np.float32(0.125)),
+              K.array_input("out", np.zeros(40, np.float32))]
+    out = build_kernel(K.vector_params, target="cuda", arch=_arch(), out_dir=tmp_path / "build")
+    got = K.run_driver(driver, GPU, out, inputs, 40, 256, tmp_path)
+    _compare("vector_params", K.engine_outputs(K.vector_params, inputs, 40, 256, "cuda"), got)

@@ -253,10 +253,16 @@ def prints(x: wp.array(dtype=float), n: wp.array(dtype=wp.int32)):
     print(x[i])
 
 
+@wp.struct
+class Particle:
+    position: wp.vec3
+    mass: float
+
+
 @wp.kernel
-def takes_vector(v: wp.vec3, out: wp.array(dtype=float)):
+def takes_struct(p: Particle, out: wp.array(dtype=float)):
     i = wp.tid()
-    out[i] = v[0]
+    out[i] = p.mass
 
 
 C_PROGRAM = r"""
@@ -284,3 +290,9 @@ int main(int argc, char **argv) {
     return 0;
 }
 """
+
+
+@wp.kernel
+def vector_params(v: wp.vec3, m: wp.mat22, s: float, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = v[0] * float(i) + v[1] - v[2] + m[0, 1] * m[1, 0] - m[1, 1] + s

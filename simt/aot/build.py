@@ -116,24 +116,40 @@ def _block_rule(name: str, block_dim, dim_ndim: int) -> tuple[list[int], str]:
 
 
 def signature(kernel, fn: Function) -> list[dict]:
-    """The parameters as the runtime checks them, in ABI order; CompileError for kinds the
-    ahead-of-time ABI does not carry yet (structs, vector and matrix values)."""
-    if len(fn.params) != len(kernel.params) or any(
-            p.name != name for p, (name, _) in zip(fn.params, kernel.params)):
-        kinds = ", ".join(f"{n}: {t}" for n, t in kernel.params)
-        raise CompileError(f"kernel '{kernel.key}': only scalar and array parameters can be built "
-                           f"ahead of time in this version (struct, vector and matrix values "
-                           f"cannot); parameters: {kinds}")
-    out = []
-    for p in fn.params:
-        if isinstance(p, ArrayParam):
+    """The parameters as the runtime checks them, in order. A vector, matrix, quaternion or
+    transform value is one parameter of ``ncomp`` scalars (the ABI passes them as that many
+    scalars, in order); CompileError for structs, which the ahead-of-time ABI does not carry."""
+    from ..ir import types as ir_types
+    out, j = [], 0
+    for name, ptype in kernel.params:
+        if isinstance(ptype, ir_types.ArrayType):
+            p = fn.params[j] if j < len(fn.params) else None
+            if not isinstance(p, ArrayParam) or p.name != name:
+                raise CompileError(f"kernel '{kernel.key}': internal error, array parameter '{name}' "
+                                   f"does not match the compiled function")
             m = p.mem
-            out.append({"name": p.name, "kind": "array", "dtype": m.elem.value, "ndim": m.ndim,
+            out.append({"name": name, "kind": "array", "dtype": m.elem.value, "ndim": m.ndim,
                         "ncomp": m.ncomp, "element": m.dtype_name or m.elem.value})
+            j += 1
+        elif isinstance(ptype, (ir_types.Scalar, ir_types.VectorType, ir_types.MatrixType,
+                                ir_types.QuatType, ir_types.TransformType)):
+            count = 1 if isinstance(ptype, ir_types.Scalar) else ir_types.flat_count(ptype)
+            regs = fn.params[j:j + count]
+            if len(regs) != count or not all(isinstance(r, ScalarParam) for r in regs) or \
+                    len({r.reg.type for r in regs}) != 1:
+                raise CompileError(f"kernel '{kernel.key}': internal error, parameter '{name}' does "
+                                   f"not match the compiled function")
+            dtype = regs[0].reg.type.value
+            out.append({"name": name, "kind": "scalar", "dtype": dtype, "ndim": 0, "ncomp": count,
+                        "element": getattr(ptype, "name", None) or dtype})
+            j += count
         else:
-            assert isinstance(p, ScalarParam)
-            out.append({"name": p.name, "kind": "scalar", "dtype": p.reg.type.value, "ndim": 0,
-                        "ncomp": 1, "element": p.reg.type.value})
+            raise CompileError(f"kernel '{kernel.key}': parameter '{name}' is a {ptype}: struct "
+                               f"parameters cannot be built ahead of time in this version (scalars, "
+                               f"vectors, matrices, quaternions, transforms and arrays can)")
+    if j != len(fn.params):
+        raise CompileError(f"kernel '{kernel.key}': internal error, {len(fn.params)} compiled "
+                           f"parameters for {j} in the signature")
     return out
 
 

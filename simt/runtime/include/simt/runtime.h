@@ -45,12 +45,13 @@ static const char *const simt_dtype_names[SIMT_NDTYPES] = {
     "float16", "bfloat16", "float32", "float64"};
 static const int simt_dtype_sizes[SIMT_NDTYPES] = {1, 1, 1, 2, 2, 4, 4, 8, 8, 2, 2, 4, 8};
 
-/* One launch argument: a scalar (its value's bytes) or an array (pointer and shape). */
+/* One launch argument: a scalar value (ncomp > 1: a vector, matrix, quaternion or transform,
+   its components in order) or an array (pointer and shape). */
 typedef struct simt_arg {
-    int kind, dtype, ndim;
+    int kind, dtype, ndim, ncomp;
     void *ptr;
     int64_t shape[4];
-    unsigned char value[8];
+    unsigned char value[128];
 } simt_arg;
 
 /* The CPU kernel's launch record (the same as simt/aot/c_codegen.py's LAUNCH_STRUCT). */
@@ -62,7 +63,7 @@ typedef struct simt_cpu_launch {
     int64_t err[8];
 } simt_cpu_launch;
 
-typedef struct simt_param_info { char name[128]; int kind, dtype, ndim, ncomp; } simt_param_info;
+typedef struct simt_param_info { char name[128], element[32]; int kind, dtype, ndim, ncomp; } simt_param_info;
 
 typedef struct simt_cuda_api {
     void *lib;
@@ -405,6 +406,10 @@ SIMT_RT int simt_manifest_fill(simt_context *c, const char *name, const char *di
         q->dtype = simt_dtype_code(simt_json_str(p, "dtype"));
         q->ndim = (int)simt_json_num(p, "ndim", 0);
         q->ncomp = (int)simt_json_num(p, "ncomp", 1);
+        const char *element = simt_json_str(p, "element");
+        snprintf(q->element, sizeof q->element, "%s", element ? element : "?");
+        if (q->ncomp < 1 || (q->kind == SIMT_SCALAR && q->ncomp * 8 > 128))
+            return simt_fail(SIMT_ERROR_LOAD, "kernel '%s': parameter '%s' has %d components", name, q->name, q->ncomp);
         if (q->dtype < 0) { return simt_fail(SIMT_ERROR_LOAD, "kernel '%s': parameter '%s' has an unknown dtype", name, q->name); }
     }
     return 0;
@@ -524,6 +529,10 @@ SIMT_RT int simt_check_args(const simt_kernel *k, const simt_arg *args, int narg
             return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s' (argument %d): expected dtype "
                              "%s, got %s", k->name, p->name, i, simt_dtype_names[p->dtype],
                              a->dtype >= 0 && a->dtype < SIMT_NDTYPES ? simt_dtype_names[a->dtype] : "?");
+        if (p->kind == SIMT_SCALAR && a->ncomp != p->ncomp)
+            return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s' (argument %d): expected a %s "
+                             "(%d %s values), got %d", k->name, p->name, i, p->element, p->ncomp,
+                             simt_dtype_names[p->dtype], a->ncomp);
         if (p->kind == SIMT_ARRAY) {
             if (a->ndim != p->ndim)
                 return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s' (argument %d): expected a "
@@ -611,14 +620,19 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
     if (!c->is_cuda) {
         void *data[256];
         int64_t sizes[256], shapes[4 * 256];
-        if (nargs > 256) { rc = simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': over 256 parameters", k->name); return rc; }
+        int m = 0;                         /* the compiled function's parameters */
         for (int i = 0; i < nargs; i++) {
             const simt_arg *a = &args[i];
-            int64_t n = k->params[i].ncomp;
-            for (int d = 0; d < 4; d++) shapes[4 * i + d] = d < a->ndim ? a->shape[d] : 1;
-            for (int d = 0; d < a->ndim; d++) n *= a->shape[d];
-            sizes[i] = a->kind == SIMT_ARRAY ? n : 0;
-            data[i] = a->kind == SIMT_ARRAY ? a->ptr : (void *)a->value;
+            int count = a->kind == SIMT_ARRAY ? 1 : a->ncomp;
+            if (m + count > 256) return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': over 256 parameters", k->name);
+            for (int c2 = 0; c2 < count; c2++, m++) {
+                int64_t n = k->params[i].ncomp;
+                for (int d = 0; d < 4; d++) shapes[4 * m + d] = d < a->ndim ? a->shape[d] : 1;
+                for (int d = 0; d < a->ndim; d++) n *= a->shape[d];
+                sizes[m] = a->kind == SIMT_ARRAY ? n : 0;
+                data[m] = a->kind == SIMT_ARRAY ? a->ptr
+                                                : (void *)(a->value + c2 * simt_dtype_sizes[a->dtype]);
+            }
         }
         simt_cpu_launch L;
         memset(&L, 0, sizeof L);
@@ -637,7 +651,10 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
         int32_t ints[1200];
         unsigned long long ptrs[256];
         int np = 0, ni = 0;
-        if (nargs > 200) { rc = simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': over 200 parameters", k->name); return rc; }
+        int flat = 0;
+        for (int i = 0; i < nargs; i++) flat += args[i].kind == SIMT_ARRAY ? 1 + args[i].ndim : args[i].ncomp;
+        if (flat > 1100 || nargs > 256)
+            return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': too many parameters", k->name);
         for (int i = 0; i < nargs; i++) {
             const simt_arg *a = &args[i];
             if (a->kind == SIMT_ARRAY) {
@@ -645,7 +662,8 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
                 params[np++] = &ptrs[i];
                 for (int d = 0; d < a->ndim; d++) { ints[ni] = (int32_t)a->shape[d]; params[np++] = &ints[ni++]; }
             } else {
-                params[np++] = (void *)a->value;
+                for (int c2 = 0; c2 < a->ncomp; c2++)
+                    params[np++] = (void *)(a->value + c2 * simt_dtype_sizes[a->dtype]);
             }
         }
         for (int d = 0; d < 4; d++) { ints[ni] = (int32_t)d4[d]; params[np++] = &ints[ni++]; }
@@ -673,18 +691,21 @@ SIMT_RT int simt_launch(simt_kernel *k, int ndim, const int64_t *dim, const simt
 SIMT_RT simt_arg simt_array_arg(int dtype, void *ptr, int ndim, const int64_t *shape) {
     simt_arg a;
     memset(&a, 0, sizeof a);
-    a.kind = SIMT_ARRAY; a.dtype = dtype; a.ptr = ptr; a.ndim = ndim;
+    a.kind = SIMT_ARRAY; a.dtype = dtype; a.ptr = ptr; a.ndim = ndim; a.ncomp = 1;
     for (int d = 0; d < ndim && d < 4; d++) a.shape[d] = shape[d];
     return a;
 }
 
-SIMT_RT simt_arg simt_scalar_arg(int dtype, const void *value) {
+SIMT_RT simt_arg simt_values_arg(int dtype, const void *values, int ncomp) {
     simt_arg a;
     memset(&a, 0, sizeof a);
     a.kind = SIMT_SCALAR; a.dtype = dtype;
-    memcpy(a.value, value, simt_dtype_sizes[dtype]);
+    a.ncomp = ncomp < 1 ? 1 : ncomp * simt_dtype_sizes[dtype] > 128 ? 128 / simt_dtype_sizes[dtype] : ncomp;
+    memcpy(a.value, values, (size_t)a.ncomp * simt_dtype_sizes[dtype]);
     return a;
 }
+
+SIMT_RT simt_arg simt_scalar_arg(int dtype, const void *value) { return simt_values_arg(dtype, value, 1); }
 
 #ifdef __cplusplus
 }

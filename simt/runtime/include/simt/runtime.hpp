@@ -13,6 +13,7 @@
 #ifndef SIMT_RUNTIME_HPP
 #define SIMT_RUNTIME_HPP
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <stdexcept>
@@ -99,11 +100,16 @@ class Arg {
 public:
     template <class T, class = decltype(dtype_of<T>::value)>
     Arg(T value) { arg_ = simt_scalar_arg(dtype_of<T>::value, &value); }
+    // a vector, matrix (row by row), quaternion or transform value: its components in order
+    template <class T, size_t N, class = decltype(dtype_of<T>::value)>
+    Arg(const std::array<T, N> &v) { arg_ = simt_values_arg(dtype_of<T>::value, v.data(), (int)N); }
     template <class T> Arg(const Array<T> &a) {
         arg_ = simt_array_arg(dtype_of<T>::value, a.data(), a.ndim(), a.shape().data());
     }
     // For programs that learn the types at run time (dtype: SIMT_FLOAT32...).
-    static Arg scalar(int dtype, const void *value) { return Arg(simt_scalar_arg(dtype, value)); }
+    static Arg scalar(int dtype, const void *value, int ncomp = 1) {
+        return Arg(simt_values_arg(dtype, value, ncomp));
+    }
     static Arg array(int dtype, void *ptr, const std::vector<int64_t> &shape) {
         return Arg(simt_array_arg(dtype, ptr, (int)shape.size(), shape.data()));
     }
