@@ -122,6 +122,20 @@ def test_out_of_bounds_index_is_an_error_naming_the_array(driver, tmp_path):
     assert "test_aot_kernels.py" in message
 
 
+@pytest.mark.parametrize("name, error, words", [
+    ("diverging_barrier", wp.BarrierDivergenceError, "barrier divergence: 16 threads wait at the barrier, 16 do not"),
+    ("endless", wp.StepLimitError, "step limit of 1000000 basic blocks per thread exceeded (block 0, thread 0)")])
+def test_runtime_errors_as_the_fast_engine_finds_them(name, error, words, driver, tmp_path):
+    kernel = getattr(K, name)
+    inputs = [K.array_input("out", np.zeros(32, np.int32))]
+    with pytest.raises(error):
+        K.engine_outputs(kernel, inputs, 32, 32, "cpu")
+    out = build_kernel(kernel, target="cpu", out_dir=tmp_path / "build", block_dim=32)
+    with pytest.raises(RuntimeError) as err:
+        K.run_driver(driver, "cpu", out, inputs, 32, 32, tmp_path)
+    assert f"kernel '{name}': {words}" in str(err.value)
+
+
 def test_hot_reload_replaces_the_kernel(driver, tmp_path):
     out = tmp_path / "fill"
     build_kernel(K.fill_version(1), target="cpu", out_dir=out)

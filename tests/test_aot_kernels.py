@@ -26,7 +26,7 @@ def compile_driver(out: Path) -> Path:
     """The C++ driver, built with g++ and the flags ``python -m simt config`` prints."""
     from simt import runtime
     exe = out / "aot_driver"
-    cmd = [shutil.which("g++"), "-std=c++17", "-O1", "-Wall", "-Werror", *runtime.cflags(),
+    cmd = [shutil.which("g++"), "-std=c++17", "-O0", "-Wall", "-Werror", *runtime.cflags(),
            str(DRIVER_SOURCE), "-o", str(exe), *runtime.libs()]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return exe
@@ -296,3 +296,20 @@ int main(int argc, char **argv) {
 def vector_params(v: wp.vec3, m: wp.mat22, s: float, out: wp.array(dtype=float)):
     i = wp.tid()
     out[i] = v[0] * float(i) + v[1] - v[2] + m[0, 1] * m[1, 0] - m[1, 1] + s
+
+
+@wp.kernel
+def diverging_barrier(out: wp.array(dtype=wp.int32)):
+    i = wp.tid()
+    if wp.thread_idx() < 16:
+        wp.sync_threads()
+    out[i] = 1
+
+
+@wp.kernel
+def endless(out: wp.array(dtype=wp.int32)):
+    i = wp.tid()
+    k = int(0)
+    while out[i] == 0:
+        k = k + 1
+    out[i] = k
