@@ -43,6 +43,7 @@ ln10 = LN10 = _math.log(10)
 log2e = LOG2E = _math.log2(_math.e)
 log10e = LOG10E = _math.log10(_math.e)
 from .launch import launch
+from .aot import build_kernel
 from .ptx_import import from_cuda, from_ptx
 from .formal import verify, to_c
 from .sim.common import LaunchResult

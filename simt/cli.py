@@ -218,7 +218,58 @@ def _parser() -> argparse.ArgumentParser:
     cal.add_argument("--parts", help="measure only these parts (comma-separated: micro, micro2, micro3, micro4, "
                                      "micro5, micro8, probes); the fit reads the others from --keep")
     cal.add_argument("--from-csv", metavar="DIR", help="fit measurements already in DIR (no GPU)")
+    _add_aot_commands(commands)
     return parser
+
+
+def _add_aot_commands(commands) -> None:
+    """``simt build FILE.py::kernel`` and ``simt config`` (kernels ahead of time, simt/aot)."""
+    build = commands.add_parser(
+        "build", help="compile a kernel ahead of time for the C/C++ runtime (no GPU needed)",
+        description="Writes manifest.json and the kernel's code (cuda: cubins, PTX, a fatbin; cpu: "
+                    "C source and a shared library) into --out. See README.md, 'Ahead-of-time "
+                    "kernels and the C/C++ runtime'.")
+    build.add_argument("target_kernel", metavar="FILE.py::kernel")
+    build.add_argument("--target", choices=("cuda", "cpu"), default="cuda")
+    build.add_argument("--arch", default="sm_90", help="cuda: comma-separated, e.g. sm_80,sm_90")
+    build.add_argument("--out", help="output directory (default build/KERNEL)")
+    build.add_argument("--block-dim", default="256", help="threads per block: 256, or 8,32 for an n-d grid")
+    build.add_argument("--dim-ndim", type=int, default=1, help="dimensions of the launch dim (1 to 4)")
+    config = commands.add_parser("config", help="compile and link flags for the C/C++ runtime")
+    config.add_argument("--cflags", action="store_true", help="compiler flags (-I...)")
+    config.add_argument("--libs", action="store_true", help="linker flags")
+    config.add_argument("--include", action="store_true", help="the include directory")
+
+
+def _aot_command(args) -> int:
+    if args.command == "config":
+        from . import runtime
+        parts = []
+        if args.include:
+            parts.append(str(runtime.include_dir()))
+        if args.cflags:
+            parts += runtime.cflags()
+        if args.libs:
+            parts += runtime.libs()
+        if not parts:
+            print("simt config: give --cflags, --libs and/or --include", file=sys.stderr)
+            return 2
+        print(" ".join(parts))
+        return 0
+    from .aot import build_kernel
+    from .testing import load_target
+    try:
+        kernel, _ = load_target(args.target_kernel)
+        archs = [a.strip() for a in args.arch.split(",") if a.strip()]
+        block = [int(b) for b in args.block_dim.split(",") if b.strip()]
+        out = build_kernel(kernel, target=args.target, arch=archs, out_dir=args.out,
+                           block_dim=block[0] if len(block) == 1 else tuple(block),
+                           dim_ndim=args.dim_ndim)
+    except (simt.SimtError, ValueError, OSError) as e:
+        print(f"simt build: {e}", file=sys.stderr)
+        return 2
+    print(out)
+    return 0
 
 
 REPORT_KINDS = ("banks", "coalescing", "divergence", "lines", "summary")
@@ -251,6 +302,8 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "calibrate":
         from .calibrate import command as calibrate_command
         return calibrate_command(args.device, args.out, args.keep, args.parts, args.from_csv)
+    if args.command in ("build", "config"):
+        return _aot_command(args)
     if args.command == "demo":
         from .demo import demo
         return demo()
