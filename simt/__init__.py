@@ -43,7 +43,7 @@ ln10 = LN10 = _math.log(10)
 log2e = LOG2E = _math.log2(_math.e)
 log10e = LOG10E = _math.log10(_math.e)
 from .launch import launch
-from .ptx_import import from_cuda, from_ptx
+from .ptx_import import from_cuda, from_numba, from_ptx, from_triton
 from .sim.common import LaunchResult
 from .ir.registry import (LIBRARY as _LIBRARY, REGISTRY as _REGISTRY,
                           BuiltinFunction as _BuiltinFunction)

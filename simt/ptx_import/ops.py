@@ -38,6 +38,8 @@ def _check_mods(L: Lowering, s: P.Instruction, allowed=()) -> None:
              "add/sub .rz/.rm/.rp on f32 (as an FMA with that rounding), .ftz "
              "(subnormals are kept), div.approx/.full (IEEE division)")
 def _arith(L: Lowering, s: P.Instruction) -> None:
+    if carry_form(s):
+        return _carry(L, s)
     mode = next((m for m in s.mods if m in ("rz", "rm", "rp")), None)
     if mode is not None and s.opcode in ("add", "sub"):
         return _directed(L, s, mode)
@@ -111,6 +113,8 @@ def _mul_hi_64(L: Lowering, a, b, t: Scalar) -> Reg:
 
 @handles("mad", doc=".lo and .wide (32-bit) on integers; mad.rn.f32/f64 is fma")
 def _mad(L: Lowering, s: P.Instruction) -> None:
+    if carry_form(s):
+        return _carry(L, s)
     _check_mods(L, s)
     t = L.type_of(s)
     d, a, b, c = s.operands
@@ -276,13 +280,43 @@ def _mov(L: Lowering, s: P.Instruction) -> None:
     t = L.type_of(s)
     d, a = s.operands
     if isinstance(a, P.Vec) or isinstance(d, P.Vec):
-        raise L.unsupported("packing or unpacking vectors")
+        return _pack(L, s, t, d, a)
     if isinstance(a, P.Reg) and a.name.startswith("%") and a.name not in SREGS and a.name not in L.regs:
         raise L.unsupported(f"special register {a.name}")
     if isinstance(a, P.Reg) and a.name in SREGS:
         L.emit(Op.SREG, (L.write(d, Scalar.I32),), (), SREGS[a.name])
         return
     L.emit(Op.MOV, (L.write(d, t),), (L.read(a, t),))
+
+
+_UINT = {8: Scalar.U8, 16: Scalar.U16, 32: Scalar.U32, 64: Scalar.U64}
+
+
+def _pack(L: Lowering, s: P.Instruction, t: Scalar, d, a) -> None:
+    """mov.b64 {lo, hi}, x (unpack: lo the low bits) and mov.b32 x, {lo, hi} (pack)."""
+    whole = _UINT.get(t.bits)
+    parts = (d if isinstance(d, P.Vec) else a).items
+    if whole is None or isinstance(a, P.Vec) == isinstance(d, P.Vec) or t.bits % len(parts) \
+            or t.bits // len(parts) not in _UINT:
+        raise L.unsupported("this packing of vector elements")
+    pt = _UINT[t.bits // len(parts)]
+    if isinstance(d, P.Vec):                         # unpack
+        x = L.read(a, whole)
+        for k, o in enumerate(parts):
+            if isinstance(o, P.Sym) and o.name == "_":
+                continue
+            piece = L.value(Op.SHR, whole, x, Imm(k * pt.bits, whole)) if k else x
+            L.emit(Op.CVT, (L.write(o, pt),), (piece,))
+            L.cur.instrs.extend(L.after_write)
+            L.after_write = []
+        return
+    acc = None                                       # pack
+    for k, o in enumerate(parts):
+        piece = L.value(Op.CVT, whole, L.read(o, pt))
+        if k:
+            piece = L.value(Op.SHL, whole, piece, Imm(k * pt.bits, whole))
+        acc = piece if acc is None else L.value(Op.OR, whole, acc, piece)
+    L.emit(Op.MOV, (L.write(d, whole),), (acc,))
 
 
 @handles("cvta", doc="cvta(.to).global/.shared/.local .u64 (generic <-> global is the identity; "
@@ -693,3 +727,52 @@ def _vote(L: Lowering, s: P.Instruction) -> None:
     if isinstance(p, P.Reg) and p.name.startswith("!"):
         raise L.unsupported("a negated predicate")
     L.emit(Op.VOTE, (L.write(d, t),), (L.read(p, Scalar.BOOL), L.read(mask, Scalar.U32)), mode)
+
+
+# --- carry chains: add.cc / addc / sub.cc / subc / mad.lo.cc / madc (32-bit) ----------------
+
+def _carry_reg(L: Lowering) -> Reg:
+    """The carry flag (CC.CF) as a u32 register of 0 or 1, one per kernel."""
+    r = L.regs.get("%cc.cf")
+    if r is None:
+        r = L.regs["%cc.cf"] = L.new_reg(Scalar.U32, "cf")
+    return r
+
+
+@handles("addc", "subc", "madc", doc="32-bit carry chains: add.cc/addc(.cc), sub.cc/subc(.cc), "
+                                     "mad.lo/.hi.cc and madc.lo/.hi(.cc), the carry a hidden flag")
+def _carry(L: Lowering, s: P.Instruction) -> None:
+    t = L.type_of(s)
+    if t.bits != 32 or any(m not in ("cc", "lo", "hi", "u32", "s32", "b32") for m in s.mods):
+        raise L.unsupported("carry chains other than 32-bit integers")
+    u32, u64 = Scalar.U32, Scalar.U64
+    base = {"addc": "add", "subc": "sub", "madc": "mad"}.get(s.opcode, s.opcode)
+    carry_in = s.opcode in ("addc", "subc", "madc")
+    d, a, b, *rest = s.operands
+    x = L.value(Op.CVT, u64, L.read(a, u32))
+    y = L.value(Op.CVT, u64, L.read(b, u32))
+    if base == "mad":
+        p = L.value(Op.MUL, u64, x, y)
+        if "hi" in s.mods:
+            p = L.value(Op.SHR, u64, p, Imm(32, u64))
+        else:
+            p = L.value(Op.AND, u64, p, Imm(0xFFFFFFFF, u64))
+        x, y = p, L.value(Op.CVT, u64, L.read(rest[0], u32))
+    cf = _carry_reg(L)
+    if base == "sub":       # a - b - borrow, as a + ~b + (1 - borrow) (PTX's CF is a borrow)
+        y = L.value(Op.XOR, u64, y, Imm(0xFFFFFFFF, u64))
+        cin = L.value(Op.SUB, u64, Imm(1, u64), L.value(Op.CVT, u64, cf)) if carry_in else Imm(1, u64)
+    else:
+        cin = L.value(Op.CVT, u64, cf) if carry_in else Imm(0, u64)
+    total = L.value(Op.ADD, u64, L.value(Op.ADD, u64, x, y), cin)
+    L.emit(Op.CVT, (L.write(d, u32),), (total,))
+    if "cc" in s.mods:
+        out = L.value(Op.CVT, u32, L.value(Op.SHR, u64, total, Imm(32, u64)))
+        if base == "sub":
+            out = L.value(Op.XOR, u32, out, Imm(1, u32))
+        L.emit(Op.MOV, (cf,), (out,))
+
+
+def carry_form(s: P.Instruction) -> bool:
+    """add.cc / sub.cc / mad.lo.cc / mad.hi.cc: the first of a chain (handled by _carry)."""
+    return "cc" in s.mods and s.opcode in ("add", "sub", "mad")

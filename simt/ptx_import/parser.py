@@ -78,6 +78,7 @@ class SharedVar:
     nbytes: int
     align: int
     line: int
+    dynamic: bool = False           # `.extern .shared x[]`: sized at launch (Triton's metadata)
 
 
 @dataclass
@@ -108,6 +109,7 @@ class Module:
     entries: dict[str, Entry] = field(default_factory=dict)
     files: dict[int, str] = field(default_factory=dict)     # .file number -> path
     variables: dict[str, "Variable | str"] = field(default_factory=dict)  # name -> it, or why not
+    shared: list[SharedVar] = field(default_factory=list)     # module-level .shared variables
     path: str = "<ptx>"
 
 
@@ -118,7 +120,8 @@ def ptx_error(module_path: str, line: int, message: str) -> CompileError:
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _REG_DECL = re.compile(r"\.reg\s+\.(\w+)\s+(.+)")
 _SHARED_DECL = re.compile(r"\.shared\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)\s*(\[(\d*)\])?\s*$")
-_PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+([\w$]+)(\s*\[\d*\])?")
+_PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+(?:\.ptr\s+(?:\.\w+\s+)?(?:\.align\s+\d+\s+)?)?"
+                    r"([\w$]+)(\s*\[\d*\])?")
 _ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)\s*\(", re.M)
 
 
@@ -168,7 +171,18 @@ def parse(text: str, path: str = "<ptx>") -> Module:
             i = end
             continue
         i += 1
+    for entry in mod.entries.values():
+        used = {o.name for s in entry.body if isinstance(s, Instruction) for o in _symbols(s)}
+        entry.shared += [v for v in mod.shared if v.name in used]
     return mod
+
+
+def _symbols(s: Instruction):
+    for o in s.operands:
+        for x in (o.items if isinstance(o, Vec) else (o,)):
+            x = x.base if isinstance(x, Mem) else x
+            if isinstance(x, Sym):
+                yield x
 
 
 _VARIABLE = re.compile(r"^(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(global|const|shared)\s+"
@@ -186,6 +200,15 @@ def _module_variable(mod: Module, text: str, line: int) -> None:
             mod.variables[name.group(1)] = f"PTX line {line}: cannot read `{text.strip()[:80]}`"
         return
     space, typ, name, count, init = m.groups()
+    if space == "shared" and not init and _SIZES.get(typ):
+        # per-block arrays declared at module scope (Numba's shared arrays; Triton's dynamic
+        # `global_smem[]`): each kernel that names one gets it
+        align = re.search(r"\.align\s+(\d+)", text)
+        size = _SIZES[typ] * (int(count) if count else 1)
+        mod.shared.append(SharedVar(name, 0 if count == "" else size,
+                                    int(align.group(1)) if align else _SIZES[typ], line,
+                                    dynamic=count == ""))
+        return
     if space == "shared" or "extern" in text.split(name)[0]:
         mod.variables[name] = (f"PTX line {line}: {space} variables declared outside a kernel "
                                f"are not supported")
