@@ -12,7 +12,8 @@ from ..ir.mir import (GENERIC_LOCAL_BASE, GENERIC_SHARED_BASE, AtomArg, AtomOp, 
                       ShflMode, Space, SReg, VoteMode)
 from ..ir.types import Scalar
 from . import parser as P
-from .table import IGNORED_MODS, SREGS, TYPES, handles
+from . import half
+from .table import HANDLERS, IGNORED_MODS, SREGS, TYPES, Handler, handles
 
 if TYPE_CHECKING:
     from .lower import Lowering
@@ -285,6 +286,11 @@ def _mov(L: Lowering, s: P.Instruction) -> None:
         raise L.unsupported(f"special register {a.name}")
     if isinstance(a, P.Reg) and a.name in SREGS:
         L.emit(Op.SREG, (L.write(d, Scalar.I32),), (), SREGS[a.name])
+        return
+    if isinstance(a, P.Imm) and a.text[:2].lower() in ("0f", "0d") and t.is_int:
+        bits = int(a.text[2:], 16)                  # a float immediate moved as its bits
+        t = _UINT[t.bits]
+        L.emit(Op.MOV, (L.write(d, t),), (Imm(bits % (1 << t.bits), t),))
         return
     L.emit(Op.MOV, (L.write(d, t),), (L.read(a, t),))
 
@@ -776,3 +782,18 @@ def _carry(L: Lowering, s: P.Instruction) -> None:
 def carry_form(s: P.Instruction) -> bool:
     """add.cc / sub.cc / mad.lo.cc / mad.hi.cc: the first of a chain (handled by _carry)."""
     return "cc" in s.mods and s.opcode in ("add", "sub", "mad")
+
+
+# --- half precision: instructions naming .f16/.bf16(x2) go to half.py first ------------------
+
+def _half_aware(h: Handler) -> Handler:
+    def fn(L: Lowering, s: P.Instruction) -> None:
+        if half.half_form(s) is not None:
+            return half.lower_half(L, s, h.fn)
+        return h.fn(L, s)
+    return Handler(fn, h.doc)
+
+
+for _op in ("add", "sub", "mul", "min", "max", "fma", "mad", "neg", "abs", "setp", "cvt", "ld", "st",
+            "mov", "selp", "and", "or", "xor", "not"):
+    HANDLERS[_op] = _half_aware(HANDLERS[_op])
