@@ -797,3 +797,5 @@ def _half_aware(h: Handler) -> Handler:
 for _op in ("add", "sub", "mul", "min", "max", "fma", "mad", "neg", "abs", "setp", "cvt", "ld", "st",
             "mov", "selp", "and", "or", "xor", "not"):
     HANDLERS[_op] = _half_aware(HANDLERS[_op])
+
+from . import tensor  # noqa: E402,F401  (registers ldmatrix, mma and cp.async)

@@ -34,9 +34,11 @@ class TritonKernel(ImportedKernel):
     """A kernel compiled by Triton: launched with ``grid=`` and one value per non-constexpr
     argument; the block is ``32 * num_warps`` threads."""
 
-    def __init__(self, module: P.Module, entry: P.Entry, name: str, signature: dict, metadata):
+    def __init__(self, module: P.Module, entry: P.Entry, name: str, signature: dict, metadata,
+                 divisible: frozenset = frozenset()):
         super().__init__(module, entry, name)
         self.signature = signature                  # name -> Triton type, without constexprs
+        self.divisible = divisible                  # arguments compiled as multiples of 16
         self.num_warps = int(metadata.num_warps)
         self.dynamic_shared_bytes = int(metadata.shared)
         self.scratch = [(int(getattr(metadata, f"{k}_scratch_size", 0) or 0),
@@ -74,6 +76,12 @@ class TritonKernel(ImportedKernel):
                                       f"got an array of {have}")
             elif isinstance(v, array):
                 raise LaunchError(f"{where}, argument {k} '{n}' ({t}): got an array, expected a scalar")
+            if n in self.divisible:
+                value = v.ptr if isinstance(v, array) else v
+                if not isinstance(value, (int, np.integer)) or int(value) % 16:
+                    what = "its address" if isinstance(v, array) else "its value"
+                    raise LaunchError(f"{where}, argument {k} '{n}': the kernel was compiled with "
+                                      f"{n} divisible by 16 (divisibility=), but {what} is not")
         g = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
         programs = int(np.prod(g)) if g else 0
         extra = []
@@ -87,10 +95,14 @@ class TritonKernel(ImportedKernel):
 
 
 def from_triton(jitfn, signature: dict, constexprs: dict | None = None, num_warps: int = 4,
-                num_stages: int = 3, arch: str = "sm_80") -> TritonKernel:
+                num_stages: int = 3, arch: str = "sm_80", divisibility=()) -> TritonKernel:
     """Compile a ``@triton.jit`` function for ``signature`` (argument name -> Triton type:
     ``"*fp32"``, ``"i32"``, ...) and ``constexprs`` (name -> value) and import it. Launch with
-    ``simt.launch(k, grid=(programs,), inputs=[...])``: simt arrays for pointers."""
+    ``simt.launch(k, grid=(programs,), inputs=[...])``: simt arrays for pointers.
+
+    ``divisibility``: names of arguments to compile as multiples of 16 (pointers: 16-byte
+    aligned), as Triton's own launcher specializes them; it lets Triton vectorize and use
+    cp.async. A launch checks them."""
     triton, GPUTarget, ASTSource = _triton()
     from .numba_front import _cc
     constexprs = dict(constexprs or {})
@@ -108,9 +120,14 @@ def from_triton(jitfn, signature: dict, constexprs: dict | None = None, num_warp
                         + ("; " if missing and unknown else "")
                         + (f"{unknown} are not arguments of the kernel" if unknown else ""))
     full = {n: ("constexpr" if n in constexprs else signature[n]) for n in names}
+    divisible = frozenset(divisibility)
+    if divisible - set(signature):
+        raise SimtError(f"simt.from_triton({jitfn.__name__}): divisibility names "
+                        f"{sorted(divisible - set(signature))}, which are not runtime arguments")
+    attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in divisible}
     major, minor = _cc(arch)
     try:
-        src = ASTSource(jitfn, full, constexprs=constexprs)
+        src = ASTSource(jitfn, full, constexprs=constexprs, attrs=attrs)
         compiled = triton.compile(src, target=GPUTarget("cuda", major * 10 + minor, 32),
                                   options={"num_warps": num_warps, "num_stages": num_stages})
     except Exception as e:          # Triton's own compile errors, as they are
@@ -121,4 +138,4 @@ def from_triton(jitfn, signature: dict, constexprs: dict | None = None, num_warp
     if name not in module.entries:
         raise CompileError(f"Triton's PTX for {jitfn.__name__} has no kernel {name}")
     runtime = {n: t for n, t in full.items() if t != "constexpr"}
-    return TritonKernel(module, module.entries[name], jitfn.__name__, runtime, compiled.metadata)
+    return TritonKernel(module, module.entries[name], jitfn.__name__, runtime, compiled.metadata, divisible)

@@ -46,6 +46,27 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 
 @triton.jit
+def matmul_pipelined(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """Row-major fp16 matmul, K a multiple of BK: with 16-byte divisibility Triton pipelines
+    the loads through cp.async (num_stages=3)."""
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc += tl.dot(tl.load(a, mask=rm[:, None] < M, other=0.0),
+                      tl.load(b, mask=rn[None, :] < N, other=0.0))
+        a += BK
+        b += BK * stride_bk
+    c = c_ptr + rm[:, None] * stride_cm + rn[None, :]
+    tl.store(c, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
 def half_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     """f16 and bf16 loads, arithmetic and conversions."""
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -66,6 +87,11 @@ KERNELS = {
                        "K": "i32", "stride_am": "i32", "stride_ak": "i32", "stride_bk": "i32",
                        "stride_bn": "i32", "stride_cm": "i32", "stride_cn": "i32"},
                       {"BM": 32, "BN": 32, "BK": 32}, {"num_warps": 4, "num_stages": 2}),
+    "matmul_pipelined": ({"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "M": "i32", "N": "i32",
+                          "K": "i32", "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32"},
+                         {"BM": 32, "BN": 32, "BK": 32},
+                         {"num_warps": 4, "num_stages": 3,
+                          "divisibility": ("a_ptr", "b_ptr", "c_ptr", "stride_am", "stride_bk", "stride_cm")}),
     "half_kernel": ({"x_ptr": "*fp16", "y_ptr": "*bf16", "out_ptr": "*fp16", "n": "i32"},
                     {"BLOCK": 128}, {"num_warps": 4}),
 }

@@ -1,0 +1,224 @@
+"""Warp-wide matrix instructions, lowered to shuffles and per-lane arithmetic:
+``ldmatrix`` (m8n8 .x1/.x2/.x4, .trans) and ``mma.sync`` m16n8k16 (f16/bf16 into f32), plus
+``cp.async`` and its groups.
+
+Both matrix instructions are .sync.aligned: every lane of the warp executes them together,
+so each lane can fetch what it needs from the others with SHFL. ldmatrix: lane t of matrix i
+reads 4 bytes of row t/4 (the row whose address lane 8*i + t/4 gave), at byte 4*(t%4); with
+.trans, the two halves at column t/4 of rows 2*(t%4) and 2*(t%4)+1. mma: each lane gathers
+the rows of A and columns of B its four results need from the lanes holding them (the
+fragment layouts of the PTX ISA, "Matrix Fragments for mma.m16n8k16"), then accumulates
+16 exact products (f16 and bf16 products fit an f32) onto C in k order, rounding each sum
+to f32. The tensor core's internal summation order and rounding are not specified: results
+agree with it to a few f32 ulps, not bit for bit.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..ir.mir import Imm, Op, Pointer, ShflMode, Space, SReg
+from ..ir.types import Scalar
+from . import parser as P
+from .half import HALF
+from .table import handles
+
+if TYPE_CHECKING:
+    from .lower import Lowering
+
+I32, U32, U16, F32 = Scalar.I32, Scalar.U32, Scalar.U16, Scalar.F32
+FULL = Imm(0xFFFFFFFF, U32)
+
+
+def _lane(L: Lowering):
+    return L.value(Op.SREG, I32, arg=SReg.LANEID)
+
+
+def _shfl(L: Lowering, value, lane):
+    """``value`` (32- or 64-bit) as held by lane ``lane`` (all lanes take part)."""
+    return L.value(Op.SHFL, value.type, value, lane, FULL, arg=ShflMode.IDX)
+
+
+def _vec(L: Lowering, o: P.Operand, n: int) -> tuple:
+    items = o.items if isinstance(o, P.Vec) else (o,)
+    if len(items) != n:
+        raise L.unsupported(f"expected {n} registers in {{...}}, got {len(items)}")
+    return items
+
+
+# --- ldmatrix --------------------------------------------------------------------------------
+
+@handles("ldmatrix", doc="ldmatrix.sync.aligned.m8n8 .x1/.x2/.x4 (.trans) .shared .b16: each lane's "
+                         "row address shuffled to the lanes that read the row")
+def _ldmatrix(L: Lowering, s: P.Instruction) -> None:
+    from .ops import _address
+    mods = set(s.mods)
+    count = next((int(m[1]) for m in s.mods if m in ("x1", "x2", "x4")), None)
+    if not {"sync", "aligned", "m8n8", "b16"} <= mods or count is None \
+            or not mods <= {"sync", "aligned", "m8n8", "b16", "x1", "x2", "x4", "trans", "shared",
+                            "shared::cta"}:
+        raise L.unsupported()
+    d, m = s.operands
+    outs = _vec(L, d, count)
+    space = Space.SHARED
+    addr = _address(L, m, space)
+    at = addr.type if hasattr(addr, "type") else U32
+    me = _lane(L)
+    quad = L.value(Op.SHR, I32, me, Imm(2, I32))          # t / 4
+    col = L.value(Op.AND, I32, me, Imm(3, I32))           # t % 4
+    for i, o in enumerate(outs):
+        if "trans" not in mods:
+            row_lane = L.value(Op.ADD, I32, quad, Imm(8 * i, I32))
+            row = _shfl(L, addr, row_lane)
+            at_ = L.value(Op.ADD, at, row, L.value(Op.CVT, at, L.value(Op.SHL, I32, col, Imm(2, I32))))
+            (word,) = [L.new_reg(U32)]
+            L.emit(Op.LD, (word,), (at_,), Pointer(space, U32))
+        else:
+            halves = []
+            for k in (0, 1):
+                r = L.value(Op.ADD, I32, L.value(Op.SHL, I32, col, Imm(1, I32)), Imm(8 * i + k, I32))
+                row = _shfl(L, addr, r)
+                at_ = L.value(Op.ADD, at, row, L.value(Op.CVT, at, L.value(Op.SHL, I32, quad, Imm(1, I32))))
+                h = L.new_reg(U16)
+                L.emit(Op.LD, (h,), (at_,), Pointer(space, U16))
+                halves.append(L.value(Op.CVT, U32, h))
+            word = L.value(Op.OR, U32, halves[0], L.value(Op.SHL, U32, halves[1], Imm(16, U32)))
+        L.emit(Op.MOV, (L.write(o, U32),), (word,))
+        L.cur.instrs.extend(L.after_write)
+        L.after_write = []
+
+
+# --- mma.sync m16n8k16 -----------------------------------------------------------------------
+
+def _halves(L: Lowering, word, ht: Scalar) -> tuple:
+    lo = L.value(Op.CVT, U16, word)
+    hi = L.value(Op.CVT, U16, L.value(Op.SHR, U32, word, Imm(16, U32)))
+    return tuple(L.value(Op.CVT, F32, L.value(Op.BITCAST, ht, h)) for h in (lo, hi))
+
+
+@handles("mma", doc="mma.sync.aligned.m16n8k16.row.col f32 += f16 x f16 / bf16 x bf16: operands "
+                    "gathered by shuffles, exact products summed in f32 in k order (the tensor "
+                    "core's own summation agrees to a few ulps)")
+def _mma(L: Lowering, s: P.Instruction) -> None:
+    mods = list(s.mods)
+    if mods[:5] != ["sync", "aligned", "m16n8k16", "row", "col"] or len(mods) != 9:
+        raise L.unsupported("only mma.sync.aligned.m16n8k16.row.col")
+    dt, at, bt, ct = mods[5:]
+    if dt != "f32" or ct != "f32" or at != bt or at not in ("f16", "bf16"):
+        raise L.unsupported("only f16 or bf16 inputs with f32 accumulators")
+    ht = HALF[at][0]
+    d, a, b, c = s.operands
+    a_regs = [L.read(o, U32) for o in _vec(L, a, 4)]
+    b_regs = [L.read(o, U32) for o in _vec(L, b, 2)]
+    c_vals = [L.read(o, F32) for o in _vec(L, c, 4)]
+    me = _lane(L)
+    group = L.value(Op.SHR, I32, me, Imm(2, I32))          # groupID
+    tig = L.value(Op.AND, I32, me, Imm(3, I32))            # thread in group
+    base = L.value(Op.SHL, I32, group, Imm(2, I32))        # first lane of my group
+    # A rows group and group + 8: A[r][k] sits in lane 4*(r%8) + (k%8)/2, register
+    # (r >= 8) + 2*(k >= 8), half k % 2
+    rows = {0: [None] * 16, 8: [None] * 16}
+    for j in range(4):
+        src = L.value(Op.ADD, I32, base, Imm(j, I32))
+        for reg in range(4):
+            lo, hi = _halves(L, _shfl(L, a_regs[reg], src), ht)
+            r, kbase = (8 if reg & 1 else 0), (8 if reg & 2 else 0)
+            rows[r][kbase + 2 * j], rows[r][kbase + 2 * j + 1] = lo, hi
+    # B columns 2*tig and 2*tig + 1: B[k][n] sits in lane 4*n + (k%8)/2, register k >= 8
+    cols = {0: [None] * 16, 1: [None] * 16}
+    for cs in (0, 1):
+        n = L.value(Op.ADD, I32, L.value(Op.SHL, I32, tig, Imm(1, I32)), Imm(cs, I32))
+        first = L.value(Op.SHL, I32, n, Imm(2, I32))
+        for j in range(4):
+            src = L.value(Op.ADD, I32, first, Imm(j, I32))
+            for reg in range(2):
+                lo, hi = _halves(L, _shfl(L, b_regs[reg], src), ht)
+                cols[cs][8 * reg + 2 * j], cols[cs][8 * reg + 2 * j + 1] = lo, hi
+    outs = _vec(L, d, 4)
+    for i, o in enumerate(outs):          # d[i]: row group + 8*(i >= 2), column 2*tig + i % 2
+        acc = c_vals[i]
+        row, col = rows[8 if i >= 2 else 0], cols[i & 1]
+        for k in range(16):
+            acc = L.value(Op.FMA, F32, row[k], col[k], acc)     # the product is exact: a sum
+        L.emit(Op.MOV, (L.write(o, F32),), (acc,))
+        L.cur.instrs.extend(L.after_write)
+        L.after_write = []
+
+
+# --- cp.async ----------------------------------------------------------------------------------
+
+@handles("cp", doc="cp.async.ca/.cg.shared.global 4/8/16 bytes (a smaller src-size zero-fills the "
+                   "rest): the copy is done when issued, commit_group/wait_group/wait_all are "
+                   "no-ops. PTX lets the copy complete at any time before the wait, so this is one "
+                   "of the executions the hardware may give; a kernel that reads the destination "
+                   "before waiting is racy, and that race is not reported")
+def _cp_async(L: Lowering, s: P.Instruction) -> None:
+    from .ops import _address
+    mods = list(s.mods)
+    if mods[:1] != ["async"]:
+        raise L.unsupported()
+    rest = [m for m in mods[1:] if not m.startswith("L2::")]
+    if rest in (["commit_group"], ["wait_group"], ["wait_all"]):
+        return
+    if not rest or rest[0] not in ("ca", "cg") or rest[1:] not in (["shared", "global"],
+                                                                   ["shared::cta", "global"]):
+        raise L.unsupported()
+    dst, src, size, *more = s.operands
+    nbytes = L.constant(size)
+    if nbytes not in (4, 8, 16):
+        raise L.unsupported("cp-size other than 4, 8 or 16")
+    hint = any(m == "L2::cache_hint" for m in mods)
+    src_size = more[0] if len(more) == (2 if hint else 1) else None
+    if len(more) > (2 if hint else 1):
+        raise L.unsupported("operands")
+    d_addr = _address(L, dst, Space.SHARED)
+    s_addr = _address(L, src, Space.GLOBAL)
+    words = nbytes // 4
+    known = nbytes if src_size is None else L.constant(src_size)
+    if known == nbytes:
+        return _copy(L, d_addr, s_addr, words)
+    if known == 0:
+        return _zero(L, d_addr, words)
+    n = L.read(src_size, U32)
+    # src-size is 0 or cp-size in the kernels compilers emit; any other value copies byte by byte
+    full = L.value(Op.GE, Scalar.BOOL, n, Imm(nbytes, U32))
+    _if(L, full, lambda: _copy(L, d_addr, s_addr, words),
+        lambda: _partial(L, d_addr, s_addr, n, nbytes))
+
+
+def _copy(L: Lowering, d_addr, s_addr, words: int) -> None:
+    vals = [L.new_reg(U32) for _ in range(words)]
+    L.emit(Op.LD, vals, (s_addr,), Pointer(Space.GLOBAL, U32))
+    L.emit(Op.ST, (), (d_addr, *vals), Pointer(Space.SHARED, U32))
+
+
+def _zero(L: Lowering, d_addr, words: int) -> None:
+    L.emit(Op.ST, (), (d_addr, *[Imm(0, U32)] * words), Pointer(Space.SHARED, U32))
+
+
+def _partial(L: Lowering, d_addr, s_addr, n, nbytes: int) -> None:
+    _zero(L, d_addr, nbytes // 4)
+    for k in range(nbytes):
+        def one(k=k):
+            v = L.new_reg(Scalar.U8)
+            L.emit(Op.LD, (v,), (_plus(L, s_addr, k),), Pointer(Space.GLOBAL, Scalar.U8))
+            L.emit(Op.ST, (), (_plus(L, d_addr, k), v), Pointer(Space.SHARED, Scalar.U8))
+        _if(L, L.value(Op.GT, Scalar.BOOL, n, Imm(k, U32)), one, None)
+
+
+def _plus(L: Lowering, addr, k: int):
+    return L.value(Op.ADD, addr.type, addr, Imm(k, addr.type)) if k else addr
+
+
+def _if(L: Lowering, cond, then, otherwise) -> None:
+    """Blocks for ``if cond: then() else: otherwise()`` (lanes reconverge after)."""
+    from ..ir.mir import Block
+    yes, no, cont = L.fresh_label("cp"), L.fresh_label("cp"), L.fresh_label("L")
+    L.emit(Op.CBR, (), (cond,), (yes, no if otherwise else cont))
+    L.cur = Block(yes)
+    L.blocks.append(L.cur)
+    then()
+    if otherwise:
+        L.emit(Op.BR, arg=cont)
+        L.start_block(no)
+        otherwise()
+    L.start_block(cont)
