@@ -19,15 +19,26 @@ CORPUS = Path(__file__).parent / "ptx_corpus"
 sys.path.insert(0, str(CORPUS))
 DEV = "cpu:precise"
 
-numba_cuda = pytest.importorskip("numba.cuda", reason="needs numba-cuda (the numba-cuda extra)")
-if not hasattr(numba_cuda, "compile_ptx"):
-    pytest.skip("needs numba-cuda's compile_ptx", allow_module_level=True)
 
-import numba_kernels as nk  # noqa: E402
+
+def _numba_kernels():
+    cuda = pytest.importorskip("numba.cuda", reason="needs numba-cuda (the numba-cuda extra)")
+    if not hasattr(cuda, "compile_ptx"):
+        pytest.skip("needs numba-cuda's compile_ptx")
+    import numba_kernels
+    return numba_kernels
 
 
 def numba_kernel(name: str):
+    nk = _numba_kernels()
     return simt.from_numba(getattr(nk, name), nk.SIGNATURES[name])
+
+
+def triton_kernel(name: str, **changes):
+    pytest.importorskip("triton", reason="needs Triton (the triton extra)")
+    import triton_kernels as tk
+    signature, constexprs, options = tk.KERNELS[name]
+    return simt.from_triton(getattr(tk, name), signature, constexprs, **{**options, **changes})
 
 
 def run(k, **kw):
@@ -123,3 +134,152 @@ def test_numba_compile_errors_are_simt_errors():
         x[0] = undefined_name  # noqa: F821
     with pytest.raises(CompileError, match="numba-cuda could not compile bad"):
         simt.from_numba(bad, "void(float32[:])")
+
+
+# --- Triton ----------------------------------------------------------------------------------
+
+def test_triton_vector_add_masks_the_tail():
+    n = 700
+    rng = np.random.default_rng(10)
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    out = simt.zeros(n + 5, dtype=simt.float32)                 # past n stays untouched
+    k = triton_kernel("add_kernel")
+    r = run(k, grid=(3,), inputs=[simt.array(x), simt.array(y), out, n])
+    np.testing.assert_array_equal(out.numpy()[:n], x + y)
+    np.testing.assert_array_equal(out.numpy()[n:], 0)
+    assert any(f.endswith("triton_kernels.py") for f in r.lines.attrs["files"].values())
+
+
+def test_triton_softmax_rows_dynamic_shared_memory():
+    x = np.random.default_rng(11).standard_normal((6, 100)).astype(np.float32) * 4
+    out = simt.zeros((6, 100), dtype=simt.float32)
+    k = triton_kernel("softmax_kernel")
+    assert k.dynamic_shared_bytes > 0 and k.entry.shared[0].dynamic     # reductions across warps
+    run(k, grid=(6,), inputs=[out, simt.array(x), 100, 100, 100])
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    np.testing.assert_allclose(out.numpy(), e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+def test_triton_fp16_matmul_mma_and_ldmatrix():
+    M, N, K = 20, 40, 48
+    rng = np.random.default_rng(12)
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = simt.zeros((M, N), dtype=simt.float32)
+    k = triton_kernel("matmul_kernel")
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in _opcodes(k)
+    run(k, grid=(1, 2), inputs=[simt.array(a), simt.array(b), c, M, N, K, K, 1, N, 1, N, 1])
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.numpy(), want, rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(c.numpy(), want, rtol=1e-5, atol=1e-5)     # f32 sums of exact products
+
+
+def test_triton_bf16_matmul_pipelined_with_cp_async():
+    from simt.ir import bfloat16
+    M, N, K = 32, 48, 64
+    rng = np.random.default_rng(13)
+    a = bfloat16.from_bits(bfloat16.to_bits(rng.standard_normal((M, K))))
+    b = bfloat16.from_bits(bfloat16.to_bits(rng.standard_normal((K, N))))
+    c = simt.zeros((M, N), dtype=simt.float32)
+    k = triton_kernel("matmul_pipelined")
+    assert {"cp.async.cg.shared.global", "cp.async.wait_group"} <= _opcodes(k)
+    run(k, grid=(1, 2), inputs=[simt.array(a, dtype=simt.bfloat16), simt.array(b, dtype=simt.bfloat16),
+                                c, M, N, K, K, N, N])
+    np.testing.assert_allclose(c.numpy(), a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-5)
+    with pytest.raises(LaunchError, match="'stride_am'.*divisible by 16"):
+        run(k, grid=(1, 2), inputs=[simt.array(a, dtype=simt.bfloat16), simt.array(b, dtype=simt.bfloat16),
+                                    c, M, N, K, K + 1, N, N])
+
+
+def test_triton_half_arithmetic_rounds_like_numpy():
+    from simt.ir import bfloat16
+    n = 256
+    rng = np.random.default_rng(14)
+    x = (rng.standard_normal(n) * 30).astype(np.float16)
+    y = bfloat16.from_bits(bfloat16.to_bits(rng.standard_normal(n).astype(np.float32)))
+    out = simt.zeros(n, dtype=simt.float16)
+    run(triton_kernel("half_kernel"), grid=(2,),
+        inputs=[simt.array(x), simt.array(y, dtype=simt.bfloat16), out, n])
+    square = x * x                                              # rounded to f16, as mul.f16
+    fused = (square.astype(np.float64) + x.astype(np.float64) * y).astype(np.float32)
+    np.testing.assert_array_equal(out.numpy(), fused.astype(np.float16))
+
+
+def test_triton_launch_errors():
+    k = triton_kernel("add_kernel")
+    a = simt.zeros(8, dtype=simt.float32)
+    with pytest.raises(LaunchError, match="block is 32 \\* num_warps = 128"):
+        run(k, grid=(1,), block=(64,), inputs=[a, a, a, 8])
+    with pytest.raises(LaunchError, match="'y_ptr'.*\\*fp32.*int32"):
+        run(k, grid=(1,), inputs=[a, simt.zeros(8, dtype=simt.int32), a, 8])
+    with pytest.raises(LaunchError, match="takes 4 arguments"):
+        run(k, grid=(1,), inputs=[a, a, a])
+
+
+def _opcodes(k) -> set[str]:
+    from simt.ptx_import import parser
+    return {s.full for s in k.entry.body if isinstance(s, parser.Instruction)}
+
+
+# --- the compilers' corpus (committed PTX: runs without numba-cuda or Triton) -----------------
+
+COMPILER_PTX = sorted((CORPUS / "numba").glob("*.ptx")) + sorted((CORPUS / "triton").glob("*.ptx"))
+
+
+def test_compiler_corpus_is_there():
+    assert {p.parent.name for p in COMPILER_PTX} == {"numba", "triton"}
+    assert {"sm_80", "sm_90"} <= {p.stem[-5:] for p in COMPILER_PTX}
+
+
+@pytest.mark.parametrize("path", COMPILER_PTX, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_census_of_compiler_corpus(path):
+    """Fails when Numba's or Triton's committed PTX holds an instruction the importer does not
+    lower (tools/gen_ptx_corpus.py rewrites the files)."""
+    import json
+
+    from simt.ir.verify import verify
+    from simt.ptx_import import parser
+    from simt.ptx_import.lower import HANDLERS
+    module = parser.parse(path.read_text(), str(path))
+    meta = json.loads((CORPUS / "triton" / "meta.json").read_text()).get(path.name, {})
+    for name, entry in module.entries.items():
+        for s in entry.body:
+            if isinstance(s, parser.Instruction):
+                assert s.opcode in HANDLERS, f"{path.name}:{s.line}: {s.full} has no handler"
+        k = simt.from_ptx(path, name)
+        k.dynamic_shared_bytes = meta.get("shared")
+        verify(k.compile(frozenset(p.name for p in entry.params if p.type in ("u64", "b64"))))
+
+
+def test_triton_layernorm_fp16_rows():
+    rng = np.random.default_rng(15)
+    x = rng.standard_normal((3, 200)).astype(np.float16)
+    w = rng.standard_normal(200).astype(np.float32)
+    out = simt.zeros((3, 200), dtype=simt.float16)
+    run(triton_kernel("layernorm_kernel"), grid=(3,),
+        inputs=[simt.array(x), simt.array(w), out, 200, np.float32(1e-5)])
+    d = x.astype(np.float64) - x.astype(np.float64).mean(1, keepdims=True)
+    want = d / np.sqrt((d * d).mean(1, keepdims=True) + 1e-5) * w
+    np.testing.assert_allclose(out.numpy().astype(np.float64), want, rtol=1e-3, atol=1e-3)   # an f16 result
+
+
+def test_triton_scan_argmax_and_acq_rel_atomics():
+    n = 200
+    x = np.random.default_rng(16).integers(-50, 50, n).astype(np.int32)
+    csum, idx, hist = simt.zeros(n, dtype=simt.int32), simt.zeros(1, dtype=simt.int32), simt.zeros(8, dtype=simt.int32)
+    run(triton_kernel("scan_argmax_kernel"), grid=(1,), inputs=[simt.array(x), csum, idx, hist, n])
+    np.testing.assert_array_equal(csum.numpy(), np.cumsum(x))
+    assert idx.numpy()[0] == np.argmax(x)
+    np.testing.assert_array_equal(hist.numpy(), np.bincount(x & 7, minlength=8))
+
+
+def test_triton_fused_f16_fma_is_correctly_rounded():
+    n = 1000
+    rng = np.random.default_rng(17)
+    a, b = rng.standard_normal(n).astype(np.float16), rng.standard_normal(n).astype(np.float16)
+    out = simt.zeros(n, dtype=simt.float16)
+    k = triton_kernel("half_fma_kernel")
+    assert "fma.rn.f16" in _opcodes(k)
+    run(k, grid=(2,), inputs=[simt.array(a), simt.array(b), out, n])
+    s = a + b                                           # add.f16
+    np.testing.assert_array_equal(out.numpy(), (s.astype(np.float64) * a - b).astype(np.float16))

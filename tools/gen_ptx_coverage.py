@@ -23,7 +23,7 @@ from simt.ptx_import.lower import HANDLERS  # noqa: E402
 def corpus_census(folder: Path = ROOT / "tests" / "ptx_corpus") -> Counter:
     """How often each full instruction spelling (``ld.global.nc.f32``) occurs in the corpus."""
     counts: Counter = Counter()
-    for path in sorted(folder.glob("*.ptx")):
+    for path in sorted(folder.rglob("*.ptx")):
         module = parser.parse(path.read_text(), str(path))
         for entry in module.entries.values():
             for s in entry.body:

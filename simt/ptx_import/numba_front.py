@@ -115,4 +115,6 @@ def from_numba(pyfunc, signature, arch: str = "sm_80") -> NumbaKernel:
         names = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         names = [f"arg{k}" for k in range(len(args))]
-    return NumbaKernel(module, entry, fn.__name__, list(args), names[:len(args)])
+    kernel = NumbaKernel(module, entry, fn.__name__, list(args), names[:len(args)])
+    kernel.ptx_text = ptx
+    return kernel

@@ -385,7 +385,8 @@ def _cvt(L: Lowering, s: P.Instruction) -> None:
 
 
 _MEMORY_MODS = {"global", "shared", "local", "const", "shared::cta", "param", "nc", "ca", "cg", "cs",
-                "lu", "cv", "volatile", "relaxed", "weak", "gpu", "cta", "sys", "v2", "v4"}
+                "lu", "cv", "volatile", "relaxed", "weak", "gpu", "cta", "sys", "v2", "v4",
+                "acquire", "release"}
 
 
 def _space(L: Lowering, s: P.Instruction) -> Space:
@@ -512,10 +513,14 @@ _ATOM = {"add": AtomOp.ADD, "min": AtomOp.MIN, "max": AtomOp.MAX, "exch": AtomOp
 
 
 @handles("atom", "red", doc="global/shared/generic add, min, max, exch, cas, and, or, xor on "
-                            "32/64-bit integers (add also f32/f64); .relaxed/.gpu/.cta/.sys scopes")
+                            "32/64-bit integers (add also f32/f64); .relaxed/.acquire/.release/"
+                            ".acq_rel orders and .gpu/.cta/.sys scopes (accesses are applied in "
+                            "program order, which every order allows)")
 def _atom(L: Lowering, s: P.Instruction) -> None:
     kinds = [m for m in s.mods if m in _ATOM]
-    if len(kinds) != 1 or any(m in ("acquire", "release", "acq_rel", "noftz") for m in s.mods):
+    # .acquire/.release/.acq_rel: the precise engine applies accesses one at a time in program
+    # order (sequentially consistent), which every memory order allows
+    if len(kinds) != 1 or "noftz" in s.mods:
         raise L.unsupported()
     op = _ATOM[kinds[0]]
     t = L.type_of(s)

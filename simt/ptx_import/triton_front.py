@@ -129,7 +129,8 @@ def from_triton(jitfn, signature: dict, constexprs: dict | None = None, num_warp
     try:
         src = ASTSource(jitfn, full, constexprs=constexprs, attrs=attrs)
         compiled = triton.compile(src, target=GPUTarget("cuda", major * 10 + minor, 32),
-                                  options={"num_warps": num_warps, "num_stages": num_stages})
+                                  options={"num_warps": num_warps, "num_stages": num_stages,
+                                           "enable_fp_fusion": True})
     except Exception as e:          # Triton's own compile errors, as they are
         raise CompileError(f"Triton could not compile {jitfn.__name__}: {e}") from None
     ptx = compiled.asm["ptx"]
@@ -138,4 +139,6 @@ def from_triton(jitfn, signature: dict, constexprs: dict | None = None, num_warp
     if name not in module.entries:
         raise CompileError(f"Triton's PTX for {jitfn.__name__} has no kernel {name}")
     runtime = {n: t for n, t in full.items() if t != "constexpr"}
-    return TritonKernel(module, module.entries[name], jitfn.__name__, runtime, compiled.metadata, divisible)
+    kernel = TritonKernel(module, module.entries[name], jitfn.__name__, runtime, compiled.metadata, divisible)
+    kernel.ptx_text = ptx
+    return kernel

@@ -77,6 +77,41 @@ def half_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, z.to(tl.float16), mask=mask)
 
 
+@triton.jit
+def layernorm_kernel(x_ptr, w_ptr, out_ptr, n_cols, eps, BLOCK: tl.constexpr):
+    """fp16 rows normalised in f32: mean, variance, rsqrt, weights."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
+    mean = tl.sum(x, axis=0) / n_cols
+    d = tl.where(mask, x - mean, 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(d * d, axis=0) / n_cols + eps)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0)
+    tl.store(out_ptr + row * n_cols + cols, (d * rstd * w).to(tl.float16), mask=mask)
+
+
+@triton.jit
+def scan_argmax_kernel(x_ptr, csum_ptr, idx_ptr, hist_ptr, n, BLOCK: tl.constexpr):
+    """A prefix sum, an argmax and atomic adds over one block of int32."""
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.store(csum_ptr + offs, tl.cumsum(x, axis=0), mask=mask)
+    tl.store(idx_ptr, tl.argmax(tl.where(mask, x, -2**31), axis=0))
+    tl.atomic_add(hist_ptr + (x & 7), 1, mask=mask)
+
+
+@triton.jit
+def half_fma_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """fp16 add, then a multiply-subtract that Triton fuses into fma.rn.f16."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, (x + y) * x - y, mask=mask)
+
+
 # name -> (signature, constexprs, options), as simt.from_triton takes them
 KERNELS = {
     "add_kernel": ({"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"},
@@ -94,4 +129,10 @@ KERNELS = {
                           "divisibility": ("a_ptr", "b_ptr", "c_ptr", "stride_am", "stride_bk", "stride_cm")}),
     "half_kernel": ({"x_ptr": "*fp16", "y_ptr": "*bf16", "out_ptr": "*fp16", "n": "i32"},
                     {"BLOCK": 128}, {"num_warps": 4}),
+    "layernorm_kernel": ({"x_ptr": "*fp16", "w_ptr": "*fp32", "out_ptr": "*fp16", "n_cols": "i32",
+                          "eps": "fp32"}, {"BLOCK": 256}, {"num_warps": 4}),
+    "scan_argmax_kernel": ({"x_ptr": "*i32", "csum_ptr": "*i32", "idx_ptr": "*i32", "hist_ptr": "*i32",
+                            "n": "i32"}, {"BLOCK": 256}, {"num_warps": 4}),
+    "half_fma_kernel": ({"x_ptr": "*fp16", "y_ptr": "*fp16", "out_ptr": "*fp16", "n": "i32"},
+                     {"BLOCK": 512}, {"num_warps": 2, "divisibility": ("x_ptr", "y_ptr", "out_ptr")}),
 }
