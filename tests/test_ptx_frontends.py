@@ -283,3 +283,116 @@ def test_triton_fused_f16_fma_is_correctly_rounded():
     run(k, grid=(2,), inputs=[simt.array(a), simt.array(b), out, n])
     s = a + b                                           # add.f16
     np.testing.assert_array_equal(out.numpy(), (s.astype(np.float64) * a - b).astype(np.float16))
+
+
+# --- hand-written PTX for the rest of the ISA (tests/ptx_corpus/isa_extras.ptx) ---------------
+
+EXTRAS = CORPUS / "isa_extras.ptx"
+
+
+def _pairs(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """u32 words of two 16-bit fields, ``lo`` in the low half (as PTX packs .f16x2)."""
+    return lo.astype(np.uint32) | (hi.astype(np.uint32) << np.uint32(16))
+
+
+def _halves_of(w: np.ndarray):
+    return (w & 0xFFFF).astype(np.uint16), (w >> 16).astype(np.uint16)
+
+
+def test_packed_half_arithmetic_and_conversions():
+    from simt.ir import bfloat16
+    n = 64
+    rng = np.random.default_rng(20)
+    xs = rng.standard_normal((n, 2)).astype(np.float16)
+    ys = rng.standard_normal((n, 2)).astype(np.float16)
+    # x*y + x rounded to f32 and then to f16 would be off by one ulp for these (a search)
+    xs[0], ys[0] = np.array([1167, 1765], np.uint16).view(np.float16), np.array([8235, 10989], np.uint16).view(np.float16)
+    x, y = _pairs(xs[:, 0].view(np.uint16), xs[:, 1].view(np.uint16)), _pairs(ys[:, 0].view(np.uint16), ys[:, 1].view(np.uint16))
+    f = (rng.standard_normal(n) * 100).astype(np.float32)
+    g = rng.standard_normal(n).astype(np.float32)
+    out = simt.zeros(n * 10, dtype=simt.uint32)
+    run(simt.from_ptx(EXTRAS, "halves"), grid=1, block=n,
+        inputs=[simt.array(x), simt.array(y), simt.array(f), simt.array(g), out])
+    o = out.numpy().reshape(n, 10)
+    x64, y64 = xs.astype(np.float64), ys.astype(np.float64)
+
+    def f16(v):         # one rounding from the exact value (exact in f64 here)
+        v = v.astype(np.float16).view(np.uint16)
+        return _pairs(v[:, 0], v[:, 1])
+    np.testing.assert_array_equal(o[:, 0], f16(x64 + y64))
+    np.testing.assert_array_equal(o[:, 1], f16(x64 * y64))
+    np.testing.assert_array_equal(o[:, 2], f16(x64 * y64 + x64))
+    np.testing.assert_array_equal(o[:, 3], x ^ np.uint32(0x80008000))
+    np.testing.assert_array_equal(o[:, 4], f16(np.abs(y64)))
+    bx = np.stack(_halves_of(x), 1)
+    by = np.stack(_halves_of(y), 1)                  # the same bits read as bfloat16
+    s = bfloat16.from_bits(bx).astype(np.float64) + bfloat16.from_bits(by)
+    b = bfloat16.to_bits(s.astype(np.float32))       # f32 then bf16: rounding twice is exact here
+    np.testing.assert_array_equal(o[:, 5], _pairs(b[:, 0], b[:, 1]))
+    np.testing.assert_array_equal(o[:, 6], _pairs(g.astype(np.float16).view(np.uint16), f.astype(np.float16).view(np.uint16)))
+    np.testing.assert_array_equal(o[:, 7], _pairs(bfloat16.to_bits(g), bfloat16.to_bits(f)))
+    lo = np.minimum(xs[:, 0], ys[:, 0]).view(np.uint16)
+    hi = np.maximum(xs[:, 1], ys[:, 1]).view(np.uint16)
+    np.testing.assert_array_equal(o[:, 8], _pairs(lo, hi))
+    np.testing.assert_array_equal(o[:, 9], (xs[:, 1] < ys[:, 1]) * 1 + (ys[:, 0] > 0) * 2)
+
+
+def _prmt(a: int, b: int, c: int) -> int:
+    """PTX ISA, prmt default mode: result byte k is byte (c >> 4k) & 7 of {b, a}, or its sign
+    spread over the byte when bit 3 of that nibble is set."""
+    source = (b << 32) | a
+    out = 0
+    for k in range(4):
+        nib = (c >> (4 * k)) & 15
+        byte = (source >> (8 * (nib & 7))) & 255
+        if nib & 8:
+            byte = 255 if byte & 128 else 0
+        out |= byte << (8 * k)
+    return out
+
+
+def test_prmt_lop3_carry_chain_and_cache_policy():
+    n = 64
+    rng = np.random.default_rng(21)
+    a, b, c = (rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32) for _ in range(3))
+    out = simt.zeros(n * 6, dtype=simt.uint32)
+    run(simt.from_ptx(EXTRAS, "bits"), grid=1, block=n, inputs=[simt.array(a), simt.array(b), simt.array(c), out])
+    o = out.numpy().reshape(n, 6)
+    np.testing.assert_array_equal(o[:, 0], [_prmt(int(p), int(q), 0x9E40) for p, q in zip(a, b)])
+    np.testing.assert_array_equal(o[:, 1], [_prmt(int(p), int(q), int(r)) for p, q, r in zip(a, b, c)])
+    np.testing.assert_array_equal(o[:, 2], a ^ b ^ c)
+    np.testing.assert_array_equal(o[:, 3], (a & b) | (~a & c))
+    total = [((int(q) << 32 | int(p)) + (int(p) << 32 | int(r))) % 2**64 for p, q, r in zip(a, b, c)]
+    np.testing.assert_array_equal(o[:, 4], [t & 0xFFFFFFFF for t in total])
+    np.testing.assert_array_equal(o[:, 5], [t >> 32 for t in total])
+
+
+def test_redux_elect_and_vote_uni():
+    rng = np.random.default_rng(22)
+    v = rng.integers(-2**31, 2**31, 64, dtype=np.int64).astype(np.int32)
+    v[32:] = np.abs(v[32:] // 2) + 1                 # warp 1: all positive
+    out = simt.zeros(64 * 5, dtype=simt.uint32)
+    run(simt.from_ptx(EXTRAS, "warp"), grid=1, block=64, inputs=[simt.array(v), out])
+    o = out.numpy().reshape(2, 32, 5)
+    w = v.reshape(2, 32)
+    for k in range(2):
+        assert (o[k, :, 0] == np.uint32(w[k].astype(np.int64).sum() % 2**32)).all()
+        assert (o[k, :, 1] == w[k].view(np.uint32).max()).all()
+        odd = np.flatnonzero(w[k] & 1)
+        np.testing.assert_array_equal(o[k, :, 2], np.where(w[k] & 1, odd[0], 0))
+        np.testing.assert_array_equal(o[k, :, 3], np.arange(32) == odd[0])
+        assert (o[k, :, 4] == int(len(set(w[k] > 0)) == 1)).all()
+
+
+def test_ldmatrix_x1_x2_and_trans_fragments():
+    out = simt.zeros(32 * 5, dtype=simt.uint32)
+    run(simt.from_ptx(EXTRAS, "ldm"), grid=1, block=32, inputs=[out])
+    o = out.numpy().reshape(32, 5)
+    t = np.arange(32)
+    # PTX ISA (ldmatrix): lane t holds row t // 4, columns 2*(t % 4) and + 1 of each matrix;
+    # .trans: of the transposed matrix. Element (r, c) of matrix m holds m*64 + r*8 + c.
+    row, col = t // 4, 2 * (t % 4)
+    plain = lambda m: _pairs(m * 64 + row * 8 + col, m * 64 + row * 8 + col + 1)   # noqa: E731
+    trans = lambda m: _pairs(m * 64 + col * 8 + row, m * 64 + (col + 1) * 8 + row)  # noqa: E731
+    for k, want in enumerate([plain(0), plain(0), plain(1), trans(0), trans(1)]):
+        np.testing.assert_array_equal(o[:, k], want, err_msg=f"word {k}")

@@ -437,6 +437,17 @@ def _address(L: Lowering, m: P.Operand, space: Space) -> Reg | Imm:
     return base
 
 
+def _without_policy(L: Lowering, s: P.Instruction) -> tuple:
+    """The operands of an ld/st; a .L2::cache_hint's cache-policy operand is dropped (simt
+    does not model L2 eviction priorities)."""
+    ops = s.operands
+    if "L2::cache_hint" in s.mods:
+        ops = ops[:-1]
+    if len(ops) != 2:
+        raise L.unsupported("operand count")
+    return ops
+
+
 _ELEM = {Scalar.I8, Scalar.U8, Scalar.I16, Scalar.U16}
 
 
@@ -451,7 +462,7 @@ def _vector(s: P.Instruction) -> int:
                    "cache hints, 8- to 64-bit integers and f32/f64")
 def _ld(L: Lowering, s: P.Instruction) -> None:
     t = L.type_of(s)
-    d, m = s.operands
+    d, m = _without_policy(L, s)
     if "param" in s.mods:
         return _ld_param(L, s, t, d, m)
     space = _space(L, s)
@@ -493,7 +504,7 @@ def _ld_param(L: Lowering, s, t, d, m) -> None:
                    "and f32/f64")
 def _st(L: Lowering, s: P.Instruction) -> None:
     t = L.type_of(s)
-    m, v = s.operands
+    m, v = _without_policy(L, s)
     space = _space(L, s)
     addr = _address(L, m, space)
     vals = v.items if isinstance(v, P.Vec) else (v,)
@@ -727,8 +738,15 @@ def _popc(L: Lowering, s: P.Instruction) -> None:
 _VOTE = {"any": VoteMode.ANY, "all": VoteMode.ALL, "ballot": VoteMode.BALLOT}
 
 
-@handles("vote", doc="vote.sync .any/.all .pred and .ballot.b32")
+@handles("vote", doc="vote.sync .any/.all/.uni .pred and .ballot.b32")
 def _vote(L: Lowering, s: P.Instruction) -> None:
+    if "uni" in s.mods and "sync" in s.mods:         # all equal: all true or all false
+        d, p, mask = s.operands
+        x, m = L.read(p, Scalar.BOOL), L.read(mask, Scalar.U32)
+        yes = L.value(Op.VOTE, Scalar.BOOL, x, m, arg=VoteMode.ALL)
+        no = L.value(Op.VOTE, Scalar.BOOL, L.value(Op.NOT, Scalar.BOOL, x), m, arg=VoteMode.ALL)
+        L.emit(Op.OR, (L.write(d, Scalar.BOOL),), (yes, no))
+        return
     modes = [m for m in s.mods if m in _VOTE]
     if "sync" not in s.mods or len(modes) != 1:
         raise L.unsupported()
@@ -803,4 +821,4 @@ for _op in ("add", "sub", "mul", "min", "max", "fma", "mad", "neg", "abs", "setp
             "mov", "selp", "and", "or", "xor", "not"):
     HANDLERS[_op] = _half_aware(HANDLERS[_op])
 
-from . import tensor  # noqa: E402,F401  (registers ldmatrix, mma and cp.async)
+from . import bits, tensor  # noqa: E402,F401  (register prmt, lop3, ...; ldmatrix, mma, cp.async)

@@ -413,8 +413,8 @@ def _split_operands(s: str) -> list[str]:
 
 def _atom(s: str) -> Reg | Imm | Sym:
     s = s.strip()
-    if s.startswith("%"):
-        return Reg(s.replace(" ", ""))          # "%r2|%p1": a result and its predicate
+    if s.startswith("%") or "|" in s:
+        return Reg(s.replace(" ", ""))          # "%r2|%p1", "_|%p1": a result and its predicate
     if re.match(r"^[-+]?(0[fFdD][0-9a-fA-F]+|0[xX][0-9a-fA-F]+U?|\d+U?|\d*\.\d+([eE][-+]?\d+)?)$", s):
         return Imm(s)
     if re.match(r"^[\w$]+$", s):
