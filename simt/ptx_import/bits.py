@@ -92,8 +92,9 @@ def _redux(L: Lowering, s: P.Instruction) -> None:
     L.emit(Op.MOV, (L.write(d, t),), (x,))
 
 
-@handles("elect", doc="elect.sync d|p, membermask: the lowest active lane of the mask is the leader "
-                      "(d its lane number, p true in it)")
+@handles("elect", doc="elect.sync with a lane and a predicate result and a member mask: the lowest "
+                      "active lane of the mask is the leader (the lane result its number, the "
+                      "predicate true in it)")
 def _elect(L: Lowering, s: P.Instruction) -> None:
     if s.mods != ("sync",) or len(s.operands) != 2:
         raise L.unsupported()
