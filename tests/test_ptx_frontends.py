@@ -396,3 +396,44 @@ def test_ldmatrix_x1_x2_and_trans_fragments():
     trans = lambda m: _pairs(m * 64 + col * 8 + row, m * 64 + (col + 1) * 8 + row)  # noqa: E731
     for k, want in enumerate([plain(0), plain(0), plain(1), trans(0), trans(1)]):
         np.testing.assert_array_equal(o[:, k], want, err_msg=f"word {k}")
+
+
+def test_numba_jit_dispatcher_and_scalar_types():
+    cuda = _numba_kernels().cuda
+
+    @cuda.jit
+    def fill(out, v, k):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            out[i] = v * i + k
+    k = simt.from_numba(fill, "void(int64[:], int64, int16)")
+    out = simt.zeros(50, dtype=simt.int64)
+    run(k, grid=2, block=32, inputs=[out, 3_000_000_000, -7])
+    np.testing.assert_array_equal(out.numpy(), 3_000_000_000 * np.arange(50) - 7)
+
+
+def test_missing_compilers_name_their_extras(monkeypatch):
+    from simt.errors import SimtError
+    monkeypatch.setitem(sys.modules, "numba.cuda", None)
+    with pytest.raises(SimtError, match=r"simt\[numba-cuda\]"):
+        simt.from_numba(lambda x: None, "void(float32[:])")
+    monkeypatch.setitem(sys.modules, "triton", None)
+    with pytest.raises(SimtError, match=r"simt\[triton\]"):
+        simt.from_triton(None, signature={})
+
+
+def test_triton_half_scalar_argument():
+    pytest.importorskip("triton", reason="needs Triton (the triton extra)")
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def scale(x_ptr, s, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * s, mask=offs < n)
+    k = simt.from_triton(scale, signature={"x_ptr": "*fp16", "s": "fp16", "n": "i32"},
+                         constexprs={"BLOCK": 64}, num_warps=1)
+    x = np.linspace(-3, 3, 50).astype(np.float16)
+    a = simt.array(x)
+    run(k, grid=(1,), inputs=[a, 1.5, 50])
+    np.testing.assert_array_equal(a.numpy(), x * np.float16(1.5))

@@ -17,8 +17,9 @@ EXTRA = "numba-cuda"
 
 
 def _numba():
+    import importlib
     try:
-        from numba import cuda
+        cuda = importlib.import_module("numba.cuda")
         from numba.core import sigutils, types
     except ImportError as e:
         raise SimtError(f"simt.from_numba needs numba-cuda: pip install 'simt[{EXTRA}]' "
@@ -64,7 +65,7 @@ class NumbaKernel(ImportedKernel):
             if not _is_array(a):
                 if isinstance(v, array):
                     raise LaunchError(f"{where}, argument {k} '{n}' ({a}): got an array, expected a scalar")
-                out.append(v)
+                out.append(_scalar(where, k, n, a, v))
                 continue
             if not isinstance(v, array) or v.is_annotation:
                 raise LaunchError(f"{where}, argument {k} '{n}' ({a}): expected a simt array, got "
@@ -76,6 +77,22 @@ class NumbaKernel(ImportedKernel):
                                   f"({a.ndim}-d {want}), got a {v.ndim}-d {have} array")
             out += [0, 0, v.size, want.itemsize, v, *v.shape, *v.strides]
         return out, grid, block
+
+
+def _scalar(where: str, k: int, name: str, t, v):
+    """A scalar in the PTX parameter's form: Numba declares integers and booleans unsigned
+    (.u16 for int16), so a signed value travels as its bits."""
+    want = np.dtype(str(t)) if str(t) != "bool" else np.dtype(np.bool_)
+    if want.kind not in "iub":
+        return v
+    if isinstance(v, (bool, np.bool_)) != (want.kind == "b") or not isinstance(v, (int, np.integer, bool, np.bool_)):
+        raise LaunchError(f"{where}, argument {k} '{name}' ({t}): expected "
+                          f"{'a bool' if want.kind == 'b' else 'an int'}, got {type(v).__name__}")
+    info = np.iinfo(want) if want.kind != "b" else None
+    if info is not None and not info.min <= int(v) <= info.max:
+        raise LaunchError(f"{where}, argument {k} '{name}' ({t}): {int(v)} is out of its range "
+                          f"[{info.min}, {info.max}]")
+    return int(v) % (1 << (8 * want.itemsize)) if want.kind != "b" else int(bool(v))
 
 
 def _is_array(t) -> bool:

@@ -291,6 +291,11 @@ def _parse_entry(lines: list[str], i: int, path: str) -> tuple[Entry, int]:
         m = _PARAM.match(piece)
         if not m:
             raise ptx_error(path, start + 1, f"cannot read parameter {piece!r} of {name}")
+        size = re.search(r"\[(\d+)\]", m.group(3) or "")
+        if m.group(1) == "b8" and size and int(size.group(1)) in (2, 4, 8):
+            # a 2-, 4- or 8-byte value passed as bytes (Triton's fp16 scalars): read as bits
+            params.append(Param(m.group(2), f"b{8 * int(size.group(1))}", start + 1))
+            continue
         if m.group(3):
             raise ptx_error(path, start + 1, f"parameter {m.group(2)} of {name} is passed by value "
                             f"as bytes (a struct or array argument): not supported in this version")

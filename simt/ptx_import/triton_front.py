@@ -21,8 +21,9 @@ _DTYPES = {"fp16": np.float16, "bf16": None, "fp32": np.float32, "fp64": np.floa
 
 
 def _triton():
+    import importlib
     try:
-        import triton
+        triton = importlib.import_module("triton")
         from triton.backends.compiler import GPUTarget
         from triton.compiler import ASTSource
     except ImportError as e:
@@ -76,6 +77,15 @@ class TritonKernel(ImportedKernel):
                                       f"got an array of {have}")
             elif isinstance(v, array):
                 raise LaunchError(f"{where}, argument {k} '{n}' ({t}): got an array, expected a scalar")
+            elif t in ("fp16", "bf16"):             # passed as the half's 16 bits
+                from ..ir.bfloat16 import to_bits
+                try:
+                    bits = np.float16(v).view(np.uint16) if t == "fp16" else to_bits(np.float32(v))
+                except (TypeError, ValueError):
+                    raise LaunchError(f"{where}, argument {k} '{n}' ({t}): expected a number, "
+                                      f"got {type(v).__name__}") from None
+                values = list(values)
+                values[k] = int(bits)
             if n in self.divisible:
                 value = v.ptr if isinstance(v, array) else v
                 if not isinstance(value, (int, np.integer)) or int(value) % 16:
