@@ -1,10 +1,10 @@
 """Bit and warp instructions the compilers emit around their arithmetic: prmt, lop3,
-redux.sync, elect.sync and createpolicy, lowered to existing MIR ops."""
+redux.sync, elect.sync, createpolicy and 32-bit carry chains, lowered to existing MIR ops."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..ir.mir import Imm, Op, ShflMode, SReg
+from ..ir.mir import Imm, Op, Reg, ShflMode, SReg
 from ..ir.types import Scalar
 from . import parser as P
 from .table import handles
@@ -119,3 +119,52 @@ def _createpolicy(L: Lowering, s: P.Instruction) -> None:
     if s.mods[-1:] != ("b64",):
         raise L.unsupported()
     L.emit(Op.MOV, (L.write(d, U64),), (Imm(0, U64),))
+
+
+# --- carry chains: add.cc / addc / sub.cc / subc / mad.lo.cc / madc (32-bit) ----------------
+
+def _carry_reg(L: Lowering) -> Reg:
+    """The carry flag (CC.CF) as a u32 register of 0 or 1, one per kernel."""
+    r = L.regs.get("%cc.cf")
+    if r is None:
+        r = L.regs["%cc.cf"] = L.new_reg(Scalar.U32, "cf")
+    return r
+
+
+@handles("addc", "subc", "madc", doc="32-bit carry chains: add.cc/addc(.cc), sub.cc/subc(.cc), "
+                                     "mad.lo/.hi.cc and madc.lo/.hi(.cc), the carry a hidden flag")
+def carry(L: Lowering, s: P.Instruction) -> None:
+    t = L.type_of(s)
+    if t.bits != 32 or any(m not in ("cc", "lo", "hi", "u32", "s32", "b32") for m in s.mods):
+        raise L.unsupported("carry chains other than 32-bit integers")
+    u32, u64 = Scalar.U32, Scalar.U64
+    base = {"addc": "add", "subc": "sub", "madc": "mad"}.get(s.opcode, s.opcode)
+    carry_in = s.opcode in ("addc", "subc", "madc")
+    d, a, b, *rest = s.operands
+    x = L.value(Op.CVT, u64, L.read(a, u32))
+    y = L.value(Op.CVT, u64, L.read(b, u32))
+    if base == "mad":
+        p = L.value(Op.MUL, u64, x, y)
+        if "hi" in s.mods:
+            p = L.value(Op.SHR, u64, p, Imm(32, u64))
+        else:
+            p = L.value(Op.AND, u64, p, Imm(0xFFFFFFFF, u64))
+        x, y = p, L.value(Op.CVT, u64, L.read(rest[0], u32))
+    cf = _carry_reg(L)
+    if base == "sub":       # a - b - borrow, as a + ~b + (1 - borrow) (PTX's CF is a borrow)
+        y = L.value(Op.XOR, u64, y, Imm(0xFFFFFFFF, u64))
+        cin = L.value(Op.SUB, u64, Imm(1, u64), L.value(Op.CVT, u64, cf)) if carry_in else Imm(1, u64)
+    else:
+        cin = L.value(Op.CVT, u64, cf) if carry_in else Imm(0, u64)
+    total = L.value(Op.ADD, u64, L.value(Op.ADD, u64, x, y), cin)
+    L.emit(Op.CVT, (L.write(d, u32),), (total,))
+    if "cc" in s.mods:
+        out = L.value(Op.CVT, u32, L.value(Op.SHR, u64, total, Imm(32, u64)))
+        if base == "sub":
+            out = L.value(Op.XOR, u32, out, Imm(1, u32))
+        L.emit(Op.MOV, (cf,), (out,))
+
+
+def carry_form(s: P.Instruction) -> bool:
+    """add.cc / sub.cc / mad.lo.cc / mad.hi.cc: the first of a chain (handled by carry)."""
+    return "cc" in s.mods and s.opcode in ("add", "sub", "mad")

@@ -13,6 +13,7 @@ from ..ir.mir import (GENERIC_LOCAL_BASE, GENERIC_SHARED_BASE, AtomArg, AtomOp, 
 from ..ir.types import Scalar
 from . import parser as P
 from . import half
+from .bits import carry, carry_form
 from .table import HANDLERS, IGNORED_MODS, SREGS, TYPES, Handler, handles
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def _check_mods(L: Lowering, s: P.Instruction, allowed=()) -> None:
              "(subnormals are kept), div.approx/.full (IEEE division)")
 def _arith(L: Lowering, s: P.Instruction) -> None:
     if carry_form(s):
-        return _carry(L, s)
+        return carry(L, s)
     mode = next((m for m in s.mods if m in ("rz", "rm", "rp")), None)
     if mode is not None and s.opcode in ("add", "sub"):
         return _directed(L, s, mode)
@@ -115,7 +116,7 @@ def _mul_hi_64(L: Lowering, a, b, t: Scalar) -> Reg:
 @handles("mad", doc=".lo and .wide (32-bit) on integers; mad.rn.f32/f64 is fma")
 def _mad(L: Lowering, s: P.Instruction) -> None:
     if carry_form(s):
-        return _carry(L, s)
+        return carry(L, s)
     _check_mods(L, s)
     t = L.type_of(s)
     d, a, b, c = s.operands
@@ -758,55 +759,6 @@ def _vote(L: Lowering, s: P.Instruction) -> None:
     L.emit(Op.VOTE, (L.write(d, t),), (L.read(p, Scalar.BOOL), L.read(mask, Scalar.U32)), mode)
 
 
-# --- carry chains: add.cc / addc / sub.cc / subc / mad.lo.cc / madc (32-bit) ----------------
-
-def _carry_reg(L: Lowering) -> Reg:
-    """The carry flag (CC.CF) as a u32 register of 0 or 1, one per kernel."""
-    r = L.regs.get("%cc.cf")
-    if r is None:
-        r = L.regs["%cc.cf"] = L.new_reg(Scalar.U32, "cf")
-    return r
-
-
-@handles("addc", "subc", "madc", doc="32-bit carry chains: add.cc/addc(.cc), sub.cc/subc(.cc), "
-                                     "mad.lo/.hi.cc and madc.lo/.hi(.cc), the carry a hidden flag")
-def _carry(L: Lowering, s: P.Instruction) -> None:
-    t = L.type_of(s)
-    if t.bits != 32 or any(m not in ("cc", "lo", "hi", "u32", "s32", "b32") for m in s.mods):
-        raise L.unsupported("carry chains other than 32-bit integers")
-    u32, u64 = Scalar.U32, Scalar.U64
-    base = {"addc": "add", "subc": "sub", "madc": "mad"}.get(s.opcode, s.opcode)
-    carry_in = s.opcode in ("addc", "subc", "madc")
-    d, a, b, *rest = s.operands
-    x = L.value(Op.CVT, u64, L.read(a, u32))
-    y = L.value(Op.CVT, u64, L.read(b, u32))
-    if base == "mad":
-        p = L.value(Op.MUL, u64, x, y)
-        if "hi" in s.mods:
-            p = L.value(Op.SHR, u64, p, Imm(32, u64))
-        else:
-            p = L.value(Op.AND, u64, p, Imm(0xFFFFFFFF, u64))
-        x, y = p, L.value(Op.CVT, u64, L.read(rest[0], u32))
-    cf = _carry_reg(L)
-    if base == "sub":       # a - b - borrow, as a + ~b + (1 - borrow) (PTX's CF is a borrow)
-        y = L.value(Op.XOR, u64, y, Imm(0xFFFFFFFF, u64))
-        cin = L.value(Op.SUB, u64, Imm(1, u64), L.value(Op.CVT, u64, cf)) if carry_in else Imm(1, u64)
-    else:
-        cin = L.value(Op.CVT, u64, cf) if carry_in else Imm(0, u64)
-    total = L.value(Op.ADD, u64, L.value(Op.ADD, u64, x, y), cin)
-    L.emit(Op.CVT, (L.write(d, u32),), (total,))
-    if "cc" in s.mods:
-        out = L.value(Op.CVT, u32, L.value(Op.SHR, u64, total, Imm(32, u64)))
-        if base == "sub":
-            out = L.value(Op.XOR, u32, out, Imm(1, u32))
-        L.emit(Op.MOV, (cf,), (out,))
-
-
-def carry_form(s: P.Instruction) -> bool:
-    """add.cc / sub.cc / mad.lo.cc / mad.hi.cc: the first of a chain (handled by _carry)."""
-    return "cc" in s.mods and s.opcode in ("add", "sub", "mad")
-
-
 # --- half precision: instructions naming .f16/.bf16(x2) go to half.py first ------------------
 
 def _half_aware(h: Handler) -> Handler:
@@ -821,4 +773,4 @@ for _op in ("add", "sub", "mul", "min", "max", "fma", "mad", "neg", "abs", "setp
             "mov", "selp", "and", "or", "xor", "not"):
     HANDLERS[_op] = _half_aware(HANDLERS[_op])
 
-from . import bits, tensor  # noqa: E402,F401  (register prmt, lop3, ...; ldmatrix, mma, cp.async)
+from . import tensor  # noqa: E402,F401  (registers ldmatrix, mma and cp.async)

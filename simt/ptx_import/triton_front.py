@@ -95,12 +95,13 @@ class TritonKernel(ImportedKernel):
         g = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
         programs = int(np.prod(g)) if g else 0
         extra = []
+        device = next((v.device for v in values if isinstance(v, array)), None)
         for size, align in self.scratch[:self.hidden]:
             if size == 0:
                 extra.append(0)
             else:                                  # one slice per program, as Triton's launcher
                 per = -(-size // align) * align
-                extra.append(zeros(max(1, programs) * per, dtype=np.uint8))
+                extra.append(zeros(max(1, programs) * per, dtype=np.uint8, device=device))
         return list(values) + extra, grid, (threads, 1, 1)
 
 
