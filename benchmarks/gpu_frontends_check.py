@@ -130,8 +130,12 @@ def cases():
         lambda o: ([*(arr(w, d) for w in words), o], [o]))(simt.zeros(64 * 6, dtype=simt.uint32, device=d)), True
     yield "ptx redux/elect/vote.uni", lambda: simt.from_ptx(extras, "warp"), 1, 64, lambda d: (
         lambda o: ([arr(ints[:64], d), o], [o]))(simt.zeros(64 * 5, dtype=simt.uint32, device=d)), True
-    yield "ptx ldmatrix x1/x2/trans", lambda: simt.from_ptx(extras, "ldm"), 1, 32, lambda d: (
-        lambda o: ([o], [o]))(simt.zeros(32 * 5, dtype=simt.uint32, device=d)), True
+    yield "ptx ldmatrix/stmatrix x1/x2/trans", lambda: simt.from_ptx(extras, "ldm"), 1, 32, lambda d: (
+        lambda o, b: ([o, b], [o, b]))(simt.zeros(32 * 5, dtype=simt.uint32, device=d),
+                                       simt.zeros(96, dtype=simt.uint32, device=d)), True
+    yield "triton tf32 dot (mma m16n8k8)", triton("dot_tile"), (1,), None, lambda d: (
+        lambda o: ([arr(x32[:512].reshape(32, 16), d), arr(y32[:512].reshape(16, 32), d), o], [o]))(
+        simt.zeros((32, 32), dtype=simt.float32, device=d)), False
     hx = rng.standard_normal(128).astype(np.float16).view(np.uint16).view(np.uint32)
     hy = rng.standard_normal(128).astype(np.float16).view(np.uint16).view(np.uint32)
     yield "ptx f16x2/bf16x2", lambda: simt.from_ptx(extras, "halves"), 1, 64, lambda d: (

@@ -34,11 +34,12 @@ def numba_kernel(name: str):
     return simt.from_numba(getattr(nk, name), nk.SIGNATURES[name])
 
 
-def triton_kernel(name: str, **changes):
+def triton_kernel(name: str, signature=None, constexprs=None, **changes):
     pytest.importorskip("triton", reason="needs Triton (the triton extra)")
     import triton_kernels as tk
-    signature, constexprs, options = tk.KERNELS[name]
-    return simt.from_triton(getattr(tk, name), signature, constexprs, **{**options, **changes})
+    sig, ce, options = tk.KERNELS[name]
+    return simt.from_triton(getattr(tk, name), signature or sig, ce if constexprs is None else constexprs,
+                            **{**options, **changes})
 
 
 def run(k, **kw):
@@ -384,9 +385,9 @@ def test_redux_elect_and_vote_uni():
         assert (o[k, :, 4] == int(len(set(w[k] > 0)) == 1)).all()
 
 
-def test_ldmatrix_x1_x2_and_trans_fragments():
-    out = simt.zeros(32 * 5, dtype=simt.uint32)
-    run(simt.from_ptx(EXTRAS, "ldm"), grid=1, block=32, inputs=[out])
+def test_ldmatrix_stmatrix_x1_x2_and_trans_fragments():
+    out, back = simt.zeros(32 * 5, dtype=simt.uint32), simt.zeros(96, dtype=simt.uint32)
+    run(simt.from_ptx(EXTRAS, "ldm"), grid=1, block=32, inputs=[out, back])
     o = out.numpy().reshape(32, 5)
     t = np.arange(32)
     # PTX ISA (ldmatrix): lane t holds row t // 4, columns 2*(t % 4) and + 1 of each matrix;
@@ -396,6 +397,11 @@ def test_ldmatrix_x1_x2_and_trans_fragments():
     trans = lambda m: _pairs(m * 64 + col * 8 + row, m * 64 + (col + 1) * 8 + row)  # noqa: E731
     for k, want in enumerate([plain(0), plain(0), plain(1), trans(0), trans(1)]):
         np.testing.assert_array_equal(o[:, k], want, err_msg=f"word {k}")
+    # stmatrix undoes ldmatrix: matrices 0 and 1 come back as they were; .trans of matrix 0
+    # writes its transpose
+    halves = back.numpy().view(np.uint16).reshape(3, 8, 8)
+    np.testing.assert_array_equal(halves[:2].ravel(), np.arange(128))
+    np.testing.assert_array_equal(halves[2], np.arange(64).reshape(8, 8).T)
 
 
 def test_numba_jit_dispatcher_and_scalar_types():
@@ -437,3 +443,29 @@ def test_triton_half_scalar_argument():
     a = simt.array(x)
     run(k, grid=(1,), inputs=[a, 1.5, 50])
     np.testing.assert_array_equal(a.numpy(), x * np.float16(1.5))
+
+
+def _tf32(x: np.ndarray) -> np.ndarray:
+    """What a .tf32 mma operand keeps of an f32: its low 13 bits dropped."""
+    return (x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+
+
+@pytest.mark.parametrize("acc_f16", [False, True], ids=["tf32", "f16acc"])
+def test_triton_dot_tf32_and_f16_accumulators(acc_f16):
+    rng = np.random.default_rng(18)
+    dtype, t = (np.float16, "*fp16") if acc_f16 else (np.float32, "*fp32")
+    a, b = rng.standard_normal((32, 16)).astype(dtype), rng.standard_normal((16, 32)).astype(dtype)
+    c = simt.zeros((32, 32), dtype=simt.float16 if acc_f16 else simt.float32)
+    k = triton_kernel("dot_tile", signature={"a_ptr": t, "b_ptr": t, "c_ptr": t},
+                      constexprs={"BM": 32, "BN": 32, "BK": 16, "ACC_F16": acc_f16})
+    shape = "m16n8k16.row.col.f16.f16.f16.f16" if acc_f16 else "m16n8k8.row.col.f32.tf32.tf32.f32"
+    assert f"mma.sync.aligned.{shape}" in _opcodes(k)
+    run(k, grid=(1,), inputs=[simt.array(a), simt.array(b), c])
+    if acc_f16:              # 16 exact products summed in f32, then rounded to f16: within an ulp
+        exact = a.astype(np.float64) @ b
+        ulp = np.spacing(np.abs(exact).astype(np.float16)).astype(np.float64)
+        assert (np.abs(c.numpy() - exact) <= ulp).all()
+        assert (c.numpy() == exact.astype(np.float16)).mean() > 0.99
+    else:
+        np.testing.assert_allclose(c.numpy(), _tf32(a) @ _tf32(b), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(c.numpy(), a.astype(np.float64) @ b, rtol=1e-2, atol=1e-2)

@@ -1,5 +1,5 @@
 """Warp-wide matrix instructions, lowered to shuffles and per-lane arithmetic:
-``ldmatrix`` (m8n8 .x1/.x2/.x4, .trans) and ``mma.sync`` m16n8k16 (f16/bf16 into f32), plus
+``ldmatrix`` (m8n8 .x1/.x2/.x4, .trans) and ``mma.sync`` (m16n8k16 f16/bf16, m16n8k8 tf32), plus
 ``cp.async`` and its groups.
 
 Both matrix instructions are .sync.aligned: every lane of the warp executes them together,
@@ -47,8 +47,9 @@ def _vec(L: Lowering, o: P.Operand, n: int) -> tuple:
 
 # --- ldmatrix --------------------------------------------------------------------------------
 
-@handles("ldmatrix", doc="ldmatrix.sync.aligned.m8n8 .x1/.x2/.x4 (.trans) .shared .b16: each lane's "
-                         "row address shuffled to the lanes that read the row")
+@handles("ldmatrix", "stmatrix",
+         doc="ldmatrix / stmatrix .sync.aligned.m8n8 .x1/.x2/.x4 (.trans) .shared .b16: each lane's "
+             "row address shuffled to the lanes that read or write the row")
 def _ldmatrix(L: Lowering, s: P.Instruction) -> None:
     from .ops import _address
     mods = set(s.mods)
@@ -57,29 +58,40 @@ def _ldmatrix(L: Lowering, s: P.Instruction) -> None:
             or not mods <= {"sync", "aligned", "m8n8", "b16", "x1", "x2", "x4", "trans", "shared",
                             "shared::cta"}:
         raise L.unsupported()
-    d, m = s.operands
-    outs = _vec(L, d, count)
+    store = s.opcode == "stmatrix"
+    m, regs = s.operands if store else s.operands[::-1]
+    regs = _vec(L, regs, count)
     space = Space.SHARED
     addr = _address(L, m, space)
-    at = addr.type if hasattr(addr, "type") else U32
+    at = addr.type
     me = _lane(L)
     quad = L.value(Op.SHR, I32, me, Imm(2, I32))          # t / 4
     col = L.value(Op.AND, I32, me, Imm(3, I32))           # t % 4
-    for i, o in enumerate(outs):
-        if "trans" not in mods:
-            row_lane = L.value(Op.ADD, I32, quad, Imm(8 * i, I32))
-            row = _shfl(L, addr, row_lane)
-            at_ = L.value(Op.ADD, at, row, L.value(Op.CVT, at, L.value(Op.SHL, I32, col, Imm(2, I32))))
-            (word,) = [L.new_reg(U32)]
-            L.emit(Op.LD, (word,), (at_,), Pointer(space, U32))
-        else:
+
+    def at_row(lane, byte):           # the address lane ``lane`` gave, plus ``byte`` bytes
+        return L.value(Op.ADD, at, _shfl(L, addr, lane), L.value(Op.CVT, at, byte))
+
+    for i, o in enumerate(regs):
+        if "trans" not in mods:      # the word at row t/4, bytes 4*(t%4) of matrix i
+            where = at_row(L.value(Op.ADD, I32, quad, Imm(8 * i, I32)), L.value(Op.SHL, I32, col, Imm(2, I32)))
+            if store:
+                L.emit(Op.ST, (), (where, L.read(o, U32)), Pointer(space, U32))
+                continue
+            word = L.new_reg(U32)
+            L.emit(Op.LD, (word,), (where,), Pointer(space, U32))
+        else:                        # halves at column t/4 of rows 2*(t%4) and 2*(t%4) + 1
+            places = [at_row(L.value(Op.ADD, I32, L.value(Op.SHL, I32, col, Imm(1, I32)), Imm(8 * i + k, I32)),
+                             L.value(Op.SHL, I32, quad, Imm(1, I32))) for k in (0, 1)]
+            if store:
+                w = L.read(o, U32)
+                halves = (L.value(Op.CVT, U16, w), L.value(Op.CVT, U16, L.value(Op.SHR, U32, w, Imm(16, U32))))
+                for where, h in zip(places, halves):
+                    L.emit(Op.ST, (), (where, h), Pointer(space, U16))
+                continue
             halves = []
-            for k in (0, 1):
-                r = L.value(Op.ADD, I32, L.value(Op.SHL, I32, col, Imm(1, I32)), Imm(8 * i + k, I32))
-                row = _shfl(L, addr, r)
-                at_ = L.value(Op.ADD, at, row, L.value(Op.CVT, at, L.value(Op.SHL, I32, quad, Imm(1, I32))))
+            for where in places:
                 h = L.new_reg(U16)
-                L.emit(Op.LD, (h,), (at_,), Pointer(space, U16))
+                L.emit(Op.LD, (h,), (where,), Pointer(space, U16))
                 halves.append(L.value(Op.CVT, U32, h))
             word = L.value(Op.OR, U32, halves[0], L.value(Op.SHL, U32, halves[1], Imm(16, U32)))
         L.emit(Op.MOV, (L.write(o, U32),), (word,))
@@ -95,53 +107,79 @@ def _halves(L: Lowering, word, ht: Scalar) -> tuple:
     return tuple(L.value(Op.CVT, F32, L.value(Op.BITCAST, ht, h)) for h in (lo, hi))
 
 
-@handles("mma", doc="mma.sync.aligned.m16n8k16.row.col f32 += f16 x f16 / bf16 x bf16: operands "
-                    "gathered by shuffles, exact products summed in f32 in k order (the tensor "
-                    "core's own summation agrees to a few ulps)")
+@handles("mma", doc="mma.sync.aligned.row.col: m16n8k16 with f16 or bf16 inputs and f32 "
+                    "accumulators (or f16 ones with f16 inputs), m16n8k8 with tf32 inputs (the low "
+                    "13 bits of each f32 ignored) and f32 accumulators; operands gathered by "
+                    "shuffles, exact products summed in f32 in k order (the tensor core's own "
+                    "summation agrees to a few ulps; f16 results rounded once at the end)")
 def _mma(L: Lowering, s: P.Instruction) -> None:
     mods = list(s.mods)
-    if mods[:5] != ["sync", "aligned", "m16n8k16", "row", "col"] or len(mods) != 9:
-        raise L.unsupported("only mma.sync.aligned.m16n8k16.row.col")
-    dt, at, bt, ct = mods[5:]
-    if dt != "f32" or ct != "f32" or at != bt or at not in ("f16", "bf16"):
-        raise L.unsupported("only f16 or bf16 inputs with f32 accumulators")
-    ht = HALF[at][0]
+    if mods[:2] != ["sync", "aligned"] or mods[3:5] != ["row", "col"] or len(mods) != 9:
+        raise L.unsupported("only mma.sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c>")
+    shape, (dt, at, bt, ct) = mods[2], mods[5:]
+    if at != bt or dt != ct or not ((shape == "m16n8k16" and at in ("f16", "bf16") and dt == "f32")
+                                    or (shape == "m16n8k16" and at == "f16" and dt == "f16")
+                                    or (shape == "m16n8k8" and at == "tf32" and dt == "f32")):
+        raise L.unsupported("only m16n8k16 f16/bf16 into f32 (or f16 into f16) and m16n8k8 tf32 into f32")
+    k_dim = 16 if shape == "m16n8k16" else 8
     d, a, b, c = s.operands
     a_regs = [L.read(o, U32) for o in _vec(L, a, 4)]
     b_regs = [L.read(o, U32) for o in _vec(L, b, 2)]
-    c_vals = [L.read(o, F32) for o in _vec(L, c, 4)]
+    if dt == "f32":
+        c_vals = [L.read(o, F32) for o in _vec(L, c, 4)]
+    else:                                     # two f16x2 registers: {c0, c1}, {c2, c3}
+        c_vals = [h for o in _vec(L, c, 2) for h in _halves(L, L.read(o, U32), Scalar.F16)]
     me = _lane(L)
     group = L.value(Op.SHR, I32, me, Imm(2, I32))          # groupID
     tig = L.value(Op.AND, I32, me, Imm(3, I32))            # thread in group
     base = L.value(Op.SHL, I32, group, Imm(2, I32))        # first lane of my group
-    # A rows group and group + 8: A[r][k] sits in lane 4*(r%8) + (k%8)/2, register
-    # (r >= 8) + 2*(k >= 8), half k % 2
-    rows = {0: [None] * 16, 8: [None] * 16}
+    unpack = (lambda w: _halves(L, w, HALF[at][0])) if k_dim == 16 else (lambda w: (_tf32(L, w),))
+    per_reg = 2 if k_dim == 16 else 1                      # elements of A or B per register
+    # A rows group and group + 8: A[r][k] sits in lane 4*(r%8) + (k % (k_dim/2)) / per_reg,
+    # register (r >= 8) + 2*(k >= k_dim/2), element k % per_reg
+    half_k = k_dim // 2
+    rows = {0: [None] * k_dim, 8: [None] * k_dim}
     for j in range(4):
         src = L.value(Op.ADD, I32, base, Imm(j, I32))
         for reg in range(4):
-            lo, hi = _halves(L, _shfl(L, a_regs[reg], src), ht)
-            r, kbase = (8 if reg & 1 else 0), (8 if reg & 2 else 0)
-            rows[r][kbase + 2 * j], rows[r][kbase + 2 * j + 1] = lo, hi
-    # B columns 2*tig and 2*tig + 1: B[k][n] sits in lane 4*n + (k%8)/2, register k >= 8
-    cols = {0: [None] * 16, 1: [None] * 16}
+            values = unpack(_shfl(L, a_regs[reg], src))
+            r, kbase = (8 if reg & 1 else 0), (half_k if reg & 2 else 0)
+            for e, v in enumerate(values):
+                rows[r][kbase + per_reg * j + e] = v
+    # B columns 2*tig and 2*tig + 1: B[k][n] sits in lane 4*n + (k % (k_dim/2)) / per_reg,
+    # register k >= k_dim/2
+    cols = {0: [None] * k_dim, 1: [None] * k_dim}
     for cs in (0, 1):
         n = L.value(Op.ADD, I32, L.value(Op.SHL, I32, tig, Imm(1, I32)), Imm(cs, I32))
         first = L.value(Op.SHL, I32, n, Imm(2, I32))
         for j in range(4):
             src = L.value(Op.ADD, I32, first, Imm(j, I32))
             for reg in range(2):
-                lo, hi = _halves(L, _shfl(L, b_regs[reg], src), ht)
-                cols[cs][8 * reg + 2 * j], cols[cs][8 * reg + 2 * j + 1] = lo, hi
-    outs = _vec(L, d, 4)
-    for i, o in enumerate(outs):          # d[i]: row group + 8*(i >= 2), column 2*tig + i % 2
+                for e, v in enumerate(unpack(_shfl(L, b_regs[reg], src))):
+                    cols[cs][half_k * reg + per_reg * j + e] = v
+    sums = []
+    for i in range(4):          # d[i]: row group + 8*(i >= 2), column 2*tig + i % 2
         acc = c_vals[i]
         row, col = rows[8 if i >= 2 else 0], cols[i & 1]
-        for k in range(16):
+        for k in range(k_dim):
             acc = L.value(Op.FMA, F32, row[k], col[k], acc)     # the product is exact: a sum
-        L.emit(Op.MOV, (L.write(o, F32),), (acc,))
+        sums.append(acc)
+    if dt == "f32":
+        for o, acc in zip(_vec(L, d, 4), sums):
+            L.emit(Op.MOV, (L.write(o, F32),), (acc,))
+            L.cur.instrs.extend(L.after_write)
+            L.after_write = []
+        return
+    for o, pair in zip(_vec(L, d, 2), (sums[:2], sums[2:])):
+        lo, hi = (L.value(Op.CVT, U32, L.value(Op.BITCAST, U16, L.value(Op.CVT, Scalar.F16, v))) for v in pair)
+        L.emit(Op.OR, (L.write(o, U32),), (lo, L.value(Op.SHL, U32, hi, Imm(16, U32))))
         L.cur.instrs.extend(L.after_write)
         L.after_write = []
+
+
+def _tf32(L: Lowering, word):
+    """A .tf32 operand: the f32 in ``word`` with its low 13 bits ignored."""
+    return L.value(Op.BITCAST, F32, L.value(Op.AND, U32, word, Imm(0xFFFFE000, U32)))
 
 
 # --- cp.async ----------------------------------------------------------------------------------

@@ -112,6 +112,21 @@ def half_fma_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, (x + y) * x - y, mask=mask)
 
 
+@triton.jit
+def dot_tile(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+             ACC_F16: tl.constexpr):
+    """One row-major tile product: fp32 inputs give tf32 mma (m16n8k8), fp16 inputs with
+    ACC_F16 an f16-accumulating mma."""
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    x = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    y = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+    if ACC_F16:
+        z = tl.dot(x, y, out_dtype=tl.float16)
+    else:
+        z = tl.dot(x, y)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], z)
+
+
 # name -> (signature, constexprs, options), as simt.from_triton takes them
 KERNELS = {
     "add_kernel": ({"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"},
@@ -135,4 +150,6 @@ KERNELS = {
                             "n": "i32"}, {"BLOCK": 256}, {"num_warps": 4}),
     "half_fma_kernel": ({"x_ptr": "*fp16", "y_ptr": "*fp16", "out_ptr": "*fp16", "n": "i32"},
                      {"BLOCK": 512}, {"num_warps": 2, "divisibility": ("x_ptr", "y_ptr", "out_ptr")}),
+    "dot_tile": ({"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32"},
+                 {"BM": 32, "BN": 32, "BK": 16, "ACC_F16": False}, {"num_warps": 4}),
 }
