@@ -469,3 +469,60 @@ def test_triton_dot_tf32_and_f16_accumulators(acc_f16):
     else:
         np.testing.assert_allclose(c.numpy(), _tf32(a) @ _tf32(b), rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(c.numpy(), a.astype(np.float64) @ b, rtol=1e-2, atol=1e-2)
+
+
+def test_numba_device_function_calls_are_inlined():
+    rng = np.random.default_rng(23)
+    n = 100
+    x, v = rng.standard_normal(n), rng.integers(-10**12, 10**12, n)
+    out, largest = simt.zeros((n, 4), dtype=simt.int64), simt.array(np.array([-2**62]))
+    k = numba_kernel("misc_ops")
+    assert k.module.funcs and "call" not in _opcodes(k)           # libdevice's pow, inlined
+    run(k, grid=1, block=128, inputs=[simt.array(x), simt.array(v), out, largest])
+    local = [v * (j + 1) // 3 - v % 7 for j in range(4)]
+    want = np.stack([local[0] + local[3], np.floor(x * 10).astype(np.int64),
+                     (np.abs(x) ** 1.5 * 1000).astype(np.int64), (np.arctan2(x, 1.0) * 1000).astype(np.int64)], 1)
+    np.testing.assert_array_equal(out.numpy(), want)
+    assert largest.numpy()[0] == v.max()
+
+
+@pytest.mark.skipif(__import__("shutil").which("nvcc") is None, reason="nvcc is not installed")
+def test_cuda_noinline_device_function_is_inlined():
+    src = r"""
+    __device__ __noinline__ float twice_plus(float x, int k) { if (x < 0) return -x; return 2 * x + k; }
+    extern "C" __global__ void calls(float* a) { a[threadIdx.x] = twice_plus(a[threadIdx.x], threadIdx.x); }
+    """
+    k = simt.from_cuda(src, "calls")
+    assert any("twice_plus" in f for f in k.module.funcs)       # nvcc kept it a .func, called
+    x = np.linspace(-4, 4, 32).astype(np.float32)
+    a = simt.array(x)
+    run(k, grid=1, block=32, inputs=[a])
+    np.testing.assert_array_equal(a.numpy(), np.where(x < 0, -x, 2 * x + np.arange(32, dtype=np.float32)))
+
+
+def test_recursive_device_function_is_a_compile_error():
+    ptx = """
+    .version 8.0
+    .target sm_80
+    .address_size 64
+    .func (.param .b32 r) down(.param .b32 n)
+    {
+        .reg .b32 %r<3>;
+        ld.param.b32 %r1, [n];
+        { .param .b32 p0; st.param.b32 [p0+0], %r1; .param .b32 q0;
+          call.uni (q0), down, (p0); ld.param.b32 %r2, [q0+0]; }
+        st.param.b32 [r+0], %r2;
+        ret;
+    }
+    .visible .entry top(.param .u64 out)
+    {
+        .reg .b32 %r<3>;
+        mov.u32 %r1, 3;
+        { .param .b32 p0; st.param.b32 [p0+0], %r1; .param .b32 q0;
+          call.uni (q0), down, (p0); ld.param.b32 %r2, [q0+0]; }
+        ret;
+    }
+    """
+    k = simt.from_ptx(ptx, "top")
+    with pytest.raises(CompileError, match=r"PTX line 10: `call down`: recursive calls are not supported"):
+        k.compile(frozenset({"out"}))

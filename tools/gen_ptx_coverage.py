@@ -47,6 +47,9 @@ def render() -> str:
     for doc, ops in docs.items():
         lines.append(f"| {', '.join(f'`{o}`' for o in ops)} | {doc} |")
     lines.append(f"| half types (any of the above naming `.f16`, `.bf16`, `.f16x2`, `.bf16x2`) | {HALF_DOC} |")
+    lines.append("| `call` | calls to a `.func` the module defines (libdevice's, `__noinline__` ones) are "
+                 "inlined when the PTX is read, its registers, labels and local arrays renamed apart "
+                 "(`simt/ptx_import/inline.py`); recursion and indirect calls are refused |")
     lines += ["", "## The corpus (tests/ptx_corpus)", "",
               "Instruction spellings in the corpus (nvcc's, hand-written, and Numba-CUDA's and "
               "Triton's in `numba/` and `triton/`, written by `tools/gen_ptx_corpus.py`) and how "
@@ -57,8 +60,8 @@ def render() -> str:
     for name, n in sorted(corpus_census().items()):
         lines.append(f"| `{name}` | {n} |")
     lines += ["", "## Not in this version", "",
-              "Device functions (`.func`, `call`: printf, malloc and Numba's float16 operators "
-              "too), dynamic shared memory whose size only a launch gives (`from_ptx`, `from_cuda`; "
+              "Calls to functions the module declares but does not define (printf, malloc, "
+              "Numba's float16 operators), recursion, indirect calls, dynamic shared memory whose size only a launch gives (`from_ptx`, `from_cuda`; "
               "`from_triton` reads it from Triton's metadata), `wgmma`, TMA and `mbarrier` (sm_90a), "
               "`mma` shapes other than m16n8k16 and accumulators other than f32, fp8 and other "
               "rounding modes into halves than `.rn`, `ex2`/`tanh` on halves, prmt's special modes, "

@@ -99,6 +99,7 @@ class Entry:
     body: list[Instruction | Label] = field(default_factory=list)
     line: int = 0
     problem: CompileError | None = None     # the first statement it could not read
+    returns: list[Param] = field(default_factory=list)      # a .func's return parameters
 
 
 @dataclass
@@ -110,6 +111,7 @@ class Module:
     files: dict[int, str] = field(default_factory=dict)     # .file number -> path
     variables: dict[str, "Variable | str"] = field(default_factory=dict)  # name -> it, or why not
     shared: list[SharedVar] = field(default_factory=list)     # module-level .shared variables
+    funcs: dict[str, Entry] = field(default_factory=dict)     # .func definitions, inlined at calls
     path: str = "<ptx>"
 
 
@@ -160,8 +162,14 @@ def parse(text: str, path: str = "<ptx>") -> Module:
             mod.entries[entry.name] = entry
             continue
         elif re.match(r"(\.visible\s+|\.weak\s+|\.extern\s+)*\.func\b", raw):
-            # device functions: skipped here; a kernel that calls one fails at its `call`
-            i = _skip_declaration(lines, i)
+            # device functions: a definition is read (and inlined where a kernel calls it); a
+            # kernel calling one only declared here fails at its `call`
+            end = _skip_declaration(lines, i)
+            if "{" in "".join(lines[i:end]) and not raw.startswith(".extern"):
+                func, i = _parse_entry(lines, i, path, func=True)
+                mod.funcs[func.name] = func
+            else:
+                i = end
             continue
         elif re.match(r"(\.visible\s+|\.extern\s+|\.weak\s+)*\.(global|const|shared)\b", raw):
             # module-level variables: data a kernel reaches by address (a kernel using one
@@ -171,7 +179,13 @@ def parse(text: str, path: str = "<ptx>") -> Module:
             i = end
             continue
         i += 1
+    from .inline import inline_calls
     for entry in mod.entries.values():
+        if entry.problem is None:
+            try:
+                entry.body = inline_calls(entry, mod.funcs, path)
+            except CompileError as e:
+                entry.problem = e
         used = {o.name for s in entry.body if isinstance(s, Instruction) for o in _symbols(s)}
         entry.shared += [v for v in mod.shared if v.name in used]
     return mod
@@ -272,7 +286,7 @@ def _skip_braces(lines: list[str], i: int) -> int:
     return i
 
 
-def _parse_entry(lines: list[str], i: int, path: str) -> tuple[Entry, int]:
+def _parse_entry(lines: list[str], i: int, path: str, func: bool = False) -> tuple[Entry, int]:
     start = i
     header = ""
     while "{" not in lines[i] or ")" not in header + lines[i]:
@@ -282,10 +296,21 @@ def _parse_entry(lines: list[str], i: int, path: str) -> tuple[Entry, int]:
             raise ptx_error(path, start + 1, "unterminated .entry")
     before, _, after = lines[i].partition("{")
     header += before
-    name = _ENTRY.search(header).group(1)
-    plist = header[header.index("(") + 1:header.rindex(")")]
+    rets = ""
+    if func:
+        m = re.search(r"\.func\s*(?:\(([^)]*)\))?\s*([\w$]+)\s*\(", header)
+        if m is None:
+            raise ptx_error(path, start + 1, "cannot read this .func header")
+        rets, name = m.group(1) or "", m.group(2)
+        plist = header[m.end():header.rindex(")")]
+    else:
+        name = _ENTRY.search(header).group(1)
+        plist = header[header.index("(") + 1:header.rindex(")")]
     params = []
-    for k, piece in enumerate(p.strip() for p in plist.split(",")):
+    for k, piece in enumerate(p.strip() for p in (plist.split(",") + ["|"] + rets.split(","))):
+        if piece == "|":              # the return parameters follow
+            returns, params = params, []
+            continue
         if not piece:
             continue
         m = _PARAM.match(piece)
@@ -300,7 +325,8 @@ def _parse_entry(lines: list[str], i: int, path: str) -> tuple[Entry, int]:
             raise ptx_error(path, start + 1, f"parameter {m.group(2)} of {name} is passed by value "
                             f"as bytes (a struct or array argument): not supported in this version")
         params.append(Param(m.group(2), m.group(1), start + 1))
-    entry = Entry(name, params, line=start + 1)
+    params, returns = returns, params
+    entry = Entry(name, params, line=start + 1, returns=returns)
     pending, pending_line = "", 0
     lines[i] = after
     depth = 1
@@ -378,8 +404,10 @@ def _statement(entry: Entry, text: str, line: int, loc, path: str) -> None:
         raise ptx_error(path, line, f"{text.split()[0]} variables in a kernel are not supported in "
                         f"this version: {text}")
     if text.startswith(".param"):
-        raise ptx_error(path, line, f"a call's parameters ({text}): device function calls "
-                        f"(printf and malloc among them) are not supported in this version")
+        if not re.match(r"\.param\s+\.(b|u|s|f)(8|16|32|64)\s+[\w$]+\s*$", text):
+            raise ptx_error(path, line, f"a call's parameter {text!r} (a struct or array passed "
+                            f"by value) is not supported in this version")
+        return                      # a call's scalar parameter: a register once inlined
     if text.startswith("."):
         raise ptx_error(path, line, f"directive {text.split()[0]} is not supported")
     entry.body.append(_instruction(text, line, loc, path))
@@ -392,6 +420,8 @@ def _instruction(text: str, line: int, loc, path: str) -> Instruction:
         negated, guard, text = m.group(1) == "!", m.group(2), m.group(3)
     head, _, rest = text.partition(" ")
     parts = head.split(".")
+    if parts[0] == "call":            # read by inline.py from the text
+        return Instruction(parts[0], tuple(parts[1:]), (), guard, negated, line, loc, text)
     try:
         operands = tuple(_operand(o) for o in _split_operands(rest.strip())) if rest.strip() else ()
     except ValueError as e:

@@ -2,7 +2,7 @@
 tools/gen_ptx_corpus.py) and of tests/test_ptx_frontends.py, which runs them against numpy."""
 import math
 
-from numba import cuda, float32
+from numba import cuda, float32, int64
 
 TILE = 16
 
@@ -92,6 +92,22 @@ def f64_dot(x, y, out):
         out[i] = acc
 
 
+def misc_ops(x, n, out, largest):
+    """int64 floor division in a local array, libdevice's pow (a .func the PTX calls) and
+    atan2, an atomic max and a fence."""
+    i = cuda.grid(1)
+    loc = cuda.local.array(4, int64)
+    if i < x.size:
+        for k in range(4):
+            loc[k] = n[i] * (k + 1) // 3 - n[i] % 7
+        out[i, 0] = loc[0] + loc[3]
+        out[i, 1] = int64(math.floor(x[i] * 10.0))
+        out[i, 2] = int64(math.pow(abs(x[i]), 1.5) * 1000)
+        out[i, 3] = int64(math.atan2(x[i], 1.0) * 1000)
+        cuda.atomic.max(largest, 0, n[i])
+        cuda.threadfence()
+
+
 # name -> signature, as simt.from_numba takes them
 SIGNATURES = {
     "axpy": "void(float32, float32[:], float32[:], float32[:])",
@@ -102,4 +118,5 @@ SIGNATURES = {
     "int_ops": "void(int32[:], int32[:], int32[:, :])",
     "warp_reduce": "void(float32[:], float32[:])",
     "f64_dot": "void(float64[:, :], float64[:, :], float64[:])",
+    "misc_ops": "void(float64[:], int64[:], int64[:, :], int64[:])",
 }
