@@ -136,6 +136,8 @@ def cases():
     yield "triton tf32 dot (mma m16n8k8)", triton("dot_tile"), (1,), None, lambda d: (
         lambda o: ([arr(x32[:512].reshape(32, 16), d), arr(y32[:512].reshape(16, 32), d), o], [o]))(
         simt.zeros((32, 32), dtype=simt.float32, device=d)), False
+    yield "ptx cp.async zero-fill/ignore-src", lambda: simt.from_ptx(extras, "async"), 1, 32, lambda d: (
+        lambda o: ([arr(np.arange(1, 513, dtype=np.uint8), d), o], [o]))(simt.zeros(160, dtype=simt.uint32, device=d)), True
     hx = rng.standard_normal(128).astype(np.float16).view(np.uint16).view(np.uint32)
     hy = rng.standard_normal(128).astype(np.float16).view(np.uint16).view(np.uint32)
     yield "ptx f16x2/bf16x2", lambda: simt.from_ptx(extras, "halves"), 1, 64, lambda d: (

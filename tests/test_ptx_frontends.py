@@ -526,3 +526,17 @@ def test_recursive_device_function_is_a_compile_error():
     k = simt.from_ptx(ptx, "top")
     with pytest.raises(CompileError, match=r"PTX line 10: `call down`: recursive calls are not supported"):
         k.compile(frozenset({"out"}))
+
+
+def test_cp_async_zero_fill_and_ignore_src():
+    src = np.arange(1, 32 * 16 + 1, dtype=np.uint8)          # no zero bytes of its own
+    out = simt.zeros(160, dtype=simt.uint32)
+    run(simt.from_ptx(EXTRAS, "async"), grid=1, block=32, inputs=[simt.array(src), out])
+    got = out.numpy().view(np.uint8)
+    rows = src.reshape(32, 16).copy()
+    for t in range(32):
+        rows[t, t % 17:] = 0                                    # past src-size: zeros
+    np.testing.assert_array_equal(got[:512].reshape(32, 16), rows)
+    words = src.reshape(32, 16)[:, :4].copy()
+    words[1::2] = 0                                             # ignore-src
+    np.testing.assert_array_equal(got[512:].reshape(32, 4), words)

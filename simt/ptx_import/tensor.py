@@ -185,10 +185,11 @@ def _tf32(L: Lowering, word):
 # --- cp.async ----------------------------------------------------------------------------------
 
 @handles("cp", doc="cp.async.ca/.cg.shared.global 4/8/16 bytes (a smaller src-size zero-fills the "
-                   "rest): the copy is done when issued, commit_group/wait_group/wait_all are "
-                   "no-ops. PTX lets the copy complete at any time before the wait, so this is one "
-                   "of the executions the hardware may give; a kernel that reads the destination "
-                   "before waiting is racy, and that race is not reported")
+                   "rest, a true ignore-src predicate all of it): the copy is done when issued, "
+                   "commit_group/wait_group/wait_all are no-ops. PTX lets the copy complete at any "
+                   "time before the wait, so this is one of the executions the hardware may give; a "
+                   "kernel that reads the destination before waiting is racy, and that race is not "
+                   "reported")
 def _cp_async(L: Lowering, s: P.Instruction) -> None:
     from .ops import _address
     mods = list(s.mods)
@@ -211,6 +212,10 @@ def _cp_async(L: Lowering, s: P.Instruction) -> None:
     d_addr = _address(L, dst, Space.SHARED)
     s_addr = _address(L, src, Space.GLOBAL)
     words = nbytes // 4
+    if isinstance(src_size, P.Reg) and src_size.name in L.regs and L.regs[src_size.name].type is Scalar.BOOL:
+        ignore = L.read(src_size, Scalar.BOOL)          # ignore-src: zero-fill instead of reading
+        _if(L, ignore, lambda: _zero(L, d_addr, words), lambda: _copy(L, d_addr, s_addr, words))
+        return
     known = nbytes if src_size is None else L.constant(src_size)
     if known == nbytes:
         return _copy(L, d_addr, s_addr, words)
