@@ -139,13 +139,15 @@ def test_numba_compile_errors_are_simt_errors():
 
 # --- Triton ----------------------------------------------------------------------------------
 
-def test_triton_vector_add_masks_the_tail():
+@pytest.mark.parametrize("device", ["cpu:precise", "cpu:trace"])
+def test_triton_vector_add_masks_the_tail(device, tmp_path):
     n = 700
     rng = np.random.default_rng(10)
     x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
     out = simt.zeros(n + 5, dtype=simt.float32)                 # past n stays untouched
     k = triton_kernel("add_kernel")
-    r = run(k, grid=(3,), inputs=[simt.array(x), simt.array(y), out, n])
+    trace = {"trace": str(tmp_path / "add.jsonl")} if device == "cpu:trace" else {}
+    r = run(k, grid=(3,), inputs=[simt.array(x), simt.array(y), out, n], device=device, **trace)
     np.testing.assert_array_equal(out.numpy()[:n], x + y)
     np.testing.assert_array_equal(out.numpy()[n:], 0)
     assert any(f.endswith("triton_kernels.py") for f in r.lines.attrs["files"].values())
@@ -540,3 +542,18 @@ def test_cp_async_zero_fill_and_ignore_src():
     words = src.reshape(32, 16)[:, :4].copy()
     words[1::2] = 0                                             # ignore-src
     np.testing.assert_array_equal(got[512:].reshape(32, 4), words)
+
+
+def test_triton_signature_errors():
+    pytest.importorskip("triton", reason="needs Triton (the triton extra)")
+    import triton_kernels as tk
+    from simt.errors import SimtError
+    with pytest.raises(SimtError, match=r"no type or constexpr value for \['n'\]"):
+        simt.from_triton(tk.add_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32"},
+                         constexprs={"BLOCK": 64})
+    with pytest.raises(SimtError, match=r"\['m'\] are not arguments"):
+        simt.from_triton(tk.add_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
+                                                   "n": "i32", "m": "i32"}, constexprs={"BLOCK": 64})
+    with pytest.raises(CompileError, match="Triton could not compile add_kernel"):
+        simt.from_triton(tk.add_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
+                                                   "n": "i32"}, constexprs={"BLOCK": 100})   # not a power of 2
