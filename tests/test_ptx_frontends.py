@@ -557,3 +557,20 @@ def test_triton_signature_errors():
     with pytest.raises(CompileError, match="Triton could not compile add_kernel"):
         simt.from_triton(tk.add_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
                                                    "n": "i32"}, constexprs={"BLOCK": 100})   # not a power of 2
+
+
+@pytest.mark.skipif(__import__("shutil").which("nvcc") is None, reason="nvcc is not installed")
+def test_cuda_half2_and_bfloat16_intrinsics():
+    """cuda_fp16.h and cuda_bf16.h: inline asm with .f16 registers named without a %."""
+    from simt.ir import bfloat16
+    n = 64
+    rng = np.random.default_rng(24)
+    x = (rng.standard_normal(2 * n) * 4).astype(np.float16)
+    y = bfloat16.from_bits(bfloat16.to_bits(rng.standard_normal(n).astype(np.float32)))
+    out, outf = simt.zeros(n, dtype=simt.uint32), simt.zeros(n)
+    run(simt.from_cuda(CORPUS / "cuda_halves.cu", "halves", arch="sm_80"), grid=1, block=n,
+        inputs=[simt.array(x.view(np.uint32)), simt.array(y, dtype=simt.bfloat16), out, outf])
+    v = x.astype(np.float64)
+    want = (v * v + (v + v).astype(np.float16)).astype(np.float16)     # hfma2 rounds once
+    np.testing.assert_array_equal(out.numpy().view(np.float16), want)
+    np.testing.assert_array_equal(outf.numpy(), y * np.float32(2) + (x[0::2] * x[1::2]).astype(np.float32))

@@ -1,6 +1,7 @@
 """Write the Numba-CUDA and Triton part of the PTX corpus (tests/ptx_corpus/numba/*.ptx and
 tests/ptx_corpus/triton/*.ptx, with triton/meta.json) from the kernels in
-tests/ptx_corpus/numba_kernels.py and triton_kernels.py, for sm_80 and sm_90.
+tests/ptx_corpus/numba_kernels.py and triton_kernels.py, for sm_80 and sm_90, and
+cuda_halves.ptx from cuda_halves.cu (nvcc -ptx -O3 -lineinfo, sm_80).
 
     PYTHONPATH=. python3 tools/gen_ptx_corpus.py
 
@@ -49,6 +50,14 @@ def triton_corpus() -> None:
     (out / "meta.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
 
 
+def cuda_corpus() -> None:
+    import subprocess
+    src = CORPUS / "cuda_halves.cu"
+    out = CORPUS / "cuda_halves.ptx"
+    subprocess.run(["nvcc", "-ptx", "-O3", "-arch=sm_80", "-lineinfo", str(src), "-o", str(out)], check=True)
+    out.write_text(_relative_files(out.read_text()).replace('"../cuda_halves.cu"', '"cuda_halves.cu"'))
+
+
 def _relative_files(ptx: str) -> str:
     """.file paths relative to the corpus folder's files (the machine's paths left out)."""
     import re
@@ -62,4 +71,5 @@ def _relative_files(ptx: str) -> str:
 if __name__ == "__main__":
     numba_corpus()
     triton_corpus()
-    print(f"wrote {CORPUS / 'numba'} and {CORPUS / 'triton'}")
+    cuda_corpus()
+    print(f"wrote {CORPUS / 'numba'}, {CORPUS / 'triton'} and {CORPUS / 'cuda_halves.ptx'}")

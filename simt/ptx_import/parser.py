@@ -180,6 +180,8 @@ def parse(text: str, path: str = "<ptx>") -> Module:
             continue
         i += 1
     from .inline import inline_calls
+    for entry in (*mod.entries.values(), *mod.funcs.values()):
+        _bare_registers(entry)
     for entry in mod.entries.values():
         if entry.problem is None:
             try:
@@ -189,6 +191,26 @@ def parse(text: str, path: str = "<ptx>") -> Module:
         used = {o.name for s in entry.body if isinstance(s, Instruction) for o in _symbols(s)}
         entry.shared += [v for v in mod.shared if v.name in used]
     return mod
+
+
+def _bare_registers(entry: Entry) -> None:
+    """Registers declared without a %, as inline asm does (`.reg .f16 low;`): read as
+    registers, not symbols."""
+    bare = {r for r in entry.regs if not r.startswith("%")}
+    if not bare:
+        return
+
+    def fix(o):
+        if isinstance(o, Sym) and o.name in bare:
+            return Reg(o.name)
+        if isinstance(o, Vec):
+            return Vec(tuple(fix(x) for x in o.items))
+        if isinstance(o, Mem):
+            return Mem(fix(o.base), o.offset)
+        return o
+    for s in entry.body:
+        if isinstance(s, Instruction):
+            s.operands = tuple(fix(o) for o in s.operands)
 
 
 def _symbols(s: Instruction):
@@ -379,6 +401,8 @@ def _statement(entry: Entry, text: str, line: int, loc, path: str) -> None:
         if not m:
             raise ptx_error(path, line, f"cannot read register declaration {text!r}")
         typ = m.group(1)
+        # half registers are bit containers of their width (half.py reads them as halves)
+        typ = {"f16": "b16", "bf16": "b16", "f16x2": "b32", "bf16x2": "b32"}.get(typ, typ)
         for item in m.group(2).split(","):
             item = item.strip()
             rm = re.match(r"^(%[\w$]+)<(\d+)>$", item)
