@@ -574,3 +574,10 @@ def test_cuda_half2_and_bfloat16_intrinsics():
     want = (v * v + (v + v).astype(np.float16)).astype(np.float16)     # hfma2 rounds once
     np.testing.assert_array_equal(out.numpy().view(np.float16), want)
     np.testing.assert_array_equal(outf.numpy(), y * np.float32(2) + (x[0::2] * x[1::2]).astype(np.float32))
+
+
+def test_mir_of_imported_kernels_shows_array_pointers():
+    """simt.mir prints the MIR a launch runs: Numba's data and Triton's pointer parameters as
+    pointers, the rest of Numba's array ABI and Triton's empty scratch as values."""
+    assert simt.mir(numba_kernel("axpy")).split("\n")[0].count("global bytes") == 3
+    assert simt.mir(triton_kernel("add_kernel")).split("\n")[0].count("global bytes") == 3

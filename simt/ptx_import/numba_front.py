@@ -53,6 +53,12 @@ class NumbaKernel(ImportedKernel):
                 names.append(n)
         self.source_names = names if len(names) == len(entry.params) else None
 
+    def mir(self, pointer_params=None) -> str:
+        """The printed MIR, with the arrays' data parameters as pointers (as a launch binds them)."""
+        if pointer_params is None and self.source_names is not None:
+            pointer_params = [p.name for p, n in zip(self.entry.params, self.source_names) if n.endswith(".data")]
+        return super().mir(pointer_params)
+
     def prepare_launch(self, values: list, grid, block):
         from ..arrays import array
         where = f"kernel '{self.key}'"

@@ -51,6 +51,14 @@ class TritonKernel(ImportedKernel):
         self.hidden = hidden
         self.source_names = list(signature) + ["global_scratch", "profile_scratch"][:hidden]
 
+    def mir(self, pointer_params=None) -> str:
+        """The printed MIR, with the pointer arguments (and scratch pointers) as pointers."""
+        if pointer_params is None:
+            kinds = [t.startswith("*") for t in self.signature.values()] + \
+                [size > 0 for size, _ in self.scratch[:self.hidden]]      # a launch passes 0 else
+            pointer_params = [p.name for p, ptr in zip(self.entry.params, kinds) if ptr]
+        return super().mir(pointer_params)
+
     def prepare_launch(self, values: list, grid, block):
         from ..arrays import array, zeros
         where = f"kernel '{self.key}'"
