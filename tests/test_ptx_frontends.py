@@ -581,3 +581,21 @@ def test_mir_of_imported_kernels_shows_array_pointers():
     pointers, the rest of Numba's array ABI and Triton's empty scratch as values."""
     assert simt.mir(numba_kernel("axpy")).split("\n")[0].count("global bytes") == 3
     assert simt.mir(triton_kernel("add_kernel")).split("\n")[0].count("global bytes") == 3
+
+
+@pytest.mark.skipif(__import__("shutil").which("nvcc") is None, reason="nvcc is not installed")
+def test_cuda_wmma_f32_and_f16_accumulators():
+    rng = np.random.default_rng(25)
+    a = rng.standard_normal((16, 48)).astype(np.float16)
+    bt = rng.standard_normal((16, 48)).astype(np.float16)       # B column-major: column n is bt[n]
+    c = simt.zeros((16, 16), dtype=simt.float32)
+    run(simt.from_cuda(CORPUS / "cuda_wmma.cu", "wmma_f32", arch="sm_80"), grid=1, block=32,
+        inputs=[simt.array(a), simt.array(bt), c, 48, 48, 48, 16])
+    np.testing.assert_allclose(c.numpy(), a.astype(np.float64) @ bt.astype(np.float64).T, rtol=1e-5, atol=1e-5)
+    # f16 accumulators, col-major A, B through shared memory, elementwise 2 * fd + fc, col-major store
+    a, b, cc = (rng.standard_normal((16, 16)).astype(np.float16) for _ in range(3))
+    d = simt.zeros(256, dtype=simt.float16)
+    run(simt.from_cuda(CORPUS / "cuda_wmma.cu", "wmma_f16", arch="sm_80"), grid=1, block=32,
+        inputs=[simt.array(a.T.copy()), simt.array(b), simt.array(cc), d])
+    product = (a.astype(np.float64) @ b).astype(np.float16)
+    np.testing.assert_array_equal(d.numpy().reshape(16, 16).T, product * np.float16(2) + cc)

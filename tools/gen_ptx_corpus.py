@@ -1,7 +1,7 @@
 """Write the Numba-CUDA and Triton part of the PTX corpus (tests/ptx_corpus/numba/*.ptx and
 tests/ptx_corpus/triton/*.ptx, with triton/meta.json) from the kernels in
 tests/ptx_corpus/numba_kernels.py and triton_kernels.py, for sm_80 and sm_90, and
-cuda_halves.ptx from cuda_halves.cu (nvcc -ptx -O3 -lineinfo, sm_80).
+cuda_halves.ptx and cuda_wmma.ptx from their .cu files (nvcc -ptx -O3 -lineinfo, sm_80).
 
     PYTHONPATH=. python3 tools/gen_ptx_corpus.py
 
@@ -52,10 +52,10 @@ def triton_corpus() -> None:
 
 def cuda_corpus() -> None:
     import subprocess
-    src = CORPUS / "cuda_halves.cu"
-    out = CORPUS / "cuda_halves.ptx"
-    subprocess.run(["nvcc", "-ptx", "-O3", "-arch=sm_80", "-lineinfo", str(src), "-o", str(out)], check=True)
-    out.write_text(_relative_files(out.read_text()).replace('"../cuda_halves.cu"', '"cuda_halves.cu"'))
+    for name in ("cuda_halves", "cuda_wmma"):
+        src, out = CORPUS / f"{name}.cu", CORPUS / f"{name}.ptx"
+        subprocess.run(["nvcc", "-ptx", "-O3", "-arch=sm_80", "-lineinfo", str(src), "-o", str(out)], check=True)
+        out.write_text(_relative_files(out.read_text()).replace(f'"../{name}.cu"', f'"{name}.cu"'))
 
 
 def _relative_files(ptx: str) -> str:
@@ -72,4 +72,4 @@ if __name__ == "__main__":
     numba_corpus()
     triton_corpus()
     cuda_corpus()
-    print(f"wrote {CORPUS / 'numba'}, {CORPUS / 'triton'} and {CORPUS / 'cuda_halves.ptx'}")
+    print(f"wrote {CORPUS / 'numba'}, {CORPUS / 'triton'}, cuda_halves.ptx and cuda_wmma.ptx")

@@ -265,3 +265,135 @@ def _if(L: Lowering, cond, then, otherwise) -> None:
         L.start_block(no)
         otherwise()
     L.start_block(cont)
+
+
+# --- wmma (CUDA C's nvcuda::wmma): m16n16k16 -------------------------------------------------
+# PTX leaves wmma's fragment layouts unspecified (opaque), so any layout that load, mma and
+# store agree on is one the hardware may have. simt's: lane l holds row l % 16 of A (all 16
+# k, two per register) and column l % 16 of B; of C and D, row l % 16, columns 8*(l // 16)
+# to + 8 (f32: one per register; f16: two). Elementwise operations on fragments (fill,
+# scale) are layout-independent.
+
+_WMMA_TYPES = {"f16": (Scalar.F16, 2), "bf16": (Scalar.BF16, 2), "f32": (F32, 4)}
+
+
+def _wmma_elements(frag: str, etype: str):
+    """(row, column) of each element a lane holds, as functions of (r = l % 16, h = l // 16),
+    in register order (two halves per register where 16-bit)."""
+    if frag == "a":
+        return [("r", k) for k in range(16)]
+    if frag == "b":
+        return [(k, "r") for k in range(16)]
+    return [("r", ("h", j)) for j in range(8)]
+
+
+@handles("wmma", doc="wmma.load/.store/.mma.sync.aligned m16n16k16 (CUDA C's nvcuda::wmma) with f16 or "
+                     "bf16 A and B, f32 or f16 C and D, row or col memory layouts: fragments in a layout "
+                     "of simt's own (PTX leaves them opaque), products summed in f32 in k order")
+def _wmma(L: Lowering, s: P.Instruction) -> None:
+    from .ops import _address, _space
+    mods = list(s.mods)
+    if "m16n16k16" not in mods or "sync" not in mods or "aligned" not in mods:
+        raise L.unsupported("only the m16n16k16 shape")
+    kind = mods[0]
+    if kind == "mma":
+        return _wmma_mma(L, s, mods[mods.index("m16n16k16") + 1:])
+    if kind not in ("load", "store") or len(mods) < 7:
+        raise L.unsupported()
+    frag, layout, etype = mods[1], mods[4], mods[-1]
+    valid = {"a": ("f16", "bf16"), "b": ("f16", "bf16"), "c": ("f16", "f32"), "d": ("f16", "f32")}
+    if frag not in (("a", "b", "c") if kind == "load" else ("d",)) or layout not in ("row", "col") \
+            or etype not in valid[frag]:
+        raise L.unsupported()
+    space = _space(L, s)
+    if kind == "load":
+        regs_o, mem, *stride_o = s.operands
+    else:
+        mem, regs_o, *stride_o = s.operands
+    et, per = _WMMA_TYPES[etype][0], (1 if etype == "f32" else 2)
+    elements = _wmma_elements("c" if frag == "d" else frag, etype)
+    regs = _vec(L, regs_o, len(elements) // per)
+    base = _address(L, mem, space)
+    at = base.type
+    stride = L.read(stride_o[0], I32) if stride_o else Imm(16, I32)
+    me = _lane(L)
+    r = L.value(Op.AND, I32, me, Imm(15, I32))
+    h8 = L.value(Op.SHL, I32, L.value(Op.SHR, I32, me, Imm(4, I32)), Imm(3, I32))
+
+    def coord(x):
+        if x == "r":
+            return r
+        if isinstance(x, tuple):
+            return L.value(Op.ADD, I32, h8, Imm(x[1], I32))
+        return Imm(x, I32)
+
+    bits = U16 if per == 2 else U32
+    addresses = []
+    for row, col in elements:
+        i, j = coord(row), coord(col)
+        if layout == "col":
+            i, j = j, i
+        index = L.value(Op.ADD, I32, L.value(Op.MUL, I32, i, stride), j)
+        offset = L.value(Op.CVT, at, L.value(Op.MUL, I32, index, Imm(et.nbytes, I32)))
+        addresses.append(L.value(Op.ADD, at, base, offset))
+    for k, o in enumerate(regs):
+        where = addresses[per * k:per * (k + 1)]
+        if kind == "load":
+            parts = []
+            for a in where:
+                v = L.new_reg(bits)
+                L.emit(Op.LD, (v,), (a,), Pointer(space, bits))
+                parts.append(v)
+            word = parts[0] if per == 1 else L.value(
+                Op.OR, U32, L.value(Op.CVT, U32, parts[0]),
+                L.value(Op.SHL, U32, L.value(Op.CVT, U32, parts[1]), Imm(16, U32)))
+            L.emit(Op.MOV, (L.write(o, U32),), (word,))
+            L.cur.instrs.extend(L.after_write)
+            L.after_write = []
+        else:
+            w = L.read(o, U32)
+            parts = [w] if per == 1 else [L.value(Op.CVT, U16, w),
+                                          L.value(Op.CVT, U16, L.value(Op.SHR, U32, w, Imm(16, U32)))]
+            for a, v in zip(where, parts):
+                L.emit(Op.ST, (), (a, v), Pointer(space, bits))
+
+
+def _wmma_mma(L: Lowering, s: P.Instruction, types: list) -> None:
+    if len(types) == 2:
+        dt, at, ct = types[0], "f16", types[1]
+    elif len(types) == 4 and types[1] == types[2]:
+        dt, at, ct = types[0], types[1], types[3]
+    else:
+        raise L.unsupported()
+    if at not in ("f16", "bf16") or dt not in ("f32", "f16") or ct not in ("f32", "f16") or \
+            (at == "bf16" and (dt, ct) != ("f32", "f32")) or "satfinite" in s.mods:
+        raise L.unsupported("types other than f16/bf16 inputs with f32 or f16 accumulators")
+    ht = HALF[at][0]
+    d, a, b, c = s.operands
+    a_vals = [v for o in _vec(L, a, 8) for v in _halves(L, L.read(o, U32), ht)]     # my row of A
+    if ct == "f32":
+        c_vals = [L.read(o, F32) for o in _vec(L, c, 8)]
+    else:
+        c_vals = [v for o in _vec(L, c, 4) for v in _halves(L, L.read(o, U32), Scalar.F16)]
+    b_regs = [L.read(o, U32) for o in _vec(L, b, 8)]
+    me = _lane(L)
+    h8 = L.value(Op.SHL, I32, L.value(Op.SHR, I32, me, Imm(4, I32)), Imm(3, I32))
+    sums = []
+    for j in range(8):                   # my columns 8*h + j: lane 8*h + j holds that column of B
+        src = L.value(Op.ADD, I32, h8, Imm(j, I32))
+        column = [v for w in b_regs for v in _halves(L, _shfl(L, w, src), ht)]
+        acc = c_vals[j]
+        for k in range(16):
+            acc = L.value(Op.FMA, F32, a_vals[k], column[k], acc)
+        sums.append(acc)
+    if dt == "f32":
+        for o, v in zip(_vec(L, d, 8), sums):
+            L.emit(Op.MOV, (L.write(o, F32),), (v,))
+            L.cur.instrs.extend(L.after_write)
+            L.after_write = []
+        return
+    for o, pair in zip(_vec(L, d, 4), zip(sums[0::2], sums[1::2])):
+        lo, hi = (L.value(Op.CVT, U32, L.value(Op.BITCAST, U16, L.value(Op.CVT, Scalar.F16, v))) for v in pair)
+        L.emit(Op.OR, (L.write(o, U32),), (lo, L.value(Op.SHL, U32, hi, Imm(16, U32))))
+        L.cur.instrs.extend(L.after_write)
+        L.after_write = []
