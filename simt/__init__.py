@@ -44,7 +44,7 @@ log2e = LOG2E = _math.log2(_math.e)
 log10e = LOG10E = _math.log10(_math.e)
 from .launch import launch
 from .aot import build_kernel
-from .ptx_import import from_cuda, from_ptx
+from .ptx_import import from_cuda, from_numba, from_ptx, from_triton
 from .formal import verify, to_c
 from .sim.common import LaunchResult
 from .sweep import sweep, tune   # noqa: E402 - binds simt.sweep to the function; the package stays importable

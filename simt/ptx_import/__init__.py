@@ -4,5 +4,7 @@
 kernel that ``simt.launch`` runs on the precise engine (cpu:precise, cpu:trace).
 """
 from .kernel import ImportedKernel, from_cuda, from_ptx
+from .numba_front import from_numba
+from .triton_front import from_triton
 
-__all__ = ["ImportedKernel", "from_cuda", "from_ptx"]
+__all__ = ["ImportedKernel", "from_cuda", "from_numba", "from_ptx", "from_triton"]

@@ -42,8 +42,25 @@ class ImportedKernel:
     def compile(self, pointer_params: frozenset[str] = frozenset()) -> Function:
         fn = self._compiled.get(pointer_params)
         if fn is None:
-            fn = self._compiled[pointer_params] = lower(self.module, self.entry, self.key, pointer_params)
+            fn = self._compiled[pointer_params] = lower(self.module, self._sized_entry(), self.key,
+                                                        pointer_params)
         return fn
+
+    dynamic_shared_bytes: int | None = None     # set by front ends that know it (Triton)
+
+    def _sized_entry(self) -> P.Entry:
+        """The entry with its dynamic shared array (``.extern .shared x[]``) given its size."""
+        dynamic = [v for v in self.entry.shared if v.dynamic]
+        if not dynamic:
+            return self.entry
+        if self.dynamic_shared_bytes is None:
+            raise CompileError(f"PTX line {dynamic[0].line}: kernel {self.key} uses dynamic shared "
+                               f"memory ({dynamic[0].name}[]), whose size a launch does not give in "
+                               f"this version (simt.from_triton reads it from Triton's metadata)")
+        import dataclasses
+        shared = [dataclasses.replace(v, nbytes=self.dynamic_shared_bytes) if v.dynamic else v
+                  for v in self.entry.shared]
+        return dataclasses.replace(self.entry, shared=shared)
 
     def variable_array(self, name: str):
         """The data of a module-level variable: made once per module, shared by its kernels and
@@ -61,6 +78,12 @@ class ImportedKernel:
         if pointer_params is None:
             pointer_params = [n for n, t in self.params if t in ("u64", "b64", "s64")]
         return format_function(self.compile(frozenset(pointer_params)))
+
+    def prepare_launch(self, values: list, grid, block):
+        """The PTX parameters' values and the CUDA geometry for the arguments a user gave:
+        the same here; front ends whose compilers add parameters (Numba's array ABI, Triton's
+        scratch pointers) or fix the block override it."""
+        return values, grid, block
 
     def __call__(self, *args, **kwargs):
         raise LaunchError(f"kernel '{self.key}' cannot be called directly; launch it with "
@@ -206,6 +229,7 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
     from ..options import get_module_options
     from ..sim.common import LaunchConfig, LaunchResult
     where = f"kernel '{kernel.key}'"
+    values, grid, block = kernel.prepare_launch(list(inputs or ()) + list(outputs or ()), grid, block)
     try:
         dev = get_device(device)
     except DeviceError as e:
@@ -249,7 +273,6 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
         dims = normalise_dim(dim, kernel.key)
         sig, cuda_block, cuda_grid = launch_geometry(dims, 256 if block_dim is None else block_dim,
                                                      kernel.key, machine)
-    values = list(inputs or ()) + list(outputs or ())
     params = kernel.entry.params
     if len(values) != len(params):
         names = kernel.source_names or [p.name for p in params]

@@ -12,7 +12,9 @@ from ..ir.mir import (GENERIC_LOCAL_BASE, GENERIC_SHARED_BASE, AtomArg, AtomOp, 
                       ShflMode, Space, SReg, VoteMode)
 from ..ir.types import Scalar
 from . import parser as P
-from .table import IGNORED_MODS, SREGS, TYPES, handles
+from . import half
+from .bits import carry, carry_form
+from .table import HANDLERS, IGNORED_MODS, SREGS, TYPES, Handler, handles
 
 if TYPE_CHECKING:
     from .lower import Lowering
@@ -38,6 +40,8 @@ def _check_mods(L: Lowering, s: P.Instruction, allowed=()) -> None:
              "add/sub .rz/.rm/.rp on f32 (as an FMA with that rounding), .ftz "
              "(subnormals are kept), div.approx/.full (IEEE division)")
 def _arith(L: Lowering, s: P.Instruction) -> None:
+    if carry_form(s):
+        return carry(L, s)
     mode = next((m for m in s.mods if m in ("rz", "rm", "rp")), None)
     if mode is not None and s.opcode in ("add", "sub"):
         return _directed(L, s, mode)
@@ -111,6 +115,8 @@ def _mul_hi_64(L: Lowering, a, b, t: Scalar) -> Reg:
 
 @handles("mad", doc=".lo and .wide (32-bit) on integers; mad.rn.f32/f64 is fma")
 def _mad(L: Lowering, s: P.Instruction) -> None:
+    if carry_form(s):
+        return carry(L, s)
     _check_mods(L, s)
     t = L.type_of(s)
     d, a, b, c = s.operands
@@ -276,13 +282,48 @@ def _mov(L: Lowering, s: P.Instruction) -> None:
     t = L.type_of(s)
     d, a = s.operands
     if isinstance(a, P.Vec) or isinstance(d, P.Vec):
-        raise L.unsupported("packing or unpacking vectors")
+        return _pack(L, s, t, d, a)
     if isinstance(a, P.Reg) and a.name.startswith("%") and a.name not in SREGS and a.name not in L.regs:
         raise L.unsupported(f"special register {a.name}")
     if isinstance(a, P.Reg) and a.name in SREGS:
         L.emit(Op.SREG, (L.write(d, Scalar.I32),), (), SREGS[a.name])
         return
+    if isinstance(a, P.Imm) and a.text[:2].lower() in ("0f", "0d") and t.is_int:
+        bits = int(a.text[2:], 16)                  # a float immediate moved as its bits
+        t = _UINT[t.bits]
+        L.emit(Op.MOV, (L.write(d, t),), (Imm(bits % (1 << t.bits), t),))
+        return
     L.emit(Op.MOV, (L.write(d, t),), (L.read(a, t),))
+
+
+_UINT = {8: Scalar.U8, 16: Scalar.U16, 32: Scalar.U32, 64: Scalar.U64}
+
+
+def _pack(L: Lowering, s: P.Instruction, t: Scalar, d, a) -> None:
+    """mov.b64 {lo, hi}, x (unpack: lo the low bits) and mov.b32 x, {lo, hi} (pack)."""
+    whole = _UINT.get(t.bits)
+    parts = (d if isinstance(d, P.Vec) else a).items
+    if whole is None or isinstance(a, P.Vec) == isinstance(d, P.Vec) or t.bits % len(parts) \
+            or t.bits // len(parts) not in _UINT:
+        raise L.unsupported("this packing of vector elements")
+    pt = _UINT[t.bits // len(parts)]
+    if isinstance(d, P.Vec):                         # unpack
+        x = L.read(a, whole)
+        for k, o in enumerate(parts):
+            if isinstance(o, P.Sym) and o.name == "_":
+                continue
+            piece = L.value(Op.SHR, whole, x, Imm(k * pt.bits, whole)) if k else x
+            L.emit(Op.CVT, (L.write(o, pt),), (piece,))
+            L.cur.instrs.extend(L.after_write)
+            L.after_write = []
+        return
+    acc = None                                       # pack
+    for k, o in enumerate(parts):
+        piece = L.value(Op.CVT, whole, L.read(o, pt))
+        if k:
+            piece = L.value(Op.SHL, whole, piece, Imm(k * pt.bits, whole))
+        acc = piece if acc is None else L.value(Op.OR, whole, acc, piece)
+    L.emit(Op.MOV, (L.write(d, whole),), (acc,))
 
 
 @handles("cvta", doc="cvta(.to).global/.shared/.local .u64 (generic <-> global is the identity; "
@@ -345,7 +386,8 @@ def _cvt(L: Lowering, s: P.Instruction) -> None:
 
 
 _MEMORY_MODS = {"global", "shared", "local", "const", "shared::cta", "param", "nc", "ca", "cg", "cs",
-                "lu", "cv", "volatile", "relaxed", "weak", "gpu", "cta", "sys", "v2", "v4"}
+                "lu", "cv", "volatile", "relaxed", "weak", "gpu", "cta", "sys", "v2", "v4",
+                "acquire", "release"}
 
 
 def _space(L: Lowering, s: P.Instruction) -> Space:
@@ -396,6 +438,17 @@ def _address(L: Lowering, m: P.Operand, space: Space) -> Reg | Imm:
     return base
 
 
+def _without_policy(L: Lowering, s: P.Instruction) -> tuple:
+    """The operands of an ld/st; a .L2::cache_hint's cache-policy operand is dropped (simt
+    does not model L2 eviction priorities)."""
+    ops = s.operands
+    if "L2::cache_hint" in s.mods:
+        ops = ops[:-1]
+    if len(ops) != 2:
+        raise L.unsupported("operand count")
+    return ops
+
+
 _ELEM = {Scalar.I8, Scalar.U8, Scalar.I16, Scalar.U16}
 
 
@@ -410,7 +463,7 @@ def _vector(s: P.Instruction) -> int:
                    "cache hints, 8- to 64-bit integers and f32/f64")
 def _ld(L: Lowering, s: P.Instruction) -> None:
     t = L.type_of(s)
-    d, m = s.operands
+    d, m = _without_policy(L, s)
     if "param" in s.mods:
         return _ld_param(L, s, t, d, m)
     space = _space(L, s)
@@ -452,7 +505,7 @@ def _ld_param(L: Lowering, s, t, d, m) -> None:
                    "and f32/f64")
 def _st(L: Lowering, s: P.Instruction) -> None:
     t = L.type_of(s)
-    m, v = s.operands
+    m, v = _without_policy(L, s)
     space = _space(L, s)
     addr = _address(L, m, space)
     vals = v.items if isinstance(v, P.Vec) else (v,)
@@ -472,10 +525,14 @@ _ATOM = {"add": AtomOp.ADD, "min": AtomOp.MIN, "max": AtomOp.MAX, "exch": AtomOp
 
 
 @handles("atom", "red", doc="global/shared/generic add, min, max, exch, cas, and, or, xor on "
-                            "32/64-bit integers (add also f32/f64); .relaxed/.gpu/.cta/.sys scopes")
+                            "32/64-bit integers (add also f32/f64); .relaxed/.acquire/.release/"
+                            ".acq_rel orders and .gpu/.cta/.sys scopes (accesses are applied in "
+                            "program order, which every order allows)")
 def _atom(L: Lowering, s: P.Instruction) -> None:
     kinds = [m for m in s.mods if m in _ATOM]
-    if len(kinds) != 1 or any(m in ("acquire", "release", "acq_rel", "noftz") for m in s.mods):
+    # .acquire/.release/.acq_rel: the precise engine applies accesses one at a time in program
+    # order (sequentially consistent), which every memory order allows
+    if len(kinds) != 1 or "noftz" in s.mods:
         raise L.unsupported()
     op = _ATOM[kinds[0]]
     t = L.type_of(s)
@@ -682,8 +739,15 @@ def _popc(L: Lowering, s: P.Instruction) -> None:
 _VOTE = {"any": VoteMode.ANY, "all": VoteMode.ALL, "ballot": VoteMode.BALLOT}
 
 
-@handles("vote", doc="vote.sync .any/.all .pred and .ballot.b32")
+@handles("vote", doc="vote.sync .any/.all/.uni .pred and .ballot.b32")
 def _vote(L: Lowering, s: P.Instruction) -> None:
+    if "uni" in s.mods and "sync" in s.mods:         # all equal: all true or all false
+        d, p, mask = s.operands
+        x, m = L.read(p, Scalar.BOOL), L.read(mask, Scalar.U32)
+        yes = L.value(Op.VOTE, Scalar.BOOL, x, m, arg=VoteMode.ALL)
+        no = L.value(Op.VOTE, Scalar.BOOL, L.value(Op.NOT, Scalar.BOOL, x), m, arg=VoteMode.ALL)
+        L.emit(Op.OR, (L.write(d, Scalar.BOOL),), (yes, no))
+        return
     modes = [m for m in s.mods if m in _VOTE]
     if "sync" not in s.mods or len(modes) != 1:
         raise L.unsupported()
@@ -693,3 +757,20 @@ def _vote(L: Lowering, s: P.Instruction) -> None:
     if isinstance(p, P.Reg) and p.name.startswith("!"):
         raise L.unsupported("a negated predicate")
     L.emit(Op.VOTE, (L.write(d, t),), (L.read(p, Scalar.BOOL), L.read(mask, Scalar.U32)), mode)
+
+
+# --- half precision: instructions naming .f16/.bf16(x2) go to half.py first ------------------
+
+def _half_aware(h: Handler) -> Handler:
+    def fn(L: Lowering, s: P.Instruction) -> None:
+        if half.half_form(s) is not None:
+            return half.lower_half(L, s, h.fn)
+        return h.fn(L, s)
+    return Handler(fn, h.doc)
+
+
+for _op in ("add", "sub", "mul", "min", "max", "fma", "mad", "neg", "abs", "setp", "cvt", "ld", "st",
+            "mov", "selp", "and", "or", "xor", "not"):
+    HANDLERS[_op] = _half_aware(HANDLERS[_op])
+
+from . import tensor  # noqa: E402,F401  (registers ldmatrix, mma and cp.async)

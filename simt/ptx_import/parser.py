@@ -78,6 +78,7 @@ class SharedVar:
     nbytes: int
     align: int
     line: int
+    dynamic: bool = False           # `.extern .shared x[]`: sized at launch (Triton's metadata)
 
 
 @dataclass
@@ -98,6 +99,7 @@ class Entry:
     body: list[Instruction | Label] = field(default_factory=list)
     line: int = 0
     problem: CompileError | None = None     # the first statement it could not read
+    returns: list[Param] = field(default_factory=list)      # a .func's return parameters
 
 
 @dataclass
@@ -108,6 +110,8 @@ class Module:
     entries: dict[str, Entry] = field(default_factory=dict)
     files: dict[int, str] = field(default_factory=dict)     # .file number -> path
     variables: dict[str, "Variable | str"] = field(default_factory=dict)  # name -> it, or why not
+    shared: list[SharedVar] = field(default_factory=list)     # module-level .shared variables
+    funcs: dict[str, Entry] = field(default_factory=dict)     # .func definitions, inlined at calls
     path: str = "<ptx>"
 
 
@@ -118,7 +122,8 @@ def ptx_error(module_path: str, line: int, message: str) -> CompileError:
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _REG_DECL = re.compile(r"\.reg\s+\.(\w+)\s+(.+)")
 _SHARED_DECL = re.compile(r"\.shared\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)\s*(\[(\d*)\])?\s*$")
-_PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+([\w$]+)(\s*\[\d*\])?")
+_PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+(?:\.ptr\s+(?:\.\w+\s+)?(?:\.align\s+\d+\s+)?)?"
+                    r"([\w$]+)(\s*\[\d*\])?")
 _ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)\s*\(", re.M)
 
 
@@ -157,8 +162,14 @@ def parse(text: str, path: str = "<ptx>") -> Module:
             mod.entries[entry.name] = entry
             continue
         elif re.match(r"(\.visible\s+|\.weak\s+|\.extern\s+)*\.func\b", raw):
-            # device functions: skipped here; a kernel that calls one fails at its `call`
-            i = _skip_declaration(lines, i)
+            # device functions: a definition is read (and inlined where a kernel calls it); a
+            # kernel calling one only declared here fails at its `call`
+            end = _skip_declaration(lines, i)
+            if "{" in "".join(lines[i:end]) and not raw.startswith(".extern"):
+                func, i = _parse_entry(lines, i, path, func=True)
+                mod.funcs[func.name] = func
+            else:
+                i = end
             continue
         elif re.match(r"(\.visible\s+|\.extern\s+|\.weak\s+)*\.(global|const|shared)\b", raw):
             # module-level variables: data a kernel reaches by address (a kernel using one
@@ -168,7 +179,46 @@ def parse(text: str, path: str = "<ptx>") -> Module:
             i = end
             continue
         i += 1
+    from .inline import inline_calls
+    for entry in (*mod.entries.values(), *mod.funcs.values()):
+        _bare_registers(entry)
+    for entry in mod.entries.values():
+        if entry.problem is None:
+            try:
+                entry.body = inline_calls(entry, mod.funcs, path)
+            except CompileError as e:
+                entry.problem = e
+        used = {o.name for s in entry.body if isinstance(s, Instruction) for o in _symbols(s)}
+        entry.shared += [v for v in mod.shared if v.name in used]
     return mod
+
+
+def _bare_registers(entry: Entry) -> None:
+    """Registers declared without a %, as inline asm does (`.reg .f16 low;`): read as
+    registers, not symbols."""
+    bare = {r for r in entry.regs if not r.startswith("%")}
+    if not bare:
+        return
+
+    def fix(o):
+        if isinstance(o, Sym) and o.name in bare:
+            return Reg(o.name)
+        if isinstance(o, Vec):
+            return Vec(tuple(fix(x) for x in o.items))
+        if isinstance(o, Mem):
+            return Mem(fix(o.base), o.offset)
+        return o
+    for s in entry.body:
+        if isinstance(s, Instruction):
+            s.operands = tuple(fix(o) for o in s.operands)
+
+
+def _symbols(s: Instruction):
+    for o in s.operands:
+        for x in (o.items if isinstance(o, Vec) else (o,)):
+            x = x.base if isinstance(x, Mem) else x
+            if isinstance(x, Sym):
+                yield x
 
 
 _VARIABLE = re.compile(r"^(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.(global|const|shared)\s+"
@@ -186,6 +236,15 @@ def _module_variable(mod: Module, text: str, line: int) -> None:
             mod.variables[name.group(1)] = f"PTX line {line}: cannot read `{text.strip()[:80]}`"
         return
     space, typ, name, count, init = m.groups()
+    if space == "shared" and not init and _SIZES.get(typ):
+        # per-block arrays declared at module scope (Numba's shared arrays; Triton's dynamic
+        # `global_smem[]`): each kernel that names one gets it
+        align = re.search(r"\.align\s+(\d+)", text)
+        size = _SIZES[typ] * (int(count) if count else 1)
+        mod.shared.append(SharedVar(name, 0 if count == "" else size,
+                                    int(align.group(1)) if align else _SIZES[typ], line,
+                                    dynamic=count == ""))
+        return
     if space == "shared" or "extern" in text.split(name)[0]:
         mod.variables[name] = (f"PTX line {line}: {space} variables declared outside a kernel "
                                f"are not supported")
@@ -249,7 +308,7 @@ def _skip_braces(lines: list[str], i: int) -> int:
     return i
 
 
-def _parse_entry(lines: list[str], i: int, path: str) -> tuple[Entry, int]:
+def _parse_entry(lines: list[str], i: int, path: str, func: bool = False) -> tuple[Entry, int]:
     start = i
     header = ""
     while "{" not in lines[i] or ")" not in header + lines[i]:
@@ -259,20 +318,37 @@ def _parse_entry(lines: list[str], i: int, path: str) -> tuple[Entry, int]:
             raise ptx_error(path, start + 1, "unterminated .entry")
     before, _, after = lines[i].partition("{")
     header += before
-    name = _ENTRY.search(header).group(1)
-    plist = header[header.index("(") + 1:header.rindex(")")]
+    rets = ""
+    if func:
+        m = re.search(r"\.func\s*(?:\(([^)]*)\))?\s*([\w$]+)\s*\(", header)
+        if m is None:
+            raise ptx_error(path, start + 1, "cannot read this .func header")
+        rets, name = m.group(1) or "", m.group(2)
+        plist = header[m.end():header.rindex(")")]
+    else:
+        name = _ENTRY.search(header).group(1)
+        plist = header[header.index("(") + 1:header.rindex(")")]
     params = []
-    for k, piece in enumerate(p.strip() for p in plist.split(",")):
+    for k, piece in enumerate(p.strip() for p in (plist.split(",") + ["|"] + rets.split(","))):
+        if piece == "|":              # the return parameters follow
+            returns, params = params, []
+            continue
         if not piece:
             continue
         m = _PARAM.match(piece)
         if not m:
             raise ptx_error(path, start + 1, f"cannot read parameter {piece!r} of {name}")
+        size = re.search(r"\[(\d+)\]", m.group(3) or "")
+        if m.group(1) == "b8" and size and int(size.group(1)) in (2, 4, 8):
+            # a 2-, 4- or 8-byte value passed as bytes (Triton's fp16 scalars): read as bits
+            params.append(Param(m.group(2), f"b{8 * int(size.group(1))}", start + 1))
+            continue
         if m.group(3):
             raise ptx_error(path, start + 1, f"parameter {m.group(2)} of {name} is passed by value "
                             f"as bytes (a struct or array argument): not supported in this version")
         params.append(Param(m.group(2), m.group(1), start + 1))
-    entry = Entry(name, params, line=start + 1)
+    params, returns = returns, params
+    entry = Entry(name, params, line=start + 1, returns=returns)
     pending, pending_line = "", 0
     lines[i] = after
     depth = 1
@@ -325,6 +401,8 @@ def _statement(entry: Entry, text: str, line: int, loc, path: str) -> None:
         if not m:
             raise ptx_error(path, line, f"cannot read register declaration {text!r}")
         typ = m.group(1)
+        # half registers are bit containers of their width (half.py reads them as halves)
+        typ = {"f16": "b16", "bf16": "b16", "f16x2": "b32", "bf16x2": "b32"}.get(typ, typ)
         for item in m.group(2).split(","):
             item = item.strip()
             rm = re.match(r"^(%[\w$]+)<(\d+)>$", item)
@@ -350,8 +428,10 @@ def _statement(entry: Entry, text: str, line: int, loc, path: str) -> None:
         raise ptx_error(path, line, f"{text.split()[0]} variables in a kernel are not supported in "
                         f"this version: {text}")
     if text.startswith(".param"):
-        raise ptx_error(path, line, f"a call's parameters ({text}): device function calls "
-                        f"(printf and malloc among them) are not supported in this version")
+        if not re.match(r"\.param\s+\.(b|u|s|f)(8|16|32|64)\s+[\w$]+\s*$", text):
+            raise ptx_error(path, line, f"a call's parameter {text!r} (a struct or array passed "
+                            f"by value) is not supported in this version")
+        return                      # a call's scalar parameter: a register once inlined
     if text.startswith("."):
         raise ptx_error(path, line, f"directive {text.split()[0]} is not supported")
     entry.body.append(_instruction(text, line, loc, path))
@@ -364,6 +444,8 @@ def _instruction(text: str, line: int, loc, path: str) -> Instruction:
         negated, guard, text = m.group(1) == "!", m.group(2), m.group(3)
     head, _, rest = text.partition(" ")
     parts = head.split(".")
+    if parts[0] == "call":            # read by inline.py from the text
+        return Instruction(parts[0], tuple(parts[1:]), (), guard, negated, line, loc, text)
     try:
         operands = tuple(_operand(o) for o in _split_operands(rest.strip())) if rest.strip() else ()
     except ValueError as e:
@@ -390,8 +472,8 @@ def _split_operands(s: str) -> list[str]:
 
 def _atom(s: str) -> Reg | Imm | Sym:
     s = s.strip()
-    if s.startswith("%"):
-        return Reg(s.replace(" ", ""))          # "%r2|%p1": a result and its predicate
+    if s.startswith("%") or "|" in s:
+        return Reg(s.replace(" ", ""))          # "%r2|%p1", "_|%p1": a result and its predicate
     if re.match(r"^[-+]?(0[fFdD][0-9a-fA-F]+|0[xX][0-9a-fA-F]+U?|\d+U?|\d*\.\d+([eE][-+]?\d+)?)$", s):
         return Imm(s)
     if re.match(r"^[\w$]+$", s):
