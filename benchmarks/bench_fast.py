@@ -4,7 +4,8 @@ simulator, on the suite's Warp-compatible kernels, in one run on the same data.
 For each kernel: simt "cpu" and warp-lang each launch it once on the suite's inputs (the
 first launch includes compiling, with empty kernel caches: the *cold* time), the result is
 checked against the suite's numpy reference, then the best of ``--repeats`` warm launches
-is timed. Numba's simulator (which must be enabled before ``numba.cuda`` is imported, so it
+is timed, the two tools' launches alternating so that both see the same load on a shared
+machine. Numba's simulator (which must be enabled before ``numba.cuda`` is imported, so it
 runs in a child process: this same file with ``--sim-child``) runs a small grid of the
 kernels it has a translation for, and simt runs that same small grid for the ratio.
 
@@ -208,8 +209,8 @@ def bench_case(case, size, repeats: int, warp_module, seed: int) -> dict:
     simt.launch(case.kernel, dim=dim, inputs=first_args, device="cpu", block_dim=block)
     row["simt_cold_s"] = time.perf_counter() - start
     compare(case, outputs(first_args), expected)
-    _, row["simt_warm_s"] = timed_launches(
-        lambda: simt.launch(case.kernel, dim=dim, inputs=s_args, device="cpu", block_dim=block), repeats)
+    launches = {"simt": lambda: simt.launch(case.kernel, dim=dim, inputs=s_args, device="cpu",
+                                            block_dim=block)}
 
     if warp_module is not None:
         kernel = case.kernel_in(warp_module)
@@ -224,8 +225,24 @@ def bench_case(case, size, repeats: int, warp_module, seed: int) -> dict:
         wlaunch(w_first)
         row["warp_cold_s"] = time.perf_counter() - start
         compare(case, outputs(w_first), expected)
-        _, row["warp_warm_s"] = timed_launches(lambda: wlaunch(w_args), repeats)
+        launches["warp"] = lambda: wlaunch(w_args)
+    for name, seconds in alternating_launches(launches, repeats).items():
+        row[f"{name}_warm_s"] = seconds
     return row
+
+
+def alternating_launches(launches: dict, repeats: int) -> dict[str, float]:
+    """Best seconds of ``repeats`` warm launches per tool (after one untimed launch each),
+    the tools taking turns."""
+    for launch in launches.values():
+        launch()
+    best = {name: math.inf for name in launches}
+    for _ in range(repeats):
+        for name, launch in launches.items():
+            start = time.perf_counter()
+            launch()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
 
 
 def bench_sim(case, threads: int, seed: int) -> dict:
@@ -317,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="the suite's small sizes x 16, fewer repeats")
     p.add_argument("--cases", default="", help="comma-separated subset of the Warp-compatible cases")
-    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--repeats", type=int, default=7)
     p.add_argument("--sim-threads", type=int, default=16384, help="grid of the simulator comparison")
     p.add_argument("--no-sim", action="store_true")
     p.add_argument("--no-warp", action="store_true")

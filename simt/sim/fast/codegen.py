@@ -12,6 +12,10 @@ thread runs until it suspends at a collective or exits, then the scheduler (writ
 collectives.py) resolves what can be resolved and the next round resumes those threads.
 Registers live across a suspension wait in per-thread arrays ``R_<type>[slot, thread]``.
 
+Each block starts by testing, once, the indices that are simple functions of the thread id
+against their arrays (bounds.py); where all pass, those accesses run unchecked (``slow`` is
+False) and the thread loop has no early exit.
+
 Runtime errors store a record in ``err`` (code, block, thread, instruction, values), set
 ``abort`` so that other OS threads stop taking blocks, and return; engine.py turns the
 record into the same exception the precise engine raises.
