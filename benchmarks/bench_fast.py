@@ -226,22 +226,23 @@ def bench_case(case, size, repeats: int, warp_module, seed: int) -> dict:
         row["warp_cold_s"] = time.perf_counter() - start
         compare(case, outputs(w_first), expected)
         launches["warp"] = lambda: wlaunch(w_args)
-    for name, seconds in alternating_launches(launches, repeats).items():
-        row[f"{name}_warm_s"] = seconds
+    row.update(alternating_launches(launches, repeats))
     return row
 
 
 def alternating_launches(launches: dict, repeats: int) -> dict[str, float]:
-    """Best seconds of ``repeats`` warm launches per tool (after one untimed launch each),
-    the tools taking turns."""
+    """Best wall seconds (``<tool>_warm_s``) and best CPU seconds of the whole process
+    (``<tool>_cpu_s``: every core's work, and what other programs do not change) of
+    ``repeats`` warm launches per tool, after one untimed launch each, the tools taking turns."""
     for launch in launches.values():
         launch()
-    best = {name: math.inf for name in launches}
+    best = {f"{name}_{kind}": math.inf for name in launches for kind in ("warm_s", "cpu_s")}
     for _ in range(repeats):
         for name, launch in launches.items():
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             launch()
-            best[name] = min(best[name], time.perf_counter() - start)
+            best[f"{name}_warm_s"] = min(best[f"{name}_warm_s"], time.perf_counter() - start)
+            best[f"{name}_cpu_s"] = min(best[f"{name}_cpu_s"], time.process_time() - cpu)
     return best
 
 
@@ -388,6 +389,10 @@ def main(argv: list[str] | None = None) -> int:
         ok &= g >= TARGET_VS_WARP
         print(f"geometric mean cpu/warp-lang (warm threads/s): {g:.2f}x "
               f"({'PASS' if g >= TARGET_VS_WARP else 'FAIL'}, target >= {TARGET_VS_WARP:g}x)")
+        cpu_ratios = {r["case"]: r["warp_cpu_s"] / r["simt_cpu_s"] for r in rows}
+        listed = ", ".join(f"{name} {x:.2f}x" for name, x in cpu_ratios.items())
+        print(f"CPU time per launch, warp-lang/cpu (all cores' work, which other programs' load "
+              f"does not change): geometric mean {geomean(list(cpu_ratios.values())):.2f}x ({listed})")
         # warp-lang compiles a whole module (every kernel of the file) at its first launch
         print(f"cold compile, all {len(rows)} kernels: cpu {sum(r['simt_cold_s'] for r in rows):.2f} s "
               f"(one kernel at a time, {max(r['simt_cold_s'] for r in rows):.2f} s at most), "
