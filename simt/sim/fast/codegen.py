@@ -12,6 +12,10 @@ thread runs until it suspends at a collective or exits, then the scheduler (writ
 collectives.py) resolves what can be resolved and the next round resumes those threads.
 Registers live across a suspension wait in per-thread arrays ``R_<type>[slot, thread]``.
 
+Each block starts by testing, once, the indices that are simple functions of the thread id
+against their arrays (bounds.py); where all pass, those accesses run unchecked (``slow`` is
+False) and the thread loop has no early exit.
+
 Runtime errors store a record in ``err`` (code, block, thread, instruction, values), set
 ``abort`` so that other OS threads stop taking blocks, and return; engine.py turns the
 record into the same exception the precise engine raises.
@@ -22,7 +26,7 @@ from dataclasses import dataclass, field
 
 from ...ir.mir import ArrayParam, Function, Instr, MemRef, Op, ScalarParam, Space
 from ...ir.types import Scalar
-from . import collectives
+from . import bounds, collectives
 from .. import atomic_log, mathlib
 from .ops import (CAST, ERR_STEPS, MATH_MODULE, Constants, OpWriter, check_memref_space,
                   reg_name)
@@ -39,7 +43,7 @@ RUNTIME_NAMES = ("record_error", "div_signed", "rem_signed", "div_unsigned", "re
                  "float_to_i8_sat", "float_to_u8_sat", "float_to_i16_sat", "float_to_u16_sat",
                  "float_to_i32_sat", "float_to_u32_sat", "float_to_i64_sat", "float_to_u64_sat",
                  "f32_to_f16_bits", "f16_bits_to_f32", "f32_to_bf16_bits", "bits_float32",
-                 "print_c", "grow_log")
+                 "print_c", "grow_log", "I32_MIN", "I32_MAX", "I64_MIN", "I64_MAX")
 
 GEOMETRY = ("bx", "by", "bz", "gx", "gy", "gz", "dim0", "dim1", "dim2", "dim3", "max_steps")
 ERR_FIELDS = 8
@@ -120,6 +124,10 @@ class _Generator:
         if self.logs:
             self.writer.deferral = self.deferral
             self.writer.log_keys = self.lockstep
+        self.hoisting = bounds.plan(fn, self.layout, lambda mem: self.memory(mem)[1], self.dim_of,
+                                    {p.reg.id: f"p{k}" for k, p in enumerate(self.scalars)},
+                                    lambda imm: self.consts.get(imm.value, imm.type))
+        self.writer.hoisted = self.hoisting.accesses
         self.slots: dict[int, tuple[Scalar, int]] = {}
         if self.lockstep:
             self._assign_slots()
@@ -223,6 +231,16 @@ class _Generator:
         for k, _ in enumerate(self.fn.shared):
             src.add(f"s{k}[:] = 0")
         src.add("ctaid_x = cta % gx", "ctaid_y = (cta // gx) % gy", "ctaid_z = cta // (gx * gy)")
+        src.add(*self.hoisting.lines)
+
+    def branch_condition(self, term: Instr) -> str:
+        """A CBR's condition; a guard that no thread of a ``fast`` block takes is skipped
+        there (bounds.py)."""
+        cond = self.writer.val(term.srcs[0])
+        ends_if_true = self.hoisting.guards.get(id(term))
+        if ends_if_true is None:
+            return cond
+        return f"(slow and {cond})" if ends_if_true else f"(not slow or {cond})"
 
     def _thread_loops(self, src: Source) -> None:
         src.add("t = 0", "for tid_z in range(bz):", "    for tid_y in range(by):",
@@ -277,8 +295,7 @@ class _Generator:
                 out.add(*self.writer.write(ins))
 
         try:
-            writer = StructuredWriter(self.layout, write_block, self.fail,
-                                      lambda term: self.writer.val(term.srcs[0]))
+            writer = StructuredWriter(self.layout, write_block, self.fail, self.branch_condition)
             out = Source()
             out.indent(depth)
             writer.write(out)
@@ -363,7 +380,7 @@ class _Generator:
             src.add("break")
         elif term.op is Op.CBR:
             t, f = seg.successors
-            src.add(f"bb = {t} if {self.writer.val(term.srcs[0])} else {f}")
+            src.add(f"bb = {t} if {self.branch_condition(term)} else {f}")
         else:
             j = seg.successors[0]
             if j in inlined and j not in seen:

@@ -112,6 +112,8 @@ class OpWriter:
         # deferred float atomics (simt/sim/atomic_log.py) are logged, not applied, when set
         self.deferral = None
         self.log_keys = False       # rows carry the thread's key (threads run in rounds)
+        # accesses whose index the block's prologue showed in bounds when ``slow`` is False
+        self.hoisted: set[int] = set()
 
     def index_name(self, ins: Instr) -> str:
         """One name per memory instruction: numba compiles single-assignment names faster."""
@@ -239,17 +241,18 @@ class OpWriter:
         limit = extent if width == 1 else f"{extent} - {width - 1}"
         ix = self.index_name(ins)
         index = self.val(ins.srcs[0])
+        when = "slow and " if id(ins) in self.hoisted else ""
         if width == 1:
             # as uint64: one compare (a negative index wraps to a huge one), and numba skips
             # its negative-index wraparound; the error record reads it back as int64
             return [f"{ix} = np.uint64({index})",
-                    f"if {ix} >= np.uint64({extent}):",
+                    f"if {when}{ix} >= np.uint64({extent}):",
                     *("    " + x for x in self.fail(ERR_OOB, ins, ix))]
         if ins.srcs[0].type is Scalar.U64:      # read as int64, as the precise engine does
             index = f"np.int64({index})"
         # the limit of a wider access may itself be negative: two compares
         return [f"{ix} = {index}",
-                f"if {ix} < 0 or {ix} >= {limit}:",
+                f"if {when}({ix} < 0 or {ix} >= {limit}):",
                 *("    " + x for x in self.fail(ERR_OOB, ins, ix))]
 
     def load(self, ins: Instr) -> list[str]:

@@ -123,6 +123,12 @@ def shr_unsigned(a, s, bits):
     return np.uint64(a) >> np.uint64(s)
 
 
+# --- limits for hoisted bounds checks (bounds.py) ------------------------------------------
+
+I32_MIN, I32_MAX = np.int64(-2**31), np.int64(2**31 - 1)
+I64_MIN, I64_MAX = np.int64(-2**63), np.int64(2**63 - 1)
+
+
 # --- float helpers ---------------------------------------------------------------------------
 
 @njit(**JIT)

@@ -1,0 +1,355 @@
+"""Bounds checks hoisted out of the thread loop.
+
+A checked access (``if ix >= n: record the error; return``) leaves the thread loop early,
+and LLVM does not vectorise a loop with such exits. Most indices are simple functions of the
+thread id and of values fixed for the block (``i = bid * bdim + tid``, ``i * 3 + 1``,
+``max(i - 1, 0) * w + j``, ``clamp(b, 0, n - 1)``), so once per block the generated code
+computes the interval each such index lies in (exact interval arithmetic in int64, trusted
+only where no step leaves its type's range, i.e. no thread's value wraps) and tests the
+interval against the array's extent. Where every such test passes the block is ``fast``:
+those accesses skip their checks, and guards that end a thread (``if i >= n: return``)
+that no thread of the block takes are skipped too. LLVM unswitches the thread loop on the
+flag, and the unchecked copy has no early exit. Otherwise the block runs with every check,
+so a failing access reports exactly what it did before.
+
+Soundness: an interval covers every value a register holds at any time in the block. A
+register gets one from its definition only if it is written by exactly one instruction and
+never read before being written (not live into the entry); any other register, a load's
+result, and every op not modelled here, may hold any value of its type.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from ...ir.mir import AtomArg, DimArg, Function, Imm, Instr, MemRef, Op, Reg, ScalarParam, SReg
+from ...ir.types import Scalar
+from .segments import Layout
+
+_RANGE = {Scalar.I32: ("I32_MIN", "I32_MAX"), Scalar.I64: ("I64_MIN", "I64_MAX")}
+_ANY = ("I64_MIN", "I64_MAX")        # a value of another type, seen as int64: no bound
+_SYMBOL = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*"}
+EXACT_LO, EXACT_HI = -2**31, 2**31
+_THREAD = {SReg.TID_X: "bx", SReg.TID_Y: "by", SReg.TID_Z: "bz"}
+_BLOCK_VALUE = {SReg.NTID_X: "bx", SReg.NTID_Y: "by", SReg.NTID_Z: "bz",
+                SReg.CTAID_X: "ctaid_x", SReg.CTAID_Y: "ctaid_y", SReg.CTAID_Z: "ctaid_z",
+                SReg.NCTAID_X: "gx", SReg.NCTAID_Y: "gy", SReg.NCTAID_Z: "gz",
+                SReg.DIM_0: "dim0", SReg.DIM_1: "dim1", SReg.DIM_2: "dim2", SReg.DIM_3: "dim3"}
+NEVER = "False"
+
+
+def _at_least(value: str, bound: str) -> tuple[str, str, str]:
+    return ("min", value, bound)
+
+
+def _at_most(value: str, bound: str) -> tuple[str, str, str]:
+    return ("max", value, bound)
+
+
+def _conjunction(conds: list[tuple[str, str, str]]) -> list[str]:
+    """``fast = `` all of ``conds``, the bounds on one limit tested at once (min(a, b, c) >= 0):
+    numba compiles a few calls faster than one comparison per bound."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    raw: list[str] = []
+    for kind, value, bound in dict.fromkeys(conds):
+        if kind:
+            groups.setdefault((kind, bound), []).append(value)
+        else:
+            raw.append(value)
+    terms = [f"({kind}({', '.join(values)}) {'>=' if kind == 'min' else '<='} {bound})"
+             if len(values) > 1 else f"({values[0]} {'>=' if kind == 'min' else '<='} {bound})"
+             for (kind, bound), values in groups.items()] + raw
+    return ["fast = (" + terms[0], *(f"        & {x}" for x in terms[1:]), "        )"]
+
+
+@dataclass(frozen=True)
+class _Iv:
+    lo: str
+    hi: str
+    lo_bounded: bool       # known statically to be a real bound, not the type's limit
+    hi_bounded: bool
+    conds: tuple[str, ...] = ()   # what must hold for it to be right (no value wrapped)
+
+    @property
+    def bounded(self) -> bool:
+        return self.lo_bounded and self.hi_bounded
+
+
+@dataclass
+class Hoisting:
+    """What the generated code does once per block: ``lines`` set ``slow``; ``accesses``
+    (ids of LD/ST/ATOM) test their index only ``if slow``; ``guards`` (ids of CBRs) map to
+    whether their true arm is the one that ends the thread."""
+    lines: list[str] = field(default_factory=list)
+    accesses: set[int] = field(default_factory=set)
+    guards: dict[int, bool] = field(default_factory=dict)
+
+
+def plan(fn: Function, layout: Layout, extent: Callable[[MemRef], str],
+         dim_of: Callable[[MemRef, int], str], param_names: dict[int, str],
+         constant: Callable[[Imm], str]) -> Hoisting:
+    """``extent(mem)``: the expression of an array's length in scalars; ``dim_of(mem, d)``:
+    of one of its dimensions; ``param_names``: scalar parameter register id -> the argument's
+    variable; ``constant(imm)``: the expression of an immediate."""
+    return _Planner(fn, layout, extent, dim_of, param_names, constant).run()
+
+
+class _Planner:
+    def __init__(self, fn, layout, extent, dim_of, param_names, constant):
+        self.fn, self.layout = fn, layout
+        self.extent, self.dim_of, self.params, self.constant = extent, dim_of, param_names, constant
+        self.defs: dict[int, list[Instr]] = {}
+        for ins in fn.instructions():
+            for d in ins.dsts:
+                self.defs.setdefault(d.id, []).append(ins)
+        for p in fn.params:
+            if isinstance(p, ScalarParam):
+                self.defs.setdefault(p.reg.id, []).append(None)   # bound at entry
+        self.read_first = layout.segments[0].live_in - set(param_names)
+        self.lines: list[str] = []
+        self.conds: list[str] = []          # gathered while working out one value
+        self.names: dict[str, str] = {}
+        self.ivs: dict[int, _Iv] = {}
+        self.decisions: dict[int, tuple[str, str, tuple[str, ...]]] = {}
+        self.visiting: set[int] = set()
+
+    def run(self) -> Hoisting:
+        out = Hoisting()
+        tests: list[str] = []
+        for ins in self.fn.instructions():
+            test = self._access_test(ins)
+            if test is not None:
+                out.accesses.add(id(ins))
+                tests += test
+        for seg in self.layout.segments:
+            test = self._guard_test(seg)
+            if test is not None:
+                out.guards[id(seg.term)] = test[1]
+                tests += test[0]
+        if tests:
+            out.lines = self.lines + _conjunction(tests) + ["slow = not fast"]
+        return out
+
+    # --- what gets hoisted -------------------------------------------------------------------
+    def _access_test(self, ins: Instr) -> list[str] | None:
+        if ins.op not in (Op.LD, Op.ST, Op.ATOM):
+            return None
+        mem = ins.arg.mem if isinstance(ins.arg, AtomArg) else ins.arg
+        if not isinstance(mem, MemRef):          # byte-addressed: not hoisted
+            return None
+        index = ins.srcs[0]
+        if not isinstance(index, Reg) or index.type not in _RANGE:
+            return None
+        self.conds = []
+        iv = self._interval(index)
+        if not iv.bounded:
+            return None
+        width = len(ins.dsts) if ins.op is Op.LD else (len(ins.srcs) - 1 if ins.op is Op.ST else 1)
+        return [*iv.conds, _at_least(iv.lo, "0"), _at_most(iv.hi, f"{self.extent(mem)} - {width}")]
+
+    def _guard_test(self, seg) -> tuple[list[str], bool] | None:
+        """A CBR one of whose arms only ends the thread (``if i >= n: return``)."""
+        term = seg.term
+        if term is None or term.op is not Op.CBR or not isinstance(term.srcs[0], Reg):
+            return None
+        t, f = seg.successors
+        ends = [self._only_returns(t), self._only_returns(f)]
+        if ends[0] == ends[1]:
+            return None
+        self.conds = []
+        never_true, never_false = self._decide(term.srcs[0])
+        test = never_true if ends[0] else never_false
+        return None if test == NEVER else ([*self.conds, ("", f"({test})", "")], ends[0])
+
+    def _only_returns(self, k: int) -> bool:
+        seg = self.layout.segments[k]
+        return not seg.instrs and seg.collective is None and seg.term.op is Op.RET
+
+    # --- intervals, as lines of the block's prologue -------------------------------------------
+    def _single_def(self, r: Reg) -> Instr | None | bool:
+        """The one instruction (None for a parameter) that writes ``r``, or False."""
+        defs = self.defs.get(r.id, [])
+        if len(defs) != 1 or r.id in self.read_first or r.id in self.visiting:
+            return False
+        return defs[0]
+
+    def _interval(self, x) -> _Iv:
+        if isinstance(x, Imm):
+            if x.type not in _RANGE:
+                return _Iv(*_ANY, False, False)
+            c = self.constant(x)
+            return _Iv(c, c, True, True)
+        if x.id in self.ivs:
+            iv = self.ivs[x.id]
+        elif x.type not in _RANGE:
+            return _Iv(*_ANY, False, False)
+        elif (ins := self._single_def(x)) is False:
+            iv = self.ivs[x.id] = _Iv(*_RANGE[x.type], False, False)
+        else:
+            outer, self.conds = self.conds, []
+            self.visiting.add(x.id)
+            iv = self._define(x, ins)
+            self.visiting.discard(x.id)
+            iv = self.ivs[x.id] = replace(iv, conds=tuple(dict.fromkeys(self.conds)))
+            self.conds = outer
+        self.conds.extend(iv.conds)     # the caller's value needs them too
+        return iv
+
+    def _value(self, expr: str) -> str:
+        """A name for ``expr`` (computed once per block, however many registers share it)."""
+        name = self.names.get(expr)
+        if name is None:
+            name = self.names[expr] = f"v{len(self.names)}"
+            self.lines.append(f"{name} = {expr}")
+        return name
+
+    def _within(self, iv: _Iv, t: Scalar) -> _Iv:
+        """``iv`` of a value of type ``t``: the block is fast only if it fits (no wrap)."""
+        tlo, thi = _RANGE[t]
+        self.conds += [_at_least(iv.lo, tlo), _at_most(iv.hi, thi)]
+        return iv
+
+    def _exact(self, *ivs: _Iv) -> None:
+        """64-bit arithmetic on these is exact where they lie within +-2**31."""
+        for iv in ivs:
+            self.conds += [_at_least(iv.lo, str(EXACT_LO)), _at_most(iv.hi, str(EXACT_HI))]
+
+    def _point(self, expr: str) -> _Iv:
+        v = self._value(expr)
+        return _Iv(v, v, True, True)
+
+    def _pair(self, lo: str, hi: str, lo_bounded: bool = True, hi_bounded: bool = True) -> _Iv:
+        return _Iv(self._value(lo), self._value(hi), lo_bounded, hi_bounded)
+
+    def _define(self, r: Reg, ins: Instr | None) -> _Iv:
+        full = _Iv(*_RANGE[r.type], False, False)
+        if ins is None:                                    # a scalar parameter
+            return self._within(self._point(f"np.int64({self.params[r.id]})"), r.type)
+        op = ins.op
+        if op is Op.SREG:
+            if ins.arg in _THREAD:                          # at most 1024
+                return self._pair("0", f"{_THREAD[ins.arg]} - 1")
+            if ins.arg in _BLOCK_VALUE:
+                return self._within(self._point(_BLOCK_VALUE[ins.arg]), r.type)
+            if ins.arg is SReg.LANEID:
+                return self._pair("0", "31")
+            if ins.arg is SReg.WARPID:
+                return self._pair("0", "(T - 1) >> 5")
+            return full
+        if op is Op.DIM:
+            arg: DimArg = ins.arg
+            return self._within(self._point(f"np.int64({self.dim_of(arg.mem, arg.dim)})"), r.type)
+        if op is Op.MOV:
+            return self._interval(ins.srcs[0])
+        if op is Op.CVT:
+            src = ins.srcs[0]
+            if src.type is Scalar.BOOL:
+                return self._pair("0", "1")
+            if src.type not in _RANGE:
+                return full
+            a = self._interval(src)
+            if not a.bounded:
+                return full
+            return self._within(a, r.type) if src.type.bits > r.type.bits else a
+        if op in (Op.MIN, Op.MAX):
+            a, b = (self._interval(s) for s in ins.srcs)
+            f = "min" if op is Op.MIN else "max"
+            lo_b = (a.lo_bounded and b.lo_bounded) if op is Op.MIN else (a.lo_bounded or b.lo_bounded)
+            hi_b = (a.hi_bounded or b.hi_bounded) if op is Op.MIN else (a.hi_bounded and b.hi_bounded)
+            if not (lo_b or hi_b):
+                return full
+            return self._pair(f"{f}({a.lo}, {b.lo})", f"{f}({a.hi}, {b.hi})", lo_b, hi_b)
+        if op is Op.SELECT:
+            a, b = (self._interval(s) for s in ins.srcs[1:])
+            if not (a.bounded and b.bounded):
+                return full
+            return self._pair(f"min({a.lo}, {b.lo})", f"max({a.hi}, {b.hi})")
+        if op in (Op.ADD, Op.SUB, Op.MUL, Op.NEG):
+            ops = [self._interval(s) for s in ins.srcs]
+            if not all(iv.bounded for iv in ops):
+                return full
+            if r.type is Scalar.I64:
+                self._exact(*ops)
+            return self._within(self._arith(op, *ops), r.type)
+        if op is Op.REM:
+            a, b = (self._interval(s) for s in ins.srcs)
+            if not b.bounded:
+                return full
+            self.conds.append(_at_least(b.lo, "1"))    # |a % b| < b, with the sign of a
+            return self._pair(f"0 if {a.lo} >= 0 else 1 - {b.hi}", f"0 if {a.hi} <= 0 else {b.hi} - 1")
+        if op is Op.AND:
+            a, b = (self._interval(s) for s in ins.srcs)
+            mask = b if b.bounded else a
+            if not mask.bounded:
+                return full
+            self.conds.append(_at_least(mask.lo, "0"))    # between 0 and a non-negative operand
+            return self._pair("0", mask.hi)
+        return full
+
+    def _arith(self, op: Op, a: _Iv, b: _Iv | None = None) -> _Iv:
+        if op is Op.NEG:
+            return self._pair(f"-{a.hi}", f"-{a.lo}")
+        if a.lo == a.hi and b.lo == b.hi:                       # fixed for the block
+            return self._point(f"{a.lo} {_SYMBOL[op]} {b.lo}")
+        if op is Op.ADD:
+            return self._pair(f"{a.lo} + {b.lo}", f"{a.hi} + {b.hi}")
+        if op is Op.SUB:
+            return self._pair(f"{a.lo} - {b.hi}", f"{a.hi} - {b.lo}")
+        if b.lo == b.hi or a.lo == a.hi:                        # times a block constant
+            x, c = (a, b.lo) if b.lo == b.hi else (b, a.lo)
+            p, q = self._value(f"{x.lo} * {c}"), self._value(f"{x.hi} * {c}")
+            return self._pair(f"min({p}, {q})", f"max({p}, {q})")
+        ps = [self._value(f"{u} * {v}") for u in (a.lo, a.hi) for v in (b.lo, b.hi)]
+        return self._pair(f"min(min({ps[0]}, {ps[1]}), min({ps[2]}, {ps[3]}))",
+                          f"max(max({ps[0]}, {ps[1]}), max({ps[2]}, {ps[3]}))")
+
+    # --- conditions decided for the whole block ----------------------------------------------
+    def _decide(self, x) -> tuple[str, str]:
+        """(expression true if ``x`` is false for every thread, one true if it is true for
+        every thread); NEVER where that cannot be shown."""
+        if not isinstance(x, Reg) or x.type is not Scalar.BOOL:
+            return NEVER, NEVER
+        if x.id not in self.decisions:
+            ins = self._single_def(x)
+            result, conds = (NEVER, NEVER), ()
+            if isinstance(ins, Instr):
+                outer, self.conds = self.conds, []
+                self.visiting.add(x.id)
+                result = self._decide_def(ins)
+                self.visiting.discard(x.id)
+                conds, self.conds = tuple(dict.fromkeys(self.conds)), outer
+            self.decisions[x.id] = (*result, conds)
+        never_true, never_false, conds = self.decisions[x.id]
+        self.conds.extend(conds)
+        return never_true, never_false
+
+    def _decide_def(self, ins: Instr) -> tuple[str, str]:
+        op = ins.op
+        if op is Op.MOV:
+            return self._decide(ins.srcs[0])
+        if op is Op.NOT:
+            nt, nf = self._decide(ins.srcs[0])
+            return nf, nt
+        if op in (Op.AND, Op.OR):
+            (nta, nfa), (ntb, nfb) = (self._decide(s) for s in ins.srcs)
+            either = lambda p, q: NEVER if p == q == NEVER else f"({p} or {q})"
+            both = lambda p, q: NEVER if NEVER in (p, q) else f"({p} and {q})"
+            if op is Op.AND:
+                return either(nta, ntb), both(nfa, nfb)
+            return both(nta, ntb), either(nfa, nfb)
+        if op not in (Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE):
+            return NEVER, NEVER
+        if any(s.type not in _RANGE for s in ins.srcs):
+            return NEVER, NEVER
+        a, b = (self._interval(s) for s in ins.srcs)
+        if not (a.bounded and b.bounded):
+            return NEVER, NEVER
+        if op in (Op.GT, Op.GE):            # a > b is b < a
+            a, b = b, a
+        if op in (Op.LT, Op.GT):
+            return f"{a.lo} >= {b.hi}", f"{a.hi} < {b.lo}"
+        if op in (Op.LE, Op.GE):
+            return f"{a.lo} > {b.hi}", f"{a.hi} <= {b.lo}"
+        apart = f"({a.hi} < {b.lo} or {a.lo} > {b.hi})"
+        same = f"({a.lo} == {a.hi} and {a.hi} == {b.lo} and {b.lo} == {b.hi})"
+        return (apart, same) if op is Op.EQ else (same, apart)
