@@ -549,7 +549,7 @@ def test_calls_are_a_clear_error():
            '.visible .entry p(.param .u64 p_param_0)\n{\n\t.reg .b64 %rd<3>;\n'
            '\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %rd1;\n'
            '\tcall.uni (retval0), vprintf, (param0, param1);\n\t}\n\tret;\n}\n')
-    with pytest.raises(CompileError, match="PTX line 9: a call's parameters"):
+    with pytest.raises(CompileError, match="PTX line 11: the kernel calls device function 'vprintf'"):
         simt.from_ptx(ptx, "p").compile(frozenset())
 
 

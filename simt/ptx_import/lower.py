@@ -16,7 +16,8 @@ import struct
 from collections import Counter
 
 from ..errors import CompileError
-from ..ir.mir import ArrayParam, Block, Function, Imm, Instr, Loc, MemRef, Op, Reg, ScalarParam, Space
+from ..ir.mir import (ArrayParam, Block, Function, Imm, Instr, LaunchSig, Loc, MemRef, Op, Reg,
+                      ScalarParam, Space)
 from ..ir.types import Scalar
 from . import ops  # noqa: F401  (registers the handlers)
 from . import parser as P
@@ -32,6 +33,7 @@ class Lowering:
     def __init__(self, module: P.Module, entry: P.Entry, name: str, pointer_params: frozenset[str]):
         self.module, self.entry, self.name = module, entry, name
         self.pointer_params = pointer_params
+        self.dynamic_bytes = 0      # the launch's dynamic shared memory (extern __shared__)
         self.next_id = 0
         self.blocks: list[Block] = []
         self.cur: Block | None = None
@@ -196,6 +198,7 @@ class Lowering:
                 self.params.append(ScalarParam(p.name, r))
                 self.param_value[p.name] = ("reg", r)
         self.shared.update(_place(entry.shared, Space.SHARED))
+        self.shared.update(_dynamic(self.module.dynamic_shared, self.shared.values(), self.dynamic_bytes))
         self.local.update(_place(entry.local, Space.LOCAL))
         self.start_block("entry")
         for s in entry.body:
@@ -218,7 +221,7 @@ class Lowering:
         self.params += [ArrayParam(name, mem) for name, mem in self.variables.items()]
         fn = Function(self.name, self.params, blocks,
                       shared=list(self.shared.values()), local=list(self.local.values()),
-                      loc=self._entry_loc())
+                      loc=self._entry_loc(), launch=LaunchSig(3, 3))    # blocks of any shape
         return fn
 
     def _entry_loc(self) -> Loc:
@@ -352,8 +355,24 @@ def _operand_type(s: P.Instruction) -> Scalar | None:
     return None
 
 
-def lower(module: P.Module, entry: P.Entry, name: str, pointer_params: frozenset[str]) -> Function:
-    return Lowering(module, entry, name, pointer_params).run()
+def lower(module: P.Module, entry: P.Entry, name: str, pointer_params: frozenset[str],
+          dynamic_bytes: int = 0) -> Function:
+    """``dynamic_bytes``: the size of the launch's dynamic shared memory (extern __shared__)."""
+    low = Lowering(module, entry, name, pointer_params)
+    low.dynamic_bytes = dynamic_bytes
+    return low.run()
+
+
+def _dynamic(names: dict[str, int], static, nbytes: int) -> dict[str, MemRef]:
+    """The module's ``extern .shared`` arrays: all of them at one offset after the static
+    ones (as CUDA places dynamic shared memory), ``nbytes`` long."""
+    if not names:
+        return {}
+    align = max([SHARED_ALIGN, *names.values()])
+    end = max((m.offset + m.size for m in static), default=0)
+    offset = -(-end // align) * align
+    return {name: MemRef(name, Space.SHARED, Scalar.U8, 1, shape=(nbytes,), offset=offset,
+                         dtype_name="bytes (dynamic)") for name in names}
 
 
 def _place(variables, space: Space) -> dict[str, MemRef]:

@@ -108,6 +108,7 @@ class Module:
     entries: dict[str, Entry] = field(default_factory=dict)
     files: dict[int, str] = field(default_factory=dict)     # .file number -> path
     variables: dict[str, "Variable | str"] = field(default_factory=dict)  # name -> it, or why not
+    dynamic_shared: dict[str, int] = field(default_factory=dict)  # extern .shared name[] -> alignment
     path: str = "<ptx>"
 
 
@@ -119,6 +120,7 @@ _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _REG_DECL = re.compile(r"\.reg\s+\.(\w+)\s+(.+)")
 _SHARED_DECL = re.compile(r"\.shared\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)\s*(\[(\d*)\])?\s*$")
 _PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+([\w$]+)(\s*\[\d*\])?")
+_CALLEE = re.compile(r"call(?:\.uni)?\s+(?:\([^)]*\)\s*,\s*)?([\w$]+)")
 _ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)\s*\(", re.M)
 
 
@@ -186,6 +188,10 @@ def _module_variable(mod: Module, text: str, line: int) -> None:
             mod.variables[name.group(1)] = f"PTX line {line}: cannot read `{text.strip()[:80]}`"
         return
     space, typ, name, count, init = m.groups()
+    if space == "shared" and "extern" in text.split(name)[0] and count == "":   # extern __shared__
+        align = re.search(r"\.align\s+(\d+)", text)
+        mod.dynamic_shared[name] = int(align.group(1)) if align else _SIZES.get(typ, 1)
+        return
     if space == "shared" or "extern" in text.split(name)[0]:
         mod.variables[name] = (f"PTX line {line}: {space} variables declared outside a kernel "
                                f"are not supported")
@@ -297,6 +303,13 @@ def _parse_entry(lines: list[str], i: int, path: str) -> tuple[Entry, int]:
                         _statement(entry, pending.strip(), pending_line, loc, path)
                     except CompileError as e:      # raised when this kernel is lowered
                         entry.problem = entry.problem or e
+                    callee = _CALLEE.match(pending.strip())
+                    if callee and (entry.problem is None or "a call's parameters" in str(entry.problem)):
+                        entry.problem = ptx_error(
+                            path, pending_line, f"the kernel calls device function "
+                            f"'{callee.group(1)}', which nvcc did not inline: calls are not "
+                            f"supported in this version (mark it __forceinline__; printf, malloc "
+                            f"and assert are calls too)")
                 pending = ""
                 continue
             # braces at the start of a statement open and close scopes; later ones are vectors

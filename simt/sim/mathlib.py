@@ -85,6 +85,12 @@ def _c_math(c_name: str, nargs: int):
             return typer((x,))
         return unary
 
+    if nargs == 3:
+        @intrinsic
+        def ternary(typingctx, x, y, z):
+            return typer((x, y, z))
+        return ternary
+
     @intrinsic
     def binary(typingctx, x, y):
         return typer((x, y))
@@ -109,6 +115,7 @@ c_exp, c_exp2 = (_c_math(n, 1) for n in ("exp", "exp2"))
 c_log, c_log2, c_log10 = (_c_math(n, 1) for n in ("log", "log2", "log10"))
 c_cbrt, c_erf, c_erfc, c_rint = (_c_math(n, 1) for n in ("cbrt", "erf", "erfc", "rint"))
 c_pow, c_atan2, c_copysign = (_c_math(n, 2) for n in ("pow", "atan2", "copysign"))
+c_fma = _c_math("fma", 3)
 
 
 # --- the scalar functions (what the fast engine's code calls) --------------------------------
@@ -221,6 +228,37 @@ def copysign(x, y):
 @njit(**JIT)
 def popc(x):
     return _ctpop(x)
+
+
+# FMA: x * y + z rounded once. The C library's fma is exact in double precision; a float32
+# product is exact in a double, so for float32 this is the double sum rounded to float32 (fused
+# but for rare double-rounding cases). Directed rounding (float32 only, as PTX fma.rz/.rm/.rp
+# of add/sub/mul lowers to) steps the nearest float32 one ulp toward the mode's side where it
+# overshot that double sum.
+@njit(**JIT)
+def fma(x, y, z):
+    return c_fma(x, y, z)
+
+
+@njit(**JIT)
+def fma_rz(x, y, z):
+    exact = np.float64(x) * np.float64(y) + np.float64(z)
+    v = np.float32(exact)
+    return np.nextafter(v, np.float32(0.0)) if abs(np.float64(v)) > abs(exact) else v
+
+
+@njit(**JIT)
+def fma_rm(x, y, z):
+    exact = np.float64(x) * np.float64(y) + np.float64(z)
+    v = np.float32(exact)
+    return np.nextafter(v, np.float32(-np.inf)) if np.float64(v) > exact else v
+
+
+@njit(**JIT)
+def fma_rp(x, y, z):
+    exact = np.float64(x) * np.float64(y) + np.float64(z)
+    v = np.float32(exact)
+    return np.nextafter(v, np.float32(np.inf)) if np.float64(v) < exact else v
 
 
 # Cephes' ndtri (the inverse of the standard normal CDF), as Warp 1.19's crt.h has it.
@@ -445,6 +483,26 @@ def copysign_v(x, y):
     return copysign(x, y)
 
 
+def fma_v(x, y, z):
+    return fma(x, y, z)
+
+
+def fma_rz_v(x, y, z):
+    return fma_rz(x, y, z)
+
+
+def fma_rm_v(x, y, z):
+    return fma_rm(x, y, z)
+
+
+def fma_rp_v(x, y, z):
+    return fma_rp(x, y, z)
+
+
+# FMA's functions by rounding (the MIR's FMA arg: None is to nearest)
+FMA_FUNCTIONS = {None: "fma", "rz": "fma_rz", "rm": "fma_rm", "rp": "fma_rp"}
+
+
 # MIR op -> the name of its function here (the vectorised one adds ``_v``)
 FUNCTIONS: dict[Op, str] = {
     Op.SIN: "sin", Op.COS: "cos", Op.TAN: "tan", Op.ASIN: "asin", Op.ACOS: "acos",
@@ -463,16 +521,18 @@ _UFUNCS: dict = {}
 VERSION = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
-def ufunc(op: Op, dtype: np.dtype):
-    """The vectorised implementation of ``op`` on ``dtype`` values (arrays or scalars).
+def ufunc(op: Op, dtype: np.dtype, rounding: str | None = None):
+    """The vectorised implementation of ``op`` on ``dtype`` values (arrays or scalars);
+    ``rounding``: FMA's (the MIR's FMA arg).
 
     Its loop for exactly that type is compiled first and named in every call: numpy would
     otherwise pick the first loop it may cast to (an int32 bit count on int64 values)."""
-    f = _UFUNCS.get(op)
+    name = FMA_FUNCTIONS[rounding] if op is Op.FMA else FUNCTIONS[op]
+    f = _UFUNCS.get(name)
     if f is None:
-        f = _UFUNCS[op] = vectorize(cache=True)(globals()[FUNCTIONS[op] + "_v"])
+        f = _UFUNCS[name] = vectorize(cache=True)(globals()[name + "_v"])
     code = np.dtype(dtype).char
-    nargs = 2 if op in (Op.POW, Op.ATAN2, Op.COPYSIGN) else 1
+    nargs = 3 if op is Op.FMA else 2 if op in (Op.POW, Op.ATAN2, Op.COPYSIGN) else 1
     signature = code * nargs + "->" + code
     if signature.replace("->", "") not in {t.replace("->", "") for t in f.types}:
         name = np.dtype(dtype).name

@@ -175,6 +175,37 @@ class Checker:
         if self.race:
             self._race(ATOMIC, st, k, addr, lanes, _NO_VALUES)
 
+    def pointer(self, batch, ins: Instr, st, own: np.ndarray, span: int, values=None,
+                where=slice(None)) -> None:
+        """A byte-addressed access (simt/sim/precise/pointers.py) of ``span`` bytes at byte
+        ``own`` (per active lane) of ``st``'s data: checked per element of that data, which an
+        access may cover several of (four bytes of a shared window) or part of (a byte of a
+        float array). ``values``: a store's columns; ``where``: the active lanes (positions) that
+        reach ``st``."""
+        k = self.index[id(ins)]
+        lanes = batch.sel()[where]
+        own = np.ascontiguousarray(np.broadcast_to(own, (lanes.size,)), dtype=np.int64)
+        size = st.data.dtype.itemsize
+        op = ATOMIC if ins.op is Op.ATOM else STORE if ins.op is Op.ST else LOAD
+        raw = None
+        if values is not None and size <= span:         # the stored bytes, per lane
+            raw = np.concatenate([np.ascontiguousarray(np.broadcast_to(v, (batch.count,))[where])
+                                  .view(np.uint8).reshape(lanes.size, -1) for v in values], axis=1)
+        self.calls += 1
+        mask = self.unwritten.get(st.mem)
+        for c in range(max(1, span // size)):
+            a = own // size + c
+            if mask is not None and op != STORE:
+                self._read_unwritten(k, mask, a, lanes)
+            if self.race:
+                vals = _NO_VALUES
+                if op == STORE:       # a part-element store: its bits unknown, each lane differs
+                    vals = (_bits(raw[:, c * size:(c + 1) * size].copy().view(st.data.dtype).ravel(),
+                                  st.data.dtype) if raw is not None else lanes.astype(np.int64) + 1)
+                self._race(op, st, k, a, lanes, vals)
+            if mask is not None and op != LOAD:
+                mask[a] = False
+
     # ---- synccheck ----------------------------------------------------------------------
     def divergent_barrier(self, batch, blk, arrived: np.ndarray, missing: np.ndarray, other) -> bool:
         """Record a barrier part of a block skipped; False when synccheck is off (then raise)."""
