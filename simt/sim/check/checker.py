@@ -79,6 +79,7 @@ class Checker:
         self.unwritten: dict[MemRef, np.ndarray] = {}   # True where no one wrote the scalar yet
         self.sync_hazards: list[Hazard] = []
         self.calls = 0
+        self.reached: dict[int, MemRef] = {}    # pointer accesses: the array each one reached
         self.shared = list(fn.shared)
         for p, a in zip(fn.params, args):
             mem = getattr(p, "mem", None)
@@ -183,6 +184,7 @@ class Checker:
         float array). ``values``: a store's columns; ``where``: the active lanes (positions) that
         reach ``st``."""
         k = self.index[id(ins)]
+        self.reached[k] = st.mem
         lanes = batch.sel()[where]
         own = np.ascontiguousarray(np.broadcast_to(own, (lanes.size,)), dtype=np.int64)
         size = st.data.dtype.itemsize
@@ -239,6 +241,10 @@ class Checker:
     def _thread(self, tid: int) -> dict:
         return describe_thread(self.cfg, self.lanes_per_cta, int(tid))
 
+    def _array(self, k: int) -> MemRef:
+        """The array instruction ``k`` reaches (a pointer access: the last one it reached)."""
+        return self.reached.get(k) or _mem_of(self.instrs[k])
+
     def _where(self, mem: MemRef, addr: int):
         shape = self.shapes.get(mem, mem.shape or ())
         space = "shared" if mem.space is Space.SHARED else "global"
@@ -252,7 +258,7 @@ class Checker:
             count = int(self.counts[kind, earlier, later])
             addr, p_tid, c_tid = (int(x) for x in self.examples[kind, earlier, later])
             first, second = self.instrs[earlier], self.instrs[later]
-            mem = _mem_of(second)
+            mem = self._array(later)
             array, space, index = self._where(mem, addr)
             key = (KINDS[kind], _line(first), _line(second), mem.name)
             if key in merged:
@@ -276,7 +282,7 @@ class Checker:
         merged: dict[tuple, Hazard] = {}
         for k in np.flatnonzero(self.init_counts):
             ins = self.instrs[k]
-            mem = _mem_of(ins)
+            mem = self._array(k)
             addr, tid = self.init_first[k]
             array, space, index = self._where(mem, addr)
             key = (_line(ins), mem.name)

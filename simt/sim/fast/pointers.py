@@ -61,7 +61,7 @@ def typed_view(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
 class PointerArgs:
     """What a launch passes for pointer accesses, and what an error names."""
     values: tuple                      # run_blocks' trailing arguments: pb, then gt_<type>...
-    arrays: list                       # (name, device address, bytes) of each global array
+    arrays: list                       # (name, simulated address, bytes) of each global array
 
 
 class PointerCode:
@@ -111,15 +111,17 @@ class PointerCode:
     def arguments(self, array_args: list) -> PointerArgs:
         """The trailing arguments of a launch whose arrays (ArrayArg, in parameter order) are
         ``array_args``."""
+        from ..precise.memory import launch_addresses
         from .engine import storage_array
-        pb = np.array([x for a in array_args for x in (a.base_addr, a.base_addr + a.data.nbytes)]
+        starts = launch_addresses(array_args)      # the precise engine's addresses
+        pb = np.array([x for a, s in zip(array_args, starts) for x in (s, s + a.data.nbytes)]
                       or [0, 0], dtype=np.int64)
         values = [pb]
         for t in self.types[Space.GLOBAL]:
             dtype = np.dtype(t)
             views = [typed_view(storage_array(a.data), dtype) for a in array_args]
             values.append(tuple(views) if views else (np.zeros(1, dtype),))
-        arrays = [(a.name, a.base_addr, a.data.nbytes) for a in array_args]
+        arrays = [(a.name, s, a.data.nbytes) for a, s in zip(array_args, starts)]
         return PointerArgs(tuple(values), arrays)
 
     # --- instructions ---------------------------------------------------------------------
