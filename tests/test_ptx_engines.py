@@ -42,15 +42,27 @@ def test_every_corpus_case_is_known():
 
 # --- FMA: one rounding, one implementation for both engines (simt/sim/mathlib.py) -------------
 
-def test_fma_f64_is_rounded_once():
+def _nearest_f32(exact: Fraction) -> np.float32:
+    """The float32 nearest ``exact``, ties to even."""
+    v = np.float32(float(exact))
+    near = [np.nextafter(v, np.float32(-np.inf)), v, np.nextafter(v, np.float32(np.inf))]
+    return min(near, key=lambda x: (abs(Fraction(float(x)) - exact), int(np.float32(x).view(np.uint32)) & 1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fma_is_rounded_once(dtype):
     from simt.ir.mir import Op
     from simt.sim import mathlib
     rng = np.random.default_rng(5)
-    a, b = rng.standard_normal(300), rng.standard_normal(300)
-    c = -(a * b) + rng.standard_normal(300) * 1e-17     # cancellation: a double-rounded sum fails
-    got = mathlib.ufunc(Op.FMA, np.float64)(a, b, c)
-    want = [float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c)]
-    np.testing.assert_array_equal(got, want)
+    a, b = rng.standard_normal(300).astype(dtype), rng.standard_normal(300).astype(dtype)
+    # cancellation: x * y + z with z near -(x * y) keeps the product's low bits, which a
+    # product rounded before the sum loses
+    c = (-(a.astype(np.float64) * b) + rng.standard_normal(300) * 1e-9 * np.abs(a * b)).astype(dtype)
+    got = mathlib.ufunc(Op.FMA, dtype)(a, b, c)
+    exact = [Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)) for x, y, z in zip(a, b, c)]
+    want = [_nearest_f32(e) if dtype == np.float32 else float(e) for e in exact]
+    np.testing.assert_array_equal(got, np.array(want, dtype))
+    assert (got != (a * b + c)).sum() > 100          # the unfused answer is a different one
 
 
 def _directed_f32(exact: Fraction, mode: str) -> np.float32:

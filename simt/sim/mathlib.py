@@ -85,12 +85,6 @@ def _c_math(c_name: str, nargs: int):
             return typer((x,))
         return unary
 
-    if nargs == 3:
-        @intrinsic
-        def ternary(typingctx, x, y, z):
-            return typer((x, y, z))
-        return ternary
-
     @intrinsic
     def binary(typingctx, x, y):
         return typer((x, y))
@@ -115,7 +109,22 @@ c_exp, c_exp2 = (_c_math(n, 1) for n in ("exp", "exp2"))
 c_log, c_log2, c_log10 = (_c_math(n, 1) for n in ("log", "log2", "log10"))
 c_cbrt, c_erf, c_erfc, c_rint = (_c_math(n, 1) for n in ("cbrt", "erf", "erfc", "rint"))
 c_pow, c_atan2, c_copysign = (_c_math(n, 2) for n in ("pow", "atan2", "copysign"))
-c_fma = _c_math("fma", 3)
+_FMA_SYMBOLS = {types.float32: (_symbol("fmaf"), ir.FloatType),
+                types.float64: (_symbol("fma"), ir.DoubleType)}
+
+
+@intrinsic
+def c_fma(typingctx, x, y, z):
+    """The C library's fmaf (float32) or fma (float64): x * y + z rounded once."""
+    if x not in _FMA_SYMBOLS or not x == y == z:
+        return None
+    symbol, kind = _FMA_SYMBOLS[x]
+
+    def codegen(context, builder, sig, llargs):
+        t = kind()
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(t, [t] * 3), symbol)
+        return builder.call(fn, list(llargs))
+    return x(x, y, z), codegen
 
 
 # --- the scalar functions (what the fast engine's code calls) --------------------------------
@@ -230,11 +239,11 @@ def popc(x):
     return _ctpop(x)
 
 
-# FMA: x * y + z rounded once. The C library's fma is exact in double precision; a float32
-# product is exact in a double, so for float32 this is the double sum rounded to float32 (fused
-# but for rare double-rounding cases). Directed rounding (float32 only, as PTX fma.rz/.rm/.rp
-# of add/sub/mul lowers to) steps the nearest float32 one ulp toward the mode's side where it
-# overshot that double sum.
+# FMA: x * y + z rounded once, to nearest: the C library's fmaf and fma, which are exact (as
+# PTX fma.rn is). Directed rounding (float32 only, as PTX add/sub/mul .rz/.rm/.rp lower to)
+# rounds the double sum x * y + z (exact where it fits a double: the float32 product always
+# does) to the float32 on the mode's side: the nearest float32, stepped one ulp where it
+# overshot.
 @njit(**JIT)
 def fma(x, y, z):
     return c_fma(x, y, z)
