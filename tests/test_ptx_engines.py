@@ -240,7 +240,7 @@ def test_lines_point_at_the_cuda_source_lines():
 
 # --- the GPU: the PTX as it is -------------------------------------------------------------------
 
-GPU_CASES = [c for c in CASES]
+GPU_CASES = CASES
 
 
 @pytest.mark.simt_gpu
@@ -251,8 +251,10 @@ def test_cuda_runs_the_ptx_and_matches_cpu_precise(case):
     for g, c in zip(gpu, cpu):
         if exact:
             assert g.tobytes() == c.tobytes()
-        else:
+        elif g.dtype.kind == "f":      # the GPU's own approximations, or float atomics' order
             np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+        else:                          # atomics' order: the same values, in another order
+            np.testing.assert_array_equal(np.sort(g), np.sort(c))
 
 
 @pytest.mark.simt_gpu

@@ -42,10 +42,6 @@ def _pointer(ins: Instr) -> Pointer | None:
     return None
 
 
-def _short(t: Scalar) -> str:
-    return np.dtype(CAST[t].split(".")[1]).name
-
-
 def _storage(t: Scalar) -> np.dtype:
     """The dtype the compiled code holds ``t`` in (float16 and bfloat16 as their bits)."""
     return np.dtype(np.uint16) if t in (Scalar.F16, Scalar.BF16) else np.dtype(t.np)
