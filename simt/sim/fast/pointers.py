@@ -2,8 +2,10 @@
 (kernels imported from PTX). The precise engine's definition is simt/sim/precise/pointers.py.
 
 The generated code sees memory as typed views of bytes:
-- global: every array of the launch, as a tuple per element type (``gt_f32[k]``: array k's
-  bytes read as float32) plus ``pb``, each array's [device address, end) pair;
+- global: every array of the launch, as one argument per element type (``g1_float32``: array
+  1's bytes read as float32) plus ``pb``, each array's [device address, end) pair; an access
+  branches on the array it reached (a tuple indexed at run time would count references to
+  the array on every access, which threads on several cores contend for);
 - shared: one window per block (``sw``, zeroed at each block), its arrays at their offsets;
 - local: one window per thread (``lw``, ``LW`` bytes each, zeroed at each block).
 An access finds the array that holds all its bytes (``ptr_find``) and must be aligned to its
@@ -56,7 +58,7 @@ def typed_view(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
 @dataclass
 class PointerArgs:
     """What a launch passes for pointer accesses, and what an error names."""
-    values: tuple                      # run_blocks' trailing arguments: pb, then gt_<type>...
+    values: tuple                      # run_blocks' trailing arguments: pb, then g<k>_<type>...
     arrays: list                       # (name, simulated address, bytes) of each global array
 
 
@@ -81,10 +83,15 @@ class PointerCode:
         self.local_ranges = [x for m in local for x in (m.offset, m.offset + m.size * m.elem.nbytes)]
         self.local_bytes = -(-max(self.local_ranges[1::2], default=0) // LOCAL_ALIGN) * LOCAL_ALIGN
         self.plain_global_atomics = False
+        # per access and space: the array it reached last, tried first (the prologue sets 0)
+        self.hints = [f"pkl{instr_id(ins)}{'gsl'[SPACE_CODE[sp]]}" for ins in fn.instructions()
+                      if _pointer(ins) is not None
+                      for sp in ([Space.GLOBAL, Space.SHARED, Space.LOCAL]
+                                 if _pointer(ins).space is Space.GENERIC else [_pointer(ins).space])]
 
     # --- the function's frame ---------------------------------------------------------------
     def params(self) -> list[str]:
-        return ["pb"] + [f"gt_{t}" for t in self.types[Space.GLOBAL]]
+        return ["pb"] + [f"g{k}_{t}" for t in self.types[Space.GLOBAL] for k in range(len(self.arrays))]
 
     def module_lines(self) -> list[str]:
         return [f"SR = np.array({self.shared_ranges or [0, 0]}, dtype=np.int64)",
@@ -92,17 +99,25 @@ class PointerCode:
                 f"LW = np.int64({self.local_bytes})"]
 
     def prologue(self) -> list[str]:
-        lines = [f"sw = np.zeros({max(self.shared_bytes, 16)}, np.uint8)",
+        """Lines before the blocks' loop: the access hints, the windows and their views."""
+        lines = [*(f"{h} = 0" for h in self.hints),
+                 f"sw = np.zeros({max(self.shared_bytes, 16)}, np.uint8)",
                  f"lw = np.zeros(max(T, 1) * {max(self.local_bytes, LOCAL_ALIGN)}, np.uint8)"]
         for window, sp in (("sw", Space.SHARED), ("lw", Space.LOCAL)):
-            for t in self.types[sp]:
+            for t in self.types[sp] if self._windows()[sp] else ():
                 size = np.dtype(t).itemsize
                 lines.append(f"{window}_{t} = {window}[:{window}.size - {window}.size % {size}]"
                              f".view(np.{t})")
         return lines
 
     def block_reset(self) -> list[str]:
-        return ["sw[:] = 0", "lw[:] = 0"]
+        windows = self._windows()
+        return [x for x, sp in (("sw[:] = 0", Space.SHARED), ("lw[:] = 0", Space.LOCAL)) if windows[sp]]
+
+    def _windows(self) -> dict:
+        """Whether the function has shared and local arrays (an access to a space without
+        any is an error before it reads a window)."""
+        return {Space.SHARED: self.shared_bytes > 0, Space.LOCAL: self.local_bytes > 0}
 
     def arguments(self, array_args: list) -> PointerArgs:
         """The trailing arguments of a launch whose arrays (ArrayArg, in parameter order) are
@@ -114,9 +129,7 @@ class PointerCode:
                       or [0, 0], dtype=np.int64)
         values = [pb]
         for t in self.types[Space.GLOBAL]:
-            dtype = np.dtype(t)
-            views = [typed_view(storage_array(a.data), dtype) for a in array_args]
-            values.append(tuple(views) if views else (np.zeros(1, dtype),))
+            values += [typed_view(storage_array(a.data), np.dtype(t)) for a in array_args]
         arrays = [(a.name, s, a.data.nbytes) for a, s in zip(array_args, starts)]
         return PointerArgs(tuple(values), arrays)
 
@@ -157,20 +170,34 @@ class PointerCode:
         span = width * dtype.itemsize
         pk, px = f"pk{tag}", f"px{tag}"
         ranges = {Space.GLOBAL: "pb", Space.SHARED: "SR", Space.LOCAL: "LR"}[space]
-        lines = [f"{pk} = ptr_find({ranges}, {pa}, {span})",
-                 f"if {pk} < 0 or {pa} % {span} != 0:",
+        if not (self._windows()[space] if space is not Space.GLOBAL else self.arrays):
+            # nothing to reach: an error (the registers are defined for the compiler only)
+            return (self.fail(ERR_PTR, ins, pa, str(span), str(SPACE_CODE[space]))
+                    + [f"{reg_name(d)} = {CAST[d.type]}(0)" for d in ins.dsts])
+        shift = dtype.itemsize.bit_length() - 1
+        # the array this instruction reached last is tried first (a loop's accesses stay in one)
+        last = f"pkl{tag}"
+        lines = [f"if {pa} >= {ranges}[2 * {last}] and {pa} + {span} <= {ranges}[2 * {last} + 1]:",
+                 f"    {pk} = {last}",
+                 "else:",
+                 f"    {pk} = ptr_find({ranges}, {pa}, {span})",
+                 f"    if {pk} >= 0:",
+                 f"        {last} = {pk}",
+                 f"if {pk} < 0 or {pa} {f'& {span - 1}' if span & (span - 1) == 0 else f'% {span}'} != 0:",
                  *_indent(self.fail(ERR_PTR, ins, pa, str(span),
                                     f"{SPACE_CODE[space]} + 4 * ({pk} >= 0)"))]
         if space is Space.GLOBAL:
-            view = f"pv{tag}"
-            lines += [f"{view} = gt_{dtype.name}[{pk}]",
-                      f"{px} = ({pa} - pb[2 * {pk}]) // {dtype.itemsize}"]
+            lines.append(f"{px} = ({pa} - pb[2 * {pk}]) >> {shift}")
+            for k in range(len(self.arrays)):
+                lines += [f"{'if' if k == 0 else 'elif'} {pk} == {k}:",
+                          *_indent(self._move(ins, ptr, space, f"g{k}_{dtype.name}", px, val))]
+            return lines
         elif space is Space.SHARED:
             view = f"sw_{dtype.name}"
-            lines.append(f"{px} = {pa} // {dtype.itemsize}")
+            lines.append(f"{px} = {pa} >> {shift}")
         else:
             view = f"lw_{dtype.name}"
-            lines.append(f"{px} = (t * LW + {pa}) // {dtype.itemsize}")
+            lines.append(f"{px} = (t * LW + {pa}) >> {shift}")
         return lines + self._move(ins, ptr, space, view, px, val)
 
     def _move(self, ins: Instr, ptr: Pointer, space: Space, view: str, px: str, val) -> list[str]:

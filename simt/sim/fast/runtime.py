@@ -432,7 +432,7 @@ def grow_log(addresses, values, keys):
 
 # --- byte-addressed memory (MIR Pointer accesses, kernels imported from PTX) -----------------
 
-@njit(**JIT)
+@njit(inline="always", **JIT)
 def ptr_find(ranges, a, span):
     """The number of the range [start, end) (``ranges`` holds start, end pairs) that holds the
     ``span`` bytes at address ``a`` wholly, or -1."""
