@@ -259,7 +259,8 @@ def launch(kernel, dim=None, inputs: Sequence = (), outputs: Sequence = (), adj_
            record_tape: bool = True, record_cmd: bool = False, max_blocks: int = 0,
            block_dim=256, arch: str | None = None, max_steps: int | None = None,
            trace=None, trace_options: dict | None = None, check=None,
-           raise_on_hazard: bool | None = None, grid=None, block=None) -> LaunchResult:
+           raise_on_hazard: bool | None = None, grid=None, block=None,
+           shared_bytes: int = 0) -> LaunchResult:
     """Run ``kernel`` over ``dim`` threads; ``outputs`` are appended to ``inputs`` (as in Warp).
 
     ``trace="run.jsonl"`` (device ``cpu:trace``) records every warp instruction; trace_options:
@@ -269,15 +270,20 @@ def launch(kernel, dim=None, inputs: Sequence = (), outputs: Sequence = (), adj_
     HazardError instead (see docs/checks/README.md). Of Warp's own arguments, ``stream`` and
     ``record_cmd=True`` are refused and ``max_blocks > 0``, ``adj_inputs`` and ``adj_outputs``
     warn (LaunchWarning): see check_warp_only_arguments. Kernels imported from PTX
-    (simt.from_ptx, simt.from_cuda) also take CUDA's ``grid=`` and ``block=`` (x first)."""
+    (simt.from_ptx, simt.from_cuda) also take CUDA's ``grid=`` and ``block=`` (x first), and
+    ``shared_bytes=`` (dynamic shared memory per block, for ``extern __shared__`` arrays)."""
     if not isinstance(kernel, Kernel):       # the import is off the repeat launch's path
         from .ptx_import.kernel import ImportedKernel, launch_imported
         if isinstance(kernel, ImportedKernel):
             return launch_imported(kernel, dim, inputs, outputs, device, block_dim, grid, block, arch,
-                                   max_steps, trace, trace_options, check)
+                                   max_steps, trace, trace_options, check, raise_on_hazard,
+                                   shared_bytes)
     if grid is not None or block is not None:
         raise LaunchError("grid= and block= launch kernels imported from PTX; @simt.kernel "
                           "kernels take dim= and block_dim=")
+    if shared_bytes:
+        raise LaunchError("shared_bytes= sizes the dynamic shared memory of kernels imported from "
+                          "PTX; a @simt.kernel declares its shared arrays (simt.tile/shared)")
     if dim is None:
         raise LaunchError("simt.launch needs dim= (the number of threads, or a tuple of extents)")
     if not isinstance(kernel, Kernel):

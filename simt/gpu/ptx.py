@@ -60,8 +60,7 @@ def emit(fn: Function, arch: str = "sm_90", lineinfo: bool = False) -> tuple[str
         from ..errors import CompileError
         raise CompileError(f"kernel '{fn.name}': the PTX backend ('cuda') does not emit "
                            f"byte-addressed memory, BITCAST and FMA (kernels imported from PTX) "
-                           f"in this version; "
-                           f"imported PTX kernels run on cpu:precise and cpu:trace")
+                           f"in this version; on 'cuda' an imported kernel runs its own PTX")
     from .ptx_ops import lower_function
     em = Emitter(fn, arch, lineinfo)
     lower_function(em)

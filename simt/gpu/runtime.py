@@ -345,3 +345,34 @@ def run(fn: Function, cfg: LaunchConfig, args: list, ordinal: int = 0) -> dict[s
     ms = launch_function(loaded.function, cfg.grid, cfg.block, values, ordinal,
                          f"kernel '{fn.name}'")
     return {"gpu_time_ms": ms, "gpu__time_duration.sum": ms * 1e6}
+
+
+# ---- PTX imported as it is (simt.from_ptx, simt.from_cuda) -----------------------------------
+
+_ptx_modules: dict[tuple[str, int], object] = {}
+
+
+def load_ptx(ptx: str, entry: str, ordinal: int, what: str, arch: str = "sm_90"):
+    """The CUfunction ``entry`` of PTX text loaded as it is, one module per text and GPU (so
+    its __device__ variables persist across launches, as in a CUDA program)."""
+    import hashlib
+    key = (hashlib.sha1(ptx.encode()).hexdigest(), ordinal)
+    with _lock:
+        module = _ptx_modules.get(key)
+        if module is None:
+            module = _ptx_modules[key] = load_module(ptx, ordinal, what, arch)
+    return get_function(module, entry, what)
+
+
+def run_ptx(ptx: str, entry: str, grid, block, values: list, ordinal: int, what: str,
+            shared_bytes: int = 0, arch: str = "sm_90") -> dict[str, float]:
+    """One synchronous, event-timed launch of an imported kernel: ``values`` are its
+    parameters as ctypes scalars (a pointer: the array's device address)."""
+    function = load_ptx(ptx, entry, ordinal, what, arch)
+    if shared_bytes > 48 * 1024:        # above the default: the kernel must opt in
+        drv = driver()
+        attr = drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        check(drv.cuFuncSetAttribute(function, attr, int(shared_bytes)),
+              f"allowing {shared_bytes} bytes of dynamic shared memory for {what}")
+    ms = launch_function(function, grid, block, values, ordinal, what, shared_bytes)
+    return {"gpu_time_ms": ms, "gpu__time_duration.sum": ms * 1e6}

@@ -342,8 +342,9 @@ class Function:
             yield from b.instrs
 
     def precise_only(self) -> bool:
-        """Whether the function uses ops only the precise engine implements yet: memory through
-        byte addresses (Pointer, ADDR), BITCAST and FMA, which kernels imported from PTX use."""
+        """Whether the function uses ops simt's PTX backend does not emit yet: memory through
+        byte addresses (Pointer, ADDR), BITCAST and FMA, which kernels imported from PTX use
+        (the CPU engines run them; on a GPU an imported kernel runs its own PTX)."""
         return any(ins.op in (Op.ADDR, Op.BITCAST, Op.FMA) or isinstance(ins.arg, Pointer)
                    or (isinstance(ins.arg, AtomArg) and isinstance(ins.arg.mem, Pointer))
                    for ins in self.instructions())

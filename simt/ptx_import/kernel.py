@@ -1,8 +1,10 @@
 """``simt.from_ptx`` and ``simt.from_cuda``: kernels imported from PTX, and their launches.
 
-An imported kernel is compiled to MIR per set of pointer parameters: a ``.u64`` parameter is
-a pointer when the launch passes a simt array for it (its device address), a value when it
-passes a number. The MIR runs on the precise engine (cpu:precise, cpu:trace).
+An imported kernel is compiled to MIR per set of pointer parameters (and size of dynamic
+shared memory): a ``.u64`` parameter is a pointer when the launch passes a simt array for it
+(its device address), a value when it passes a number. The MIR runs on every CPU engine
+(cpu, cpu:precise, cpu:trace, and check= sanitizers); on ``cuda`` the PTX itself is loaded
+and launched (simt/gpu/runtime.py: run_ptx).
 """
 from __future__ import annotations
 
@@ -21,7 +23,6 @@ from ..ir.types import Scalar
 from . import parser as P
 from .lower import TYPES, lower
 
-ENGINES = ("cpu:precise", "cpu:trace")
 
 
 class ImportedKernel:
@@ -31,7 +32,7 @@ class ImportedKernel:
         self.module, self.entry = module, entry
         self.key = name                       # the name errors and results use
         self.ptx_name = entry.name
-        self._compiled: dict[frozenset, Function] = {}
+        self._compiled: dict[tuple, Function] = {}
         self.source_names: list[str] | None = None   # parameter names in the CUDA source
 
     @property
@@ -39,27 +40,34 @@ class ImportedKernel:
         """(PTX name, PTX type) of each parameter, in order."""
         return [(p.name, p.type) for p in self.entry.params]
 
-    def compile(self, pointer_params: frozenset[str] = frozenset()) -> Function:
-        fn = self._compiled.get(pointer_params)
+    def compile(self, pointer_params: frozenset[str] = frozenset(), shared_bytes: int = 0) -> Function:
+        """The MIR with ``pointer_params`` bound to arrays and ``shared_bytes`` of dynamic
+        shared memory (where the module declares ``extern __shared__`` arrays)."""
+        if not self.has_dynamic_shared:
+            shared_bytes = 0
+        elif not shared_bytes and self.dynamic_shared_bytes is not None:
+            shared_bytes = self.dynamic_shared_bytes      # the front end's (Triton's metadata)
+        key = (pointer_params, shared_bytes)
+        fn = self._compiled.get(key)
         if fn is None:
-            fn = self._compiled[pointer_params] = lower(self.module, self._sized_entry(), self.key,
-                                                        pointer_params)
+            fn = self._compiled[key] = lower(self.module, self._sized_entry(shared_bytes), self.key,
+                                             pointer_params)
         return fn
 
     dynamic_shared_bytes: int | None = None     # set by front ends that know it (Triton)
 
-    def _sized_entry(self) -> P.Entry:
-        """The entry with its dynamic shared array (``.extern .shared x[]``) given its size."""
-        dynamic = [v for v in self.entry.shared if v.dynamic]
-        if not dynamic:
+    @property
+    def has_dynamic_shared(self) -> bool:
+        """Whether the kernel uses dynamic shared memory (``.extern .shared x[]``)."""
+        return any(v.dynamic for v in self.entry.shared)
+
+    def _sized_entry(self, nbytes: int) -> P.Entry:
+        """The entry with its dynamic shared arrays given ``nbytes`` (the launch's
+        ``shared_bytes=``; accesses past it are out of bounds, as too small a size is in CUDA)."""
+        if not self.has_dynamic_shared:
             return self.entry
-        if self.dynamic_shared_bytes is None:
-            raise CompileError(f"PTX line {dynamic[0].line}: kernel {self.key} uses dynamic shared "
-                               f"memory ({dynamic[0].name}[]), whose size a launch does not give in "
-                               f"this version (simt.from_triton reads it from Triton's metadata)")
         import dataclasses
-        shared = [dataclasses.replace(v, nbytes=self.dynamic_shared_bytes) if v.dynamic else v
-                  for v in self.entry.shared]
+        shared = [dataclasses.replace(v, nbytes=nbytes) if v.dynamic else v for v in self.entry.shared]
         return dataclasses.replace(self.entry, shared=shared)
 
     def variable_array(self, name: str):
@@ -115,6 +123,7 @@ def _module(text: str, path: str) -> P.Module:
     module = _MODULES.get(key)
     if module is None:
         module = _MODULES[key] = P.parse(text, path)
+        module.__dict__["text"] = text        # what the cuda engine loads
     return module
 
 
@@ -217,8 +226,11 @@ def _plain_name(demangled: str) -> str:
 # --- launching ----------------------------------------------------------------------------
 
 def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_dim, grid, block,
-                    arch, max_steps, trace, trace_options, check, opts_override=None):
-    """``simt.launch`` of an imported kernel (called from simt/launch.py)."""
+                    arch, max_steps, trace, trace_options, check, raise_on_hazard=None,
+                    shared_bytes=0):
+    """``simt.launch`` of an imported kernel (called from simt/launch.py). ``shared_bytes``:
+    the dynamic shared memory per block (CUDA's third launch parameter, for ``extern
+    __shared__`` arrays)."""
     from ..arrays import array
     from ..devices import engine_for, get_device
     from ..errors import DeviceError
@@ -234,14 +246,22 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
         dev = get_device(device)
     except DeviceError as e:
         raise LaunchError(f"{where}: {e}") from None
-    if str(dev) not in ENGINES:
-        raise LaunchError(f"{where}: imported PTX kernels run on cpu:precise and cpu:trace in this "
-                          f"version, not on '{dev}'")
-    if check:
-        raise LaunchError(f"{where}: check= sanitizers do not see pointer accesses yet; imported "
-                          f"PTX kernels run without them in this version")
-    run_engine = engine_for(dev)
+    if isinstance(shared_bytes, bool) or not isinstance(shared_bytes, (int, np.integer)) \
+            or shared_bytes < 0:
+        raise LaunchError(f"{where}: shared_bytes must be a non-negative int (bytes of dynamic "
+                          f"shared memory per block), got {shared_bytes!r}")
+    shared_bytes = int(shared_bytes)
+    if shared_bytes and not kernel.has_dynamic_shared:
+        raise LaunchError(f"{where}: shared_bytes={shared_bytes}, but the kernel's module declares "
+                          f"no dynamic shared memory (extern __shared__ arrays)")
     opts = get_module_options()
+    from ..sim.check import launching as checking
+    check_plan = checking.plan(kernel.key, dev, check, raise_on_hazard, opts)
+    try:
+        run_engine = engine_for(dev)
+    except DeviceError as e:
+        raise LaunchError(f"{where}: {e}") from None
+    run_engine = checking.engine(dev, run_engine, check_plan.checks)
     try:
         machine = load_arch(arch or opts["arch"])
     except ArchError as e:
@@ -279,7 +299,7 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
         raise LaunchError(f"{where} takes {len(params)} arguments "
                           f"({', '.join(f'{n}: .{p.type}' for n, p in zip(names, params))}), "
                           f"got {len(values)}")
-    pointers, bound = set(), []
+    pointers, bound, arrays = set(), [], []
     for k, (p, v) in enumerate(zip(params, values)):
         cname = f"'{kernel.source_names[k]}' " if kernel.source_names else ""
         label = f"parameter {k} {cname}({p.name}, .{p.type})"
@@ -295,7 +315,8 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
                 raise LaunchError(f"{where}, {label}: arrays of structs are not supported for "
                                   f"imported kernels")
             pointers.add(p.name)
-            bound.append(("array", array_arguments(p.name, v)))
+            arrays.append(v)
+            bound.append(("array", v if dev.is_cuda else array_arguments(p.name, v)))
         else:
             t = TYPES[p.type] if p.type in TYPES else None
             if t is None:
@@ -307,26 +328,52 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
                 bound.append(("value", convert_scalar(kernel, p.name, t, v)))
             except LaunchError as e:
                 raise LaunchError(f"{where}, {label}: {str(e).split(': ', 1)[-1]}") from None
-    fn = kernel.compile(frozenset(pointers))
+    if math.prod(dims) == 0:
+        return LaunchResult(kernel.key, str(dev), {})
+    if dev.is_cuda:
+        return _launch_cuda(kernel, dev, machine, cuda_grid, cuda_block, bound, arrays, shared_bytes)
+    fn = kernel.compile(frozenset(pointers), shared_bytes)
     for p in fn.params[len(params):]:           # module-level variables the kernel reaches
         bound.append(("array", array_arguments(p.name, kernel.variable_array(p.name))))
     check_shared_memory(kernel, fn, machine)
-    args = []
+    args, views = [], []
     for kind, b in bound:
         if kind == "array":
             args.extend(b)
+            views.extend(b.arrays)
         else:
             args.append(b)
-    if math.prod(dims) == 0:
-        return LaunchResult(kernel.key, str(dev), {})
+    checking.attach_arrays(check_plan.checks, views)
     cfg = LaunchConfig(dim=dims, block=tuple(cuda_block), grid=tuple(cuda_grid), sig=sig, arch=arch,
                        max_steps=steps, timing=bool(opts.get("timing", True)),
                        timing_sample=bool(opts.get("timing_sample", True)),
                        # the SASS replay compiles the MIR with simt's PTX backend, which does
                        # not emit byte-addressed memory yet: program order
-                       timing_sass=False, progress=bool(opts.get("progress")))
+                       timing_sass=False, progress=bool(opts.get("progress")),
+                       checks=check_plan.checks)
     metrics = run_on_device(dev, run_engine, kernel, fn, cfg, args, trace, trace_options, opts)
-    return LaunchResult(kernel.key, str(dev), dict(metrics), getattr(metrics, "details", {}))
+    result = LaunchResult(kernel.key, str(dev), dict(metrics), getattr(metrics, "details", {}))
+    checking.finish(kernel.key, result, check_plan, views)
+    return result
+
+
+def _launch_cuda(kernel: ImportedKernel, dev, machine, grid, block, bound, arrays, shared_bytes):
+    """The PTX as it is, on the GPU: pointers are the arrays' device addresses, values packed
+    at their PTX type's width."""
+    import ctypes
+    from ..gpu import runtime
+    from ..sim.common import LaunchResult
+    values = []
+    for (kind, b), p in zip(bound, kernel.entry.params):
+        if kind == "array":
+            values.append(ctypes.c_uint64(int(b.ptr)))        # the array's device address
+        else:
+            t = TYPES[p.type]
+            values.append(runtime.CTYPES[t](b.item() if hasattr(b, "item") else b))
+    what = f"kernel '{kernel.key}' (imported PTX)"
+    metrics = runtime.run_ptx(kernel.module.text, kernel.entry.name, grid, block, values,
+                              dev.ordinal, what, shared_bytes, machine.ptx_target)
+    return LaunchResult(kernel.key, str(dev), metrics)
 
 
 def _xyz(where: str, what: str, v) -> tuple[int, int, int]:

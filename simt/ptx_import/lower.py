@@ -16,7 +16,8 @@ import struct
 from collections import Counter
 
 from ..errors import CompileError
-from ..ir.mir import ArrayParam, Block, Function, Imm, Instr, Loc, MemRef, Op, Reg, ScalarParam, Space
+from ..ir.mir import (ArrayParam, Block, Function, Imm, Instr, LaunchSig, Loc, MemRef, Op, Reg,
+                      ScalarParam, Space)
 from ..ir.types import Scalar
 from . import ops  # noqa: F401  (registers the handlers)
 from . import parser as P
@@ -218,7 +219,7 @@ class Lowering:
         self.params += [ArrayParam(name, mem) for name, mem in self.variables.items()]
         fn = Function(self.name, self.params, blocks,
                       shared=list(self.shared.values()), local=list(self.local.values()),
-                      loc=self._entry_loc())
+                      loc=self._entry_loc(), launch=LaunchSig(3, 3))    # blocks of any shape
         return fn
 
     def _entry_loc(self) -> Loc:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from ..ir.mir import AtomOp, Function, Op, Reg, Space
+from ..ir.mir import AtomOp, Function, Op, Pointer, Reg, Space
 
 THREADS_PER_BLOCK_KEY = 1024          # a thread's order key: block * 1024 + linear index
 _FAMILY = {AtomOp.ADD: "add", AtomOp.SUB: "add", AtomOp.MIN: "min", AtomOp.MAX: "max"}
@@ -69,6 +69,9 @@ def plan(fn: Function) -> Plan:
         if ins.op not in (Op.LD, Op.ST, Op.ATOM):
             continue
         mem = ins.arg.mem if ins.op is Op.ATOM else ins.arg
+        if isinstance(mem, Pointer):   # an address may reach any array: applied at once, in order
+            order_matters |= ins.op is Op.ATOM and mem.space in (Space.GLOBAL, Space.GENERIC)
+            continue
         if mem.space is not Space.GLOBAL:
             continue
         if ins.op is not Op.ATOM:

@@ -109,6 +109,22 @@ c_exp, c_exp2 = (_c_math(n, 1) for n in ("exp", "exp2"))
 c_log, c_log2, c_log10 = (_c_math(n, 1) for n in ("log", "log2", "log10"))
 c_cbrt, c_erf, c_erfc, c_rint = (_c_math(n, 1) for n in ("cbrt", "erf", "erfc", "rint"))
 c_pow, c_atan2, c_copysign = (_c_math(n, 2) for n in ("pow", "atan2", "copysign"))
+_FMA_SYMBOLS = {types.float32: (_symbol("fmaf"), ir.FloatType),
+                types.float64: (_symbol("fma"), ir.DoubleType)}
+
+
+@intrinsic
+def c_fma(typingctx, x, y, z):
+    """The C library's fmaf (float32) or fma (float64): x * y + z rounded once."""
+    if x not in _FMA_SYMBOLS or not x == y == z:
+        return None
+    symbol, kind = _FMA_SYMBOLS[x]
+
+    def codegen(context, builder, sig, llargs):
+        t = kind()
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(t, [t] * 3), symbol)
+        return builder.call(fn, list(llargs))
+    return x(x, y, z), codegen
 
 
 # --- the scalar functions (what the fast engine's code calls) --------------------------------
@@ -221,6 +237,37 @@ def copysign(x, y):
 @njit(**JIT)
 def popc(x):
     return _ctpop(x)
+
+
+# FMA: x * y + z rounded once, to nearest: the C library's fmaf and fma, which are exact (as
+# PTX fma.rn is). Directed rounding (float32 only, as PTX add/sub/mul .rz/.rm/.rp lower to)
+# rounds the double sum x * y + z (exact where it fits a double: the float32 product always
+# does) to the float32 on the mode's side: the nearest float32, stepped one ulp where it
+# overshot.
+@njit(**JIT)
+def fma(x, y, z):
+    return c_fma(x, y, z)
+
+
+@njit(**JIT)
+def fma_rz(x, y, z):
+    exact = np.float64(x) * np.float64(y) + np.float64(z)
+    v = np.float32(exact)
+    return np.nextafter(v, np.float32(0.0)) if abs(np.float64(v)) > abs(exact) else v
+
+
+@njit(**JIT)
+def fma_rm(x, y, z):
+    exact = np.float64(x) * np.float64(y) + np.float64(z)
+    v = np.float32(exact)
+    return np.nextafter(v, np.float32(-np.inf)) if np.float64(v) > exact else v
+
+
+@njit(**JIT)
+def fma_rp(x, y, z):
+    exact = np.float64(x) * np.float64(y) + np.float64(z)
+    v = np.float32(exact)
+    return np.nextafter(v, np.float32(np.inf)) if np.float64(v) < exact else v
 
 
 # Cephes' ndtri (the inverse of the standard normal CDF), as Warp 1.19's crt.h has it.
@@ -445,6 +492,26 @@ def copysign_v(x, y):
     return copysign(x, y)
 
 
+def fma_v(x, y, z):
+    return fma(x, y, z)
+
+
+def fma_rz_v(x, y, z):
+    return fma_rz(x, y, z)
+
+
+def fma_rm_v(x, y, z):
+    return fma_rm(x, y, z)
+
+
+def fma_rp_v(x, y, z):
+    return fma_rp(x, y, z)
+
+
+# FMA's functions by rounding (the MIR's FMA arg: None is to nearest)
+FMA_FUNCTIONS = {None: "fma", "rz": "fma_rz", "rm": "fma_rm", "rp": "fma_rp"}
+
+
 # MIR op -> the name of its function here (the vectorised one adds ``_v``)
 FUNCTIONS: dict[Op, str] = {
     Op.SIN: "sin", Op.COS: "cos", Op.TAN: "tan", Op.ASIN: "asin", Op.ACOS: "acos",
@@ -463,16 +530,18 @@ _UFUNCS: dict = {}
 VERSION = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
-def ufunc(op: Op, dtype: np.dtype):
-    """The vectorised implementation of ``op`` on ``dtype`` values (arrays or scalars).
+def ufunc(op: Op, dtype: np.dtype, rounding: str | None = None):
+    """The vectorised implementation of ``op`` on ``dtype`` values (arrays or scalars);
+    ``rounding``: FMA's (the MIR's FMA arg).
 
     Its loop for exactly that type is compiled first and named in every call: numpy would
     otherwise pick the first loop it may cast to (an int32 bit count on int64 values)."""
-    f = _UFUNCS.get(op)
+    name = FMA_FUNCTIONS[rounding] if op is Op.FMA else FUNCTIONS[op]
+    f = _UFUNCS.get(name)
     if f is None:
-        f = _UFUNCS[op] = vectorize(cache=True)(globals()[FUNCTIONS[op] + "_v"])
+        f = _UFUNCS[name] = vectorize(cache=True)(globals()[name + "_v"])
     code = np.dtype(dtype).char
-    nargs = 2 if op in (Op.POW, Op.ATAN2, Op.COPYSIGN) else 1
+    nargs = 3 if op is Op.FMA else 2 if op in (Op.POW, Op.ATAN2, Op.COPYSIGN) else 1
     signature = code * nargs + "->" + code
     if signature.replace("->", "") not in {t.replace("->", "") for t in f.types}:
         name = np.dtype(dtype).name

@@ -79,6 +79,7 @@ class Checker:
         self.unwritten: dict[MemRef, np.ndarray] = {}   # True where no one wrote the scalar yet
         self.sync_hazards: list[Hazard] = []
         self.calls = 0
+        self.reached: dict[int, MemRef] = {}    # pointer accesses: the array each one reached
         self.shared = list(fn.shared)
         for p, a in zip(fn.params, args):
             mem = getattr(p, "mem", None)
@@ -175,6 +176,38 @@ class Checker:
         if self.race:
             self._race(ATOMIC, st, k, addr, lanes, _NO_VALUES)
 
+    def pointer(self, batch, ins: Instr, st, own: np.ndarray, span: int, values=None,
+                where=slice(None)) -> None:
+        """A byte-addressed access (simt/sim/precise/pointers.py) of ``span`` bytes at byte
+        ``own`` (per active lane) of ``st``'s data: checked per element of that data, which an
+        access may cover several of (four bytes of a shared window) or part of (a byte of a
+        float array). ``values``: a store's columns; ``where``: the active lanes (positions) that
+        reach ``st``."""
+        k = self.index[id(ins)]
+        self.reached[k] = st.mem
+        lanes = batch.sel()[where]
+        own = np.ascontiguousarray(np.broadcast_to(own, (lanes.size,)), dtype=np.int64)
+        size = st.data.dtype.itemsize
+        op = ATOMIC if ins.op is Op.ATOM else STORE if ins.op is Op.ST else LOAD
+        raw = None
+        if values is not None and size <= span:         # the stored bytes, per lane
+            raw = np.concatenate([np.ascontiguousarray(np.broadcast_to(v, (batch.count,))[where])
+                                  .view(np.uint8).reshape(lanes.size, -1) for v in values], axis=1)
+        self.calls += 1
+        mask = self.unwritten.get(st.mem)
+        for c in range(max(1, span // size)):
+            a = own // size + c
+            if mask is not None and op != STORE:
+                self._read_unwritten(k, mask, a, lanes)
+            if self.race:
+                vals = _NO_VALUES
+                if op == STORE:       # a part-element store: its bits unknown, each lane differs
+                    vals = (_bits(raw[:, c * size:(c + 1) * size].copy().view(st.data.dtype).ravel(),
+                                  st.data.dtype) if raw is not None else lanes.astype(np.int64) + 1)
+                self._race(op, st, k, a, lanes, vals)
+            if mask is not None and op != LOAD:
+                mask[a] = False
+
     # ---- synccheck ----------------------------------------------------------------------
     def divergent_barrier(self, batch, blk, arrived: np.ndarray, missing: np.ndarray, other) -> bool:
         """Record a barrier part of a block skipped; False when synccheck is off (then raise)."""
@@ -208,6 +241,10 @@ class Checker:
     def _thread(self, tid: int) -> dict:
         return describe_thread(self.cfg, self.lanes_per_cta, int(tid))
 
+    def _array(self, k: int) -> MemRef:
+        """The array instruction ``k`` reaches (a pointer access: the last one it reached)."""
+        return self.reached.get(k) or _mem_of(self.instrs[k])
+
     def _where(self, mem: MemRef, addr: int):
         shape = self.shapes.get(mem, mem.shape or ())
         space = "shared" if mem.space is Space.SHARED else "global"
@@ -221,7 +258,7 @@ class Checker:
             count = int(self.counts[kind, earlier, later])
             addr, p_tid, c_tid = (int(x) for x in self.examples[kind, earlier, later])
             first, second = self.instrs[earlier], self.instrs[later]
-            mem = _mem_of(second)
+            mem = self._array(later)
             array, space, index = self._where(mem, addr)
             key = (KINDS[kind], _line(first), _line(second), mem.name)
             if key in merged:
@@ -245,7 +282,7 @@ class Checker:
         merged: dict[tuple, Hazard] = {}
         for k in np.flatnonzero(self.init_counts):
             ins = self.instrs[k]
-            mem = _mem_of(ins)
+            mem = self._array(k)
             addr, tid = self.init_first[k]
             array, space, index = self._where(mem, addr)
             key = (_line(ins), mem.name)

@@ -143,12 +143,6 @@ def compile_function(fn: Function) -> CompiledKernel:
     """The compiled kernel for ``fn`` (generated once per Function; machine code from disk)."""
     compiled = getattr(fn, "_fast_compiled", None)
     if compiled is None:
-        if fn.precise_only():       # a scan of every instruction: only before the first compile
-            from ...errors import CompileError
-            raise CompileError(f"kernel '{fn.name}': the fast engine ('cpu') does not implement "
-                               f"byte-addressed memory, BITCAST and FMA (kernels imported from "
-                               f"PTX) in this version; imported PTX kernels run on cpu:precise and "
-                               f"cpu:trace")
         with _compile_lock:          # launches from several threads compile once
             compiled = getattr(fn, "_fast_compiled", None)
             if compiled is None:
@@ -185,7 +179,9 @@ def run(fn: Function, cfg: LaunchConfig, args: list) -> dict[str, float]:
             raise RuntimeError(f"fast engine: array '{a.name}' is not a contiguous 1-d buffer")
         data.append(storage_array(a.data))
     bound = BoundLaunch(fn, cfg)
-    bound.run(data, scalars, tuple(tuple(a.shape) for a in arrays))
+    ptr = compile_function(fn).gen.pointers
+    bound.run(data, scalars, tuple(tuple(a.shape) for a in arrays),
+              ptr.arguments(arrays) if ptr else None)
     return bound.sizes()
 
 
@@ -225,9 +221,12 @@ class BoundLaunch:
             self._shapes = (shapes, flat)
         return flat
 
-    def run(self, data: list, scalars: list, shapes: tuple) -> None:
+    def run(self, data: list, scalars: list, shapes: tuple, pointer_args=None) -> None:
         """Run every block. ``data``: the arrays' storage (storage_array), ``scalars``: the
-        scalars' (storage_scalar), both in parameter order; ``shapes``: each array's shape."""
+        scalars' (storage_scalar), both in parameter order; ``shapes``: each array's shape;
+        ``pointer_args``: the arrays as byte-addressed memory sees them (pointers.PointerArgs),
+        for functions with pointer accesses."""
+        extra = pointer_args.values if pointer_args is not None else ()
         fn, cfg, n_blocks, threads = self.fn, self.cfg, self.n_blocks, self.threads
         compiled = compile_function(fn)
         gen = compiled.gen
@@ -256,13 +255,14 @@ class BoundLaunch:
                 err = np.zeros(ERR_FIELDS, dtype=np.int64)
                 err_state = np.zeros((3, lanes), dtype=np.int64)
             if not variant.logs:
-                run_blocks(begin, end, geom, flat_shapes, err, abort, err_state, *data, *scalars)
+                run_blocks(begin, end, geom, flat_shapes, err, abort, err_state, *data, *scalars,
+                           *extra)
                 return err, err_state
             room = slice(begin * log_rows, end * log_rows)   # this chunk's part of the buffers
             addresses, values, keys = (b[room] if b.size else b for b in buffers)
             addresses, values, keys, count = run_blocks(begin, end, geom, flat_shapes, err, abort,
                                                         err_state, addresses, values, keys,
-                                                        *data, *scalars)
+                                                        *data, *scalars, *extra)
             logs.append((begin, addresses[:count], values[:count], keys[:count]))
             return err, err_state
 
@@ -295,7 +295,7 @@ class BoundLaunch:
         if failed:
             _, err, err_state = min(failed, key=lambda f: f[0])
             shapes_by_name = {p.mem.name: shape for p, shape in zip(gen.array_params, shapes)}
-            FaultReport(gen, cfg, shapes_by_name, err).raise_error(err_state)
+            FaultReport(gen, cfg, shapes_by_name, err, pointer_args).raise_error(err_state)
         if len(self._spare) < 2:          # a clean launch leaves its buffers all zeros
             self._spare.append((results[0][0], abort, results[0][1]))
         if logs:

@@ -15,7 +15,9 @@ from ...ir.mir import AtomArg, MemRef, Space
 from ..common import LaunchConfig
 from ..precise.diagnostics import Diagnostics, lane_ranges
 from .codegen import WAITING, Generated
+from ..precise.pointers import raise_bad_access
 from .ops import ERR_BARRIER, ERR_CHECK, ERR_OOB, ERR_STEPS, ERR_WARP_SYNC
+from .pointers import ERR_PTR
 
 
 @dataclass
@@ -39,7 +41,9 @@ class _ArraysByName(dict):
 class FaultReport(Diagnostics):
     """One failing thread, seen through the precise engine's Diagnostics."""
 
-    def __init__(self, gen: Generated, cfg: LaunchConfig, shapes: dict[str, tuple], record):
+    def __init__(self, gen: Generated, cfg: LaunchConfig, shapes: dict[str, tuple], record,
+                 pointer_args=None):
+        self.pointer_args = pointer_args
         self.cfg = cfg
         self.kernel = gen.layout.fn.name
         self.gen = gen
@@ -64,6 +68,8 @@ class FaultReport(Diagnostics):
         if self.code == ERR_OOB:
             mem = ins.arg.mem if isinstance(ins.arg, AtomArg) else ins.arg
             self.raise_oob(self.storage[mem], np.array([v[0]]), ins, yes)
+        if self.code == ERR_PTR:
+            self._pointer(*v[:3])
         if self.code == ERR_CHECK:
             self.raise_check(ins, ins.arg, np.array([v[0]]), np.array([v[1]]), yes)
         if self.code == ERR_WARP_SYNC:
@@ -73,6 +79,18 @@ class FaultReport(Diagnostics):
         if self.code == ERR_STEPS:
             self._steps(v[0])
         raise RuntimeError(f"fast engine: unknown error record {self.code}")
+
+    def _pointer(self, address: int, span: int, where: int) -> None:
+        space = [Space.GLOBAL, Space.SHARED, Space.LOCAL][where % 4]
+        if space is Space.GLOBAL:
+            arrays = list(self.pointer_args.arrays) if self.pointer_args else []
+        else:
+            mems = self.gen.layout.fn.shared if space is Space.SHARED else self.gen.layout.fn.local
+            arrays = [(m.name, m.offset, m.size * m.elem.nbytes) for m in mems]
+        arrays.sort(key=lambda x: x[1])
+        misaligned = where >= 4 and address % span != 0
+        raise_bad_access(self.kernel, self.ins, span, space, address, arrays, misaligned,
+                         self.thread_details(self.lane))
 
     def _warp_sync(self, mask: int, missing: int, present: int) -> None:
         lane = self.lane % 32

@@ -11,8 +11,8 @@ from typing import Callable
 
 import numpy as np
 
-from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, AtomOp, DimArg, Instr, MemRef, Op, Reg,
-                       Space, SReg)
+from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, AtomOp, DimArg, Instr, MemRef, Op,
+                       Pointer, Reg, Space, SReg)
 from ...ir.types import Scalar
 from .. import mathlib
 from ..atomic_log import ADDRESS_BITS, THREADS_PER_BLOCK_KEY as LOG_KEY
@@ -114,6 +114,7 @@ class OpWriter:
         self.log_keys = False       # rows carry the thread's key (threads run in rounds)
         # accesses whose index the block's prologue showed in bounds when ``slow`` is False
         self.hoisted: set[int] = set()
+        self.pointers = None        # pointers.PointerCode, for functions with byte addresses
 
     def index_name(self, ins: Instr) -> str:
         """One name per memory instruction: numba compiles single-assignment names faster."""
@@ -138,6 +139,13 @@ class OpWriter:
         if op is Op.SELECT:
             c, a, b = (self.val(s) for s in ins.srcs)
             return [f"{reg_name(ins.dst)} = {a} if {c} else {b}"]
+        if op is Op.FMA:      # simt/sim/mathlib.py's, as the precise engine's
+            a, b, c = (self.val(s) for s in ins.srcs)
+            return [f"{reg_name(ins.dst)} = {MATH_MODULE}.{mathlib.FMA_FUNCTIONS[ins.arg]}({a}, {b}, {c})"]
+        if op is Op.BITCAST:
+            return [f"{reg_name(ins.dst)} = {self.bitcast(ins)}"]
+        if op is Op.ADDR or _is_pointer_access(ins):     # byte addresses: pointers.py
+            return self.pointers.write(ins, self.val)
         if op is Op.LD:
             return self.load(ins)
         if op is Op.ST:
@@ -227,6 +235,21 @@ class OpWriter:
         if src is Scalar.BOOL:
             return f"{CAST[dst]}(np.int64({a}))"
         return f"{CAST[dst]}({a})"
+
+    def bitcast(self, ins: Instr) -> str:
+        """The bits of a value read as another type of the same width (float16 and bfloat16
+        are held as their bits already)."""
+        src, dst = ins.srcs[0].type, ins.dst.type
+        a = self.val(ins.srcs[0])
+        if src is Scalar.F32:
+            return f"{CAST[dst]}(float32_bits({a}))"
+        if src is Scalar.F64:
+            return f"{CAST[dst]}(float64_bits({a}))"
+        if dst is Scalar.F32:
+            return f"bits_float32({a})"
+        if dst is Scalar.F64:
+            return f"bits_float64({a})"
+        return f"{CAST[dst]}({a})"      # integers (and 16-bit float bits): the cast wraps
 
     def sreg(self, which: SReg) -> str:
         if which is SReg.CLOCK:
@@ -333,6 +356,11 @@ class OpWriter:
         if op is AtomOp.CAS:
             return f"{v} if {old} == {cmp} else {old}"
         raise UnsupportedOp(f"fast engine: no translation for atomic {op.name}")
+
+
+def _is_pointer_access(ins: Instr) -> bool:
+    return isinstance(ins.arg, Pointer) or (isinstance(ins.arg, AtomArg)
+                                             and isinstance(ins.arg.mem, Pointer))
 
 
 def check_memref_space(mem: MemRef) -> None:

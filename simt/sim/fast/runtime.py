@@ -434,3 +434,36 @@ def grow_log(addresses, values, keys):
     bigger_v[:n] = values
     bigger_k[:keys.size] = keys
     return bigger_a, bigger_v, bigger_k
+
+
+# --- byte-addressed memory (MIR Pointer accesses, kernels imported from PTX) -----------------
+
+@njit(inline="always", **JIT)
+def ptr_find(ranges, a, span):
+    """The number of the range [start, end) (``ranges`` holds start, end pairs) that holds the
+    ``span`` bytes at address ``a`` wholly, or -1."""
+    for k in range(ranges.size // 2):
+        if a >= ranges[2 * k] and a + span <= ranges[2 * k + 1]:
+            return k
+    return -1
+
+
+@intrinsic
+def float64_bits(typingctx, x):
+    if x != types.float64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.uint64(types.float64), codegen
+
+
+@intrinsic
+def bits_float64(typingctx, u):
+    if not isinstance(u, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        wide = context.cast(builder, args[0], sig.args[0], types.uint64)
+        return builder.bitcast(wide, ir.DoubleType())
+    return types.float64(u), codegen

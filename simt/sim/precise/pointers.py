@@ -138,18 +138,24 @@ def resolve(ctx, ins: Instr, ptr: Pointer, addr_value, width: int):
 def _raise_bad(ctx, ins, ptr, addr, width, space, starts, ends, stores, bad, misaligned):
     k = int(np.flatnonzero(bad)[0])
     lane = int(ctx.sel()[k])
-    a = int(addr[k])
+    arrays = [(st.mem.name, int(a), int(b - a)) for st, a, b in zip(stores, starts, ends)]
+    raise_bad_access(ctx.kernel, ins, ptr.elem.nbytes * width, space, int(addr[k]), arrays,
+                     bool(misaligned[k] and not bad[k] ^ misaligned[k]), ctx.thread_details(lane))
+
+
+def raise_bad_access(kernel, ins, span: int, space: Space, a: int, arrays: list, misaligned: bool,
+                     details: dict):
+    """The OutOfBoundsError of an access of ``span`` bytes at address ``a`` in ``space``
+    (every engine's): ``arrays`` are (name, start, bytes) of the arrays of that space,
+    ``misaligned``: the access lies inside one but is not aligned to its size."""
     kind = {"ST": "write", "ATOM": "atomic"}.get(ins.op.name, "read")
     where = {Space.SHARED: "shared", Space.LOCAL: "local"}.get(space, "global")
     shown = {Space.SHARED: f"{a} (offset in the block's shared memory)",
              Space.LOCAL: f"{a} (offset in the thread's local memory)"}.get(space, f"0x{a:x}")
-    span = width * ptr.elem.nbytes
-    if len(stores):
-        dist = np.where(a < starts, starts - a, np.where(a >= ends, a - ends + 1, 0))
-        near = stores[int(np.argmin(dist))]
-        start = int(starts[int(np.argmin(dist))])
-        nbytes = near.data.nbytes if space is Space.GLOBAL else near.mem.size * near.mem.elem.nbytes
-        array = f"{near.mem.name}, {nbytes} bytes at 0x{start:x}"
+    if arrays:
+        dist = [s - a if a < s else (a - s - n + 1 if a >= s + n else 0) for _, s, n in arrays]
+        name, start, nbytes = arrays[int(np.argmin(dist))]
+        array = f"{name}, {nbytes} bytes at 0x{start:x}"
         if start <= a < start + nbytes:
             offset = f"byte {a - start} of it"
         elif a < start:
@@ -158,13 +164,10 @@ def _raise_bad(ctx, ins, ptr, addr, width, space, starts, ends, stores, bad, mis
             offset = f"{a - start - nbytes} bytes past its end"
     else:
         array, offset = f"none: the launch has no {where} arrays", ""
-    if misaligned[k] and not bad[k] ^ misaligned[k]:
-        msg = f"misaligned {where} {kind} of {span} bytes at address {shown}"
-    else:
-        msg = f"out-of-bounds {where} {kind} of {span} bytes at address {shown}"
-    raise OutOfBoundsError(msg, ctx.kernel, ins.loc, array=array,
-                           index=f"address {shown}" + (f", {offset}" if offset else ""),
-                           **ctx.thread_details(lane))
+    what = "misaligned" if misaligned else "out-of-bounds"
+    msg = f"{what} {where} {kind} of {span} bytes at address {shown}"
+    raise OutOfBoundsError(msg, kernel, ins.loc, array=array,
+                           index=f"address {shown}" + (f", {offset}" if offset else ""), **details)
 
 
 def _groups(kk: np.ndarray):
@@ -172,6 +175,14 @@ def _groups(kk: np.ndarray):
     if kk.size == 0 or (kk == kk[0]).all():
         return [(int(kk[0]) if kk.size else 0, slice(None))]
     return [(int(g), np.flatnonzero(kk == g)) for g in np.unique(kk)]
+
+
+def _check(ctx, ins, res, kk, stores, span: int, esize: int, columns=None) -> None:
+    """Tell the launch's sanitizers (simt/sim/check) about the access, per array reached."""
+    for g, lanes in _groups(kk):
+        if stores[g].mem.space is Space.LOCAL:      # a thread's own: no races, zeroed at start
+            continue
+        ctx.checker.pointer(ctx, ins, stores[g], res.elem[lanes] * esize, span, columns, lanes)
 
 
 def make_load(ins: Instr, d: list[int], s: list[int]):
@@ -184,6 +195,8 @@ def make_load(ins: Instr, d: list[int], s: list[int]):
         if ctx.timed:           # spread only when the counters read it
             ctx.record_memory(ins, res.st, ctx.spread(res.idx, np.int64), width, ptr.elem.nbytes)
         out = [np.empty(ctx.n_active, dtype=dtype) for _ in d]
+        if ctx.checker is not None:
+            _check(ctx, ins, res, kk, stores, width * ptr.elem.nbytes, ptr.elem.nbytes)
         for g, lanes in _groups(kk):
             view = _typed(stores[g], dtype)
             for c in range(width):
@@ -205,6 +218,8 @@ def make_store(ins: Instr, s: list[int]):
         n = ctx.n_active
         columns = [np.broadcast_to(np.asarray(ctx.pick(env[v])).astype(dtype, copy=False), (n,))
                    for v in vals]
+        if ctx.checker is not None:
+            _check(ctx, ins, res, kk, stores, len(vals) * ptr.elem.nbytes, ptr.elem.nbytes, columns)
         for g, lanes in _groups(kk):
             view = _typed(stores[g], dtype)
             for c, col in enumerate(columns):     # several lanes, one word: the last lands
@@ -229,6 +244,8 @@ def make_atomic(ins: Instr, d: list[int], s: list[int]):
         if cmp_i is not None:
             cmp = np.broadcast_to(np.asarray(ctx.pick(env[cmp_i])).astype(dtype, copy=False), (n,))
         old = np.empty(n, dtype=dtype)
+        if ctx.checker is not None:
+            _check(ctx, ins, res, kk, stores, ptr.elem.nbytes, ptr.elem.nbytes)
         for g, lanes in _groups(kk):
             old[lanes] = atomic(_typed(stores[g], dtype), np.ascontiguousarray(res.elem[lanes]),
                                 arg.op, vals[lanes], None if cmp is None else cmp[lanes])

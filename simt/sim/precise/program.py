@@ -16,7 +16,7 @@ from ...ir.mir import (BINARY, COMPARE, UNARY, AtomArg, AtomOp, CheckArg, DimArg
                        Imm, Instr, Loc, MemRef, Op, Pointer, Reg, ScalarParam, SReg)
 from ...ir import bfloat16
 from ...ir.types import Scalar
-from .. import atomic_log
+from .. import atomic_log, mathlib
 from . import arith, pointers, warp
 from .fused import Fusion
 
@@ -214,23 +214,10 @@ def make_step(ins: Instr, d: list[int], s: list[int],
         a, b, c = s
         out = d[0]
         t_np = ins.dsts[0].type.np
-        wide = np.float64 if t_np == np.float32 else np.longdouble
-
-        rounding = ins.arg
-        if rounding is not None:         # directed: step from nearest toward the mode's side
-            toward = t_np.type({"rm": -np.inf, "rp": np.inf, "rz": 0.0}[rounding])
-            overshot = {"rm": lambda v, e: v > e, "rp": lambda v, e: v < e,
-                        "rz": lambda v, e: np.abs(v) > np.abs(e)}[rounding]
+        f = mathlib.ufunc(Op.FMA, t_np, ins.arg)   # rounded once: simt/sim/mathlib.py
 
         def fma(env, ctx):
-            # f32: the product is exact in f64, so one f64 sum then rounding to f32 is fused
-            # but for rare double-rounding cases; f64 goes through long double (not exact)
-            x = np.asarray(env[a], dtype=wide) * np.asarray(env[b], dtype=wide)
-            exact = x + np.asarray(env[c], dtype=wide)
-            v = exact.astype(t_np)
-            if rounding is not None:
-                v = np.where(overshot(v, exact), np.nextafter(v, toward), v).astype(t_np)
-            env[out] = v if v.ndim else v[()]
+            env[out] = f(env[a], env[b], env[c])
         return fma
     if op is Op.BITCAST:
         (a,), out = s, d[0]
