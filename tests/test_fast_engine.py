@@ -208,3 +208,24 @@ def test_dispatch_fallback_matches_precise(monkeypatch):
             simt.launch(loops_with_exits, dim=64, inputs=[simt.array(x), out], device=PRECISE)
         outs.append(out.numpy())
     np.testing.assert_array_equal(*outs)
+
+
+@wp.kernel
+def _int64_wrap_then_divide(x: wp.array(dtype=wp.int64), y: wp.array(dtype=wp.int64),
+                            out: wp.array(dtype=wp.int64)):
+    i = wp.tid()
+    out[i] = (x[i] * wp.int64(2147483647) * y[i]) / y[i]
+
+
+def test_int64_products_wrap_before_a_division_as_on_every_engine():
+    """numba marks signed int64 products 'no signed wrap', so LLVM may fold (x * c * y) / y
+    to x * c; the fast engine must wrap the product first, as cpu:precise and CUDA do."""
+    x = np.array([559350902, -7, 3], np.int64)
+    y = np.array([182, 5, -2], np.int64)
+    prod = (x.astype(object) * 2147483647 * y.astype(object) + 2**63) % 2**64 - 2**63
+    want = np.array([abs(p) // abs(q) * (1 if (p < 0) == (q < 0) else -1)      # truncating
+                     for p, q in zip(prod, y.astype(object))], np.int64)
+    for device in ("cpu", "cpu:precise"):
+        out = wp.zeros(3, dtype=wp.int64)
+        wp.launch(_int64_wrap_then_divide, dim=3, inputs=[wp.array(x), wp.array(y), out], device=device)
+        assert np.array_equal(out.numpy(), want), device

@@ -176,6 +176,10 @@ class OpWriter:
             return {Op.AND: f"({a} and {b})", Op.OR: f"({a} or {b})", Op.XOR: f"({a} != {b})"}[op]
         if op in _ARITH or op in _BITWISE:
             sym = _ARITH.get(op) or _BITWISE[op]
+            if t is Scalar.I64 and op in _ARITH:
+                # numba marks signed int64 +, -, * "no signed wrap" (LLVM's nsw), and LLVM then
+                # folds (x * c * y) / y to x * c where the product wraps: wrap in uint64 instead
+                return f"np.int64(np.uint64({a}) {sym} np.uint64({b}))"
             if t in _EXACT_ARITH:         # numba keeps these types: no cast to type-check
                 return f"{a} {sym} {b}"
             return f"{cast}({a} {sym} {b})"
@@ -206,6 +210,8 @@ class OpWriter:
         if op is Op.NOT:
             return f"(not {a})" if t is Scalar.BOOL else f"{cast}(~{a})"
         if op is Op.NEG:
+            if t is Scalar.I64:           # as above: -INT64_MIN wraps
+                return f"np.int64(np.uint64(0) - np.uint64({a}))"
             return f"-{a}" if t in _EXACT_ARITH else f"{cast}(-{a})"
         if op is Op.ABS:
             return f"abs({a})" if t.is_float else f"{cast}(abs({a}))"
