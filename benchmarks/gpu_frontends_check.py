@@ -150,8 +150,11 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="also write the table to this file")
     args = ap.parse_args()
     rows = ["| kernel | outputs bitwise equal | largest difference | expected equal |", "|---|---|---|---|"]
+    print("\n".join(rows), flush=True)
     failures = 0
     for name, make, grid, block, build, exact in cases():
+        if len(rows) > 2:
+            print(rows[-1], flush=True)          # as it goes: a slow or stuck case shows
         try:
             gpu, cpu, _ = both(make, grid, block, build, exact)
         except Exception as e:  # noqa: BLE001 - report and go on
