@@ -1,0 +1,100 @@
+"""Big launches replay a sample of the SMs (simt/sim/timing/model.py, sm_sample): the sample
+must predict what replaying every SM does, and say how well."""
+import numpy as np
+import pytest
+
+import simt as wp
+from timing_kernels import streaming
+
+
+def test_big_grids_are_sampled_and_say_how_well(monkeypatch):
+    from simt.sim.precise import engine
+    n = 132 * 2048 * 8
+    args = lambda: [wp.zeros(n), wp.zeros(n), 1]      # noqa: E731
+    wp.set_module_options({"timing_sample": False})      # the grid's prefix only, not the SMs
+    try:
+        full = wp.launch(streaming(n), n, args(), block_dim=256)
+        assert full.metrics["simt__sampled_ctas.sum"] == n // 256
+        monkeypatch.setattr(engine, "RECORD_BUDGET", 1)
+        monkeypatch.setattr(engine, "MIN_RECORDED_WAVES", 2)
+        sampled = wp.launch(streaming(n), n, args(), block_dim=256)
+    finally:
+        wp.set_module_options({"timing_sample": True})
+    assert sampled.metrics["simt__sampled_ctas.sum"] < n // 256
+    assert sampled.metrics["smsp__inst_executed.sum"] == full.metrics["smsp__inst_executed.sum"]
+    assert sampled.cycles == pytest.approx(full.cycles, rel=0.15)
+    assert 0 <= sampled.metrics["simt__sampling_error.pct"] < 25
+
+
+def _both_ways(kernel, n, make_args, block=256):
+    """(every SM replayed, a sample of the SMs replayed) for one launch."""
+    wp.set_module_options({"timing_sample": False})
+    try:
+        full = wp.launch(kernel, n, make_args(), block_dim=block)
+    finally:
+        wp.set_module_options({"timing_sample": True})
+    return full, wp.launch(kernel, n, make_args(), block_dim=block)
+
+
+@wp.kernel
+def _bins(keys: wp.array(dtype=int), bins: wp.array(dtype=int)):
+    wp.atomic_add(bins, keys[wp.tid()], 1)
+
+
+@pytest.mark.parametrize("what", ["dram", "atomics"])
+def test_a_sample_of_the_sms_predicts_what_replaying_them_all_does(monkeypatch, what):
+    """With 1/8 of the SMs replayed, the L2, DRAM and atomic units must be scaled to their
+    share: a DRAM-bound copy and an atomic hot spot (4 bins) would otherwise run about 8x
+    faster sampled. Counters are scaled back to the whole grid."""
+    from simt.sim.timing import model
+    monkeypatch.setattr(model, "SAMPLE_ABOVE", 1)
+    if what == "dram":
+        n = 132 * 256 * 16
+        full, sampled = _both_ways(streaming(n), n, lambda: [wp.zeros(n * 8), wp.zeros(n), 8])
+        counter = "dram__bytes_read.sum"
+    else:
+        n = 132 * 256 * 4
+        keys = np.random.default_rng(0).integers(0, 4, n).astype(np.int32)
+        full, sampled = _both_ways(_bins, n, lambda: [wp.array(keys, dtype=int), wp.zeros(4, dtype=int)])
+        counter = "lts__t_sectors_op_atom.sum"
+    assert full.metrics["simt__sampled_sms.sum"] == 132
+    assert sampled.metrics["simt__sampled_sms.sum"] < 132
+    assert sampled.details["sampling"]["sms"] < sampled.details["sampling"]["of_sms"] == 132
+    assert sampled.metrics["simt__sampled_ctas.sum"] < full.metrics["simt__sampled_ctas.sum"]
+    assert full.details["bottleneck"]["limiter"] == sampled.details["bottleneck"]["limiter"] == what
+    assert sampled.cycles == pytest.approx(full.cycles, rel=0.1)
+    assert sampled.metrics[counter] == pytest.approx(full.metrics[counter], rel=0.05)
+    assert sampled.metrics["smsp__inst_executed.sum"] == full.metrics["smsp__inst_executed.sum"]
+
+
+@wp.kernel
+def _every_block_reads_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    s = float(0.0)
+    for k in range(16):
+        s += x[i % 256 + 256 * k]
+    y[i] = s
+
+
+def test_a_sample_reads_lines_the_whole_grid_shares_from_dram_once(monkeypatch):
+    """Every block reads the same 16 KB: the GPU reads it from DRAM once (a hand count),
+    however many SMs are replayed. A sample that stood for 8x its SMs' DRAM traffic would
+    report about 8x that."""
+    from simt.sim.timing import model
+    monkeypatch.setattr(model, "SAMPLE_ABOVE", 1)
+    n = 132 * 256 * 4
+    x = np.arange(4096, dtype=np.float32)
+    full, sampled = _both_ways(_every_block_reads_x, n, lambda: [wp.array(x), wp.zeros(n)])
+    assert sampled.metrics["simt__sampled_sms.sum"] < 132 == full.metrics["simt__sampled_sms.sum"]
+    for r in (full, sampled):
+        assert r.metrics["dram__bytes_read.sum"] == pytest.approx(x.nbytes, rel=0.15)
+    assert sampled.metrics["lts__t_sectors_op_read.sum"] == full.metrics["lts__t_sectors_op_read.sum"]
+
+
+def test_small_launches_replay_every_sm():
+    n = 132 * 256
+    r = wp.launch(streaming(n), n, [wp.zeros(n), wp.zeros(n), 1], block_dim=256)
+    assert r.metrics["simt__sampled_sms.sum"] == 132
+    assert r.metrics["simt__sampling_error.pct"] == 0
+    assert r.details["sampling"] == {"sms": 132, "of_sms": 132, "blocks": n // 256, "of_blocks": n // 256,
+                                     "error_pct": 0.0}
