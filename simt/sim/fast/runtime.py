@@ -215,25 +215,37 @@ def print_c(fmt, *values):
 
 # --- float16, held as its bits (numba has no float16 type) ---------------------------------
 
-@intrinsic
-def float32_bits(typingctx, x):
-    if x != types.float32:
-        return None
+def _float_bits(ftype, utype, bits: int):
+    """The intrinsic giving a float's bits as an unsigned int of its width."""
+    @intrinsic
+    def to_bits(typingctx, x):
+        if x != ftype:
+            return None
 
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.IntType(32))
-    return types.uint32(types.float32), codegen
+        def codegen(context, builder, sig, args):
+            return builder.bitcast(args[0], ir.IntType(bits))
+        return utype(ftype), codegen
+    return to_bits
 
 
-@intrinsic
-def bits_float32(typingctx, u):
-    if not isinstance(u, types.Integer):
-        return None
+def _bits_float(ftype, utype, lltype):
+    """The intrinsic giving the float whose bits an integer holds (cast to the float's width)."""
+    @intrinsic
+    def from_bits(typingctx, u):
+        if not isinstance(u, types.Integer):
+            return None
 
-    def codegen(context, builder, sig, args):
-        wide = context.cast(builder, args[0], sig.args[0], types.uint32)
-        return builder.bitcast(wide, ir.FloatType())
-    return types.float32(u), codegen
+        def codegen(context, builder, sig, args):
+            wide = context.cast(builder, args[0], sig.args[0], utype)
+            return builder.bitcast(wide, lltype)
+        return ftype(u), codegen
+    return from_bits
+
+
+float32_bits = _float_bits(types.float32, types.uint32, 32)
+bits_float32 = _bits_float(types.float32, types.uint32, ir.FloatType())
+float64_bits = _float_bits(types.float64, types.uint64, 64)
+bits_float64 = _bits_float(types.float64, types.uint64, ir.DoubleType())
 
 
 @njit(**JIT)
@@ -448,22 +460,3 @@ def ptr_find(ranges, a, span):
     return -1
 
 
-@intrinsic
-def float64_bits(typingctx, x):
-    if x != types.float64:
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.IntType(64))
-    return types.uint64(types.float64), codegen
-
-
-@intrinsic
-def bits_float64(typingctx, u):
-    if not isinstance(u, types.Integer):
-        return None
-
-    def codegen(context, builder, sig, args):
-        wide = context.cast(builder, args[0], sig.args[0], types.uint64)
-        return builder.bitcast(wide, ir.DoubleType())
-    return types.float64(u), codegen
