@@ -238,7 +238,7 @@ def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int) 
                                 rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), warps_per_cta, thin)
     if line.size == 0:
         return f, f
-    order = np.lexsort((cta, line))
+    order = np.argsort(line)               # _weights reads each line's blocks as a set
     kept = np.zeros(rec.recorded_ctas, np.bool_)
     kept[ctas] = True
     return _weights(line[order], cta[order], read[order], kept, n_sm, n_run)
@@ -247,7 +247,7 @@ def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int) 
 @njit(cache=True, nogil=True)
 def _weights(line, cta, read, kept, n_sm, n_run):
     """The averages of 1/p over the kept blocks' lines, and over those of them read
-    (``line`` sorted, then ``cta``)."""
+    (``line`` sorted)."""
     f = n_sm / n_run
     sum_all = n_all = sum_read = n_read = 0.0
     present = np.zeros(n_sm, np.bool_)
