@@ -673,3 +673,13 @@ def test_device_variables_persist_and_are_shared_by_a_modules_kernels():
         assert seen.numpy()[0] == k
     run(read, grid=1, block=1, inputs=[out])
     assert out.numpy()[0] == 3
+
+
+def test_template_names_as_demanglers_write_them():
+    """c++filt writes 'f<0>'; cu++filt writes some integer arguments with their type,
+    'f<(int)0>': both are the name 'f<0>' as the source spells it."""
+    from simt.ptx_import.kernel import _plain_name
+    assert _plain_name("void transpose_tile<(int)0>(const float *, float *, int)") == "transpose_tile<0>"
+    assert _plain_name("void tile<(unsigned int)32, (long)-1>(float*)") == "tile<32,-1>"
+    assert _plain_name("void scale<4>(float*, int)") == "scale<4>"
+    assert _plain_name("void pick<float>(float*)") == "pick<float>"

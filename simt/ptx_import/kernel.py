@@ -220,6 +220,8 @@ def _plain_name(demangled: str) -> str:
             break
     s = s[:cut]
     s = re.sub(r"^(void|__global__)\s+", "", s)
+    # cu++filt writes some integer template arguments with their type: 'f<(int)0>' is 'f<0>'
+    s = re.sub(r"\((?:unsigned |signed )?(?:char|short|int|long|long long|unsigned)\)(-?\d+)", r"\1", s)
     return s.replace(" ", "")
 
 
