@@ -137,6 +137,24 @@ def test_numba_compile_errors_are_simt_errors():
         simt.from_numba(bad, "void(float32[:])")
 
 
+def test_numba_kernel_from_ptx_compiled_elsewhere(tmp_path):
+    """ptx= takes the PTX numba-cuda made of the function on another machine (the corpus's,
+    committed): the kernel runs as a freshly compiled one does, from text or from a path."""
+    nk = _numba_kernels()
+    path = CORPUS / "numba" / "axpy_sm_80.ptx"
+    x, y = np.arange(200, dtype=np.float32), np.full(200, 2.0, np.float32)
+    outs = []
+    for ptx in (path, path.read_text()):
+        k = simt.from_numba(nk.axpy, nk.SIGNATURES["axpy"], ptx=ptx)
+        out = simt.zeros(200, dtype=simt.float32)
+        run(k, grid=1, block=256, inputs=[np.float32(0.5), simt.array(x), simt.array(y), out])
+        outs.append(out.numpy())
+    np.testing.assert_array_equal(outs[0], 0.5 * x + y)
+    np.testing.assert_array_equal(outs[1], outs[0])
+    with pytest.raises(simt.errors.SimtError, match="cannot read the PTX file"):
+        simt.from_numba(nk.axpy, nk.SIGNATURES["axpy"], ptx=tmp_path / "missing.ptx")
+
+
 # --- Triton ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("device", ["cpu:precise", "cpu:trace"])

@@ -105,11 +105,27 @@ def _is_array(t) -> bool:
     return hasattr(t, "ndim") and hasattr(t, "layout") and hasattr(t, "dtype")
 
 
-def from_numba(pyfunc, signature, arch: str = "sm_80") -> NumbaKernel:
+def _read_ptx(ptx, name: str) -> str:
+    from pathlib import Path
+    if isinstance(ptx, Path) or (isinstance(ptx, str) and ".entry" not in ptx):
+        try:
+            return Path(ptx).read_text()
+        except OSError as e:
+            raise SimtError(f"simt.from_numba({name}): cannot read the PTX file {str(ptx)!r}: {e}") from None
+    if not isinstance(ptx, str):
+        raise SimtError(f"simt.from_numba({name}): ptx= takes PTX text or a path, got {type(ptx).__name__}")
+    return ptx
+
+
+def from_numba(pyfunc, signature, arch: str = "sm_80", ptx=None) -> NumbaKernel:
     """Compile ``pyfunc`` (a Python function or a ``numba.cuda.jit`` kernel) for ``signature``
     (as numba.cuda.compile_ptx takes it: ``"void(float32[:], int32)"`` or a tuple of numba
     types) and import it. Launch with ``simt.launch(k, grid=..., block=..., inputs=[...])``:
-    simt arrays for array arguments, Python or numpy scalars for the rest."""
+    simt arrays for array arguments, Python or numpy scalars for the rest.
+
+    ``ptx``: the PTX text (or a path to it) that ``numba.cuda.compile_ptx`` made of this
+    function and signature, on this machine or another, used instead of compiling again (for a
+    machine whose numba-cuda cannot compile)."""
     import inspect
     cuda, sigutils, types = _numba()
     fn = getattr(pyfunc, "py_func", pyfunc)
@@ -125,10 +141,13 @@ def from_numba(pyfunc, signature, arch: str = "sm_80") -> NumbaKernel:
         if not (_is_array(a) and isinstance(a, types.Array)) and not isinstance(a, (types.Integer, types.Float, types.Boolean)):
             raise SimtError(f"simt.from_numba: arguments of type {a} are not supported in this "
                             f"version (arrays, integers, floats and booleans are)")
-    try:
-        ptx, _ = cuda.compile_ptx(fn, tuple(args), cc=_cc(arch), lineinfo=True)
-    except Exception as e:          # Numba's typing and lowering errors, as they are
-        raise CompileError(f"numba-cuda could not compile {fn.__name__}: {e}") from None
+    if ptx is not None:
+        ptx = _read_ptx(ptx, fn.__name__)
+    else:
+        try:
+            ptx, _ = cuda.compile_ptx(fn, tuple(args), cc=_cc(arch), lineinfo=True)
+        except Exception as e:          # Numba's typing and lowering errors, as they are
+            raise CompileError(f"numba-cuda could not compile {fn.__name__}: {e}") from None
     module = _module(ptx, f"<numba {fn.__name__}>")
     if len(module.entries) != 1:
         raise CompileError(f"numba-cuda's PTX for {fn.__name__} has {len(module.entries)} kernels, "
