@@ -594,6 +594,33 @@ def test_warps_that_hit_a_line_still_being_fetched_wait_for_it():
     assert per_iteration(4) > 0.8 * per_iteration(1)        # the model: 0.86x
 
 
+@wp.kernel
+def read_row(x: wp.array2d(dtype=float), row_of_block: wp.array(dtype=int), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = x[row_of_block[i // 32], i % 32]
+
+
+def test_blocks_on_other_sms_that_hit_a_line_still_being_fetched_wait_for_it():
+    """L2 hits under a miss: one warp per block on 64 SMs, all starting together, each reading
+    one 128-byte line of a fresh array. When every block reads the same line only the first
+    one's request goes to DRAM; the others find it in the L2 while its data is still on the
+    way and, as on the hardware (an L2 line being filled serves its later requests when the
+    data arrives), wait for it: they stall about as long as blocks that read a line each and
+    all go to DRAM, not the much shorter time of an L2 hit."""
+    blocks = 64
+    x = np.random.default_rng(3).random((blocks, 32), dtype=np.float32)
+
+    def waiting(rows):
+        r = wp.launch(read_row, 32 * blocks, [wp.array(x), wp.array(np.asarray(rows, np.int32)),
+                                              wp.zeros(32 * blocks)], block_dim=32)
+        return r.metrics["simt__warp_stall_long_scoreboard_cycles.sum"], r.metrics["dram__bytes_read.sum"]
+
+    same, same_bytes = waiting(np.zeros(blocks))
+    own, own_bytes = waiting(np.arange(blocks))
+    assert same_bytes < own_bytes / 8                     # one line from DRAM, not one a block
+    assert same > 0.7 * own
+
+
 def test_a_launch_predicts_the_same_after_other_launches():
     """The machine keeps its cache arrays from launch to launch: nothing of one launch's
     caches may show in the next. The same launch on the same arrays, before and after a

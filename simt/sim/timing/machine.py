@@ -315,14 +315,14 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     # launch; a set's ways are emptied when first looked at (find), a line's valid, dirty and
     # written marks when it is allocated, and its ready time is written by the request that
     # allocates it before any hit reads it, so only the sets' first-look marks are cleared here
-    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo = mem
+    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo = mem
     l1_init[:] = 0
     l2_init[:] = 0
     l1 = (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, lsu_free)
     atom_free = np.zeros(max(1, int(P[P_ATOM_UNITS])), np.float64)
     atom_busy = np.zeros(atom_free.size, np.float64)
     state = np.zeros(N_STATE, np.float64)     # named in indices.py (ST_*)
-    ibufs = np.zeros((4, 32), np.int64)       # lines, sector masks, partial writes, L1 ways of an access
+    ibufs = np.zeros((5, 32), np.int64)       # lines, sector masks, partial writes, L1 and L2 ways of an access
     wbuf = np.zeros(32, np.float64)
     H = np.zeros(33, np.float64)
     for k in range(1, 33):
@@ -457,7 +457,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
                 ev = _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, sl_e[g])
                 done = global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H, l1, l2_tag, l2_init,
-                                     l2_valid, l2_dirty, l2_words, l2_stamp, fifo, (atom_free, atom_busy), state,
+                                     l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, (atom_free, atom_busy), state,
                                      glob, smstat, ibufs, wbuf, sl_fetch[g])
                 held = state[ST_HELD_UNTIL]
                 if k != isa.GLOBAL_LD:

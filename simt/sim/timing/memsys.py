@@ -88,7 +88,7 @@ def _dram_recent(now, state):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state, P,
+def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, state, P,
               glob, words=0):
     """Look ``mask``'s sectors of ``line`` up in the L2 (allocating the line). Writes mark
     their sectors dirty and the ``words`` they wrote (8 bits a sector); a sector all of whose
@@ -106,6 +106,7 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
         l2_valid[0, s, w] = 0
         l2_dirty[0, s, w] = 0
         l2_words[0, s, w] = 0
+        l2_ready[0, s, w] = 0.0
     l2_stamp[0, s, w] = int(state[ST_LRU_CLOCK])
     if write:
         wm = l2_words[0, s, w] | words
@@ -175,7 +176,7 @@ def _l2_busy(busy, arrive, state, glob):
 
 @njit(cache=True, nogil=True, inline="always")
 def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag, l2_init, l2_valid,
-                   l2_dirty, l2_words, l2_stamp, fifo, atoms, state, glob, smstat, ibufs, wbuf, fetch):
+                   l2_dirty, l2_words, l2_stamp, l2_ready, fifo, atoms, state, glob, smstat, ibufs, wbuf, fetch):
     """A global load, store or atomic of one warp issued at T on SM m: its completion time.
     ``l1``: the SMs' L1s (tags, sets looked at, valid sectors, LRU stamps, when each line's
     data arrives, when the tag stage and the data stage are free); ``atoms``: the atomic
@@ -233,7 +234,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
             nb = sectors(mask)
             n_sec += nb
             glob[G_L2_WRITE] += nb
-            _l2_touch(lines_buf[i], mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo,
+            _l2_touch(lines_buf[i], mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo,
                       state, P, glob, partial_buf[i])
         busy = n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
         q = _l2_busy(busy, start + P[P_L1_LAT], state, glob)
@@ -249,7 +250,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
             nb = sectors(mask)
             glob[G_L2_ATOM] += nb
             q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob)
-            missed = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp,
+            missed = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
                                fifo, state, P, glob)
             extra = 0.0
             glob[G_L2_ATOM_HIT] += nb - sectors(missed)
@@ -276,6 +277,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
     l1_hit_lines = 0
     pending = 0.0            # a hit on a line whose data is still on its way waits for it
     n_missed = 0
+    n_l2_missed = 0
     k_l2 = 0
     k_dram = 0
     worst_q2 = 0.0
@@ -307,10 +309,14 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
         n_missed += 1
         nn = sectors(need)
         glob[G_L2_READ] += nn
-        missed = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, fifo, state,
+        missed = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, state,
                            P, glob)
         hits = nn - sectors(missed)
         glob[G_L2_READ_HIT] += hits
+        s2 = set_of(line, l2_tag.shape[1])
+        w2 = find(l2_tag, l2_init, 0, s2, line)
+        if hits and l2_ready[0, s2, w2] > pending:
+            pending = l2_ready[0, s2, w2]    # an L2 hit on a line another SM's miss is still filling
         # hits are read out of the L2 (waiting for its queue); a miss goes on to DRAM, and its
         # fill is written into the L2 after, taking the queue for as long as DRAM takes to
         # deliver it: the stores and hits behind it wait
@@ -326,6 +332,8 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
             if qd > worst_qd:
                 worst_qd = qd
             k_dram += pairs                  # the tail was measured per 64-byte fetch
+            ibufs[4, n_l2_missed] = s2 * l2_tag.shape[2] + w2
+            n_l2_missed += 1
         else:
             k_l2 += 1
         l1_valid[m, s, w] |= need
@@ -353,6 +361,9 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
     for i in range(n_missed):                 # the lines this request fills arrive with it
         sw = ibufs[3, i]
         l1_ready[m, sw // l1_tag.shape[2], sw % l1_tag.shape[2]] = done
+    for i in range(n_l2_missed):              # ... into the L2 too, for other SMs' hits on them
+        sw = ibufs[4, i]
+        l2_ready[0, sw // l2_tag.shape[2], sw % l2_tag.shape[2]] = done
     # the lines go back to the warp through the L1's data stage, one a cycle, taking turns
     # with shared-memory wavefronts (micro9.cu)
     s0 = max(T, data_free[m])
@@ -373,5 +384,5 @@ def memory_arrays(n_sm: int, l1_lines: int, l1_ways: int, l2_lines: int, l2_ways
     l1, l2 = (n_sm, l1_sets, l1w), (1, l2_sets, l2w)
     return (np.empty(l1, np.int64), np.zeros(l1[:2], np.uint8), np.empty(l1, np.uint8), np.empty(l1, np.int64),
             np.zeros(l1, np.float64), np.empty(l2, np.int64), np.zeros(l2[:2], np.uint8), np.empty(l2, np.uint8),
-            np.empty(l2, np.uint8), np.empty(l2, np.int64), np.empty(l2, np.int64),
+            np.empty(l2, np.uint8), np.empty(l2, np.int64), np.empty(l2, np.int64), np.zeros(l2, np.float64),
             np.empty(max(1024, 2 * int(dirty_sectors)), np.int64))
