@@ -254,15 +254,72 @@ def prints(x: wp.array(dtype=float), n: wp.array(dtype=wp.int32)):
 
 
 @wp.struct
-class Particle:
+class Material:
+    tint: wp.mat22
+    glossy: wp.bool
+    weight: wp.float64
+    level: wp.int8
+    half: wp.float16
+
+
+@wp.struct
+class Body:
     position: wp.vec3
     mass: float
+    id: wp.int32
+    material: Material
+    flags: wp.uint8
 
 
 @wp.kernel
-def takes_struct(p: Particle, out: wp.array(dtype=float)):
+def struct_params(b: Body, scale: float, extra: Material, out: wp.array(dtype=float),
+                  ids: wp.array(dtype=wp.int32)):
     i = wp.tid()
-    out[i] = p.mass
+    x = float(i) * scale
+    v = b.position * x
+    m = b.material
+    r = v[0] + v[1] * m.tint[0, 1] - v[2] * m.tint[1, 0] + b.mass / (x + 1.0) + m.tint[1, 1]
+    if m.glossy:
+        r = r + float(m.half)
+    if extra.glossy:
+        r = r * extra.tint[0, 0] + float(extra.half)
+    out[i] = r + float(m.weight * wp.float64(x)) - float(extra.weight)
+    ids[i] = b.id * i + int(m.level) * 1000 + int(b.flags) + int(extra.level)
+
+
+def struct_values(seed: int = 0) -> tuple:
+    """(Body, scale, Material) with values that use every field (an odd bool byte included)."""
+    rng = np.random.default_rng(seed)
+    f = lambda: float(np.float32(rng.standard_normal() * 3))          # noqa: E731
+    material = Material(tint=[[f(), f()], [f(), f()]], glossy=True, weight=rng.standard_normal(),
+                        level=-77, half=f())
+    body = Body(position=[f(), f(), f()], mass=f(), id=int(rng.integers(-2**20, 2**20)),
+                material=material, flags=250)
+    extra = Material(tint=[[f(), 0.0], [0.0, 1.0]], glossy=True, weight=rng.standard_normal(),
+                     level=3, half=-1.5)
+    return body, np.float32(f()), extra
+
+
+def struct_argv(body, scale, extra) -> list[str]:
+    """The values as STRUCT_PROGRAM reads them: floats in hex (exact), the rest in decimal."""
+    def material(m):
+        return [*(float(v).hex() for v in np.asarray(m.tint).reshape(-1)), str(int(m.glossy)),
+                float(m.weight).hex(), str(int(m.level)), str(int(np.float16(m.half).view(np.uint16)))]
+    return [float(scale).hex(), *(float(v).hex() for v in body.position), float(body.mass).hex(),
+            str(int(body.id)), *material(body.material), str(int(body.flags)), *material(extra)]
+
+
+STRUCT_SOURCE = HERE / "test_aot_struct.cpp"
+
+
+def compile_struct_program(build_dir: Path, out: Path) -> Path:
+    """tests/test_aot_struct.cpp against the struct_params.h in ``build_dir``."""
+    from simt import runtime
+    exe = out / "aot_struct"
+    cmd = [shutil.which("g++"), "-std=c++17", "-O0", "-Wall", "-Werror", *runtime.cflags(), f"-I{build_dir}",
+           str(STRUCT_SOURCE), "-o", str(exe), *runtime.libs()]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return exe
 
 
 C_PROGRAM = r"""
