@@ -185,8 +185,12 @@ def test_print_output_matches_fast_engine(driver, tmp_path, capfd):
 
 
 def test_unsupported_constructs_are_build_errors(tmp_path):
-    with pytest.raises(CompileError, match="struct parameters cannot be built ahead of time"):
-        build_kernel(K.takes_struct, target="cpu", out_dir=tmp_path / "v")
+    with pytest.raises(CompileError, match=r"kernel 'struct_with_array', parameter 'h': field 'h.data' "
+                                           r"of struct Holder is an array"):
+        build_kernel(K.struct_with_array, target="cpu", out_dir=tmp_path / "v")
+    with pytest.raises(CompileError, match=r"kernel 'array_of_structs', parameter 'ms' is an array of "
+                                           r"struct Material"):
+        build_kernel(K.array_of_structs, target="cpu", out_dir=tmp_path / "v")
     with pytest.raises(CompileError, match="target must be 'cuda' or 'cpu'"):
         build_kernel(K.saxpy_like(), target="metal", out_dir=tmp_path / "m")
     with pytest.raises(CompileError, match="at most 1024 threads"):
@@ -278,3 +282,129 @@ def test_cuda_target_builds_cubins_ptx_and_fatbin(tmp_path):
     contents = subprocess.run([cuobjdump, "-lelf", "-lptx", str(out / m["files"]["fatbin"])],
                               capture_output=True, text=True, check=True).stdout
     assert "sm_80" in contents and "sm_90" in contents and "PTX" in contents.upper()
+
+
+# --- struct parameters -------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def struct_build(tmp_path_factory):
+    """struct_params built for the cpu target, and tests/test_aot_struct.cpp compiled against
+    the struct_params.h it wrote (whose static assertions g++ checks)."""
+    tmp = tmp_path_factory.mktemp("structs")
+    out = build_kernel(K.struct_params, target="cpu", out_dir=tmp / "build")
+    return out, K.compile_struct_program(out, tmp)
+
+
+def test_struct_parameters_from_cpp_match_fast_engine_bitwise(struct_build):
+    out, program = struct_build
+    n = 200
+    for seed in (0, 1):
+        inputs = K.struct_inputs(n, seed)
+        got = K.struct_outputs(K.run_struct_program(program, "run", "cpu", out, n, inputs))
+        fast = K.engine_outputs(K.struct_params, inputs, n, 256, "cpu")
+        assert K.differing(fast, got) == []
+        assert len(set(got["out"].tolist())) > n // 2 and len(set(got["ids"].tolist())) == n
+
+
+def test_struct_layout_in_manifest_and_header_is_c_layout(struct_build):
+    out, _ = struct_build
+    m = json.loads((out / "manifest.json").read_text())
+    b, scale, extra = m["params"][:3]
+    assert (b["kind"], b["element"], extra["kind"], extra["element"], scale["kind"]) == \
+        ("struct", "Body", "struct", "Material", "scalar")
+    assert m["files"]["header"] == "struct_params.h" and "struct_params.h" in m["hashes"]
+
+    def check(layout, dtype):          # offsets and sizes as numpy's align=True has them
+        assert (layout["size"], layout["align"]) == (dtype.itemsize, dtype.alignment)
+        assert [f["name"] for f in layout["fields"]] == list(dtype.names)
+        for f in layout["fields"]:
+            assert f["offset"] == dtype.fields[f["name"]][1]
+            if f["kind"] == "struct":
+                check(f["struct"], dtype.fields[f["name"]][0])
+    check(b["struct"], K.aligned_dtype(K.Body._simt_type))
+    check(extra["struct"], K.aligned_dtype(K.Material._simt_type))
+    # leaves in the order of the compiled function's flat parameters, as the PTX lists them
+    from simt.gpu import ptx as ptx_backend
+    from simt.ir.mir import LaunchSig
+    _, _, abi = ptx_backend.emit(K.struct_params.compile(LaunchSig(1, 1)), "sm_90")
+    names = [a.name for a in abi if a.kind == "scalar"]
+    expanded = []
+    for p in m["params"]:
+        if p["kind"] == "struct":
+            expanded += [f"{p['name']}.{leaf['path']}" + (f"_{c}" if leaf["ncomp"] > 1 else "")
+                         for leaf in p["leaves"] for c in range(leaf["ncomp"])]
+        elif p["kind"] == "scalar":
+            expanded.append(p["name"])
+    assert names == expanded
+    header = (out / "struct_params.h").read_text()
+    assert "typedef struct Body {" in header and "    float tint[2][2];" in header
+    assert "SIMT_LAYOUT_ASSERT(offsetof(Body, material) == 24" in header
+
+
+def test_bad_struct_calls_are_refused_naming_kernel_and_parameter(struct_build):
+    out, program = struct_build
+    lines = dict(line.split(": ", 1) for line in
+                 K.run_struct_program(program, "bad", "cpu", out, 32, K.struct_inputs(32)).splitlines())
+    where = "kernel 'struct_params', parameter"
+    assert lines["short"] == (f"{where} 'b' (argument 0): expected struct Body of 72 bytes (the C layout "
+                              f"in {out}/struct_params.h), got 64 bytes")
+    assert lines["long"].endswith("expected struct Body of 72 bytes (the C layout in "
+                                  f"{out}/struct_params.h), got 73 bytes")
+    assert lines["name"] == f"{where} 'b' (argument 0): expected struct Body, got struct Particle"
+    assert lines["other struct"] == f"{where} 'b' (argument 0): expected struct Body, got struct Material"
+    assert lines["scalar for struct"] == f"{where} 'extra' (argument 2): expected a struct Material, got a scalar"
+    assert lines["struct for scalar"] == f"{where} 'scale' (argument 1): expected a scalar of float32, got a struct"
+    assert lines["struct for array"] == f"{where} 'out' (argument 3): expected an array of float32, got a struct"
+    assert lines["null"] == f"{where} 'b' (argument 0): null struct pointer"
+    assert lines["good"] == "accepted"
+
+
+C_STRUCT_PROGRAM = r"""
+#include "struct_params.h"
+
+int main(int argc, char **argv) {
+    simt_context *ctx;
+    simt_kernel *k;
+    if (argc < 2 || simt_context_create("cpu", &ctx) || simt_load_kernel(ctx, "struct_params", argv[1], &k)) {
+        fprintf(stderr, "%s\n", simt_last_error());
+        return 1;
+    }
+    Body b = {{1.5f, -2.0f, 0.25f}, 3.0f, 7, {{{1.0f, 2.0f}, {-1.0f, 0.5f}}, true, 0.125, -3, 0x3c00}, 9};
+    Material extra = {{{2.0f, 0.0f}, {0.0f, 1.0f}}, false, -1.0, 4, 0};
+    float scale = 0.5f, out[8];
+    int32_t ids[8];
+    int64_t n = 8;
+    simt_arg args[5] = {simt_arg_Body(&b), simt_scalar_arg(SIMT_FLOAT32, &scale), simt_arg_Material(&extra),
+                        simt_array_arg(SIMT_FLOAT32, out, 1, &n), simt_array_arg(SIMT_INT32, ids, 1, &n)};
+    if (simt_launch(k, 1, &n, args, 5, 0)) {
+        fprintf(stderr, "%s\n", simt_last_error());
+        return 1;
+    }
+    for (int i = 0; i < 8; i++) printf("%a %d\n", out[i], ids[i]);
+    simt_context_destroy(ctx);
+    return 0;
+}
+"""
+
+
+def test_struct_parameters_from_a_c_program(struct_build, tmp_path):
+    out, _ = struct_build
+    source = tmp_path / "main.c"
+    source.write_text(C_STRUCT_PROGRAM)
+    exe = tmp_path / "main"
+    from simt import runtime
+    subprocess.run(["cc", "-std=c11", "-Wall", "-Werror", *runtime.cflags(), f"-I{out}", str(source),
+                    "-o", str(exe), *runtime.libs()], check=True, capture_output=True, text=True)
+    proc = subprocess.run([str(exe), str(out)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    got = {"out": np.array([float.fromhex(a) for a, _ in rows], np.float32),
+           "ids": np.array([int(b) for _, b in rows], np.int32)}
+    material = K.Material(tint=[[1.0, 2.0], [-1.0, 0.5]], glossy=True, weight=0.125, level=-3, half=1.0)
+    body = K.Body(position=[1.5, -2.0, 0.25], mass=3.0, id=7, material=material, flags=9)
+    extra = K.Material(tint=[[2.0, 0.0], [0.0, 1.0]], glossy=False, weight=-1.0, level=4, half=0.0)
+    inputs = [suite.case.ScalarInput("b", body), suite.case.ScalarInput("scale", np.float32(0.5)),
+              suite.case.ScalarInput("extra", extra), K.array_input("out", np.zeros(8, np.float32)),
+              K.array_input("ids", np.zeros(8, np.int32))]
+    assert K.differing(K.engine_outputs(K.struct_params, inputs, 8, 256, "cpu"), got) == []
+    assert got["ids"].tolist() == [7 * i - 3000 + 9 + 4 for i in range(8)]

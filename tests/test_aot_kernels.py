@@ -287,6 +287,33 @@ def struct_params(b: Body, scale: float, extra: Material, out: wp.array(dtype=fl
     ids[i] = b.id * i + int(m.level) * 1000 + int(b.flags) + int(extra.level)
 
 
+@wp.struct
+class Holder:
+    scale: float
+    data: wp.array(dtype=float)
+
+
+@wp.kernel
+def struct_with_array(h: Holder, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = h.data[i] * h.scale
+
+
+@wp.kernel
+def array_of_structs(ms: wp.array(dtype=Material), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = ms[i].tint[0, 0]
+
+
+def aligned_dtype(st) -> np.dtype:
+    """numpy's C layout (align=True) of a struct type: an oracle for the manifest's offsets."""
+    from simt.ir.types import StructType, scalar_of
+    from simt.types import component_shape
+    parts = [(n, aligned_dtype(t) if isinstance(t, StructType) else (scalar_of(t).np, component_shape(t)))
+             for n, t in st.fields]
+    return np.dtype([(n, t) if isinstance(t, np.dtype) else (n, *t) for n, t in parts], align=True)
+
+
 def struct_values(seed: int = 0) -> tuple:
     """(Body, scale, Material) with values that use every field (an odd bool byte included)."""
     rng = np.random.default_rng(seed)
@@ -307,6 +334,32 @@ def struct_argv(body, scale, extra) -> list[str]:
                 float(m.weight).hex(), str(int(m.level)), str(int(np.float16(m.half).view(np.uint16)))]
     return [float(scale).hex(), *(float(v).hex() for v in body.position), float(body.mass).hex(),
             str(int(body.id)), *material(body.material), str(int(body.flags)), *material(extra)]
+
+
+def struct_inputs(n: int, seed: int = 0) -> list:
+    """struct_params' inputs for a launch over ``n`` threads."""
+    body, scale, extra = struct_values(seed)
+    return [ScalarInput("b", body), ScalarInput("scale", scale),
+            ScalarInput("extra", extra), array_input("out", np.zeros(n, np.float32)),
+            array_input("ids", np.zeros(n, np.int32))]
+
+
+def run_struct_program(program: Path, mode: str, device: str, build_dir: Path, n: int, inputs: list) -> str:
+    """What tests/test_aot_struct.cpp printed for ``inputs`` (struct_inputs)."""
+    body, scale, extra = (a.value for a in inputs[:3])
+    argv = [str(program), mode, device, str(build_dir), *([str(n)] if mode == "run" else []),
+            *struct_argv(body, scale, extra)]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise RuntimeError(f"struct program failed ({proc.returncode}): {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def struct_outputs(stdout: str) -> dict:
+    """{"out": float32 array, "ids": int32 array} from the program's "out_bits id" lines."""
+    rows = [line.split() for line in stdout.splitlines()]
+    return {"out": np.array([int(a, 16) for a, _ in rows], np.uint32).view(np.float32),
+            "ids": np.array([int(b) for _, b in rows], np.int32)}
 
 
 STRUCT_SOURCE = HERE / "test_aot_struct.cpp"

@@ -70,7 +70,7 @@ typedef struct simt_cpu_launch {
 typedef struct simt_leaf { int dtype, ncomp; int64_t offset; } simt_leaf;
 
 typedef struct simt_param_info {
-    char name[128], element[64];         /* element: vec3, mat22...; a struct's name */
+    char name[128], element[128];        /* element: vec3, mat22...; a struct's name */
     int kind, dtype, ndim, ncomp;        /* a struct's ncomp: its scalars, all fields */
     int64_t nbytes;                      /* struct: its C size */
     int nleaves;
