@@ -185,9 +185,9 @@ def test_print_output_matches_fast_engine(driver, tmp_path, capfd):
 
 
 def test_unsupported_constructs_are_build_errors(tmp_path):
-    with pytest.raises(CompileError, match=r"kernel 'struct_with_array', parameter 'h': field 'h.data' "
-                                           r"of struct Holder is an array"):
-        build_kernel(K.struct_with_array, target="cpu", out_dir=tmp_path / "v")
+    with pytest.raises(CompileError, match=r"kernel 'struct_with_struct_array', parameter 's': field "
+                                           r"'s.items' of struct Shelf is an array of struct Material"):
+        build_kernel(K.struct_with_struct_array, target="cpu", out_dir=tmp_path / "v")
     with pytest.raises(CompileError, match=r"kernel 'array_of_structs', parameter 'ms' is an array of "
                                            r"struct Material"):
         build_kernel(K.array_of_structs, target="cpu", out_dir=tmp_path / "v")
@@ -408,3 +408,24 @@ def test_struct_parameters_from_a_c_program(struct_build, tmp_path):
               K.array_input("ids", np.zeros(8, np.int32))]
     assert K.differing(K.engine_outputs(K.struct_params, inputs, 8, 256, "cpu"), got) == []
     assert got["ids"].tolist() == [7 * i - 3000 + 9 + 4 for i in range(8)]
+
+
+def test_struct_with_array_fields_from_a_c_program(tmp_path):
+    """Array fields travel as simt_array_view (pointer and extents) inside the struct's bytes."""
+    out = build_kernel(K.struct_with_array, target="cpu", out_dir=tmp_path / "build")
+    layout = json.loads((out / "manifest.json").read_text())["params"][0]["struct"]
+    assert [(f["name"], f["kind"], f["offset"]) for f in layout["fields"]] == \
+        [("scale", "value", 0), ("data", "array", 8), ("grid", "array", 48)]
+    assert (layout["fields"][2]["dtype"], layout["fields"][2]["ndim"], layout["size"]) == ("int32", 2, 88)
+    exe = K.compile_c_program(K.C_ARRAY_STRUCT_PROGRAM, out, tmp_path)
+    proc = subprocess.run([str(exe), "cpu", str(out)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    got = {"out": np.array([float.fromhex(v) for v in lines[:40]], np.float32)}
+    fast, _ = K.array_struct_expected("cpu")
+    assert K.differing(fast, got) == []
+    messages = dict(line.split(": ", 1) for line in lines[40:])
+    where = "kernel 'struct_with_array', parameter 'h'"
+    assert messages["null"] == f"{where} (argument 0): field 'grid' holds a null array pointer"
+    assert messages["extent"] == f"{where}: field 'grid': extent -5 of dimension 1 is outside [0, 2^31)"
+    assert messages["bounds"].startswith("kernel 'struct_with_array': index 10 out of bounds for array 'h.data'")

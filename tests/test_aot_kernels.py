@@ -291,12 +291,25 @@ def struct_params(b: Body, scale: float, extra: Material, out: wp.array(dtype=fl
 class Holder:
     scale: float
     data: wp.array(dtype=float)
+    grid: wp.array2d(dtype=wp.int32)
 
 
 @wp.kernel
 def struct_with_array(h: Holder, out: wp.array(dtype=float)):
     i = wp.tid()
-    out[i] = h.data[i] * h.scale
+    out[i] = h.data[i] * h.scale + float(h.grid[i % h.grid.shape[0], i % h.grid.shape[1]])
+
+
+@wp.struct
+class Shelf:
+    count: wp.int32
+    items: wp.array(dtype=Material)
+
+
+@wp.kernel
+def struct_with_struct_array(s: Shelf, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = float(s.items[i].weight)
 
 
 @wp.kernel
@@ -360,6 +373,84 @@ def struct_outputs(stdout: str) -> dict:
     rows = [line.split() for line in stdout.splitlines()]
     return {"out": np.array([int(a, 16) for a, _ in rows], np.uint32).view(np.float32),
             "ids": np.array([int(b) for _, b in rows], np.int32)}
+
+
+# A C program passing struct_with_array's Holder, whose array fields are simt_array_view
+# (device pointers on cuda): prog DEVICE DIR prints each output in hex, then what the runtime
+# says of a null array field, a negative extent and (cpu) an index past the field's extent.
+C_ARRAY_STRUCT_PROGRAM = r"""
+#include "struct_with_array.h"
+
+#define CHECK(call) do { if (call) { fprintf(stderr, "%s\n", simt_last_error()); return 1; } } while (0)
+
+int main(int argc, char **argv) {
+    simt_context *ctx;
+    simt_kernel *k;
+    enum { N = 40, R = 3, C = 5 };
+    float data[N], out[N];
+    int32_t grid[R * C];
+    void *d_data, *d_grid, *d_out;
+    if (argc != 3) return 2;
+    CHECK(simt_context_create(argv[1], &ctx));
+    CHECK(simt_load_kernel(ctx, "struct_with_array", argv[2], &k));
+    for (int i = 0; i < N; i++) data[i] = 0.25f * i - 3.0f;
+    for (int i = 0; i < R * C; i++) grid[i] = 7 * i - 20;
+    CHECK(simt_alloc(ctx, sizeof data, &d_data) || simt_alloc(ctx, sizeof grid, &d_grid) ||
+          simt_alloc(ctx, sizeof out, &d_out));
+    CHECK(simt_copy_to_device(ctx, d_data, data, sizeof data) || simt_copy_to_device(ctx, d_grid, grid, sizeof grid));
+    Holder h;
+    memset(&h, 0, sizeof h);
+    h.scale = 1.5f;
+    h.data.data = d_data;
+    h.data.shape[0] = N;
+    h.grid.data = d_grid;
+    h.grid.shape[0] = R;
+    h.grid.shape[1] = C;
+    int64_t n = N;
+    simt_arg args[2] = {simt_arg_Holder(&h), simt_array_arg(SIMT_FLOAT32, d_out, 1, &n)};
+    CHECK(simt_launch(k, 1, &n, args, 2, 0) || simt_synchronize(ctx));
+    CHECK(simt_copy_to_host(ctx, out, d_out, sizeof out));
+    for (int i = 0; i < N; i++) printf("%a\n", out[i]);
+    h.grid.data = NULL;
+    args[0] = simt_arg_Holder(&h);
+    printf("null: %s\n", simt_launch(k, 1, &n, args, 2, 0) ? simt_last_error() : "accepted");
+    h.grid.data = d_grid;
+    h.grid.shape[1] = -5;
+    args[0] = simt_arg_Holder(&h);
+    printf("extent: %s\n", simt_launch(k, 1, &n, args, 2, 0) ? simt_last_error() : "accepted");
+    if (!strcmp(argv[1], "cpu")) {
+        h.grid.shape[1] = C;
+        h.data.shape[0] = 10;
+        args[0] = simt_arg_Holder(&h);
+        printf("bounds: %s\n", simt_launch(k, 1, &n, args, 2, 0) ? simt_last_error() : "accepted");
+    }
+    simt_free(ctx, d_data); simt_free(ctx, d_grid); simt_free(ctx, d_out);
+    simt_context_destroy(ctx);
+    return 0;
+}
+"""
+
+
+def compile_c_program(source: str, build_dir: Path, out: Path) -> Path:
+    """A C program against the C runtime and the headers in ``build_dir``."""
+    from simt import runtime
+    src, exe = out / "main.c", out / "main"
+    src.write_text(source)
+    subprocess.run(["cc", "-std=c11", "-Wall", "-Werror", *runtime.cflags(), f"-I{build_dir}", str(src),
+                    "-o", str(exe), *runtime.libs()], check=True, capture_output=True, text=True)
+    return exe
+
+
+def array_struct_expected(device: str) -> tuple[dict, Holder]:
+    """struct_with_array's output for C_ARRAY_STRUCT_PROGRAM's values, launched by simt on
+    ``device``."""
+    n, rows, cols = 40, 3, 5
+    h = Holder(scale=1.5, data=wp.array(np.arange(n, dtype=np.float32) * np.float32(0.25) - np.float32(3.0),
+                                        device=device),
+               grid=wp.array((7 * np.arange(rows * cols, dtype=np.int32) - 20).reshape(rows, cols), device=device))
+    out = wp.zeros(n, dtype=float, device=device)
+    wp.launch(struct_with_array, n, inputs=[h, out], device=device)
+    return {"out": out.numpy().copy()}, h
 
 
 STRUCT_SOURCE = HERE / "test_aot_struct.cpp"

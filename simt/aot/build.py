@@ -136,17 +136,21 @@ def signature(kernel, fn: Function) -> list[dict]:
     """The parameters as the runtime checks them, in order. A vector, matrix, quaternion or
     transform value is one parameter of ``ncomp`` scalars (the ABI passes them as that many
     scalars, in order). A struct is one parameter passed as the bytes of its C struct
-    (struct_layout.py): ``struct`` holds the layout, ``leaves`` its scalar fields in the
-    order of the compiled function's parameters."""
+    (struct_layout.py): ``struct`` holds the layout, ``leaves`` its value and array fields
+    in the order of the compiled function's parameters, ``ncomp`` its scalars."""
     from ..ir import types as ir_types
     from .struct_layout import layout, leaves
 
-    def flat(name: str, count: int, dtypes: list[str]) -> None:
-        regs = fn.params[j:j + count]
-        if len(regs) != count or not all(isinstance(r, ScalarParam) for r in regs) or \
-                [r.reg.type.value for r in regs] != dtypes:
+    def flat(name: str, slots: list) -> int:
+        """Checks the compiled function's next parameters against ``slots`` (a dtype for a
+        scalar, (dtype, ndim) for an array) and returns how many there are."""
+        got = fn.params[j:j + len(slots)]
+        kinds = [r.reg.type.value if isinstance(r, ScalarParam) else (r.mem.elem.value, r.mem.ndim)
+                 for r in got]
+        if kinds != slots:
             raise CompileError(f"kernel '{kernel.key}': internal error, parameter '{name}' does "
                                f"not match the compiled function")
+        return len(slots)
 
     out, j = [], 0
     for name, ptype in kernel.params:
@@ -166,19 +170,19 @@ def signature(kernel, fn: Function) -> list[dict]:
         elif isinstance(ptype, ir_types.StructType):
             lay = layout(ptype, where, name)
             fields = leaves(lay)
-            count = sum(f["ncomp"] for f in fields)
-            flat(name, count, [f["dtype"] for f in fields for _ in range(f["ncomp"])])
+            slots = [s for f in fields for s in ([(f["dtype"], f["ndim"])] if f["kind"] == "array"
+                                                 else [f["dtype"]] * f["ncomp"])]
             out.append({"name": name, "kind": "struct", "dtype": ptype.name, "ndim": 0,
-                        "ncomp": count, "element": ptype.name, "struct": lay, "leaves": fields})
-            j += count
+                        "ncomp": sum(f["ncomp"] for f in fields if f["kind"] == "value"),
+                        "element": ptype.name, "struct": lay, "leaves": fields})
+            j += flat(name, slots)
         elif isinstance(ptype, (ir_types.Scalar, ir_types.VectorType, ir_types.MatrixType,
                                 ir_types.QuatType, ir_types.TransformType)):
             count = 1 if isinstance(ptype, ir_types.Scalar) else ir_types.flat_count(ptype)
             dtype = ir_types.scalar_of(ptype).value
-            flat(name, count, [dtype] * count)
             out.append({"name": name, "kind": "scalar", "dtype": dtype, "ndim": 0, "ncomp": count,
                         "element": dtype if isinstance(ptype, ir_types.Scalar) else str(ptype)})
-            j += count
+            j += flat(name, [dtype] * count)
         else:
             raise CompileError(f"{where} has type {ptype}, which cannot be built ahead of time")
     if j != len(fn.params):

@@ -66,8 +66,13 @@ typedef struct simt_cpu_launch {
     int64_t err[8];
 } simt_cpu_launch;
 
-/* a struct parameter's scalar field: dtype, components, byte offset in the struct */
-typedef struct simt_leaf { int dtype, ncomp; int64_t offset; } simt_leaf;
+/* An array field of a struct argument (<kernel>.h declares it so): the array's first scalar
+   (a device pointer on cuda) and its extents in numpy order, unused ones ignored. */
+typedef struct simt_array_view { void *data; int64_t shape[4]; } simt_array_view;
+
+/* a struct parameter's value or array field: kind (SIMT_SCALAR or SIMT_ARRAY), dtype,
+   components (per element for an array), ndim, byte offset in the struct, and its path */
+typedef struct simt_leaf { int kind, dtype, ncomp, ndim; int64_t offset; char path[96]; } simt_leaf;
 
 typedef struct simt_param_info {
     char name[128], element[128];        /* element: vec3, mat22...; a struct's name */
@@ -385,15 +390,22 @@ SIMT_RT int simt_struct_fill(const char *name, const char *path, const simt_json
     q->nleaves = leaves->n;
     int total = 0;
     for (int f = 0; f < leaves->n; f++) {
+        const simt_json *jl = &leaves->items[f];
         simt_leaf *l = &q->leaves[f];
-        l->dtype = simt_dtype_code(simt_json_str(&leaves->items[f], "dtype"));
-        l->ncomp = (int)simt_json_num(&leaves->items[f], "ncomp", 0);
-        l->offset = (int64_t)simt_json_num(&leaves->items[f], "offset", -1);
-        if (l->dtype < 0 || l->ncomp < 1 || l->offset < 0 ||
-            l->offset + (int64_t)l->ncomp * simt_dtype_sizes[l->dtype] > q->nbytes)
-            return simt_fail(SIMT_ERROR_LOAD, "kernel '%s': %s: field %d of struct parameter '%s' does "
-                             "not fit its %lld bytes", name, path, f, q->name, (long long)q->nbytes);
-        total += l->ncomp;
+        const char *kind = simt_json_str(jl, "kind"), *lpath = simt_json_str(jl, "path");
+        l->kind = kind && !strcmp(kind, "array") ? SIMT_ARRAY : SIMT_SCALAR;
+        l->dtype = simt_dtype_code(simt_json_str(jl, "dtype"));
+        l->ncomp = (int)simt_json_num(jl, "ncomp", 0);
+        l->ndim = (int)simt_json_num(jl, "ndim", 0);
+        l->offset = (int64_t)simt_json_num(jl, "offset", -1);
+        snprintf(l->path, sizeof l->path, "%s", lpath ? lpath : "?");
+        int64_t bytes = l->kind == SIMT_ARRAY ? (int64_t)sizeof(simt_array_view)
+                                              : l->dtype >= 0 ? (int64_t)l->ncomp * simt_dtype_sizes[l->dtype] : 0;
+        if (l->dtype < 0 || l->ncomp < 1 || l->offset < 0 || l->offset + bytes > q->nbytes ||
+            (l->kind == SIMT_ARRAY && (l->ndim < 1 || l->ndim > 4)))
+            return simt_fail(SIMT_ERROR_LOAD, "kernel '%s': %s: field '%s' of struct parameter '%s' does "
+                             "not fit its %lld bytes", name, path, l->path, q->name, (long long)q->nbytes);
+        if (l->kind == SIMT_SCALAR) total += l->ncomp;
     }
     if (total != q->ncomp)
         return simt_fail(SIMT_ERROR_LOAD, "kernel '%s': %s: struct parameter '%s' has %d scalars in its "
@@ -588,6 +600,20 @@ SIMT_RT int simt_check_args(const simt_kernel *k, const simt_arg *args, int narg
             if (!a->ptr)
                 return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s' (argument %d): null "
                                  "struct pointer", k->name, p->name, i);
+            for (int f = 0; f < p->nleaves; f++) {
+                const simt_leaf *l = &p->leaves[f];
+                if (l->kind != SIMT_ARRAY) continue;
+                simt_array_view v;
+                memcpy(&v, (const unsigned char *)a->ptr + l->offset, sizeof v);
+                if (!v.data)
+                    return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s' (argument %d): field "
+                                     "'%s' holds a null array pointer", k->name, p->name, i, l->path);
+                for (int d = 0; d < l->ndim; d++)
+                    if (v.shape[d] < 0 || v.shape[d] > INT32_MAX)
+                        return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s': field '%s': "
+                                         "extent %lld of dimension %d is outside [0, 2^31)", k->name,
+                                         p->name, l->path, (long long)v.shape[d], d);
+            }
             continue;
         }
         if (a->dtype != p->dtype)
@@ -641,6 +667,15 @@ SIMT_RT int simt_cpu_error(const simt_kernel *k, const simt_cpu_launch *L, const
     }
 }
 
+/* How many parameters of the compiled kernel a struct argument becomes: one per scalar and,
+   per array field, one (cpu) or its pointer and extents (cuda). */
+SIMT_RT int simt_struct_params(const simt_param_info *p, int cuda) {
+    int n = 0;
+    for (int f = 0; f < p->nleaves; f++)
+        n += p->leaves[f].kind == SIMT_ARRAY ? (cuda ? 1 + p->leaves[f].ndim : 1) : p->leaves[f].ncomp;
+    return n;
+}
+
 /* The struct arguments' bytes, copied into one buffer (each at a 16-byte aligned offset,
    at[i] for argument i) with bools made 0 or 1: the kernel's scalar parameters read their
    fields from this copy. *buf stays NULL when there is no struct argument. */
@@ -659,7 +694,7 @@ SIMT_RT int simt_struct_copies(const simt_kernel *k, const simt_arg *args, int n
         memcpy(bytes, args[i].ptr, (size_t)args[i].nbytes);
         const simt_param_info *p = &k->params[i];
         for (int f = 0; f < p->nleaves; f++)
-            if (p->leaves[f].dtype == SIMT_BOOL)
+            if (p->leaves[f].kind == SIMT_SCALAR && p->leaves[f].dtype == SIMT_BOOL)
                 for (int c2 = 0; c2 < p->leaves[f].ncomp; c2++)
                     bytes[p->leaves[f].offset + c2] = bytes[p->leaves[f].offset + c2] != 0;
     }
@@ -718,19 +753,32 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
         int m = 0;                         /* the compiled function's parameters */
         for (int i = 0; i < nargs; i++) {
             const simt_arg *a = &args[i];
-            int count = a->kind == SIMT_ARRAY ? 1 : a->kind == SIMT_STRUCT ? k->params[i].ncomp : a->ncomp;
+            int count = a->kind == SIMT_ARRAY ? 1 : a->kind == SIMT_STRUCT ? simt_struct_params(&k->params[i], 0)
+                                                                        : a->ncomp;
             if (m + count > 256) {
                 free(blobs);
                 return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': over 256 parameters", k->name);
             }
-            if (a->kind == SIMT_STRUCT) {      /* one parameter per scalar of each field */
+            if (a->kind == SIMT_STRUCT) {      /* one parameter per scalar and per array of its fields */
                 const simt_param_info *p = &k->params[i];
-                for (int f = 0; f < p->nleaves; f++)
-                    for (int c2 = 0; c2 < p->leaves[f].ncomp; c2++, m++) {
+                for (int f = 0; f < p->nleaves; f++) {
+                    const simt_leaf *l = &p->leaves[f];
+                    if (l->kind == SIMT_ARRAY) {
+                        simt_array_view v;
+                        memcpy(&v, blobs + at[i] + l->offset, sizeof v);
+                        int64_t n = l->ncomp;
+                        for (int d = 0; d < 4; d++) shapes[4 * m + d] = d < l->ndim ? v.shape[d] : 1;
+                        for (int d = 0; d < l->ndim; d++) n *= v.shape[d];
+                        sizes[m] = n;
+                        data[m++] = v.data;
+                        continue;
+                    }
+                    for (int c2 = 0; c2 < l->ncomp; c2++, m++) {
                         for (int d = 0; d < 4; d++) shapes[4 * m + d] = 1;
                         sizes[m] = 0;
-                        data[m] = blobs + at[i] + p->leaves[f].offset + c2 * simt_dtype_sizes[p->leaves[f].dtype];
+                        data[m] = blobs + at[i] + l->offset + c2 * simt_dtype_sizes[l->dtype];
                     }
+                }
                 continue;
             }
             for (int c2 = 0; c2 < count; c2++, m++) {
@@ -758,26 +806,36 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
            four int32 dims (simt/gpu/ptx.py) */
         void *params[1200];
         int32_t ints[1200];
-        unsigned long long ptrs[256];
-        int np = 0, ni = 0;
+        unsigned long long ptrs[1200];
+        int np = 0, ni = 0, npt = 0;
         int flat = 0;
         for (int i = 0; i < nargs; i++)
             flat += args[i].kind == SIMT_ARRAY ? 1 + args[i].ndim
-                    : args[i].kind == SIMT_STRUCT ? k->params[i].ncomp : args[i].ncomp;
+                    : args[i].kind == SIMT_STRUCT ? simt_struct_params(&k->params[i], 1) : args[i].ncomp;
         if (flat > 1100) {
             free(blobs);
             return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': too many parameters", k->name);
         }
         for (int i = 0; i < nargs; i++) {
             const simt_arg *a = &args[i];
-            if (a->kind == SIMT_STRUCT) {      /* each scalar of each field, as its own parameter */
+            if (a->kind == SIMT_STRUCT) {      /* each scalar and each array of its fields, in order */
                 const simt_param_info *p = &k->params[i];
-                for (int f = 0; f < p->nleaves; f++)
-                    for (int c2 = 0; c2 < p->leaves[f].ncomp; c2++)
-                        params[np++] = blobs + at[i] + p->leaves[f].offset + c2 * simt_dtype_sizes[p->leaves[f].dtype];
+                for (int f = 0; f < p->nleaves; f++) {
+                    const simt_leaf *l = &p->leaves[f];
+                    if (l->kind == SIMT_ARRAY) {
+                        simt_array_view v;
+                        memcpy(&v, blobs + at[i] + l->offset, sizeof v);
+                        ptrs[npt] = (unsigned long long)(uintptr_t)v.data;
+                        params[np++] = &ptrs[npt++];
+                        for (int d = 0; d < l->ndim; d++) { ints[ni] = (int32_t)v.shape[d]; params[np++] = &ints[ni++]; }
+                        continue;
+                    }
+                    for (int c2 = 0; c2 < l->ncomp; c2++)
+                        params[np++] = blobs + at[i] + l->offset + c2 * simt_dtype_sizes[l->dtype];
+                }
             } else if (a->kind == SIMT_ARRAY) {
-                ptrs[i] = (unsigned long long)(uintptr_t)a->ptr;
-                params[np++] = &ptrs[i];
+                ptrs[npt] = (unsigned long long)(uintptr_t)a->ptr;
+                params[np++] = &ptrs[npt++];
                 for (int d = 0; d < a->ndim; d++) { ints[ni] = (int32_t)a->shape[d]; params[np++] = &ints[ni++]; }
             } else {
                 for (int c2 = 0; c2 < a->ncomp; c2++)
