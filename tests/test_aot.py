@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import shutil
 import struct
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -429,3 +432,80 @@ def test_struct_with_array_fields_from_a_c_program(tmp_path):
     assert messages["null"] == f"{where} (argument 0): field 'grid' holds a null array pointer"
     assert messages["extent"] == f"{where}: field 'grid': extent -5 of dimension 1 is outside [0, 2^31)"
     assert messages["bounds"].startswith("kernel 'struct_with_array': index 10 out of bounds for array 'h.data'")
+
+
+_PTX_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8}
+
+
+def _fake_driver(ptx: Path, tmp: Path) -> tuple[list, dict]:
+    """The kernel's PTX parameters [(bits, name)] and the environment that makes a program's
+    "cuda:0" context use K.FAKE_LIBCUDA, recording its launches in tmp/launch.txt."""
+    fake = tmp / "fake"
+    fake.mkdir()
+    (fake / "libcuda.c").write_text(K.FAKE_LIBCUDA)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(fake / "libcuda.so.1"), str(fake / "libcuda.c")],
+                   check=True, capture_output=True, text=True)
+    params = re.findall(r"\.param \.[a-z]+?(\d+) \w+,?\s+// (\S+)", ptx.read_text())
+    return params, {**os.environ, "LD_LIBRARY_PATH": str(fake), "SIMT_FAKE_LAUNCH": str(tmp / "launch.txt"),
+                    "SIMT_FAKE_SIZES": ",".join(str(_PTX_BYTES[bits]) for bits, _ in params)}
+
+
+@needs_cuda_tools
+def test_cuda_launch_passes_each_struct_field_as_its_ptx_parameter(tmp_path):
+    """The cuda context's launch with no GPU: a stand-in libcuda records the bytes of every
+    parameter given to cuLaunchKernel, and each equals the Python struct's field that the
+    PTX names for it (``b.material.tint_2``: component 2 of b.material.tint), the odd bool
+    byte made 1."""
+    out = build_kernel(K.struct_params, target="cuda", arch="sm_90", out_dir=tmp_path / "build")
+    program = K.compile_struct_program(out, tmp_path)
+    params, env = _fake_driver(out / "struct_params.ptx", tmp_path)
+    n = 300
+    inputs = K.struct_inputs(n, 3)
+    body, scale, extra = (a.value for a in inputs[:3])
+    launch = Path(env["SIMT_FAKE_LAUNCH"])
+    argv = [str(program), "run", "cuda:0", str(out), str(n), *K.struct_argv(body, scale, extra)]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0, proc.stderr
+    lines = launch.read_text().splitlines()
+    assert lines[0] == f"grid {(n + 255) // 256} 1 1 block 256 1 1"
+    values = {"b": body, "scale": scale, "extra": extra}
+    checked = 0
+    for (bits, name), got in zip(params, lines[1:], strict=True):
+        if name in ("out", "ids"):
+            continue                                       # device pointers
+        if name.endswith(".shape[0]"):
+            expected = np.int32(n)
+        elif name.startswith("dim["):
+            expected = np.int32(n if name == "dim[0]" else 1)
+        else:
+            first, *path = name.split(".")
+            value = values[first]
+            for part in path:
+                if hasattr(value, part):
+                    value = getattr(value, part)
+                else:                                      # a component: tint_2
+                    field, comp = part.rsplit("_", 1)
+                    value = np.asarray(getattr(value, field)).reshape(-1)[int(comp)]
+            expected = value
+            checked += 1
+        assert got == np.asarray(expected).tobytes().hex(), name
+    assert checked == 14 + 1 + 8              # Body's scalars, scale, extra's
+
+
+@needs_cuda_tools
+def test_cuda_launch_passes_struct_array_fields_as_pointer_and_extents(tmp_path):
+    out = build_kernel(K.struct_with_array, target="cuda", arch="sm_90", out_dir=tmp_path / "build")
+    exe = K.compile_c_program(K.C_ARRAY_STRUCT_PROGRAM, out, tmp_path)
+    params, env = _fake_driver(out / "struct_with_array.ptx", tmp_path)
+    proc = subprocess.run([str(exe), "cuda:0", str(out)], capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0, proc.stderr
+    lines = Path(env["SIMT_FAKE_LAUNCH"]).read_text().splitlines()
+    assert len(lines) == 1 + len(params)           # one launch: the null pointer and the bad extent refused
+    got = dict(zip((name for _, name in params), lines[1:]))
+    assert [name for _, name in params][:6] == ["h.scale", "h.data", "h.data.shape[0]", "h.grid",
+                                                 "h.grid.shape[0]", "h.grid.shape[1]"]
+    assert got["h.scale"] == np.float32(1.5).tobytes().hex()
+    assert [got[f"h.{a}"] for a in ("data.shape[0]", "grid.shape[0]", "grid.shape[1]")] == \
+        [np.int32(v).tobytes().hex() for v in (40, 3, 5)]
+    pointers = [int.from_bytes(bytes.fromhex(got[a]), "little") for a in ("h.data", "h.grid", "out")]
+    assert 0 not in pointers and len(set(pointers)) == 3

@@ -453,6 +453,47 @@ def array_struct_expected(device: str) -> tuple[dict, Holder]:
     return {"out": out.numpy().copy()}, h
 
 
+# A stand-in for libcuda.so.1 (no GPU): every call succeeds, memory is host memory, and
+# cuLaunchKernel writes the bytes of each kernel parameter, one hex line each, to
+# $SIMT_FAKE_LAUNCH, reading the parameters' sizes from $SIMT_FAKE_SIZES ("4,4,8,...").
+FAKE_LIBCUDA = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cuInit(unsigned f) { (void)f; return 0; }
+int cuDeviceGet(int *d, int o) { *d = o; return 0; }
+int cuDevicePrimaryCtxRetain(void **c, int d) { static int ctx; (void)d; *c = &ctx; return 0; }
+int cuCtxSetCurrent(void *c) { (void)c; return 0; }
+int cuModuleLoadData(void **m, const void *image) { static int mod; (void)image; *m = &mod; return 0; }
+int cuModuleGetFunction(void **f, void *m, const char *name) { static int fn; (void)m; (void)name; *f = &fn; return 0; }
+int cuModuleUnload(void *m) { (void)m; return 0; }
+int cuCtxSynchronize(void) { return 0; }
+int cuMemAlloc_v2(unsigned long long *p, size_t n) { *p = (unsigned long long)(size_t)calloc(1, n); return 0; }
+int cuMemFree_v2(unsigned long long p) { free((void *)(size_t)p); return 0; }
+int cuMemcpyHtoD_v2(unsigned long long d, const void *s, size_t n) { memcpy((void *)(size_t)d, s, n); return 0; }
+int cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) { memcpy(d, (const void *)(size_t)s, n); return 0; }
+int cuGetErrorName(int e, const char **s) { (void)e; *s = "CUDA_ERROR_FAKE"; return 0; }
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                   unsigned shared, void *stream, void **params, void **extra) {
+    (void)f; (void)shared; (void)stream; (void)extra;
+    FILE *out = fopen(getenv("SIMT_FAKE_LAUNCH"), "a");
+    const char *sizes = getenv("SIMT_FAKE_SIZES");
+    if (!out || !sizes) return 1;
+    fprintf(out, "grid %u %u %u block %u %u %u\n", gx, gy, gz, bx, by, bz);
+    for (int k = 0; *sizes; k++) {
+        char *end;
+        long n = strtol(sizes, &end, 10);
+        for (long b = 0; b < n; b++) fprintf(out, "%02x", ((const unsigned char *)params[k])[b]);
+        fprintf(out, "\n");
+        sizes = *end == ',' ? end + 1 : end;
+    }
+    fclose(out);
+    return 0;
+}
+"""
+
+
 STRUCT_SOURCE = HERE / "test_aot_struct.cpp"
 
 
