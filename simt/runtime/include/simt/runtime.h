@@ -9,6 +9,11 @@
  * which names the kernel and the parameter for a call that does not fit the manifest, and
  * the driver call and its error name for a driver failure.
  *
+ * A struct argument is the bytes of the C struct that build_kernel's <kernel>.h defines
+ * (simt_arg_NAME(&value) there, or simt_struct_arg): its kind, name and size are checked, its
+ * array fields (simt_array_view) checked as array arguments, and each field is passed to the
+ * kernel as the scalar or array parameters it was compiled with.
+ *
  * Hot reload: simt_load_kernel with a name already loaded in the context replaces that
  * kernel's code in place (handles stay valid); a launch in progress on another thread
  * finishes on the old code first.

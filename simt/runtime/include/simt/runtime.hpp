@@ -7,6 +7,10 @@
 //   ctx.synchronize();
 //   y.copy_to(host);
 //
+// A struct parameter takes a value of the C struct that build_kernel's <kernel>.h defines
+// (k.launch({n}, {body, out}): name and size checked), or simt::Arg::structure(value) for a
+// struct of your own with that layout (size checked); the bytes are copied into the Arg.
+//
 // Every failure throws simt::Error with the C runtime's message (runtime.h): a call that does
 // not fit the manifest names the kernel and the parameter. Header only; link with
 // `python -m simt config --libs`.
