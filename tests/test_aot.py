@@ -223,6 +223,8 @@ def test_config_and_build_commands(tmp_path, capsys):
     assert cli.main(["build", target, "--target", "cpu", "--out", str(tmp_path / "b")]) == 0
     assert (tmp_path / "b" / "manifest.json").is_file() and (tmp_path / "b" / "saxpy_cli.so").is_file()
     assert cli.main(["build", f"{K.__file__}::nothing", "--target", "cpu"]) == 2
+    assert cli.main(["build", f"{K.__file__}::struct_params", "--target", "cpu", "--out", str(tmp_path / "s")]) == 0
+    assert "typedef struct Body {" in (tmp_path / "s" / "struct_params.h").read_text()
 
 
 # --- the cuda target, built without a GPU ---------------------------------------------------
