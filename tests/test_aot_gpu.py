@@ -120,3 +120,35 @@ def test_vector_and_matrix_values_on_gpu(driver, tmp_path):
     out = build_kernel(K.vector_params, target="cuda", arch=_arch(), out_dir=tmp_path / "build")
     got = K.run_driver(driver, GPU, out, inputs, 40, 256, tmp_path)
     _compare("vector_params", K.engine_outputs(K.vector_params, inputs, 40, 256, "cuda"), got)
+
+
+def test_struct_parameters_on_gpu_match_python_cuda_backend(tmp_path):
+    """tests/test_aot_struct.cpp, compiled against the struct_params.h of the cuda build, on
+    cuda:0: the struct's bytes unpacked into the kernel's parameters give the Python cuda
+    backend's bits; calls that do not fit are refused there too."""
+    out = build_kernel(K.struct_params, target="cuda", arch=_arch(), out_dir=tmp_path / "build")
+    program = K.compile_struct_program(out, tmp_path)
+    n = 200
+    for seed in (0, 1):
+        inputs = K.struct_inputs(n, seed)
+        got = K.struct_outputs(K.run_struct_program(program, "run", GPU, out, n, inputs))
+        _compare("struct_params", K.engine_outputs(K.struct_params, inputs, n, 256, "cuda"), got)
+        cpu = K.engine_outputs(K.struct_params, inputs, n, 256, "cpu")
+        assert got["ids"].tobytes() == cpu["ids"].tobytes()
+    bad = K.run_struct_program(program, "bad", GPU, out, 32, K.struct_inputs(32))
+    assert "short: kernel 'struct_params', parameter 'b' (argument 0): expected struct Body of 72 bytes" in bad
+    assert "good: accepted" in bad and bad.count("kernel 'struct_params'") == 8
+
+
+def test_struct_with_array_fields_on_gpu(tmp_path):
+    """A C program passing a struct whose array fields hold device pointers, on cuda:0."""
+    out = build_kernel(K.struct_with_array, target="cuda", arch=_arch(), out_dir=tmp_path / "build")
+    exe = K.compile_c_program(K.C_ARRAY_STRUCT_PROGRAM, out, tmp_path)
+    proc = subprocess.run([str(exe), GPU, str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    got = {"out": np.array([float.fromhex(v) for v in lines[:40]], np.float32)}
+    python, _ = K.array_struct_expected("cuda")
+    _compare("struct_with_array", python, got)
+    assert "null: kernel 'struct_with_array', parameter 'h' (argument 0): field 'grid' holds a null array " \
+           "pointer" in proc.stdout

@@ -254,15 +254,257 @@ def prints(x: wp.array(dtype=float), n: wp.array(dtype=wp.int32)):
 
 
 @wp.struct
-class Particle:
+class Material:
+    tint: wp.mat22
+    glossy: wp.bool
+    weight: wp.float64
+    level: wp.int8
+    half: wp.float16
+
+
+@wp.struct
+class Body:
     position: wp.vec3
     mass: float
+    id: wp.int32
+    material: Material
+    flags: wp.uint8
 
 
 @wp.kernel
-def takes_struct(p: Particle, out: wp.array(dtype=float)):
+def struct_params(b: Body, scale: float, extra: Material, out: wp.array(dtype=float),
+                  ids: wp.array(dtype=wp.int32)):
     i = wp.tid()
-    out[i] = p.mass
+    x = float(i) * scale
+    v = b.position * x
+    m = b.material
+    r = v[0] + v[1] * m.tint[0, 1] - v[2] * m.tint[1, 0] + b.mass / (x + 1.0) + m.tint[1, 1]
+    if m.glossy:
+        r = r + float(m.half)
+    if extra.glossy:
+        r = r * extra.tint[0, 0] + float(extra.half)
+    out[i] = r + float(m.weight * wp.float64(x)) - float(extra.weight)
+    ids[i] = b.id * i + int(m.level) * 1000 + int(b.flags) + int(extra.level)
+
+
+@wp.struct
+class Holder:
+    scale: float
+    data: wp.array(dtype=float)
+    grid: wp.array2d(dtype=wp.int32)
+
+
+@wp.kernel
+def struct_with_array(h: Holder, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = h.data[i] * h.scale + float(h.grid[i % h.grid.shape[0], i % h.grid.shape[1]])
+
+
+@wp.struct
+class Shelf:
+    count: wp.int32
+    items: wp.array(dtype=Material)
+
+
+@wp.kernel
+def struct_with_struct_array(s: Shelf, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = float(s.items[i].weight)
+
+
+@wp.kernel
+def array_of_structs(ms: wp.array(dtype=Material), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = ms[i].tint[0, 0]
+
+
+def aligned_dtype(st) -> np.dtype:
+    """numpy's C layout (align=True) of a struct type: an oracle for the manifest's offsets."""
+    from simt.ir.types import StructType, scalar_of
+    from simt.types import component_shape
+    parts = [(n, aligned_dtype(t) if isinstance(t, StructType) else (scalar_of(t).np, component_shape(t)))
+             for n, t in st.fields]
+    return np.dtype([(n, t) if isinstance(t, np.dtype) else (n, *t) for n, t in parts], align=True)
+
+
+def struct_values(seed: int = 0) -> tuple:
+    """(Body, scale, Material) with values that use every field (an odd bool byte included)."""
+    rng = np.random.default_rng(seed)
+    f = lambda: float(np.float32(rng.standard_normal() * 3))          # noqa: E731
+    material = Material(tint=[[f(), f()], [f(), f()]], glossy=True, weight=rng.standard_normal(),
+                        level=-77, half=f())
+    body = Body(position=[f(), f(), f()], mass=f(), id=int(rng.integers(-2**20, 2**20)),
+                material=material, flags=250)
+    extra = Material(tint=[[f(), 0.0], [0.0, 1.0]], glossy=True, weight=rng.standard_normal(),
+                     level=3, half=-1.5)
+    return body, np.float32(f()), extra
+
+
+def struct_argv(body, scale, extra) -> list[str]:
+    """The values as STRUCT_PROGRAM reads them: floats in hex (exact), the rest in decimal."""
+    def material(m):
+        return [*(float(v).hex() for v in np.asarray(m.tint).reshape(-1)), str(int(m.glossy)),
+                float(m.weight).hex(), str(int(m.level)), str(int(np.float16(m.half).view(np.uint16)))]
+    return [float(scale).hex(), *(float(v).hex() for v in body.position), float(body.mass).hex(),
+            str(int(body.id)), *material(body.material), str(int(body.flags)), *material(extra)]
+
+
+def struct_inputs(n: int, seed: int = 0) -> list:
+    """struct_params' inputs for a launch over ``n`` threads."""
+    body, scale, extra = struct_values(seed)
+    return [ScalarInput("b", body), ScalarInput("scale", scale),
+            ScalarInput("extra", extra), array_input("out", np.zeros(n, np.float32)),
+            array_input("ids", np.zeros(n, np.int32))]
+
+
+def run_struct_program(program: Path, mode: str, device: str, build_dir: Path, n: int, inputs: list) -> str:
+    """What tests/test_aot_struct.cpp printed for ``inputs`` (struct_inputs)."""
+    body, scale, extra = (a.value for a in inputs[:3])
+    argv = [str(program), mode, device, str(build_dir), *([str(n)] if mode == "run" else []),
+            *struct_argv(body, scale, extra)]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise RuntimeError(f"struct program failed ({proc.returncode}): {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def struct_outputs(stdout: str) -> dict:
+    """{"out": float32 array, "ids": int32 array} from the program's "out_bits id" lines."""
+    rows = [line.split() for line in stdout.splitlines()]
+    return {"out": np.array([int(a, 16) for a, _ in rows], np.uint32).view(np.float32),
+            "ids": np.array([int(b) for _, b in rows], np.int32)}
+
+
+# A C program passing struct_with_array's Holder, whose array fields are simt_array_view
+# (device pointers on cuda): prog DEVICE DIR prints each output in hex, then what the runtime
+# says of a null array field, a negative extent and (cpu) an index past the field's extent.
+C_ARRAY_STRUCT_PROGRAM = r"""
+#include "struct_with_array.h"
+
+#define CHECK(call) do { if (call) { fprintf(stderr, "%s\n", simt_last_error()); return 1; } } while (0)
+
+int main(int argc, char **argv) {
+    simt_context *ctx;
+    simt_kernel *k;
+    enum { N = 40, R = 3, C = 5 };
+    float data[N], out[N];
+    int32_t grid[R * C];
+    void *d_data, *d_grid, *d_out;
+    if (argc != 3) return 2;
+    CHECK(simt_context_create(argv[1], &ctx));
+    CHECK(simt_load_kernel(ctx, "struct_with_array", argv[2], &k));
+    for (int i = 0; i < N; i++) data[i] = 0.25f * i - 3.0f;
+    for (int i = 0; i < R * C; i++) grid[i] = 7 * i - 20;
+    CHECK(simt_alloc(ctx, sizeof data, &d_data) || simt_alloc(ctx, sizeof grid, &d_grid) ||
+          simt_alloc(ctx, sizeof out, &d_out));
+    CHECK(simt_copy_to_device(ctx, d_data, data, sizeof data) || simt_copy_to_device(ctx, d_grid, grid, sizeof grid));
+    Holder h;
+    memset(&h, 0, sizeof h);
+    h.scale = 1.5f;
+    h.data.data = d_data;
+    h.data.shape[0] = N;
+    h.grid.data = d_grid;
+    h.grid.shape[0] = R;
+    h.grid.shape[1] = C;
+    int64_t n = N;
+    simt_arg args[2] = {simt_arg_Holder(&h), simt_array_arg(SIMT_FLOAT32, d_out, 1, &n)};
+    CHECK(simt_launch(k, 1, &n, args, 2, 0) || simt_synchronize(ctx));
+    CHECK(simt_copy_to_host(ctx, out, d_out, sizeof out));
+    for (int i = 0; i < N; i++) printf("%a\n", out[i]);
+    h.grid.data = NULL;
+    args[0] = simt_arg_Holder(&h);
+    printf("null: %s\n", simt_launch(k, 1, &n, args, 2, 0) ? simt_last_error() : "accepted");
+    h.grid.data = d_grid;
+    h.grid.shape[1] = -5;
+    args[0] = simt_arg_Holder(&h);
+    printf("extent: %s\n", simt_launch(k, 1, &n, args, 2, 0) ? simt_last_error() : "accepted");
+    if (!strcmp(argv[1], "cpu")) {
+        h.grid.shape[1] = C;
+        h.data.shape[0] = 10;
+        args[0] = simt_arg_Holder(&h);
+        printf("bounds: %s\n", simt_launch(k, 1, &n, args, 2, 0) ? simt_last_error() : "accepted");
+    }
+    simt_free(ctx, d_data); simt_free(ctx, d_grid); simt_free(ctx, d_out);
+    simt_context_destroy(ctx);
+    return 0;
+}
+"""
+
+
+def compile_c_program(source: str, build_dir: Path, out: Path) -> Path:
+    """A C program against the C runtime and the headers in ``build_dir``."""
+    from simt import runtime
+    src, exe = out / "main.c", out / "main"
+    src.write_text(source)
+    subprocess.run(["cc", "-std=c11", "-Wall", "-Werror", *runtime.cflags(), f"-I{build_dir}", str(src),
+                    "-o", str(exe), *runtime.libs()], check=True, capture_output=True, text=True)
+    return exe
+
+
+def array_struct_expected(device: str) -> tuple[dict, Holder]:
+    """struct_with_array's output for C_ARRAY_STRUCT_PROGRAM's values, launched by simt on
+    ``device``."""
+    n, rows, cols = 40, 3, 5
+    h = Holder(scale=1.5, data=wp.array(np.arange(n, dtype=np.float32) * np.float32(0.25) - np.float32(3.0),
+                                        device=device),
+               grid=wp.array((7 * np.arange(rows * cols, dtype=np.int32) - 20).reshape(rows, cols), device=device))
+    out = wp.zeros(n, dtype=float, device=device)
+    wp.launch(struct_with_array, n, inputs=[h, out], device=device)
+    return {"out": out.numpy().copy()}, h
+
+
+# A stand-in for libcuda.so.1 (no GPU): every call succeeds, memory is host memory, and
+# cuLaunchKernel writes the bytes of each kernel parameter, one hex line each, to
+# $SIMT_FAKE_LAUNCH, reading the parameters' sizes from $SIMT_FAKE_SIZES ("4,4,8,...").
+FAKE_LIBCUDA = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cuInit(unsigned f) { (void)f; return 0; }
+int cuDeviceGet(int *d, int o) { *d = o; return 0; }
+int cuDevicePrimaryCtxRetain(void **c, int d) { static int ctx; (void)d; *c = &ctx; return 0; }
+int cuCtxSetCurrent(void *c) { (void)c; return 0; }
+int cuModuleLoadData(void **m, const void *image) { static int mod; (void)image; *m = &mod; return 0; }
+int cuModuleGetFunction(void **f, void *m, const char *name) { static int fn; (void)m; (void)name; *f = &fn; return 0; }
+int cuModuleUnload(void *m) { (void)m; return 0; }
+int cuCtxSynchronize(void) { return 0; }
+int cuMemAlloc_v2(unsigned long long *p, size_t n) { *p = (unsigned long long)(size_t)calloc(1, n); return 0; }
+int cuMemFree_v2(unsigned long long p) { free((void *)(size_t)p); return 0; }
+int cuMemcpyHtoD_v2(unsigned long long d, const void *s, size_t n) { memcpy((void *)(size_t)d, s, n); return 0; }
+int cuMemcpyDtoH_v2(void *d, unsigned long long s, size_t n) { memcpy(d, (const void *)(size_t)s, n); return 0; }
+int cuGetErrorName(int e, const char **s) { (void)e; *s = "CUDA_ERROR_FAKE"; return 0; }
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                   unsigned shared, void *stream, void **params, void **extra) {
+    (void)f; (void)shared; (void)stream; (void)extra;
+    FILE *out = fopen(getenv("SIMT_FAKE_LAUNCH"), "a");
+    const char *sizes = getenv("SIMT_FAKE_SIZES");
+    if (!out || !sizes) return 1;
+    fprintf(out, "grid %u %u %u block %u %u %u\n", gx, gy, gz, bx, by, bz);
+    for (int k = 0; *sizes; k++) {
+        char *end;
+        long n = strtol(sizes, &end, 10);
+        for (long b = 0; b < n; b++) fprintf(out, "%02x", ((const unsigned char *)params[k])[b]);
+        fprintf(out, "\n");
+        sizes = *end == ',' ? end + 1 : end;
+    }
+    fclose(out);
+    return 0;
+}
+"""
+
+
+STRUCT_SOURCE = HERE / "test_aot_struct.cpp"
+
+
+def compile_struct_program(build_dir: Path, out: Path) -> Path:
+    """tests/test_aot_struct.cpp against the struct_params.h in ``build_dir``."""
+    from simt import runtime
+    exe = out / "aot_struct"
+    cmd = [shutil.which("g++"), "-std=c++17", "-O0", "-Wall", "-Werror", *runtime.cflags(), f"-I{build_dir}",
+           str(STRUCT_SOURCE), "-o", str(exe), *runtime.libs()]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return exe
 
 
 C_PROGRAM = r"""

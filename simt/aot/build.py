@@ -2,7 +2,8 @@
 (simt/runtime/include/simt/runtime.hpp) loads without Python.
 
 The directory holds ``manifest.json`` (the source of truth: parameters, the block-size rule,
-shared memory, files and their hashes) and, for ``target="cuda"``, one cubin per
+shared memory, files and their hashes), for kernels with struct parameters ``<kernel>.h``
+(their C structs, struct_layout.py) and, for ``target="cuda"``, one cubin per
 architecture (ptxas), the PTX as a fallback for newer GPUs and one fatbin packing them
 (the runtime loads the fatbin); each cubin also carries the signature in an ELF note
 section (elf_note.py). For ``target="cpu"`` it holds the C source emitted from the MIR
@@ -79,12 +80,28 @@ def build_kernel(kernel, target: str = "cuda", arch="sm_90", out_dir=None, block
     else:
         archs = [arch] if isinstance(arch, str) else list(arch)
         manifest.update(_build_cuda(fn, kernel.key, out, archs, params, manifest))
+    if _write_header(kernel.key, params, out):
+        manifest["files"]["header"] = f"{kernel.key}.h"
     manifest["hashes"] = {name: _sha256((out / name).read_bytes())
                           for name in sorted(_files(manifest["files"]))}
     tmp = out / "manifest.json.tmp"
     tmp.write_text(json.dumps(manifest, indent=1) + "\n")
     os.replace(tmp, out / "manifest.json")        # a running program never reads half a file
     return out
+
+
+def _write_header(name: str, params: list[dict], out: Path) -> bool:
+    """``<kernel>.h``, the C structs of the struct parameters, when there are any (a stale one
+    this function wrote for an earlier build is removed)."""
+    from .struct_layout import GENERATED, header
+    text = header(name, params)
+    path = out / f"{name}.h"
+    if text is None:
+        if path.is_file() and path.read_text(errors="replace").startswith(GENERATED):
+            path.unlink()
+        return False
+    path.write_text(text)
+    return True
 
 
 _RULES = {"linear": "blocks of block_dim threads over the flattened dim (Warp's linear mapping): "
@@ -118,11 +135,30 @@ def _block_rule(name: str, block_dim, dim_ndim: int) -> tuple[list[int], str]:
 def signature(kernel, fn: Function) -> list[dict]:
     """The parameters as the runtime checks them, in order. A vector, matrix, quaternion or
     transform value is one parameter of ``ncomp`` scalars (the ABI passes them as that many
-    scalars, in order); CompileError for structs, which the ahead-of-time ABI does not carry."""
+    scalars, in order). A struct is one parameter passed as the bytes of its C struct
+    (struct_layout.py): ``struct`` holds the layout, ``leaves`` its value and array fields
+    in the order of the compiled function's parameters, ``ncomp`` its scalars."""
     from ..ir import types as ir_types
+    from .struct_layout import layout, leaves
+
+    def flat(name: str, slots: list) -> int:
+        """Checks the compiled function's next parameters against ``slots`` (a dtype for a
+        scalar, (dtype, ndim) for an array) and returns how many there are."""
+        got = fn.params[j:j + len(slots)]
+        kinds = [r.reg.type.value if isinstance(r, ScalarParam) else (r.mem.elem.value, r.mem.ndim)
+                 for r in got]
+        if kinds != slots:
+            raise CompileError(f"kernel '{kernel.key}': internal error, parameter '{name}' does "
+                               f"not match the compiled function")
+        return len(slots)
+
     out, j = [], 0
     for name, ptype in kernel.params:
+        where = f"kernel '{kernel.key}', parameter '{name}'"
         if isinstance(ptype, ir_types.ArrayType):
+            if isinstance(ptype.dtype, ir_types.StructType):
+                raise CompileError(f"{where} is an array of struct {ptype.dtype.name}: arrays of "
+                                   f"structs cannot be built ahead of time in this version")
             p = fn.params[j] if j < len(fn.params) else None
             if not isinstance(p, ArrayParam) or p.name != name:
                 raise CompileError(f"kernel '{kernel.key}': internal error, array parameter '{name}' "
@@ -131,22 +167,24 @@ def signature(kernel, fn: Function) -> list[dict]:
             out.append({"name": name, "kind": "array", "dtype": m.elem.value, "ndim": m.ndim,
                         "ncomp": m.ncomp, "element": m.dtype_name or m.elem.value})
             j += 1
+        elif isinstance(ptype, ir_types.StructType):
+            lay = layout(ptype, where, name)
+            fields = leaves(lay)
+            slots = [s for f in fields for s in ([(f["dtype"], f["ndim"])] if f["kind"] == "array"
+                                                 else [f["dtype"]] * f["ncomp"])]
+            out.append({"name": name, "kind": "struct", "dtype": ptype.name, "ndim": 0,
+                        "ncomp": sum(f["ncomp"] for f in fields if f["kind"] == "value"),
+                        "element": ptype.name, "struct": lay, "leaves": fields})
+            j += flat(name, slots)
         elif isinstance(ptype, (ir_types.Scalar, ir_types.VectorType, ir_types.MatrixType,
                                 ir_types.QuatType, ir_types.TransformType)):
             count = 1 if isinstance(ptype, ir_types.Scalar) else ir_types.flat_count(ptype)
-            regs = fn.params[j:j + count]
-            if len(regs) != count or not all(isinstance(r, ScalarParam) for r in regs) or \
-                    len({r.reg.type for r in regs}) != 1:
-                raise CompileError(f"kernel '{kernel.key}': internal error, parameter '{name}' does "
-                                   f"not match the compiled function")
-            dtype = regs[0].reg.type.value
+            dtype = ir_types.scalar_of(ptype).value
             out.append({"name": name, "kind": "scalar", "dtype": dtype, "ndim": 0, "ncomp": count,
-                        "element": getattr(ptype, "name", None) or dtype})
-            j += count
+                        "element": dtype if isinstance(ptype, ir_types.Scalar) else str(ptype)})
+            j += flat(name, [dtype] * count)
         else:
-            raise CompileError(f"kernel '{kernel.key}': parameter '{name}' is a {ptype}: struct "
-                               f"parameters cannot be built ahead of time in this version (scalars, "
-                               f"vectors, matrices, quaternions, transforms and arrays can)")
+            raise CompileError(f"{where} has type {ptype}, which cannot be built ahead of time")
     if j != len(fn.params):
         raise CompileError(f"kernel '{kernel.key}': internal error, {len(fn.params)} compiled "
                            f"parameters for {j} in the signature")

@@ -9,6 +9,11 @@
  * which names the kernel and the parameter for a call that does not fit the manifest, and
  * the driver call and its error name for a driver failure.
  *
+ * A struct argument is the bytes of the C struct that build_kernel's <kernel>.h defines
+ * (simt_arg_NAME(&value) there, or simt_struct_arg): its kind, name and size are checked, its
+ * array fields (simt_array_view) checked as array arguments, and each field is passed to the
+ * kernel as the scalar or array parameters it was compiled with.
+ *
  * Hot reload: simt_load_kernel with a name already loaded in the context replaces that
  * kernel's code in place (handles stay valid); a launch in progress on another thread
  * finishes on the old code first.
@@ -35,7 +40,7 @@ extern "C" {
 
 enum { SIMT_OK = 0, SIMT_ERROR_USAGE = 1, SIMT_ERROR_ARGUMENT = 2, SIMT_ERROR_LOAD = 3,
        SIMT_ERROR_DRIVER = 4, SIMT_ERROR_KERNEL = 5 };
-enum { SIMT_SCALAR = 0, SIMT_ARRAY = 1 };
+enum { SIMT_SCALAR = 0, SIMT_ARRAY = 1, SIMT_STRUCT = 2 };
 /* dtypes, in simt's Scalar order */
 enum { SIMT_BOOL, SIMT_INT8, SIMT_UINT8, SIMT_INT16, SIMT_UINT16, SIMT_INT32, SIMT_UINT32,
        SIMT_INT64, SIMT_UINT64, SIMT_FLOAT16, SIMT_BFLOAT16, SIMT_FLOAT32, SIMT_FLOAT64,
@@ -46,12 +51,15 @@ static const char *const simt_dtype_names[SIMT_NDTYPES] = {
 static const int simt_dtype_sizes[SIMT_NDTYPES] = {1, 1, 1, 2, 2, 4, 4, 8, 8, 2, 2, 4, 8};
 
 /* One launch argument: a scalar value (ncomp > 1: a vector, matrix, quaternion or transform,
-   its components in order) or an array (pointer and shape). */
+   its components in order), an array (pointer and shape) or a struct (pointer to the bytes of
+   the C struct the kernel's <kernel>.h defines, their size, and the struct's name or NULL). */
 typedef struct simt_arg {
     int kind, dtype, ndim, ncomp;
     void *ptr;
     int64_t shape[4];
     unsigned char value[128];
+    int64_t nbytes;                      /* struct: sizeof the caller's struct */
+    const char *type_name;               /* struct: its name, or NULL to check the size alone */
 } simt_arg;
 
 /* The CPU kernel's launch record (the same as simt/aot/c_codegen.py's LAUNCH_STRUCT). */
@@ -63,7 +71,21 @@ typedef struct simt_cpu_launch {
     int64_t err[8];
 } simt_cpu_launch;
 
-typedef struct simt_param_info { char name[128], element[32]; int kind, dtype, ndim, ncomp; } simt_param_info;
+/* An array field of a struct argument (<kernel>.h declares it so): the array's first scalar
+   (a device pointer on cuda) and its extents in numpy order, unused ones ignored. */
+typedef struct simt_array_view { void *data; int64_t shape[4]; } simt_array_view;
+
+/* a struct parameter's value or array field: kind (SIMT_SCALAR or SIMT_ARRAY), dtype,
+   components (per element for an array), ndim, byte offset in the struct, and its path */
+typedef struct simt_leaf { int kind, dtype, ncomp, ndim; int64_t offset; char path[96]; } simt_leaf;
+
+typedef struct simt_param_info {
+    char name[128], element[128];        /* element: vec3, mat22...; a struct's name */
+    int kind, dtype, ndim, ncomp;        /* a struct's ncomp: its scalars, all fields */
+    int64_t nbytes;                      /* struct: its C size */
+    int nleaves;
+    simt_leaf *leaves;                   /* struct: its scalar fields in parameter order */
+} simt_param_info;
 
 typedef struct simt_cuda_api {
     void *lib;
@@ -305,6 +327,7 @@ SIMT_RT int simt_context_create(const char *device, simt_context **out) {
 SIMT_RT void simt_kernel_unload(simt_kernel *k) {
     if (k->lib) dlclose(k->lib);
     if (k->module && k->ctx->is_cuda) k->ctx->cu.cuModuleUnload(k->module);
+    for (int i = 0; k->params && i < k->nparams; i++) free(k->params[i].leaves);
     free(k->params);
     k->lib = k->module = k->function = NULL;
     k->params = NULL;
@@ -359,6 +382,42 @@ SIMT_RT int simt_copy_to_host(simt_context *c, void *dst, const void *src, size_
 }
 
 /* ---- loading ------------------------------------------------------------------------------ */
+/* a struct parameter: its size and its scalar fields ("leaves"), each inside the struct */
+SIMT_RT int simt_struct_fill(const char *name, const char *path, const simt_json *p, simt_param_info *q) {
+    const simt_json *st = simt_json_get(p, "struct"), *leaves = simt_json_get(p, "leaves");
+    q->dtype = -1;
+    q->nbytes = (int64_t)simt_json_num(st, "size", -1);
+    if (!st || q->nbytes < 1 || !leaves || leaves->type != 4)
+        return simt_fail(SIMT_ERROR_LOAD, "kernel '%s': %s: struct parameter '%s' has no valid layout",
+                         name, path, q->name);
+    q->leaves = (simt_leaf *)calloc(leaves->n ? leaves->n : 1, sizeof(simt_leaf));
+    if (!q->leaves) return simt_fail(SIMT_ERROR_USAGE, "out of memory");
+    q->nleaves = leaves->n;
+    int total = 0;
+    for (int f = 0; f < leaves->n; f++) {
+        const simt_json *jl = &leaves->items[f];
+        simt_leaf *l = &q->leaves[f];
+        const char *kind = simt_json_str(jl, "kind"), *lpath = simt_json_str(jl, "path");
+        l->kind = kind && !strcmp(kind, "array") ? SIMT_ARRAY : SIMT_SCALAR;
+        l->dtype = simt_dtype_code(simt_json_str(jl, "dtype"));
+        l->ncomp = (int)simt_json_num(jl, "ncomp", 0);
+        l->ndim = (int)simt_json_num(jl, "ndim", 0);
+        l->offset = (int64_t)simt_json_num(jl, "offset", -1);
+        snprintf(l->path, sizeof l->path, "%s", lpath ? lpath : "?");
+        int64_t bytes = l->kind == SIMT_ARRAY ? (int64_t)sizeof(simt_array_view)
+                                              : l->dtype >= 0 ? (int64_t)l->ncomp * simt_dtype_sizes[l->dtype] : 0;
+        if (l->dtype < 0 || l->ncomp < 1 || l->offset < 0 || l->offset + bytes > q->nbytes ||
+            (l->kind == SIMT_ARRAY && (l->ndim < 1 || l->ndim > 4)))
+            return simt_fail(SIMT_ERROR_LOAD, "kernel '%s': %s: field '%s' of struct parameter '%s' does "
+                             "not fit its %lld bytes", name, path, l->path, q->name, (long long)q->nbytes);
+        if (l->kind == SIMT_SCALAR) total += l->ncomp;
+    }
+    if (total != q->ncomp)
+        return simt_fail(SIMT_ERROR_LOAD, "kernel '%s': %s: struct parameter '%s' has %d scalars in its "
+                         "fields, %d in ncomp", name, path, q->name, total, q->ncomp);
+    return 0;
+}
+
 SIMT_RT int simt_manifest_fill(simt_context *c, const char *name, const char *dir, const char *path,
                                const simt_json *jp, simt_kernel *k, char *code_path, size_t code_len) {
     const simt_json j = *jp;
@@ -402,12 +461,18 @@ SIMT_RT int simt_manifest_fill(simt_context *c, const char *name, const char *di
         simt_param_info *q = &k->params[i];
         const char *pname = simt_json_str(p, "name"), *kind = simt_json_str(p, "kind");
         snprintf(q->name, sizeof q->name, "%s", pname ? pname : "?");
-        q->kind = kind && !strcmp(kind, "array") ? SIMT_ARRAY : SIMT_SCALAR;
+        q->kind = kind && !strcmp(kind, "array") ? SIMT_ARRAY : kind && !strcmp(kind, "struct") ? SIMT_STRUCT
+                                                                                             : SIMT_SCALAR;
         q->dtype = simt_dtype_code(simt_json_str(p, "dtype"));
         q->ndim = (int)simt_json_num(p, "ndim", 0);
         q->ncomp = (int)simt_json_num(p, "ncomp", 1);
         const char *element = simt_json_str(p, "element");
         snprintf(q->element, sizeof q->element, "%s", element ? element : "?");
+        if (q->kind == SIMT_STRUCT) {
+            int rc = simt_struct_fill(name, path, p, q);
+            if (rc) return rc;
+            continue;
+        }
         if (q->ncomp < 1 || (q->kind == SIMT_SCALAR && q->ncomp * 8 > 128))
             return simt_fail(SIMT_ERROR_LOAD, "kernel '%s': parameter '%s' has %d components", name, q->name, q->ncomp);
         if (q->dtype < 0) { return simt_fail(SIMT_ERROR_LOAD, "kernel '%s': parameter '%s' has an unknown dtype", name, q->name); }
@@ -517,14 +582,45 @@ SIMT_RT int simt_check_args(const simt_kernel *k, const simt_arg *args, int narg
         return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s' takes %d arguments (%s), got %d",
                          k->name, k->nparams, names, nargs);
     }
+    static const char *const kinds[3] = {"a scalar", "an array", "a struct"};
     for (int i = 0; i < nargs; i++) {
         const simt_param_info *p = &k->params[i];
         const simt_arg *a = &args[i];
-        const char *want = p->kind == SIMT_ARRAY ? "an array" : "a scalar";
+        const char *got = a->kind >= 0 && a->kind <= 2 ? kinds[a->kind] : "an argument of unknown kind";
+        if (a->kind != p->kind && p->kind == SIMT_STRUCT)
+            return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s' (argument %d): expected a "
+                             "struct %s, got %s", k->name, p->name, i, p->element, got);
         if (a->kind != p->kind)
             return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s' (argument %d): expected %s of "
-                             "%s, got %s", k->name, p->name, i, want, simt_dtype_names[p->dtype],
-                             a->kind == SIMT_ARRAY ? "an array" : "a scalar");
+                             "%s, got %s", k->name, p->name, i, kinds[p->kind], simt_dtype_names[p->dtype], got);
+        if (p->kind == SIMT_STRUCT) {
+            if (a->type_name && strcmp(a->type_name, p->element))
+                return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s' (argument %d): expected "
+                                 "struct %s, got struct %s", k->name, p->name, i, p->element, a->type_name);
+            if (a->nbytes != p->nbytes)
+                return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s' (argument %d): expected "
+                                 "struct %s of %lld bytes (the C layout in %s/%s.h), got %lld bytes", k->name,
+                                 p->name, i, p->element, (long long)p->nbytes, k->dir, k->name,
+                                 (long long)a->nbytes);
+            if (!a->ptr)
+                return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s' (argument %d): null "
+                                 "struct pointer", k->name, p->name, i);
+            for (int f = 0; f < p->nleaves; f++) {
+                const simt_leaf *l = &p->leaves[f];
+                if (l->kind != SIMT_ARRAY) continue;
+                simt_array_view v;
+                memcpy(&v, (const unsigned char *)a->ptr + l->offset, sizeof v);
+                if (!v.data)
+                    return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s' (argument %d): field "
+                                     "'%s' holds a null array pointer", k->name, p->name, i, l->path);
+                for (int d = 0; d < l->ndim; d++)
+                    if (v.shape[d] < 0 || v.shape[d] > INT32_MAX)
+                        return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s': field '%s': "
+                                         "extent %lld of dimension %d is outside [0, 2^31)", k->name,
+                                         p->name, l->path, (long long)v.shape[d], d);
+            }
+            continue;
+        }
         if (a->dtype != p->dtype)
             return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s', parameter '%s' (argument %d): expected dtype "
                              "%s, got %s", k->name, p->name, i, simt_dtype_names[p->dtype],
@@ -576,6 +672,40 @@ SIMT_RT int simt_cpu_error(const simt_kernel *k, const simt_cpu_launch *L, const
     }
 }
 
+/* How many parameters of the compiled kernel a struct argument becomes: one per scalar and,
+   per array field, one (cpu) or its pointer and extents (cuda). */
+SIMT_RT int simt_struct_params(const simt_param_info *p, int cuda) {
+    int n = 0;
+    for (int f = 0; f < p->nleaves; f++)
+        n += p->leaves[f].kind == SIMT_ARRAY ? (cuda ? 1 + p->leaves[f].ndim : 1) : p->leaves[f].ncomp;
+    return n;
+}
+
+/* The struct arguments' bytes, copied into one buffer (each at a 16-byte aligned offset,
+   at[i] for argument i) with bools made 0 or 1: the kernel's scalar parameters read their
+   fields from this copy. *buf stays NULL when there is no struct argument. */
+SIMT_RT int simt_struct_copies(const simt_kernel *k, const simt_arg *args, int nargs, unsigned char **buf,
+                               int64_t *at) {
+    int64_t total = 0;
+    *buf = NULL;
+    for (int i = 0; i < nargs; i++)
+        if (args[i].kind == SIMT_STRUCT) { at[i] = total; total += (args[i].nbytes + 15) / 16 * 16; }
+    if (total == 0) return 0;
+    *buf = (unsigned char *)malloc((size_t)total);
+    if (!*buf) return simt_fail(SIMT_ERROR_USAGE, "kernel '%s': out of memory", k->name);
+    for (int i = 0; i < nargs; i++) {
+        if (args[i].kind != SIMT_STRUCT) continue;
+        unsigned char *bytes = *buf + at[i];
+        memcpy(bytes, args[i].ptr, (size_t)args[i].nbytes);
+        const simt_param_info *p = &k->params[i];
+        for (int f = 0; f < p->nleaves; f++)
+            if (p->leaves[f].kind == SIMT_SCALAR && p->leaves[f].dtype == SIMT_BOOL)
+                for (int c2 = 0; c2 < p->leaves[f].ncomp; c2++)
+                    bytes[p->leaves[f].offset + c2] = bytes[p->leaves[f].offset + c2] != 0;
+    }
+    return 0;
+}
+
 /* Launch over ``dim`` (ndim extents, numpy order) in blocks of ``block_dim`` threads (0: the
    manifest's); arguments in parameter order. */
 SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, const simt_arg *args,
@@ -617,14 +747,45 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
     if (grid3[0] > INT32_MAX || grid3[1] > 65535 || grid3[2] > 65535)
         return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': a grid of %lld x %lld x %lld blocks is over "
                          "CUDA's limits", k->name, (long long)grid3[0], (long long)grid3[1], (long long)grid3[2]);
+    if (nargs > 256) return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': over 256 parameters", k->name);
+    unsigned char *blobs = NULL;
+    int64_t at[256];
+    rc = simt_struct_copies(k, args, nargs, &blobs, at);
+    if (rc) return rc;
     if (!c->is_cuda) {
         void *data[256];
         int64_t sizes[256], shapes[4 * 256];
         int m = 0;                         /* the compiled function's parameters */
         for (int i = 0; i < nargs; i++) {
             const simt_arg *a = &args[i];
-            int count = a->kind == SIMT_ARRAY ? 1 : a->ncomp;
-            if (m + count > 256) return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': over 256 parameters", k->name);
+            int count = a->kind == SIMT_ARRAY ? 1 : a->kind == SIMT_STRUCT ? simt_struct_params(&k->params[i], 0)
+                                                                        : a->ncomp;
+            if (m + count > 256) {
+                free(blobs);
+                return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': over 256 parameters", k->name);
+            }
+            if (a->kind == SIMT_STRUCT) {      /* one parameter per scalar and per array of its fields */
+                const simt_param_info *p = &k->params[i];
+                for (int f = 0; f < p->nleaves; f++) {
+                    const simt_leaf *l = &p->leaves[f];
+                    if (l->kind == SIMT_ARRAY) {
+                        simt_array_view v;
+                        memcpy(&v, blobs + at[i] + l->offset, sizeof v);
+                        int64_t n = l->ncomp;
+                        for (int d = 0; d < 4; d++) shapes[4 * m + d] = d < l->ndim ? v.shape[d] : 1;
+                        for (int d = 0; d < l->ndim; d++) n *= v.shape[d];
+                        sizes[m] = n;
+                        data[m++] = v.data;
+                        continue;
+                    }
+                    for (int c2 = 0; c2 < l->ncomp; c2++, m++) {
+                        for (int d = 0; d < 4; d++) shapes[4 * m + d] = 1;
+                        sizes[m] = 0;
+                        data[m] = blobs + at[i] + l->offset + c2 * simt_dtype_sizes[l->dtype];
+                    }
+                }
+                continue;
+            }
             for (int c2 = 0; c2 < count; c2++, m++) {
                 int64_t n = k->params[i].ncomp;
                 for (int d = 0; d < 4; d++) shapes[4 * m + d] = d < a->ndim ? a->shape[d] : 1;
@@ -642,6 +803,7 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
         L.max_steps = k->max_steps;
         L.data = data; L.sizes = sizes; L.shapes = shapes;
         if (k->run(&L) != 0) rc = simt_cpu_error(k, &L, shapes);
+        free(blobs);
         return rc;
     }
     {
@@ -649,17 +811,36 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
            four int32 dims (simt/gpu/ptx.py) */
         void *params[1200];
         int32_t ints[1200];
-        unsigned long long ptrs[256];
-        int np = 0, ni = 0;
+        unsigned long long ptrs[1200];
+        int np = 0, ni = 0, npt = 0;
         int flat = 0;
-        for (int i = 0; i < nargs; i++) flat += args[i].kind == SIMT_ARRAY ? 1 + args[i].ndim : args[i].ncomp;
-        if (flat > 1100 || nargs > 256)
+        for (int i = 0; i < nargs; i++)
+            flat += args[i].kind == SIMT_ARRAY ? 1 + args[i].ndim
+                    : args[i].kind == SIMT_STRUCT ? simt_struct_params(&k->params[i], 1) : args[i].ncomp;
+        if (flat > 1100) {
+            free(blobs);
             return simt_fail(SIMT_ERROR_ARGUMENT, "kernel '%s': too many parameters", k->name);
+        }
         for (int i = 0; i < nargs; i++) {
             const simt_arg *a = &args[i];
-            if (a->kind == SIMT_ARRAY) {
-                ptrs[i] = (unsigned long long)(uintptr_t)a->ptr;
-                params[np++] = &ptrs[i];
+            if (a->kind == SIMT_STRUCT) {      /* each scalar and each array of its fields, in order */
+                const simt_param_info *p = &k->params[i];
+                for (int f = 0; f < p->nleaves; f++) {
+                    const simt_leaf *l = &p->leaves[f];
+                    if (l->kind == SIMT_ARRAY) {
+                        simt_array_view v;
+                        memcpy(&v, blobs + at[i] + l->offset, sizeof v);
+                        ptrs[npt] = (unsigned long long)(uintptr_t)v.data;
+                        params[np++] = &ptrs[npt++];
+                        for (int d = 0; d < l->ndim; d++) { ints[ni] = (int32_t)v.shape[d]; params[np++] = &ints[ni++]; }
+                        continue;
+                    }
+                    for (int c2 = 0; c2 < l->ncomp; c2++)
+                        params[np++] = blobs + at[i] + l->offset + c2 * simt_dtype_sizes[l->dtype];
+                }
+            } else if (a->kind == SIMT_ARRAY) {
+                ptrs[npt] = (unsigned long long)(uintptr_t)a->ptr;
+                params[np++] = &ptrs[npt++];
                 for (int d = 0; d < a->ndim; d++) { ints[ni] = (int32_t)a->shape[d]; params[np++] = &ints[ni++]; }
             } else {
                 for (int c2 = 0; c2 < a->ncomp; c2++)
@@ -673,6 +854,7 @@ SIMT_RT int simt_launch_locked(simt_kernel *k, int ndim, const int64_t *dim, con
                                       params, NULL);
         if (e) rc = simt_fail(SIMT_ERROR_DRIVER, "kernel '%s': cuLaunchKernel failed with %s", k->name,
                               simt_cu_name(c, e));
+        free(blobs);                       /* cuLaunchKernel copied the parameter values */
     }
     return rc;
 }
@@ -706,6 +888,17 @@ SIMT_RT simt_arg simt_values_arg(int dtype, const void *values, int ncomp) {
 }
 
 SIMT_RT simt_arg simt_scalar_arg(int dtype, const void *value) { return simt_values_arg(dtype, value, 1); }
+
+/* A struct argument: the bytes of the C struct <kernel>.h defines (read during simt_launch),
+   their size and the struct's name (NULL: the size alone is checked). <kernel>.h has
+   simt_arg_NAME(&value) for each struct. */
+SIMT_RT simt_arg simt_struct_arg(const char *type_name, const void *value, size_t nbytes) {
+    simt_arg a;
+    memset(&a, 0, sizeof a);
+    a.kind = SIMT_STRUCT; a.dtype = -1; a.ncomp = 1;
+    a.ptr = (void *)value; a.nbytes = (int64_t)nbytes; a.type_name = type_name;
+    return a;
+}
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,10 @@
 //   ctx.synchronize();
 //   y.copy_to(host);
 //
+// A struct parameter takes a value of the C struct that build_kernel's <kernel>.h defines
+// (k.launch({n}, {body, out}): name and size checked), or simt::Arg::structure(value) for a
+// struct of your own with that layout (size checked); the bytes are copied into the Arg.
+//
 // Every failure throws simt::Error with the C runtime's message (runtime.h): a call that does
 // not fit the manifest names the kernel and the parameter. Header only; link with
 // `python -m simt config --libs`.
@@ -16,7 +20,9 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <stdexcept>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -49,6 +55,10 @@ template <> struct dtype_of<int64_t> { static constexpr int value = SIMT_INT64; 
 template <> struct dtype_of<uint64_t> { static constexpr int value = SIMT_UINT64; };
 template <> struct dtype_of<float> { static constexpr int value = SIMT_FLOAT32; };
 template <> struct dtype_of<double> { static constexpr int value = SIMT_FLOAT64; };
+
+// The structs of a kernel's struct parameters: simt.build_kernel writes <kernel>.h next to the
+// manifest, which defines each as a plain C struct and specialises struct_traits with its name.
+template <class T> struct struct_traits;
 
 class Kernel;
 
@@ -95,7 +105,7 @@ private:
     std::vector<int64_t> shape_;
 };
 
-// One launch argument: a scalar of an exact type, or an Array.
+// One launch argument: a scalar of an exact type, an Array, or a struct (a copy of its bytes).
 class Arg {
 public:
     template <class T, class = decltype(dtype_of<T>::value)>
@@ -105,6 +115,22 @@ public:
     Arg(const std::array<T, N> &v) { arg_ = simt_values_arg(dtype_of<T>::value, v.data(), (int)N); }
     template <class T> Arg(const Array<T> &a) {
         arg_ = simt_array_arg(dtype_of<T>::value, a.data(), a.ndim(), a.shape().data());
+    }
+    // a struct defined by <kernel>.h: its name and size are checked against the manifest
+    template <class T, class = decltype(struct_traits<T>::name)>
+    Arg(const T &value) { *this = structure(struct_traits<T>::name, &value, sizeof(T)); }
+    // a struct of your own with the layout <kernel>.h documents: its size is checked
+    template <class T> static Arg structure(const T &value) {
+        static_assert(std::is_trivially_copyable<T>::value, "a struct argument is copied as bytes");
+        return structure(nullptr, &value, sizeof(T));
+    }
+    // the bytes of a struct (type_name nullptr: only the size is checked); they are copied
+    static Arg structure(const char *type_name, const void *bytes, size_t size) {
+        Arg a(simt_struct_arg(type_name, nullptr, size));
+        a.bytes_ = std::make_shared<std::vector<unsigned char>>(
+            (const unsigned char *)bytes, (const unsigned char *)bytes + (bytes ? size : 0));
+        a.arg_.ptr = bytes ? a.bytes_->data() : nullptr;
+        return a;
     }
     // For programs that learn the types at run time (dtype: SIMT_FLOAT32...).
     static Arg scalar(int dtype, const void *value, int ncomp = 1) {
@@ -118,6 +144,7 @@ public:
 private:
     explicit Arg(const simt_arg &a) : arg_(a) {}
     simt_arg arg_;
+    std::shared_ptr<std::vector<unsigned char>> bytes_;   // a struct's copy, shared by copies of Arg
 };
 
 class Kernel {
