@@ -247,3 +247,18 @@ def test_ptxas_info_without_ptxas_says_so(monkeypatch):
     monkeypatch.setattr(ptxas.shutil, "which", lambda name: None)
     with pytest.raises(DeviceError, match="ptxas was not found on PATH"):
         simt.ptxas_info(suite.get("saxpy").kernel)
+
+
+def test_half_scalar_parameters_are_passed_as_their_bits():
+    """The cuda backend's parameter values (no GPU needed): a float16 scalar goes to the kernel
+    as its IEEE bits, a bfloat16 (bound as its bits) as they are, as PTX's .b16 parameters
+    take them."""
+    import ctypes
+    from simt.gpu.runtime import scalar_value
+    from simt.ir import bfloat16
+    from simt.ir.types import Scalar
+    h = scalar_value(Scalar.F16, np.float16(-2.75))
+    assert isinstance(h, ctypes.c_uint16) and h.value == int(np.float16(-2.75).view(np.uint16))
+    bits = np.uint16(bfloat16.to_bits(np.float32(3.140625)))
+    assert scalar_value(Scalar.BF16, bits).value == int(bits)
+    assert scalar_value(Scalar.BOOL, np.bool_(True)).value == 1

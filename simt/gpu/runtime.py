@@ -17,6 +17,8 @@ import threading
 import weakref
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..errors import DeviceError
 from ..ir.mir import ArrayParam, Function
 from ..ir.types import Scalar
@@ -273,6 +275,15 @@ def _compile_and_load(fn: Function, arch: str, ordinal: int) -> LoadedKernel:
 
 # ---- launching ----------------------------------------------------------------------------
 
+def scalar_value(scalar: Scalar, a):
+    """A scalar argument as the ctypes value the kernel's parameter takes: a float16 goes as
+    its 16 bits (a bfloat16 is bound as its bits already, launch_values.py)."""
+    if scalar is Scalar.F16:
+        return ctypes.c_uint16(int(np.asarray(a, np.float16).view(np.uint16)))
+    raw = a.item() if hasattr(a, "item") else a
+    return CTYPES[scalar](bool(raw) if scalar is Scalar.BOOL else raw)
+
+
 def kernel_parameters(fn: Function, cfg: LaunchConfig, args: list) -> list:
     """The ABI's values as ctypes scalars of exact width, in order."""
     values: list = []
@@ -282,9 +293,7 @@ def kernel_parameters(fn: Function, cfg: LaunchConfig, args: list) -> list:
             values.append(ctypes.c_uint64(int(a.base_addr)))
             values.extend(ctypes.c_int32(int(extent)) for extent in a.shape[:p.mem.ndim])
         else:
-            scalar = p.reg.type
-            raw = a.item() if hasattr(a, "item") else a
-            values.append(CTYPES[scalar](bool(raw) if scalar is Scalar.BOOL else raw))
+            values.append(scalar_value(p.reg.type, a))
     dims = tuple(cfg.dim) + (1,) * (4 - len(cfg.dim))
     values.extend(ctypes.c_int32(int(d)) for d in dims)
     return values
