@@ -191,3 +191,78 @@ def test_regrouping_without_hoisting_changes_nothing(monkeypatch):
         row_sum.clear_cache()
     assert on["replay"] == "sass" and on["loops"][0]["unroll"] >= 2
     assert grouped == program
+
+
+@wp.kernel
+def tiles_checked(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
+    a_s = wp.shared.array(shape=(16, 16), dtype=float)
+    b_s = wp.shared.array(shape=(16, 16), dtype=float)
+    row, col = wp.tid()
+    ty, tx = wp.thread_idx()
+    n = a.shape[1]
+    acc = float(0.0)
+    for k0 in range(0, n, 16):
+        av = float(0.0)
+        if k0 + tx < n:
+            av = a[row, k0 + tx]
+        a_s[ty, tx] = av
+        bv = float(0.0)
+        if k0 + ty < n:
+            bv = b[k0 + ty, col]
+        b_s[ty, tx] = bv
+        wp.sync_threads()
+        for kk in range(16):
+            acc += a_s[ty, kk] * b_s[kk, tx]
+        wp.sync_threads()
+    c[row, col] = acc
+
+
+@wp.kernel
+def tiles_unchecked(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
+    a_s = wp.shared.array(shape=(16, 16), dtype=float)
+    b_s = wp.shared.array(shape=(16, 16), dtype=float)
+    row, col = wp.tid()
+    ty, tx = wp.thread_idx()
+    n = a.shape[1]
+    acc = float(0.0)
+    for k0 in range(0, n, 16):
+        a_s[ty, tx] = a[row, k0 + tx]
+        b_s[ty, tx] = b[k0 + ty, col]
+        wp.sync_threads()
+        for kk in range(16):
+            acc += a_s[ty, kk] * b_s[kk, tx]
+        wp.sync_threads()
+    c[row, col] = acc
+
+
+def test_loads_under_bounds_checks_issue_together_as_ptxas_predicates_them():
+    """ptxas turns `if k0 + tx < n: av = a[...]` into a predicated load and issues both tiles'
+    loads before the first shared store (the SASS has two @P LDGs). The replay follows: the
+    checked kernel predicts about what the same kernel without checks does, where replaying
+    the MIR's order (each load waited out before the next branch) costs a memory latency
+    more per tile."""
+    import numpy as np
+    from simt.sim.timing import sass_replay
+    n = 128
+    rng = np.random.default_rng(5)
+    a, b = rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+
+    def cycles(kernel):
+        c = wp.zeros((n, n))
+        r = wp.launch(kernel, (n, n), [wp.array(a), wp.array(b), c], block_dim=(16, 16), device="cpu:precise")
+        np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4)
+        return r.cycles, r.details["timing_schedule"]
+
+    unchecked, _ = cycles(tiles_unchecked)
+    checked, schedule = cycles(tiles_checked)
+    assert [len(p["blocks"]) for p in schedule["paths"]] == [5]
+    tiles_checked.clear_cache()
+    try:
+        sass_replay.HOIST_BRANCHES = False
+        in_order, off = cycles(tiles_checked)
+    finally:
+        sass_replay.HOIST_BRANCHES = True
+        tiles_checked.clear_cache()
+    assert off["paths"] == []
+    assert abs(checked / unchecked - 1) < 0.1
+    assert in_order > 1.2 * unchecked

@@ -23,7 +23,18 @@ and the loads issued before the first use) and rewrites what the machine replays
 
 A loop where no later copy has a load whose address is free of the group's loads (a pointer
 chase: each address is the previous load's value) is left in program order, as ptxas's
-schedule has one load in flight there too. Where ptxas or a disassembler is missing, or
+schedule has one load in flight there too.
+
+Loads under small branches are the other case: ``if i < n: v = a[i]`` then ``s[t] = v``, then
+the same for ``b``. ptxas predicates such a branch (an ``@P LDG``, no jump) and issues both
+loads before the first store; the MIR replay would wait out the first load's latency before
+the second issues. A *path group* is such a chain of blocks (a block ending in a conditional
+branch, its one-block then-branch holding a global load and nothing that writes memory, the
+join, and on while the join starts another such branch) whose loads the SASS shows
+predicated: its instructions form one block, scheduled as a group's are (loads as early as
+their dependences allow, the then-block's instructions after the branch condition they are
+predicated on, a load never before a store to its own memory space), and a warp's stream
+that runs the whole chain becomes one entry of it; warps that skip a branch keep the order. Where ptxas or a disassembler is missing, or
 with ``simt.set_module_options({"timing_sass": False})``, the replay is the program order;
 ``r.details["timing_schedule"]`` says which one ran and why.
 """
@@ -40,13 +51,17 @@ from . import isa
 
 @dataclass
 class GroupBlock:
-    block: int                 # the MIR block of the loop
-    unroll: int                # U: iterations per group
+    block: int                 # the MIR block of the loop (of a path group: its first block)
+    unroll: int                # U: iterations per group (a path group: its blocks)
     loads_in_flight: int       # SASS loads before the first use
-    order: list                # (copy, position in the block) per instruction of the group
+    order: list                # (copy or place in the path, position in the block) per instruction
     srcs: list                 # renamed source registers per instruction of the group
     dsts: list
     names: list                # per instruction: register -> its name in the copy, before it
+    path: list = field(default_factory=list)   # a path group's MIR blocks, in order
+
+    def block_of(self, j: int) -> int:
+        return self.path[j] if self.path else self.block
 
 
 @dataclass
@@ -59,7 +74,8 @@ class Schedule:
     def summary(self) -> dict:
         return {"replay": self.replay, "why": self.why,
                 "loops": [{"block": g.block, "unroll": g.unroll, "loads_in_flight": g.loads_in_flight}
-                          for g in self.groups],
+                          for g in self.groups if not g.path],
+                "paths": [{"blocks": g.path, "loads": g.loads_in_flight} for g in self.groups if g.path],
                 "sass_loops": self.sass_loops}
 
 
@@ -80,8 +96,9 @@ def _plan(prog, arch, tab) -> Schedule:
     from ...gpu import sass
     candidates = [b for b, blk in enumerate(prog.fn.blocks)
                   if _self_loop(blk) and _groupable(blk) and any(_is_global_load(i) for i in blk.instrs)]
-    if not candidates:
-        return Schedule("program order", "no one-block loop with global loads")
+    paths = _if_paths(prog.fn) if HOIST_BRANCHES else []
+    if not candidates and not paths:
+        return Schedule("program order", "no one-block loop with global loads, no loads under small branches")
     if arch.ptx_target not in ("sm_80", "sm_90"):      # an architecture file's target: its SASS
         return Schedule("program order", f"no SASS for PTX target {arch.ptx_target}")
     if not sass.available():
@@ -103,7 +120,17 @@ def _plan(prog, arch, tab) -> Schedule:
         g = _group(blk, b, u, lbf, index, prog.nregs, kept)
         if g is not None:
             groups.append(g)
-    why = "loops unrolled by ptxas replay their SASS order" if groups else "no loop to regroup"
+    n_loops = len(groups)
+    predicated = {int(x) for x, pr, op in zip(df["line"], df["predicate"], df["opcode"]) if op == "LDG" and pr}
+    for path in paths:
+        if not all(ins.loc is not None and ins.loc.line in predicated
+                   for b in path[1::2] for ins in prog.fn.blocks[b].instrs if _is_global_load(ins)):
+            continue                              # ptxas kept a branch: the program order is its order
+        g = _path_group(prog, tab, path, index)
+        if g is not None:
+            groups.append(g)
+    why = ("loops unrolled by ptxas replay their SASS order" if n_loops else "no loop to regroup") + (
+        "; loads under branches ptxas predicated issue as its schedule does" if len(groups) > n_loops else "")
     return Schedule("sass" if groups else "program order", why, groups, loops)
 
 
@@ -123,6 +150,49 @@ def _groupable(blk) -> bool:
 
 
 HOIST = True      # False: groups keep the program order (a check that regrouping alone changes nothing)
+HOIST_BRANCHES = True   # False: no path groups (loads under small branches keep the program order)
+MAX_THEN = 16           # instructions of a then-block ptxas predicates (ours: it does for a load and its address)
+
+
+def _if_paths(fn) -> list[list[int]]:
+    """Chains x, then, join, then, join, ... of small branches around global loads (see the
+    module's docstring), with at least two such loads; blocks in no loop group."""
+    index = {blk.label: b for b, blk in enumerate(fn.blocks)}
+    npred: dict[int, int] = {}
+    for blk in fn.blocks:
+        for label in set(blk.successors):
+            npred[index[label]] = npred.get(index[label], 0) + 1
+
+    def if_then(x):
+        term = fn.blocks[x].instrs[-1]
+        if term.op is not Op.CBR:
+            return None
+        a, b = (index[label] for label in term.arg)
+        for t, j in ((a, b), (b, a)):
+            tb = fn.blocks[t]
+            last = tb.instrs[-1]
+            if (t not in (x, j) and npred.get(t, 0) == 1 and last.op is Op.BR and index[last.arg] == j
+                    and j != x and len(tb.instrs) <= MAX_THEN and _groupable(tb)
+                    and not any(i.op is Op.ST for i in tb.instrs)
+                    and any(_is_global_load(i) for i in tb.instrs)):
+                return t, j
+        return None
+
+    paths, used = [], set()
+    for x in range(len(fn.blocks)):
+        if x in used or _self_loop(fn.blocks[x]) or not _groupable(fn.blocks[x]):
+            continue
+        path, cur = [x], x
+        while (tj := if_then(cur)) is not None:
+            t, j = tj
+            if j in used or j in path or _self_loop(fn.blocks[j]) or not _groupable(fn.blocks[j]):
+                break
+            path += [t, j]
+            cur = j
+        if len(path) >= 5:
+            paths.append(path)
+            used.update(path)
+    return paths
 
 
 def _is_global_load(ins) -> bool:
@@ -157,13 +227,52 @@ def _group(blk, b, u, lbf, index, nregs, kept) -> GroupBlock | None:
             seq.append((j, pos))
             srcs.append(reads)
             dsts.append(writes)
+    instrs = [body[pos] for _, pos in seq]
+    order = _schedule(instrs, seq, srcs, dsts, [set() for _ in seq], True, False)
+    if order is None:
+        return None
+    return GroupBlock(b, u, lbf, [seq[i] for i in order], [srcs[i] for i in order], [dsts[i] for i in order],
+                      [names[i] for i in order])
+
+
+def _path_group(prog, tab, path: list, index) -> GroupBlock | None:
+    """The group block of a path (see _if_paths): its blocks' instructions as one, each
+    then-block's after the branch that guards it."""
+    seq, srcs, dsts, instrs, extra = [], [], [], [], []
+    guard = -1
+    for j, b in enumerate(path):
+        blk = prog.fn.blocks[b]
+        first = int(tab.block_first[b])
+        for pos, ins in enumerate(blk.instrs):
+            o = first + pos
+            mir = {index[s.id] for s in ins.srcs if isinstance(s, Reg)}
+            seq.append((j, pos))
+            srcs.append(sorted(mir | {int(r) for r in tab.src[tab.src_ptr[o]:tab.src_ptr[o + 1]]}))
+            dsts.append([index[d.id] for d in ins.dsts])
+            instrs.append(ins)
+            extra.append({guard} if j % 2 == 1 else set())    # predicated on the branch's condition
+        guard = len(seq) - 1                      # this block's branch
+    loads = sum(_is_global_load(i) for i in instrs)
+    order = _schedule(instrs, seq, srcs, dsts, extra, False, True)
+    if order is None:
+        return None
+    return GroupBlock(path[0], len(path), loads, [seq[i] for i in order], [srcs[i] for i in order],
+                      [dsts[i] for i in order], [{} for _ in order], list(path))
+
+
+def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space: bool) -> list | None:
+    """The group's order: every global load as early as its dependences allow (a gather
+    right after the load of its index), the rest in program order; None when no load can
+    move. Dependences: registers (read-after-write, write-after-read, write-after-write),
+    ``extra`` (per instruction), loads after the stores before them (``by_space``: those to
+    their own memory space), stores after every access before them, and the last instruction
+    (the branch) after all."""
     m = len(seq)
-    # dependences within the group
-    preds = [set() for _ in range(m)]
+    preds = [set(e) for e in extra]
     last_write, reads_since = {}, {}
-    last_store, mem_since_store = -1, []
-    for i, (j, pos) in enumerate(seq):
-        ins = body[pos]
+    last_store, mem_since_store = {}, []
+    for i in range(m):
+        ins = instrs[i]
         for r in srcs[i]:
             if r in last_write:
                 preds[i].add(last_write[r])
@@ -177,27 +286,30 @@ def _group(blk, b, u, lbf, index, nregs, kept) -> GroupBlock | None:
             last_write[r] = i
             reads_since[r] = []
         if ins.op in (Op.LD, Op.ST):
+            space = ins.arg.space if by_space else None
             if ins.op is Op.ST:
                 preds[i].update(mem_since_store)
                 mem_since_store = []
-                last_store = i
-            elif last_store >= 0:
-                preds[i].add(last_store)
+                last_store[space] = i
+            elif space in last_store:
+                preds[i].add(last_store[space])
             mem_since_store.append(i)
         preds[i].discard(i)
     preds[m - 1].update(range(m - 1))             # the loop's branch ends the group
     # loads whose address depends on no load of the group
     tainted = [False] * m
-    for i, (j, pos) in enumerate(seq):
+    for i in range(m):
         raw = [p for p in preds[i] if set(dsts[p]) & set(srcs[i])]
-        tainted[i] = any(tainted[p] or body[seq[p][1]].op is Op.LD for p in raw)
-    movable = [i for i, (j, pos) in enumerate(seq) if _is_global_load(body[pos]) and not tainted[i]]
-    if not any(seq[i][0] > 0 for i in movable):
+        tainted[i] = any(tainted[p] or instrs[p].op is Op.LD for p in raw)
+    movable = [i for i in range(m) if _is_global_load(instrs[i]) and not tainted[i]]
+    if later_copy_needed and not any(seq[i][0] > 0 for i in movable):
         return None                              # nothing of a later copy can move up
+    if not later_copy_needed and len(movable) < 2:
+        return None
     # as ptxas does, every global load of the group goes as early as its dependences allow
     # (a gather right after the load of its index), the rest keeps its order
     slice_ = set()
-    stack = [i for i, (j, pos) in enumerate(seq) if HOIST and _is_global_load(body[pos])]
+    stack = [i for i in range(m) if HOIST and _is_global_load(instrs[i])]
     while stack:                                  # the hoisted loads and what they wait for
         i = stack.pop()
         if i in slice_:
@@ -220,8 +332,7 @@ def _group(blk, b, u, lbf, index, nregs, kept) -> GroupBlock | None:
             if waiting[s] == 0:
                 ready.append(s)
     assert len(order) == m
-    return GroupBlock(b, u, lbf, [seq[i] for i in order], [srcs[i] for i in order], [dsts[i] for i in order],
-                      [names[i] for i in order])
+    return order
 
 
 # ---- the rewritten tables and streams ---------------------------------------------------------
@@ -237,6 +348,9 @@ class Replay:
     slot_mem: np.ndarray        # ... and the original memory slot
     group_slot_ptr: np.ndarray  # per group block (numbered from 0)
     n_slots: np.ndarray         # memory slots per block of ``tab``
+    path_len: np.ndarray        # per original block: the blocks of the path group it starts, or 0
+    path_ptr: np.ndarray        # ... where they are in path_blocks
+    path_blocks: np.ndarray
 
 
 def replay_tables(prog, arch, tab: isa.Tables, sched: Schedule) -> Replay:
@@ -261,14 +375,22 @@ def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
     group_block = np.full(nb, -1, np.int64)
     slot_copy, slot_mem, gptr = [], [], [0]
     n_regs = nregs
+    path_len = np.zeros(nb, np.int64)
+    path_ptr = np.zeros(nb, np.int64)
+    path_blocks = []
     for g in sched.groups:
-        unroll[g.block] = g.unroll
+        if g.path:
+            path_len[g.block] = len(g.path)
+            path_ptr[g.block] = len(path_blocks)
+            path_blocks.extend(g.path)
+        else:
+            unroll[g.block] = g.unroll
         group_block[g.block] = len(first)
         first.append(len(origin))
         length.append(len(g.order))
         slot = 0
         for (j, pos), writes, name in zip(g.order, g.dsts, g.names):
-            o = int(tab.block_first[g.block]) + pos
+            o = int(tab.block_first[g.block_of(j)]) + pos
             origin.append(o)
             for k in cols:
                 cols[k].append(getattr(tab, k)[o])
@@ -297,27 +419,46 @@ def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
         ms = new.mem_slot[first[blk]:first[blk] + length[blk]]
         n_slots[blk] = int((ms >= 0).sum())
     return Replay(new, np.array(origin, np.int64), n_regs, unroll, group_block, np.array(slot_copy, np.int64),
-                  np.array(slot_mem, np.int64), np.array(gptr, np.int64), n_slots)
+                  np.array(slot_mem, np.int64), np.array(gptr, np.int64), n_slots, path_len, path_ptr,
+                  np.array(path_blocks + [0], np.int64))
 
 
 def regroup(rep: Replay, ptr, e_step, e_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same):
     """The warps' streams with every U consecutive iterations of a grouped loop as one entry
     of its group block: (ptr, entry_step, entry_k, step_block, step_nrun, step_ev, ev_n,
     ev_ptr, ev_same), one step per entry."""
-    counts = _count(rep.unroll, rep.n_slots, rep.group_block, ptr, e_step, step_block)
-    return _fill(rep.unroll, rep.n_slots, rep.group_block, rep.slot_copy, rep.slot_mem, rep.group_slot_ptr,
-                 int(rep.unroll.size), ptr, e_step, e_k, step_block, step_nrun, step_ev, ev_n, ev_ptr,
-                 ev_same, counts[0], counts[1])
+    paths = (rep.path_len, rep.path_ptr, rep.path_blocks)
+    counts = _count(rep.unroll, rep.n_slots, rep.group_block, *paths, ptr, e_step, step_block)
+    return _fill(rep.unroll, rep.n_slots, rep.group_block, *paths, rep.slot_copy, rep.slot_mem,
+                 rep.group_slot_ptr, int(rep.unroll.size), ptr, e_step, e_k, step_block, step_nrun, step_ev,
+                 ev_n, ev_ptr, ev_same, counts[0], counts[1])
 
 
 @njit(cache=True, nogil=True)
-def _count(unroll, n_slots, group_block, ptr, e_step, step_block):
+def _runs_path(b, e, end, path_len, path_ptr, path_blocks, e_step, step_block) -> bool:
+    """Do the entries from ``e`` run the whole path group that starts at block ``b``?"""
+    n = path_len[b]
+    if n == 0 or e + n > end:
+        return False
+    for i in range(n):
+        if step_block[e_step[e + i]] != path_blocks[path_ptr[b] + i]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _count(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, ptr, e_step, step_block):
     entries = 0
     events = 0
     for w in range(ptr.size - 1):
         e = ptr[w]
         while e < ptr[w + 1]:
             b = step_block[e_step[e]]
+            if _runs_path(b, e, ptr[w + 1], path_len, path_ptr, path_blocks, e_step, step_block):
+                entries += 1
+                events += n_slots[group_block[b]]
+                e += path_len[b]
+                continue
             u = unroll[b]
             if u < 2:
                 entries += 1
@@ -336,8 +477,8 @@ def _count(unroll, n_slots, group_block, ptr, e_step, step_block):
 
 
 @njit(cache=True, nogil=True)
-def _fill(unroll, n_slots, group_block, slot_copy, slot_mem, gptr, n_orig, ptr, e_step, e_k, step_block,
-          step_nrun, step_ev, ev_n, ev_ptr, ev_same, n_entries, n_events):
+def _fill(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, slot_copy, slot_mem, gptr, n_orig, ptr,
+          e_step, e_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same, n_entries, n_events):
     new_ptr = np.zeros(ptr.size, np.int64)
     s_block = np.empty(n_entries, np.int32)
     s_nrun = np.ones(n_entries, np.int32)
@@ -354,7 +495,10 @@ def _fill(unroll, n_slots, group_block, slot_copy, slot_mem, gptr, n_orig, ptr, 
             b = step_block[e_step[e]]
             u = unroll[b]
             run = 1
-            if u >= 2:
+            if _runs_path(b, e, ptr[w + 1], path_len, path_ptr, path_blocks, e_step, step_block):
+                u = path_len[b]                   # one group of the path's blocks, one entry each
+                run = u
+            elif u >= 2:
                 while e + run < ptr[w + 1] and step_block[e_step[e + run]] == b:
                     run += 1
             groups = run // u if u >= 2 else 0
