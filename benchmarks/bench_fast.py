@@ -5,7 +5,9 @@ For each kernel: simt "cpu" and warp-lang each launch it once on the suite's inp
 first launch includes compiling, with empty kernel caches: the *cold* time), the result is
 checked against the suite's numpy reference, then the best of ``--repeats`` warm launches
 is timed, the two tools' launches alternating so that both see the same load on a shared
-machine. Numba's simulator (which must be enabled before ``numba.cuda`` is imported, so it
+machine. The same warm launches are also timed with the fast engine held to one OS thread
+(warp-lang's CPU backend runs a launch on one), which shows what one core does apart from
+what the machine's other cores add. Numba's simulator (which must be enabled before ``numba.cuda`` is imported, so it
 runs in a child process: this same file with ``--sim-child``) runs a small grid of the
 kernels it has a translation for, and simt runs that same small grid for the ratio.
 
@@ -211,6 +213,7 @@ def bench_case(case, size, repeats: int, warp_module, seed: int) -> dict:
     compare(case, outputs(first_args), expected)
     launches = {"simt": lambda: simt.launch(case.kernel, dim=dim, inputs=s_args, device="cpu",
                                             block_dim=block)}
+    launches["simt1"] = lambda: one_os_thread(launches["simt"])
 
     if warp_module is not None:
         kernel = case.kernel_in(warp_module)
@@ -228,6 +231,17 @@ def bench_case(case, size, repeats: int, warp_module, seed: int) -> dict:
         launches["warp"] = lambda: wlaunch(w_args)
     row.update(alternating_launches(launches, repeats))
     return row
+
+
+def one_os_thread(launch) -> None:
+    """``launch()`` with the fast engine held to the calling thread (as warp-lang's CPU
+    backend runs a launch): what one core does, apart from what the other cores add."""
+    from simt.sim.fast import engine
+    saved, engine._WORKERS = engine._WORKERS, 1
+    try:
+        launch()
+    finally:
+        engine._WORKERS = saved
 
 
 def alternating_launches(launches: dict, repeats: int) -> dict[str, float]:
@@ -393,6 +407,14 @@ def main(argv: list[str] | None = None) -> int:
         listed = ", ".join(f"{name} {x:.2f}x" for name, x in cpu_ratios.items())
         print(f"CPU time per launch, warp-lang/cpu (all cores' work, which other programs' load "
               f"does not change): geometric mean {geomean(list(cpu_ratios.values())):.2f}x ({listed})")
+        one = {r["case"]: r["warp_warm_s"] / r["simt1_warm_s"] for r in rows}
+        spread = {r["case"]: r["simt1_warm_s"] / r["simt_warm_s"] for r in rows}
+        print(f"cpu held to one OS thread, as warp-lang's CPU backend runs a launch (warm threads/s): "
+              f"geometric mean {geomean(list(one.values())):.2f}x warp-lang ("
+              + ", ".join(f"{name} {x:.2f}x" for name, x in one.items()) + ")")
+        print(f"cpu free to use all {os.cpu_count()} CPUs against held to one, same run: geometric "
+              f"mean {geomean(list(spread.values())):.2f}x (the second core's share, given the machine's "
+              f"other load)")
         # warp-lang compiles a whole module (every kernel of the file) at its first launch
         print(f"cold compile, all {len(rows)} kernels: cpu {sum(r['simt_cold_s'] for r in rows):.2f} s "
               f"(one kernel at a time, {max(r['simt_cold_s'] for r in rows):.2f} s at most), "

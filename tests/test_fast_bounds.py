@@ -46,6 +46,28 @@ def gather(x: wp.array(dtype=float), idx: wp.array(dtype=int), out: wp.array(dty
     out[i] = x[idx[i]]
 
 
+@wp.kernel
+def five_loads(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = x[i] + x[i + 1] + x[i + 2] + x[i + 3] + x[i + 4]
+
+
+@wp.kernel
+def five_loads_in_a_loop(x: wp.array(dtype=float), out: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    s = float(0.0)
+    for k in range(n):
+        s += x[i] + x[i + 1] + x[i + 2] + x[i + 3] + x[i + 4]
+    out[i] = s
+
+
+def _copies(source: str) -> tuple[str, str]:
+    """The two copies of the thread loop: for blocks shown in range, and for the others."""
+    head, rest = source.split("\n        if fast:\n")
+    fast, slow = rest.split("\n        else:\n")
+    return fast, slow
+
+
 def test_which_accesses_are_hoisted():
     """Indices built from the thread id are tested once per block; one read from memory
     (any value) keeps its per-access check."""
@@ -55,6 +77,32 @@ def test_which_accesses_are_hoisted():
     source = codegen.generate(gather.compile()).source
     assert source.count("if slow and ix") == 2          # idx[i] and out[i]
     assert source.count("if ix") == 1                   # x[idx[i]]
+
+
+def test_large_straight_line_thread_loop_is_written_twice():
+    """Past a few hoisted accesses LLVM no longer unswitches the thread loop on ``slow``: the
+    code has a copy without those checks and one that makes them all. A thread loop with a
+    loop inside keeps one copy (its time is in the inner loop)."""
+    fast, slow = _copies(codegen.generate(five_loads.compile()).source)
+    assert fast.count("if ix") == 0 and "record_error" not in fast
+    assert slow.count("if ix") == 6          # five loads and the store
+    source = codegen.generate(five_loads_in_a_loop.compile()).source
+    assert "if fast:" not in source and source.count("if slow and ix") == 6
+
+
+def test_both_copies_give_precise_results_and_errors():
+    """A grid whose last block runs past the array takes the checked copy there."""
+    x = np.arange(100, dtype=np.float32)
+    outs = []
+    for device in (FAST, PRECISE):
+        out = simt.array(np.zeros(96, np.float32))
+        simt.launch(five_loads, dim=96, inputs=[simt.array(x), out], device=device, block_dim=32)
+        outs.append(out.numpy())
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], x[:96] + x[1:97] + x[2:98] + x[3:99] + x[4:100])
+    inputs = [x, np.zeros(97, np.float32)]
+    fast, precise = (_error(five_loads, 97, inputs, d, block_dim=32) for d in (FAST, PRECISE))
+    assert str(fast) == str(precise)
 
 
 @pytest.mark.parametrize("shift, dim", [(1, 256), (-1, 256), (0, 257), (200, 256)],

@@ -8,9 +8,10 @@ computes the interval each such index lies in (exact interval arithmetic in int6
 only where no step leaves its type's range, i.e. no thread's value wraps) and tests the
 interval against the array's extent. Where every such test passes the block is ``fast``:
 those accesses skip their checks, and guards that end a thread (``if i >= n: return``)
-that no thread of the block takes are skipped too. LLVM unswitches the thread loop on the
-flag, and the unchecked copy has no early exit. Otherwise the block runs with every check,
-so a failing access reports exactly what it did before.
+that no thread of the block takes are skipped too. The thread loop is unswitched on the
+flag, by LLVM where it is small and by writing it twice where it is large
+(codegen._unswitch), and the unchecked copy has no early exit. Otherwise the block runs
+with every check, so a failing access reports exactly what it did before.
 
 Soundness: an interval covers every value a register holds at any time in the block. A
 register gets one from its definition only if it is written by exactly one instruction and

@@ -114,6 +114,10 @@ class OpWriter:
         self.log_keys = False       # rows carry the thread's key (threads run in rounds)
         # accesses whose index the block's prologue showed in bounds when ``slow`` is False
         self.hoisted: set[int] = set()
+        # how those accesses read: None, test ``slow`` at each; True, the copy of the thread
+        # loop that only runs where ``slow`` is False (no test); False, the copy for where
+        # it is True (test the index)
+        self.unchecked: bool | None = None
         self.pointers = None        # pointers.PointerCode, for functions with byte addresses
 
     def index_name(self, ins: Instr) -> str:
@@ -270,7 +274,10 @@ class OpWriter:
         limit = extent if width == 1 else f"{extent} - {width - 1}"
         ix = self.index_name(ins)
         index = self.val(ins.srcs[0])
-        when = "slow and " if id(ins) in self.hoisted else ""
+        hoisted = id(ins) in self.hoisted
+        if hoisted and self.unchecked:       # shown in bounds for the whole block
+            return [f"{ix} = np.uint64({index})"]
+        when = "slow and " if hoisted and self.unchecked is None else ""
         if width == 1:
             # as uint64: one compare (a negative index wraps to a huge one), and numba skips
             # its negative-index wraparound; the error record reads it back as int64
@@ -284,21 +291,29 @@ class OpWriter:
                 f"if {when}({ix} < 0 or {ix} >= {limit}):",
                 *("    " + x for x in self.fail(ERR_OOB, ins, ix))]
 
+    def _element(self, ins: Instr, k: int) -> str:
+        """The index of a wide access's ``k``-th scalar (an unchecked index is uint64: so is
+        the offset, as numba types uint64 + int64 as float64)."""
+        ix = self.index_name(ins)
+        if not k:
+            return ix
+        if self.unchecked and id(ins) in self.hoisted:
+            return f"{ix} + np.uint64({k})"
+        return f"{ix} + {k}"
+
     def load(self, ins: Instr) -> list[str]:
         arr, _ = self.memory(ins.arg)
         lines = self._index(ins, len(ins.dsts))
-        ix = self.index_name(ins)
         for k, d in enumerate(ins.dsts):
-            lines.append(f"{reg_name(d)} = {arr}[{ix}{f' + {k}' if k else ''}]")
+            lines.append(f"{reg_name(d)} = {arr}[{self._element(ins, k)}]")
         return lines
 
     def store(self, ins: Instr) -> list[str]:
         arr, _ = self.memory(ins.arg)
         values = ins.srcs[1:]
         lines = self._index(ins, len(values))
-        ix = self.index_name(ins)
         for k, v in enumerate(values):
-            lines.append(f"{arr}[{ix}{f' + {k}' if k else ''}] = {self.val(v)}")
+            lines.append(f"{arr}[{self._element(ins, k)}] = {self.val(v)}")
         return lines
 
     def atomic(self, ins: Instr) -> list[str]:
