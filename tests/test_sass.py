@@ -266,3 +266,46 @@ def test_loads_under_bounds_checks_issue_together_as_ptxas_predicates_them():
     assert off["paths"] == []
     assert abs(checked / unchecked - 1) < 0.1
     assert in_order > 1.2 * unchecked
+
+
+ROWS_CU = r"""
+extern "C" __global__ void row_sums(const float* a, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.0f;
+    for (int k = 0; k < n; ++k) s += a[(long long)i * n + k];
+    out[i] = s;
+}
+extern "C" __global__ void other(float* x) { x[threadIdx.x] = 1.0f; }
+"""
+
+
+def test_imported_kernels_replay_the_sass_of_their_own_ptx():
+    """An imported kernel's timing reads ptxas's SASS of the PTX it was imported from (the
+    code the GPU runs), not of simt's PTX of its MIR: nvcc's row-sum loop is unrolled there
+    and several loads are in flight, which the program-order replay does not have."""
+    import numpy as np
+    import shutil
+    from simt.gpu.sass import only_entry
+    if shutil.which("nvcc") is None:
+        pytest.skip("needs nvcc")
+    k = wp.from_cuda(ROWS_CU, "row_sums")
+    text = k.module.text
+    alone = only_entry(text, k.entry.name)
+    assert ".entry row_sums" in alone and ".entry other" in text and ".entry other" not in alone
+    n = 256
+    a = np.random.default_rng(2).random((64, n), dtype=np.float32)
+
+    def launch(sass_order):
+        wp.set_module_options({"timing_sass": sass_order})
+        try:
+            out = wp.zeros(64)
+            r = wp.launch(k, grid=(1,), block=(64,), inputs=[wp.array(a), out, n], device="cpu:precise")
+        finally:
+            wp.set_module_options({"timing_sass": True})
+        np.testing.assert_allclose(out.numpy(), a.sum(axis=1), rtol=1e-4)
+        return r.cycles, r.details["timing_schedule"]
+
+    program, off = launch(False)
+    replayed, on = launch(True)
+    assert on["replay"] == "sass" and on["loops"][0]["unroll"] >= 2
+    assert replayed < 0.7 * program

@@ -273,13 +273,42 @@ def loop_summaries(df, fn=None) -> list[dict]:
     return out
 
 
+_ENTRY = re.compile(r"^[ \t]*(?:\.visible[ \t]+|\.weak[ \t]+)?\.entry[ \t]+([\w$.]+)", re.M)
+
+
+def only_entry(text: str, name: str) -> str:
+    """A PTX module with every kernel but ``name`` taken out (its functions, variables and
+    header kept), so that the SASS disassembled is that kernel's alone."""
+    out, at = [], 0
+    for m in _ENTRY.finditer(text):
+        if m.group(1) == name or m.start() < at:
+            continue
+        open_ = text.find("{", text.find(")", m.end()))
+        if open_ < 0:
+            break
+        depth, k = 0, open_
+        while k < len(text):
+            depth += {"{": 1, "}": -1}.get(text[k], 0)
+            if depth == 0:
+                break
+            k += 1
+        out.append(text[at:m.start()])
+        at = k + 1
+    out.append(text[at:])
+    return "".join(out)
+
+
 def sass_of_function(fn, arch: str = "sm_90"):
     """The SASS table of a compiled MIR function (cached on it per architecture)."""
     cache = fn.__dict__.setdefault("_sass_cache", {})
     if arch in cache:
         return cache[arch].copy()
-    from .ptx import emit
-    ptx_text = emit(fn, arch, lineinfo=True)[0]
+    source = fn.__dict__.get("source_ptx")          # an imported kernel: the PTX it came from
+    if source is not None:
+        ptx_text = only_entry(*source)
+    else:
+        from .ptx import emit
+        ptx_text = emit(fn, arch, lineinfo=True)[0]
     cubin, info = assemble_cubin(ptx_text, arch)
     tool, text = disassemble(cubin)
     df = parse(text)

@@ -52,6 +52,8 @@ class ImportedKernel:
         if fn is None:
             fn = self._compiled[key] = lower(self.module, self._sized_entry(shared_bytes), self.key,
                                              pointer_params)
+            # the SASS the GPU runs is ptxas's of this PTX: the timing model's replay reads it
+            fn.__dict__["source_ptx"] = (self.module.text, self.entry.name)
         return fn
 
     dynamic_shared_bytes: int | None = None     # set by front ends that know it (Triton)
@@ -349,9 +351,7 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
     cfg = LaunchConfig(dim=dims, block=tuple(cuda_block), grid=tuple(cuda_grid), sig=sig, arch=arch,
                        max_steps=steps, timing=bool(opts.get("timing", True)),
                        timing_sample=bool(opts.get("timing_sample", True)),
-                       # the SASS replay compiles the MIR with simt's PTX backend, which does
-                       # not emit byte-addressed memory yet: program order
-                       timing_sass=False, progress=bool(opts.get("progress")),
+                       timing_sass=bool(opts.get("timing_sass", True)), progress=bool(opts.get("progress")),
                        checks=check_plan.checks)
     metrics = run_on_device(dev, run_engine, kernel, fn, cfg, args, trace, trace_options, opts)
     result = LaunchResult(kernel.key, str(dev), dict(metrics), getattr(metrics, "details", {}))

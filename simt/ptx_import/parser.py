@@ -113,6 +113,7 @@ class Module:
     shared: list[SharedVar] = field(default_factory=list)     # module-level .shared variables
     funcs: dict[str, Entry] = field(default_factory=dict)     # .func definitions, inlined at calls
     path: str = "<ptx>"
+    text: str = ""                                            # the PTX as given (ptxas reads it for timing)
 
 
 def ptx_error(module_path: str, line: int, message: str) -> CompileError:
@@ -131,7 +132,7 @@ def parse(text: str, path: str = "<ptx>") -> Module:
     """Read a PTX module; the statements of each ``.entry``, with line numbers."""
     text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     lines = text.split("\n")
-    mod = Module(path=path)
+    mod = Module(path=path, text=text)
     i = 0
     while i < len(lines):
         raw = lines[i].strip()
