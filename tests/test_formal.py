@@ -198,3 +198,15 @@ def test_nd_block_counterexample_and_errors():
         simt.verify(transpose_tile, dim=(64, 64), block_dim=(64, 64))
     with pytest.raises(simt.SimtError, match="n-D blocks"):
         simt.to_c(transpose_tile, block_dim=(16, 16))
+
+
+def test_a_bug_too_big_to_replay_is_explained():
+    """vec4_tail's guard i * 4 + 3 < n wraps past 2**29 threads (int32, as on the GPU): too big
+    a launch to replay, so unknown, with the size and the assumption that rules it out."""
+    from formal_corpus.kernels import vec4_tail, NSIZED
+    report = simt.verify(vec4_tail, block_dim=64, assume=NSIZED, checks="bounds")
+    assert report.verdict("bounds") == "unknown"
+    detail = report.verdicts.detail.iloc[0]
+    assert "too big to replay" in detail and "wrap" in detail and '"dim[0] < 2**29"' in detail
+    assert simt.verify(vec4_tail, block_dim=64, assume=NSIZED + ("dim[0] < 2**29",),
+                       checks="bounds").verdict("bounds") == "safe"

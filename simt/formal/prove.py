@@ -133,8 +133,7 @@ class Prover:
             return Finding(check, "unknown", line, array, "the solver ran out of time")
         cex = self.counterexample(model, check, array, line, threads, "abstract" if exact else "bounded")
         if cex is None:
-            return Finding(check, "unknown", line, array,
-                           "a possible bug needs a launch too big to replay")
+            return Finding(check, "unknown", line, array, self.too_big(model))
         try:
             reproduced = cex.reproduces()
             if not reproduced and check == "race":
@@ -149,6 +148,18 @@ class Prover:
             return Finding(check, "unknown", line, array,
                            f"a possible bug that did not reproduce on cpu:precise ({cex})")
         return Finding(check, "unsafe", line, array, str(cex), cex)
+
+    def too_big(self, model) -> str:
+        """Why a possible bug stays unknown when its launch is too big to replay, and how to
+        prove the launches below it."""
+        w = self.world
+        dims = [model_int(model, d, False) for d in w.dims]
+        shapes = {name: [model_int(model, s, False) for s in shape] for name, shape in w.shapes.items()}
+        log = max(model_int(model, w.total, False), 2).bit_length() - 1
+        bound = f"dim[0] < 2**{log}" if len(dims) == 1 else "a bound on dim"
+        return (f"a possible bug needs a launch too big to replay (dim={dims if len(dims) > 1 else dims[0]}, "
+                f"shapes {shapes}): past about 2**{log} threads int32 index arithmetic can wrap, "
+                f"as it does on the GPU; an assumption such as \"{bound}\" rules such launches out")
 
     def counterexample(self, model, check, array, line, threads, mode) -> Counterexample | None:
         w = self.world
