@@ -27,7 +27,7 @@ QUICK = {"tiles_m", "copy_guarded", "copy_off_by_one", "tree_reduce", "tree_redu
          # bug (the replay's WAW_LANES), one value is not
          "halves_collide", "halves_same_value",
          # n-D blocks, a 3-D dim; a grid-stride loop's races
-         "transpose_tile", "transpose_tile_no_sync", "volume_3d_swapped",
+         "transpose_tile", "transpose_tile_no_sync", "stencil_2d_edge", "volume_3d_swapped",
          "strided_scale", "strided_scale_block_stride"}
 FULL = os.environ.get("SIMT_FORMAL_FULL") == "1"
 
@@ -159,11 +159,13 @@ def test_to_c_compiles(tmp_path):
 
 
 def test_proved_where_the_old_limits_were():
-    """Each proved safe: a transpose through shared memory in 16x16 blocks, a grid-stride
+    """Each proved safe for any launch extents: a transpose through shared memory in 16x16
+    blocks and a 2-D stencil (an n-D array's index as its coordinates), a grid-stride
     loop's races (the residue of the index modulo the stride is each thread's own), lanes
     storing one value to one element."""
-    from formal_corpus.kernels import strided_scale, halves_same_value
-    for kernel, kw in ((transpose_tile, dict(dim=(64, 128), block_dim=(16, 16), assume=TRANSPOSED)),
+    from formal_corpus.kernels import strided_scale, halves_same_value, stencil_2d, GRID2, TILED
+    for kernel, kw in ((transpose_tile, dict(block_dim=(16, 16), assume=TILED + TRANSPOSED)),
+                       (stencil_2d, dict(block_dim=(8, 32), assume=GRID2)),
                        (strided_scale, dict(block_dim=64, assume=("n <= x.shape[0]",))),
                        (halves_same_value, dict(block_dim=64, assume=("dim[0] <= 2 * y.shape[0]",)))):
         report = simt.verify(kernel, **kw)

@@ -15,7 +15,7 @@ import z3
 from ..errors import SimtError
 from ..ir.mir import LaunchSig, Space
 from .report import CHECKS, Counterexample, Finding, VerifyReport, model_int, model_scalar
-from .symexec import Executor, residue_facts
+from .symexec import Executor, coords_in_range, residue_facts
 from .world import World
 
 BOUNDED_ITERATIONS = 3
@@ -198,10 +198,19 @@ class Prover:
             def formula_of(mode, site=site):
                 t1, _, tr, _ = self.run(mode)
                 evs = _group(tr.accesses).get(site, [])
-                bad = [z3.And(e.cond, z3.Not(self.in_bounds(e))) for e in evs]
+                bad = [z3.And(e.cond, z3.Not(self.in_bounds(e)), self.coords_lemma(e)) for e in evs]
                 return z3.Or(*bad) if bad else z3.BoolVal(False), [t1]
             findings.append(self.decide("bounds", mem.name, line, formula_of))
         return findings
+
+    def coords_lemma(self, e):
+        """For an n-D array's access whose index is its coordinates in row-major order: in
+        bounds when every coordinate is within its extent. A theorem of the model (arrays below
+        2**30 scalars, so the int32 index cannot wrap), which spares the solver the product of
+        two unknowns."""
+        if e.coords is None:
+            return z3.BoolVal(True)
+        return z3.Implies(coords_in_range(e.coords, self.world.shapes[e.mem.name]), self.in_bounds(e))
 
     def in_bounds(self, e):
         size = e.bound if e.bound is not None else self.world.size(e.mem)
@@ -253,7 +262,14 @@ class Prover:
         together = z3.And(same_block, same_epoch)
         if e.mem.space is Space.GLOBAL:
             together = z3.Or(z3.Not(same_block), same_epoch)
-        if e.width == f.width == 1:
+        if e.coords is not None and f.coords is not None:
+            # row-major indices within the extents are one index iff one coordinate tuple
+            # (a theorem of the model, like coords_lemma)
+            shape = self.world.shapes[e.mem.name]
+            same = z3.And(*[a == b for a, b in zip(e.coords, f.coords)])
+            overlap = z3.If(z3.And(coords_in_range(e.coords, shape), coords_in_range(f.coords, shape)),
+                            same, e.index == f.index)
+        elif e.width == f.width == 1:
             overlap = e.index == f.index      # an equation the solver can substitute
         else:
             overlap = z3.And(e.index < f.index + f.width, f.index < e.index + e.width)

@@ -41,6 +41,7 @@ class Access:
     key: tuple
     bound: object = None   # CHECK: the extent checked against (64-bit), instead of the array's size
     value: object = None   # a one-scalar plain store: the value stored
+    coords: list = None    # an n-D global array's index as its coordinates (row_major_coords)
 
 
 @dataclass
@@ -455,9 +456,12 @@ class Executor:
         else:
             width = 1
         stored = self.value(env, ins.srcs[1]) if ins.op is Op.ST and width == 1 else None
+        coords = None
+        if mem.shape is None and mem.ndim > 1 and mem.ncomp == 1 and mem.layout == "row_major":
+            coords = row_major_coords(self.value(env, ins.srcs[0]), self.world.shapes[mem.name])
         self.trace.accesses.append(Access(ins, mem, index, width, ins.op is not Op.LD,
                                           ins.op is Op.ATOM, st.cond, st.epoch,
-                                          (id(ins), self.iteration), value=stored))
+                                          (id(ins), self.iteration), value=stored, coords=coords))
         for k, d in enumerate(ins.dsts):
             v = self.fresh(d.type, f"{mem.name}[]")
             env[d.id] = v
@@ -728,3 +732,31 @@ def residue_facts(*traces) -> list:
             if s1.eq(s2) and a1.sort() == a2.sort():
                 facts.append(z3.Implies(a1 == a2, v1 == v2))
     return facts
+
+
+def row_major_coords(index, shape: list):
+    """The coordinates [c0, ..., c(n-1)] of an index computed as the kernel language does for
+    an n-D array, ((c0 * s1 + c1) * s2 + c2)..., with s the array's symbolic extents; None
+    when the term has another form."""
+    coords = []
+    term = index
+    for k in range(len(shape) - 1, 0, -1):
+        if not (z3.is_app_of(term, z3.Z3_OP_BADD) and term.num_args() == 2):
+            return None
+        prod, last = term.arg(0), term.arg(1)
+        if not z3.is_app_of(prod, z3.Z3_OP_BMUL):
+            prod, last = last, prod
+        if not (z3.is_app_of(prod, z3.Z3_OP_BMUL) and prod.num_args() == 2):
+            return None
+        if prod.arg(1).eq(shape[k]):
+            term = prod.arg(0)
+        elif prod.arg(0).eq(shape[k]):
+            term = prod.arg(1)
+        else:
+            return None
+        coords.insert(0, last)
+    return [term] + coords
+
+
+def coords_in_range(coords, shape):
+    return z3.And(*[z3.And(c >= 0, c < s) for c, s in zip(coords, shape)])

@@ -724,6 +724,7 @@ SIZED = ("dim[0] <= x.shape[0]", "dim[0] <= y.shape[0]")
 NSIZED = ("n <= x.shape[0]", "n <= y.shape[0]")
 BLOCKS = ("out.shape[0] * 64 >= dim[0]", "dim[0] <= x.shape[0]")
 FB = dict(block_dim=B)
+TILED = ("dim[0] % 16 == 0", "dim[1] % 16 == 0")
 TRANSPOSED = ("a.shape[0] == dim[0]", "a.shape[1] == dim[1]", "b.shape[0] == dim[1]", "b.shape[1] == dim[0]")
 GRID2 = ("x.shape[0] == dim[0]", "x.shape[1] == dim[1]", "y.shape[0] == dim[0]", "y.shape[1] == dim[1]")
 VOLUME = tuple(f"{a}.shape[{k}] == dim[{k}]" for a in "xy" for k in range(3))
@@ -766,11 +767,12 @@ PAIRS = [
     (tiles_m, tiles_m_bad, dict(FB, assume=("m * 64 <= x.shape[0]", "dim[0] <= y.shape[0]")), "race"),
     (tiles_m, tiles_div, dict(FB, assume=("m * 64 + 64 <= x.shape[0]", "dim[0] <= y.shape[0]")), "barrier"),
     (tiles_m, tiles_partial, dict(FB, assume=("m * 64 <= x.shape[0]", "dim[0] <= y.shape[0]")), "barrier"),
-    # n-D blocks (CUDA's block=(by, bx)) and Warp's n-D dim; fixed launch extents keep the
-    # index products linear (symbolic 2-D extents multiply two unknowns)
-    (transpose_tile, transpose_tile_no_sync, dict(dim=(64, 128), block_dim=(16, 16), assume=TRANSPOSED), "race"),
-    (stencil_2d, stencil_2d_edge, dict(dim=(48, 100), block_dim=(8, 32), assume=GRID2), "bounds"),
-    (stencil_2d, stencil_2d_in_place, dict(dim=(48, 100), block_dim=(8, 32), assume=GRID2), "race"),
+    # n-D blocks (CUDA's block=(by, bx)), any launch extents
+    (transpose_tile, transpose_tile_no_sync, dict(block_dim=(16, 16), assume=TILED + TRANSPOSED), "race"),
+    (stencil_2d, stencil_2d_edge, dict(block_dim=(8, 32), assume=GRID2), "bounds"),
+    (stencil_2d, stencil_2d_in_place, dict(block_dim=(8, 32), assume=GRID2), "race"),
+    # a fixed launch: the swapped mutant's bug (coordinates past their extents) is found only
+    # when the extents are constants (with symbolic ones it multiplies unknowns: unknown)
     (volume_3d, volume_3d_swapped, dict(dim=(6, 10, 12), block_dim=(2, 4, 8), assume=VOLUME), "bounds"),
 ]
 
@@ -779,7 +781,6 @@ SINGLES = [
     (scale_any_block, dict(assume=("n <= x.shape[0]",), checks=("bounds", "barrier"))),
     (block_max, dict(FB, assume=("dim[0] <= x.shape[0]", "out.shape[0] * 64 >= dim[0]"))),
     (countdown, dict(FB, assume=("0 <= n", "n <= x.shape[0]"))),   # n < 0 wraps n - 1: a bug
-    (stencil_2d, dict(dim=(48, 100), block_dim=64, assume=GRID2)),  # Warp's mapping of a 2-D dim
     # lanes of a warp storing one value to one element: not a race
     (halves_same_value, dict(FB, assume=("dim[0] <= 2 * y.shape[0]",))),
 ]
