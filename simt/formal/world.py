@@ -164,6 +164,12 @@ class ThreadIds:
             tid = tid * world.blocks[k] + self.tids[k]
             ctaid = ctaid * world.grids[k] + self.ctaids[k]
         self.tid, self.ctaid = tid, ctaid
+        if world.block_shape is None and len(world.dims) > 1:
+            # Warp's mapping of an n-D dim: threads past the flattened extent exit first thing
+            # (and an empty extent launches none); saying so spares the solver dividing the
+            # linear index by a zero extent
+            linear = z3.ZeroExt(32, ctaid) * z3.ZeroExt(32, world.block) + z3.ZeroExt(32, tid)
+            self.valid = z3.And(self.valid, z3.ULT(linear, world.total))
         zero, one = z3.BitVecVal(0, 32), z3.BitVecVal(1, 32)
         pad = lambda xs, fill: list(xs) + [fill] * (3 - len(xs))   # noqa: E731
         tids, ctaids = pad(self.tids, zero), pad(self.ctaids, zero)
