@@ -457,7 +457,7 @@ class Executor:
             width = 1
         stored = self.value(env, ins.srcs[1]) if ins.op is Op.ST and width == 1 else None
         coords = None
-        if mem.shape is None and mem.ndim > 1 and mem.ncomp == 1 and mem.layout == "row_major":
+        if mem.shape is None and mem.ndim > 1 and mem.ncomp == 1 and width == 1 and mem.layout == "row_major":
             coords = row_major_coords(self.value(env, ins.srcs[0]), self.world.shapes[mem.name])
         self.trace.accesses.append(Access(ins, mem, index, width, ins.op is not Op.LD,
                                           ins.op is Op.ATOM, st.cond, st.epoch,
@@ -715,7 +715,6 @@ def loop_steps(ex: Executor, loop: Loop, regs: list[Reg]):
                     if ins.op is Op.ADD:
                         adds.add((ins.dst.id, id(other)))
     return steps, adds
-
 
 
 def residue_facts(*traces) -> list:
