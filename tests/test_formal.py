@@ -1,7 +1,7 @@
 """simt.verify: verdicts on a corpus of correct kernels and seeded-bug mutants, every
 counterexample replayed on cpu:precise; the CLI; the C harness for CBMC.
 
-The full corpus (68 kernels, a few minutes) runs with SIMT_FORMAL_FULL=1; by default a quick
+The full corpus (78 kernels, a few minutes) runs with SIMT_FORMAL_FULL=1; by default a quick
 subset that covers bounds, races, barriers and both kinds of loop.
 """
 import os
@@ -17,14 +17,18 @@ pytest.importorskip("z3")
 import simt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
-from formal_corpus.kernels import PAIRS, SINGLES, countdown, tree_reduce, saxpy  # noqa: E402
+from formal_corpus.kernels import (PAIRS, SINGLES, countdown, tree_reduce, saxpy,  # noqa: E402
+                                   transpose_tile, TRANSPOSED)
 
-# A mutant whose race the sanitizer does not report (two lanes of one warp writing one slot in
-# one instruction): the verifier must say "unknown" (never "unsafe" without a replay that shows it).
-NOT_REPLAYABLE = {"halves_collide"}
 QUICK = {"tiles_m", "copy_guarded", "copy_off_by_one", "tree_reduce", "tree_reduce_no_sync",
          "tree_reduce_divergent_sync", "histogram_unguarded", "thread_dependent_sync",
-         "sum_rows", "sum_rows_inclusive", "gather_unchecked", "per_block_same_slot"}
+         "sum_rows", "sum_rows_inclusive", "gather_unchecked", "per_block_same_slot",
+         # lanes of a warp storing to one element in one instruction: different values are a
+         # bug (the replay's WAW_LANES), one value is not
+         "halves_collide", "halves_same_value",
+         # n-D blocks, a 3-D dim; a grid-stride loop's races
+         "transpose_tile", "transpose_tile_no_sync", "stencil_2d_edge", "volume_3d_swapped",
+         "strided_scale", "strided_scale_block_stride"}
 FULL = os.environ.get("SIMT_FORMAL_FULL") == "1"
 
 
@@ -58,8 +62,6 @@ def test_corpus_verdict(kernel, kw, broken):
             assert cex is not None and cex.reproduces(), (check, cex)
     if broken is None:
         assert "unsafe" not in verdicts.values(), report
-    elif kernel.key in NOT_REPLAYABLE:
-        assert verdicts[broken] == "unknown", report
     else:
         assert verdicts[broken] == "unsafe", report
         replay = report.counterexample(broken).replay()
@@ -154,3 +156,59 @@ def test_to_c_compiles(tmp_path):
         assert "__CPROVER_assert" in path.read_text()
     with pytest.raises(simt.SimtError, match="harness"):
         simt.to_c(saxpy, harness="klee")
+
+
+def test_proved_where_the_old_limits_were():
+    """Each proved safe for any launch extents: a transpose through shared memory in 16x16
+    blocks and a 2-D stencil (an n-D array's index as its coordinates), a grid-stride
+    loop's races (the residue of the index modulo the stride is each thread's own), lanes
+    storing one value to one element."""
+    from formal_corpus.kernels import strided_scale, halves_same_value, stencil_2d, GRID2, TILED
+    for kernel, kw in ((transpose_tile, dict(block_dim=(16, 16), assume=TILED + TRANSPOSED)),
+                       (stencil_2d, dict(block_dim=(8, 32), assume=GRID2)),
+                       (strided_scale, dict(block_dim=64, assume=("n <= x.shape[0]",))),
+                       (halves_same_value, dict(block_dim=64, assume=("dim[0] <= 2 * y.shape[0]",)))):
+        report = simt.verify(kernel, **kw)
+        assert all(report.verdict(c) == "safe" for c in report.checks), report
+
+
+def test_same_slot_counterexample_replays_as_a_lane_conflict():
+    from formal_corpus.kernels import halves_collide
+    report = simt.verify(halves_collide, block_dim=64, checks="race",
+                         assume=("dim[0] <= x.shape[0]", "dim[0] <= 2 * y.shape[0]"))
+    cex = report.counterexample("race")
+    assert report.verdict("race") == "unsafe"
+    (b1, t1), (b2, t2) = cex.threads
+    assert b1 == b2 and t1 // 32 == t2 // 32 and t1 // 2 == t2 // 2      # two lanes, one slot
+    hazards = cex.replay()
+    assert "WAW_LANES" in set(hazards.kind)
+
+
+def test_nd_block_counterexample_and_errors():
+    from formal_corpus.kernels import transpose_tile_no_sync
+    report = simt.verify(transpose_tile_no_sync, dim=(32, 48), block_dim=(16, 16), checks="race",
+                         assume=TRANSPOSED)
+    cex = report.counterexample("race")
+    assert report.verdict("race") == "unsafe" and cex.block_dim == (16, 16)
+    (blk1, th1), (blk2, th2) = cex.threads          # (y, x) coordinates, as thread_idx() gives
+    assert blk1 == blk2 and th1 == th2[::-1] and th1 != th2   # a thread and its transpose
+    with pytest.raises(simt.SimtError, match="give block_dim as a tuple of 2 ints"):
+        simt.verify(transpose_tile, dim=(64, 64), block_dim=256)
+    with pytest.raises(simt.SimtError, match="has 2 dimensions but dim"):
+        simt.verify(transpose_tile, dim=(64, 64, 2), block_dim=(16, 16))
+    with pytest.raises(simt.SimtError, match="over the limit"):
+        simt.verify(transpose_tile, dim=(64, 64), block_dim=(64, 64))
+    with pytest.raises(simt.SimtError, match="n-D blocks"):
+        simt.to_c(transpose_tile, block_dim=(16, 16))
+
+
+def test_a_bug_too_big_to_replay_is_explained():
+    """vec4_tail's guard i * 4 + 3 < n wraps past 2**29 threads (int32, as on the GPU): too big
+    a launch to replay, so unknown, with the size and the assumption that rules it out."""
+    from formal_corpus.kernels import vec4_tail, NSIZED
+    report = simt.verify(vec4_tail, block_dim=64, assume=NSIZED, checks="bounds")
+    assert report.verdict("bounds") == "unknown"
+    detail = report.verdicts.detail.iloc[0]
+    assert "too big to replay" in detail and "wrap" in detail and '"dim[0] < 2**29"' in detail
+    assert simt.verify(vec4_tail, block_dim=64, assume=NSIZED + ("dim[0] < 2**29",),
+                       checks="bounds").verdict("bounds") == "safe"

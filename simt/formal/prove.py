@@ -15,7 +15,7 @@ import z3
 from ..errors import SimtError
 from ..ir.mir import LaunchSig, Space
 from .report import CHECKS, Counterexample, Finding, VerifyReport, model_int, model_scalar
-from .symexec import Executor
+from .symexec import Executor, coords_in_range, residue_facts
 from .world import World
 
 BOUNDED_ITERATIONS = 3
@@ -82,7 +82,7 @@ class Prover:
 
     def smallness(self, threads, extent, scalar):
         w = self.world
-        out = [z3.ULE(w.total, threads), z3.ULE(z3.ZeroExt(32, w.grid) * z3.ZeroExt(32, w.block), threads + 1024)]
+        out = [z3.ULE(w.total, threads), z3.ULE(w.launched, threads + 1024)]
         for shape in w.shapes.values():
             out += [z3.ULE(s, extent) for s in shape]
         for name, term in w.scalars.items():
@@ -133,8 +133,7 @@ class Prover:
             return Finding(check, "unknown", line, array, "the solver ran out of time")
         cex = self.counterexample(model, check, array, line, threads, "abstract" if exact else "bounded")
         if cex is None:
-            return Finding(check, "unknown", line, array,
-                           "a possible bug needs a launch too big to replay")
+            return Finding(check, "unknown", line, array, self.too_big(model))
         try:
             reproduced = cex.reproduces()
             if not reproduced and check == "race":
@@ -150,10 +149,22 @@ class Prover:
                            f"a possible bug that did not reproduce on cpu:precise ({cex})")
         return Finding(check, "unsafe", line, array, str(cex), cex)
 
+    def too_big(self, model) -> str:
+        """Why a possible bug stays unknown when its launch is too big to replay, and how to
+        prove the launches below it."""
+        w = self.world
+        dims = [model_int(model, d, False) for d in w.dims]
+        shapes = {name: [model_int(model, s, False) for s in shape] for name, shape in w.shapes.items()}
+        log = max(model_int(model, w.total, False), 2).bit_length() - 1
+        bound = f"dim[0] < 2**{log}" if len(dims) == 1 else "a bound on dim"
+        return (f"a possible bug needs a launch too big to replay (dim={dims if len(dims) > 1 else dims[0]}, "
+                f"shapes {shapes}): past about 2**{log} threads int32 index arithmetic can wrap, "
+                f"as it does on the GPU; an assumption such as \"{bound}\" rules such launches out")
+
     def counterexample(self, model, check, array, line, threads, mode) -> Counterexample | None:
         w = self.world
         dims = tuple(model_int(model, d, False) for d in w.dims)
-        block = model_int(model, w.block, False)
+        block = w.block_shape if w.block_shape is not None else model_int(model, w.block, False)
         if any(d > (1 << 16) for d in dims) or sum(1 for _ in dims) == 0:
             return None
         shapes = {name: [model_int(model, s, False) for s in shape] for name, shape in w.shapes.items()}
@@ -170,7 +181,7 @@ class Prover:
                 if ld.mem.space is Space.GLOBAL and z3.is_true(model.eval(ld.cond, model_completion=True)):
                     loads.append((ld.mem.name, model_int(model, ld.index, True),
                                   model_scalar(model, ld.value, ld.type)))
-        ids = [(model_int(model, t.ctaid, False), model_int(model, t.tid, False)) for t in threads]
+        ids = [t.ids(model) for t in threads]
         dim = dims[0] if len(dims) == 1 else dims
         return Counterexample(self.kernel, check, array, dim, block, scalars, shapes, loads, ids, line)
 
@@ -187,10 +198,19 @@ class Prover:
             def formula_of(mode, site=site):
                 t1, _, tr, _ = self.run(mode)
                 evs = _group(tr.accesses).get(site, [])
-                bad = [z3.And(e.cond, z3.Not(self.in_bounds(e))) for e in evs]
+                bad = [z3.And(e.cond, z3.Not(self.in_bounds(e)), self.coords_lemma(e)) for e in evs]
                 return z3.Or(*bad) if bad else z3.BoolVal(False), [t1]
             findings.append(self.decide("bounds", mem.name, line, formula_of))
         return findings
+
+    def coords_lemma(self, e):
+        """For an n-D array's access whose index is its coordinates in row-major order: in
+        bounds when every coordinate is within its extent. A theorem of the model (arrays below
+        2**30 scalars, so the int32 index cannot wrap), which spares the solver the product of
+        two unknowns."""
+        if e.coords is None:
+            return z3.BoolVal(True)
+        return z3.Implies(coords_in_range(e.coords, self.world.shapes[e.mem.name]), self.in_bounds(e))
 
     def in_bounds(self, e):
         size = e.bound if e.bound is not None else self.world.size(e.mem)
@@ -224,7 +244,9 @@ class Prover:
                         c = self.race_pair(e, f, t1, t2)
                         if c is not None:
                             pairs.append(c)
-                return z3.Or(*pairs) if pairs else z3.BoolVal(False), [t1, t2]
+                if not pairs:
+                    return z3.BoolVal(False), [t1, t2]
+                return z3.And(z3.Or(*pairs), *residue_facts(a, b)), [t1, t2]
             first_write = next(e for e in events if e.write)
             line = first_write.site.loc.line if first_write.site.loc else None
             findings.append(self.decide("race", name, line, formula_of))
@@ -233,16 +255,31 @@ class Prover:
     def race_pair(self, e, f, t1, t2):
         if not (e.write or f.write) or (e.atomic and f.atomic):
             return None
-        same_block = t1.ctaid == t2.ctaid
+        same_block = t1.same_block(t2)
         same_epoch = e.epoch == f.epoch
         if z3.is_false(z3.simplify(same_epoch)) and e.mem.space is not Space.GLOBAL:
             return None
         together = z3.And(same_block, same_epoch)
         if e.mem.space is Space.GLOBAL:
             together = z3.Or(z3.Not(same_block), same_epoch)
-        overlap = z3.And(e.index < f.index + f.width, f.index < e.index + e.width)
-        distinct = z3.Or(t1.tid != t2.tid, t1.ctaid != t2.ctaid)
-        return z3.And(e.cond, f.cond, distinct, together, overlap)
+        if e.coords is not None and f.coords is not None:
+            # row-major indices within the extents are one index iff one coordinate tuple
+            # (a theorem of the model, like coords_lemma)
+            shape = self.world.shapes[e.mem.name]
+            same = z3.And(*[a == b for a, b in zip(e.coords, f.coords)])
+            overlap = z3.If(z3.And(coords_in_range(e.coords, shape), coords_in_range(f.coords, shape)),
+                            same, e.index == f.index)
+        elif e.width == f.width == 1:
+            overlap = e.index == f.index      # an equation the solver can substitute
+        else:
+            overlap = z3.And(e.index < f.index + f.width, f.index < e.index + e.width)
+        distinct = z3.Not(t1.same_thread(t2))
+        differ = z3.BoolVal(True)
+        if e.value is not None and f.value is not None and e.value.sort() == f.value.sort():
+            # two plain stores of one value are benign (the sanitizer's rule, and the GPU's:
+            # whichever lands, the word holds that value)
+            differ = e.value != f.value
+        return z3.And(e.cond, f.cond, distinct, together, overlap, differ)
 
     def barriers(self) -> list[Finding]:
         _, _, tr1, _ = self.run("abstract")
@@ -266,7 +303,7 @@ class Prover:
                     else:
                         f = theirs.get(e.key)
                     other = z3.And(z3.Not(f.cond), z3.Not(f.exited)) if f is not None else z3.BoolVal(True)
-                    bad.append(z3.And(e.cond, other, t2.valid, t1.ctaid == t2.ctaid))
+                    bad.append(z3.And(e.cond, other, t2.valid, t1.same_block(t2)))
                 return z3.Or(*bad) if bad else z3.BoolVal(False), [t1, t2]
             findings.append(self.decide("barrier", "", line, formula_of))
         return findings
@@ -298,6 +335,8 @@ def verify(kernel, dim=None, block_dim=None, assume=(), checks=CHECKS, timeout: 
     """Prove a kernel free of out-of-bounds accesses, data races and divergent barriers for
     every input (see README.md, 'Proving kernels safe')."""
     from ..kernel import Kernel
+    from ..launch import launch_geometry
+    from ..errors import LaunchError
     from ..arch import load_arch
     from ..options import DEFAULTS
     start = time.monotonic()
@@ -314,9 +353,14 @@ def verify(kernel, dim=None, block_dim=None, assume=(), checks=CHECKS, timeout: 
             raise SimtError(f"simt.verify: unknown check {c!r}; the checks are {', '.join(CHECKS)}")
     if isinstance(assume, str):
         assume = (assume,)
-    if block_dim is not None and not isinstance(block_dim, int):
-        raise SimtError("simt.verify takes an int block_dim (Warp's mapping) or None; n-d blocks "
-                        "are not supported by simt.verify yet")
+    if isinstance(block_dim, list):
+        block_dim = tuple(block_dim)
+    if isinstance(block_dim, tuple) and len(block_dim) == 1:
+        block_dim = block_dim[0]
+    if not (block_dim is None or _is_int(block_dim) or
+            (isinstance(block_dim, tuple) and all(_is_int(b) for b in block_dim))):
+        raise SimtError(f"simt.verify: block_dim must be an int (Warp's mapping), a tuple of "
+                        f"ints (an n-D block, one extent per launch dimension) or None, got {block_dim!r}")
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if not all(isinstance(d, int) and d >= 0 for d in dims) or not 1 <= len(dims) <= 4:
@@ -326,13 +370,27 @@ def verify(kernel, dim=None, block_dim=None, assume=(), checks=CHECKS, timeout: 
     if kernel.is_generic:
         raise SimtError(f"simt.verify: kernel '{kernel.key}' is generic (Any parameters); "
                         f"simt.verify needs concrete parameter types")
-    ndim = len(dims) if dims else max(1, kernel.index_dims[0])
-    if kernel.index_dims[1] > 1:
-        raise SimtError(f"simt.verify: kernel '{kernel.key}' uses n-d thread_idx()/block_idx(); "
-                        f"simt.verify supports 1-d blocks only")
-    fn = kernel.compile(LaunchSig(ndim, 1))
     arch = load_arch(kernel.effective_options().get("arch", DEFAULTS["arch"]))
-    world = World(fn, dims, block_dim, tuple(assume), arch.max_threads_per_block, arch.max_grid_dims[0])
+    if isinstance(block_dim, tuple):
+        ndim = len(block_dim)
+        if dims is not None and len(dims) != ndim:
+            raise SimtError(f"simt.verify: block_dim {block_dim} has {ndim} dimensions but dim "
+                            f"{dims} has {len(dims)}; give one block extent per launch dimension")
+        # the launch's own checks of an n-D block: extents, axes and threads within the limits
+        try:
+            launch_geometry(dims or (0,) * ndim, block_dim, kernel.key, arch)
+        except LaunchError as e:
+            raise SimtError(f"simt.verify: {e}") from None
+        sig = LaunchSig(ndim, ndim)
+    else:
+        ndim = len(dims) if dims else max(1, kernel.index_dims[0])
+        if kernel.index_dims[1] > 1:
+            raise SimtError(f"simt.verify: kernel '{kernel.key}' unpacks thread_idx()/block_idx() "
+                            f"into {kernel.index_dims[1]} values; give block_dim as a tuple of "
+                            f"{kernel.index_dims[1]} ints (an n-D block)")
+        sig = LaunchSig(ndim, 1)
+    fn = kernel.compile(sig)
+    world = World(fn, dims, block_dim, tuple(assume), arch.max_threads_per_block, arch.max_grid_dims)
     prover = Prover(kernel, fn, world, timeout)
     vacuous = prover.check(z3.BoolVal(True)) == "unsat"
     findings: list[Finding] = []
@@ -349,3 +407,7 @@ def verify(kernel, dim=None, block_dim=None, assume=(), checks=CHECKS, timeout: 
                         f.detail = "proved only for launches whose barriers do not diverge, which is not proved"
     return VerifyReport(kernel.key, checks, findings, world.assumptions, vacuous,
                         time.monotonic() - start)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)

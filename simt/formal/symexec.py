@@ -40,6 +40,8 @@ class Access:
     epoch: object
     key: tuple
     bound: object = None   # CHECK: the extent checked against (64-bit), instead of the array's size
+    value: object = None   # a one-scalar plain store: the value stored
+    coords: list = None    # an n-D global array's index as its coordinates (row_major_coords)
 
 
 @dataclass
@@ -70,6 +72,8 @@ class Trace:
     # summarised loops holding barriers: header -> (entry event, whether every thread that
     # enters runs the same iterations through the same barriers)
     barrier_loops: dict = field(default_factory=dict)
+    # facts of summarised grid-stride loops (Residue), true of every run: for race questions
+    residues: list = field(default_factory=list)
 
 
 @dataclass
@@ -255,11 +259,12 @@ class Executor:
 
     def snapshot(self):
         tr = self.trace
-        return (len(tr.accesses), len(tr.barriers), len(tr.loads), self.exited, tr.cut, tr.abstract)
+        return (len(tr.accesses), len(tr.barriers), len(tr.loads), self.exited, tr.cut, tr.abstract,
+                len(tr.residues))
 
     def restore(self, snap):
         tr = self.trace
-        del tr.accesses[snap[0]:], tr.barriers[snap[1]:], tr.loads[snap[2]:]
+        del tr.accesses[snap[0]:], tr.barriers[snap[1]:], tr.loads[snap[2]:], tr.residues[snap[6]:]
         self.exited, tr.cut, tr.abstract = snap[3], snap[4], snap[5]
 
     def run_loop(self, loop: Loop, entry: State):
@@ -326,11 +331,12 @@ class Executor:
                 if not latches:
                     break
                 latch = merge(latches)
-                keep = self.houdini(cands, latch)
+                keep = self.houdini(cands, latch, state.env)
                 if len(keep) == len(cands):
                     break
                 cands = keep
             state = self.havoc(loop, entry, regs, has_barrier, cands)
+            self.trace.residues += [c.facts(state.env, self.fresh) for c in cands if isinstance(c, Residue)]
             _, exits = self.run_region(loop, state)
             return exits
         finally:
@@ -380,12 +386,14 @@ class Executor:
                 return False
         return True
 
-    def houdini(self, cands, state: State):
+    def houdini(self, cands, state: State, before: dict | None = None):
         """The candidates that hold in every model of ``state``: one question for all of them,
         each counterexample model dropping the ones it falsifies; one at a time if the
-        solver cannot answer for all together."""
+        solver cannot answer for all together. ``before``: the registers at the start of the
+        iteration that led to ``state`` (for candidates checked against them: Residue)."""
         while cands:
-            terms = [c(state.env, state.epoch) for c in cands]
+            terms = [c.latch(state.env, state.epoch, before) if before is not None and hasattr(c, "latch")
+                     else c(state.env, state.epoch) for c in cands]
             result, model = self.check(state.cond, z3.Not(z3.And(*terms)), want_model=True)
             if result == "unsat":
                 return cands
@@ -398,12 +406,15 @@ class Executor:
         return cands
 
     def havoc(self, loop, entry: State, regs, has_barrier, cands) -> State:
+        """A state of any iteration: the loop's registers fresh values that satisfy the
+        invariants (but Residue's: its division circuits would slow every question; it goes
+        to the trace, for the race questions that need it)."""
         env = dict(entry.env)
         for r in regs:
             env[r.id] = self.fresh(r.type, f"loop_{r}")
         epoch = z3.BitVec(f"epoch!{next(self.fresh_ids)}@{self.thread.tag}", 32) if has_barrier \
             else entry.epoch
-        inv = [c(env, epoch) for c in cands]
+        inv = [c(env, epoch) for c in cands if not isinstance(c, Residue)]
         return State(z3.And(entry.cond, *inv), env, epoch)
 
     # ---- instructions ----------------------------------------------------------------
@@ -444,9 +455,13 @@ class Executor:
             width = len(ins.srcs) - 1
         else:
             width = 1
+        stored = self.value(env, ins.srcs[1]) if ins.op is Op.ST and width == 1 else None
+        coords = None
+        if mem.shape is None and mem.ndim > 1 and mem.ncomp == 1 and width == 1 and mem.layout == "row_major":
+            coords = row_major_coords(self.value(env, ins.srcs[0]), self.world.shapes[mem.name])
         self.trace.accesses.append(Access(ins, mem, index, width, ins.op is not Op.LD,
                                           ins.op is Op.ATOM, st.cond, st.epoch,
-                                          (id(ins), self.iteration)))
+                                          (id(ins), self.iteration), value=stored, coords=coords))
         for k, d in enumerate(ins.dsts):
             v = self.fresh(d.type, f"{mem.name}[]")
             env[d.id] = v
@@ -599,16 +614,11 @@ def candidates(ex: Executor, loop: Loop, entry: State, regs: list[Reg]):
     equal to the entry value, bounds relative to it and to zero, strides (r - r0 a multiple
     of the step), powers of two, and the comparisons the loop itself makes."""
     out = []
-    steps: dict[int, list] = {}
+    steps, adds = loop_steps(ex, loop, regs)
     compared: dict[int, list] = {}
     modified = {r.id for r in regs}
     for lab in loop.body:
         for ins in ex.blocks[lab].instrs:
-            if ins.op in (Op.ADD, Op.SUB) and ins.dsts and ins.dst.id in (
-                    getattr(ins.srcs[0], "id", None),):
-                other = ins.srcs[1]
-                if not (isinstance(other, Reg) and other.id in modified):
-                    steps.setdefault(ins.dst.id, []).append(other)
             if ins.op in (Op.LT, Op.LE, Op.GT, Op.GE) and ins.srcs[0].type.is_int:
                 a, b = ins.srcs
                 for x, y in ((a, b), (b, a)):
@@ -637,7 +647,9 @@ def candidates(ex: Executor, loop: Loop, entry: State, regs: list[Reg]):
         for s in steps.get(rid, []):
             sv = z3.simplify(ex.value(entry.env, s))
             if not z3.is_bv_value(sv):
-                continue                     # a symbolic modulus is beyond the solver's reach
+                if sv.size() == r.type.bits and (rid, id(s)) in adds:
+                    out.append(Residue(rid, e0, ex.value(entry.env, s)))
+                continue
             out.append(lambda env, ep, rid=rid, e0=e0, sv=sv:
                        z3.Implies(sv != 0, z3.URem(env[rid] - e0, sv) == 0))
         for y in compared.get(rid, []):
@@ -660,3 +672,90 @@ def candidates(ex: Executor, loop: Loop, entry: State, regs: list[Reg]):
                     out.append(lambda env, ep, rid=r.id, e0=entry.env[r.id], e=entry.epoch, step=step, c=c:
                                (ep - e) * step == c * (env[rid] - e0))
     return out
+
+
+class Residue:
+    """The candidate of a grid-stride loop (``r = r + s``, s symbolic and loop-invariant): r
+    keeps its entry value's residue modulo s. Assumed as that equation; checked after an
+    iteration as what makes it inductive without a division circuit: r is unchanged, or
+    grew by s without wrapping (then (r + s) % s == r % s, an identity of integers)."""
+
+    def __init__(self, rid: int, e0, step):
+        self.rid, self.e0, self.step = rid, e0, step
+
+    def __call__(self, env, ep):
+        return z3.URem(env[self.rid], self.step) == z3.URem(self.e0, self.step)
+
+    def facts(self, env, fresh) -> tuple:
+        """The candidate as facts of a state without a division circuit: r % s and e0 % s as
+        fresh values (applications of "% s", for residue_facts to keep consistent), equal,
+        and e0 % s == e0 for e0 below s: (s, [(argument, value)], [facts])."""
+        r, e0, s = env[self.rid], self.e0, self.step
+        t = Scalar.U32 if r.size() == 32 else Scalar.U64
+        rho, sigma = fresh(t, "residue"), fresh(t, "residue0")
+        return s, [(r, rho), (e0, sigma)], [rho == sigma, z3.Implies(z3.ULT(e0, s), sigma == e0)]
+
+    def latch(self, env, ep, before):
+        h, r = before[self.rid], env[self.rid]
+        return z3.Or(r == h, z3.And(r == h + self.step, z3.ULE(h, h + self.step)))
+
+
+def loop_steps(ex: Executor, loop: Loop, regs: list[Reg]):
+    """({register: [steps]}, {(register, step) added}): the loop-invariant operands that the
+    loop adds to or subtracts from a register (``r = r + s``)."""
+    steps: dict[int, list] = {}
+    adds = set()
+    modified = {r.id for r in regs}
+    for lab in loop.body:
+        for ins in ex.blocks[lab].instrs:
+            if ins.op in (Op.ADD, Op.SUB) and ins.dsts and ins.dst.id == getattr(ins.srcs[0], "id", None):
+                other = ins.srcs[1]
+                if not (isinstance(other, Reg) and other.id in modified):
+                    steps.setdefault(ins.dst.id, []).append(other)
+                    if ins.op is Op.ADD:
+                        adds.add((ins.dst.id, id(other)))
+    return steps, adds
+
+
+def residue_facts(*traces) -> list:
+    """The residue facts of some traces (one thread's or two), with "% s" as an uninterpreted
+    function made consistent by hand (Ackermann: equal arguments, equal remainders). Sound:
+    the true remainders satisfy these facts, so no model of the real question is lost."""
+    facts, apps = [], []
+    for tr in traces:
+        for stride, applications, fs in tr.residues:
+            facts += fs
+            apps += [(stride, a, v) for a, v in applications]
+    for i, (s1, a1, v1) in enumerate(apps):
+        for s2, a2, v2 in apps[i + 1:]:
+            if s1.eq(s2) and a1.sort() == a2.sort():
+                facts.append(z3.Implies(a1 == a2, v1 == v2))
+    return facts
+
+
+def row_major_coords(index, shape: list):
+    """The coordinates [c0, ..., c(n-1)] of an index computed as the kernel language does for
+    an n-D array, ((c0 * s1 + c1) * s2 + c2)..., with s the array's symbolic extents; None
+    when the term has another form."""
+    coords = []
+    term = index
+    for k in range(len(shape) - 1, 0, -1):
+        if not (z3.is_app_of(term, z3.Z3_OP_BADD) and term.num_args() == 2):
+            return None
+        prod, last = term.arg(0), term.arg(1)
+        if not z3.is_app_of(prod, z3.Z3_OP_BMUL):
+            prod, last = last, prod
+        if not (z3.is_app_of(prod, z3.Z3_OP_BMUL) and prod.num_args() == 2):
+            return None
+        if prod.arg(1).eq(shape[k]):
+            term = prod.arg(0)
+        elif prod.arg(0).eq(shape[k]):
+            term = prod.arg(1)
+        else:
+            return None
+        coords.insert(0, last)
+    return [term] + coords
+
+
+def coords_in_range(coords, shape):
+    return z3.And(*[z3.And(c >= 0, c < s) for c, s in zip(coords, shape)])

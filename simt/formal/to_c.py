@@ -37,6 +37,10 @@ def to_c(kernel, harness: str = "cbmc", dim=None, block_dim=None) -> str:
         raise SimtError(f"simt.to_c: unknown harness {harness!r}; the one harness is 'cbmc'")
     if not isinstance(kernel, Kernel):
         raise SimtError(f"simt.to_c expects a @simt.kernel, got {kernel!r}")
+    if block_dim is not None and not (isinstance(block_dim, int) and not isinstance(block_dim, bool)):
+        raise SimtError(f"simt.to_c takes an int block_dim (Warp's mapping) or None; n-D blocks "
+                        f"are not supported by the C harness yet (simt.verify supports them), "
+                        f"got {block_dim!r}")
     fn = kernel.compile(LaunchSig(max(1, kernel.index_dims[0]), 1))
     out = [_PRELUDE]
     types = sorted({_C[t] for t in Scalar})

@@ -35,8 +35,11 @@ def to64(term, t: Scalar):
 
 
 class World:
+    """``block_dim``: an int (Warp's linear mapping), None (any int), or a tuple of ints, one
+    per launch dimension (CUDA's n-D blocks: the last entry is x)."""
+
     def __init__(self, fn, dims, block_dim, assume, max_threads_per_block: int,
-                 max_grid_x: int):
+                 max_grid: tuple):
         self.fn = fn
         self.constraints: list = []
         self.assumptions: list[str] = []
@@ -55,18 +58,37 @@ class World:
         for d in wide[1:]:
             total = total * d
         c.append(z3.ULT(total, MODEL_LIMIT))
-        if block_dim is None:
-            self.block = bv("block_dim")
-            c.append(z3.And(self.block >= 1, self.block <= max_threads_per_block))
-            self.assumptions.append(f"launch: any block_dim from 1 to {max_threads_per_block}")
-        else:
-            self.block = z3.BitVecVal(block_dim, 32)
-        self.grid = bv("grid_dim")
-        b64, g64 = z3.ZeroExt(32, self.block), z3.ZeroExt(32, self.grid)
-        # grid = ceil(total / block), at least 1 (an empty launch runs nothing)
-        c.append(z3.And(self.grid >= 1, self.grid <= max_grid_x, g64 * b64 >= total,
-                        z3.Or(g64 == 1, (g64 - 1) * b64 < total)))
         self.total = total
+        self.block_shape = tuple(block_dim) if isinstance(block_dim, tuple) else None
+        if self.block_shape is not None:
+            # CUDA axes x, y, z: the last launch dimension is x; one block and grid extent each
+            cuda_block = tuple(reversed(self.block_shape))
+            cuda_dims = list(reversed(self.dims))
+            self.blocks = [z3.BitVecVal(b, 32) for b in cuda_block]
+            self.grids = [bv(f"grid_dim.{'xyz'[k]}") for k in range(len(cuda_block))]
+            for g, b, d, limit in zip(self.grids, self.blocks, cuda_dims, max_grid):
+                g64, b64, d64 = z3.ZeroExt(32, g), z3.ZeroExt(32, b), z3.ZeroExt(32, d)
+                c.append(z3.And(g >= 1, g <= limit, g64 * b64 >= d64, z3.Or(g64 == 1, (g64 - 1) * b64 < d64)))
+            self.block = z3.BitVecVal(math.prod(cuda_block), 32)
+            self.grid = None
+            launched = z3.BitVecVal(1, 64)
+            for g, b in zip(self.grids, self.blocks):
+                launched = launched * z3.ZeroExt(32, g) * z3.ZeroExt(32, b)
+            self.launched = launched
+        else:
+            if block_dim is None:
+                self.block = bv("block_dim")
+                c.append(z3.And(self.block >= 1, self.block <= max_threads_per_block))
+                self.assumptions.append(f"launch: any block_dim from 1 to {max_threads_per_block}")
+            else:
+                self.block = z3.BitVecVal(block_dim, 32)
+            self.grid = bv("grid_dim")
+            b64, g64 = z3.ZeroExt(32, self.block), z3.ZeroExt(32, self.grid)
+            # grid = ceil(total / block), at least 1 (an empty launch runs nothing)
+            c.append(z3.And(self.grid >= 1, self.grid <= max_grid[0], g64 * b64 >= total,
+                            z3.Or(g64 == 1, (g64 - 1) * b64 < total)))
+            self.blocks, self.grids = [self.block], [self.grid]
+            self.launched = g64 * b64
         self.scalars: dict[str, object] = {}
         self.shapes: dict[str, list] = {}
         self.arrays: dict[str, MemRef] = {}
@@ -112,7 +134,10 @@ class World:
     def distinct_lemma(self, t1: "ThreadIds", t2: "ThreadIds"):
         """Facts of the launch's linear thread index that bit-vector solvers find hard to
         derive when block_dim is symbolic (it multiplies): two threads have one linear index
-        iff they are one thread, and it orders like (block, thread)."""
+        iff they are one thread, and it orders like (block, thread). (n-D blocks have constant
+        extents: nothing to add.)"""
+        if self.block_shape is not None:
+            return z3.BoolVal(True)
         lin1, lin2 = t1.ctaid * self.block + t1.tid, t2.ctaid * self.block + t2.tid
         same = z3.And(t1.ctaid == t2.ctaid, t1.tid == t2.tid)
         facts = [(lin1 == lin2) == same, z3.Implies(t1.ctaid < t2.ctaid, lin1 < lin2),
@@ -123,22 +148,54 @@ class World:
 
 
 class ThreadIds:
-    """One symbolic thread of the launch (Warp's linear mapping: 1-D blocks)."""
+    """One symbolic thread of the launch: per CUDA axis its thread and block index. ``tid``
+    is its linear index in its block (x fastest: what lanes and warps follow), ``ctaid`` the
+    block's linear index (its x index for 1-D blocks)."""
 
     def __init__(self, world: World, tag: str):
         self.tag = tag
-        self.tid = z3.BitVec(f"threadIdx.x@{tag}", 32)
-        self.ctaid = z3.BitVec(f"blockIdx.x@{tag}", 32)
-        self.valid = z3.And(self.tid >= 0, self.tid < world.block, self.ctaid >= 0,
-                            self.ctaid < world.grid)
+        n = len(world.blocks)
+        self.tids = [z3.BitVec(f"threadIdx.{'xyz'[k]}@{tag}", 32) for k in range(n)]
+        self.ctaids = [z3.BitVec(f"blockIdx.{'xyz'[k]}@{tag}", 32) for k in range(n)]
+        self.valid = z3.And(*[z3.And(t >= 0, t < b) for t, b in zip(self.tids, world.blocks)],
+                            *[z3.And(g >= 0, g < n_) for g, n_ in zip(self.ctaids, world.grids)])
+        tid, ctaid = self.tids[-1], self.ctaids[-1]
+        for k in range(n - 2, -1, -1):
+            tid = tid * world.blocks[k] + self.tids[k]
+            ctaid = ctaid * world.grids[k] + self.ctaids[k]
+        self.tid, self.ctaid = tid, ctaid
+        if world.block_shape is None and len(world.dims) > 1:
+            # Warp's mapping of an n-D dim: threads past the flattened extent exit first thing
+            # (and an empty extent launches none); saying so spares the solver dividing the
+            # linear index by a zero extent
+            linear = z3.ZeroExt(32, ctaid) * z3.ZeroExt(32, world.block) + z3.ZeroExt(32, tid)
+            self.valid = z3.And(self.valid, z3.ULT(linear, world.total))
         zero, one = z3.BitVecVal(0, 32), z3.BitVecVal(1, 32)
-        self.sreg = {SReg.TID_X: self.tid, SReg.TID_Y: zero, SReg.TID_Z: zero,
-                     SReg.NTID_X: world.block, SReg.NTID_Y: one, SReg.NTID_Z: one,
-                     SReg.CTAID_X: self.ctaid, SReg.CTAID_Y: zero, SReg.CTAID_Z: zero,
-                     SReg.NCTAID_X: world.grid, SReg.NCTAID_Y: one, SReg.NCTAID_Z: one,
-                     SReg.LANEID: self.tid & (WARP - 1), SReg.WARPID: z3.LShR(self.tid, 5)}
+        pad = lambda xs, fill: list(xs) + [fill] * (3 - len(xs))   # noqa: E731
+        tids, ctaids = pad(self.tids, zero), pad(self.ctaids, zero)
+        ntids, nctaids = pad(world.blocks, one), pad(world.grids, one)
+        self.sreg = {SReg.LANEID: tid & (WARP - 1), SReg.WARPID: z3.LShR(tid, 5)}
+        for k, axis in enumerate("XYZ"):
+            self.sreg[getattr(SReg, f"TID_{axis}")] = tids[k]
+            self.sreg[getattr(SReg, f"NTID_{axis}")] = ntids[k]
+            self.sreg[getattr(SReg, f"CTAID_{axis}")] = ctaids[k]
+            self.sreg[getattr(SReg, f"NCTAID_{axis}")] = nctaids[k]
         for k, d in enumerate(world.dims):
             self.sreg[getattr(SReg, f"DIM_{k}")] = d
+
+    def same_block(self, other: "ThreadIds"):
+        return z3.And(*[a == b for a, b in zip(self.ctaids, other.ctaids)])
+
+    def same_thread(self, other: "ThreadIds"):
+        return z3.And(self.same_block(other), *[a == b for a, b in zip(self.tids, other.tids)])
+
+    def ids(self, model) -> tuple:
+        """(block, thread) of the model: ints for 1-D blocks, else (z, y, x) tuples as the
+        launch's numpy order."""
+        from .report import model_int
+        b = [model_int(model, c, False) for c in reversed(self.ctaids)]
+        t = [model_int(model, c, False) for c in reversed(self.tids)]
+        return (b[0], t[0]) if len(b) == 1 else (tuple(b), tuple(t))
 
 
 # ---- assumptions: Python expressions over parameters, dim, block_dim and shapes -----------
@@ -156,7 +213,7 @@ def parse_assumption(text: str, world: World):
     except SyntaxError as e:
         raise SimtError(f"simt.verify: assumption {text!r} is not a Python expression: {e.msg}") from None
     names: dict[str, object] = {"dim": [z3.ZeroExt(32, d) for d in world.dims],
-                                "block_dim": [z3.ZeroExt(32, world.block)]}
+                                "block_dim": [z3.ZeroExt(32, b) for b in reversed(world.blocks)]}
     for name, term in world.scalars.items():
         ptype = next(p.reg.type for p in world.fn.params if p.name == name)
         if ptype is Scalar.BOOL:

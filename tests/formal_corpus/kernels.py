@@ -348,6 +348,20 @@ def strided_loop_past_end(n: int, x: wp.array(dtype=float)):
 
 
 @wp.kernel
+def strided_scale(n: int, x: wp.array(dtype=float)):
+    i = wp.tid()
+    for j in range(i, n, wp.grid_dim() * wp.block_dim()):
+        x[j] = x[j] * 2.0
+
+
+@wp.kernel
+def strided_scale_block_stride(n: int, x: wp.array(dtype=float)):
+    i = wp.tid()
+    for j in range(i, n, wp.block_dim()):
+        x[j] = x[j] * 2.0
+
+
+@wp.kernel
 def sum_rows(m: int, a: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
     acc = float(0.0)
@@ -646,10 +660,74 @@ def tiles_partial(m: int, x: wp.array(dtype=float), y: wp.array(dtype=float)):
     y[i] = acc
 
 
+@wp.kernel
+def transpose_tile(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
+    s = wp.shared.array(shape=(16, 17), dtype=float)
+    i, j = wp.tid()
+    ty, tx = wp.thread_idx()
+    by, bx = wp.block_idx()
+    s[ty, tx] = a[i, j]
+    wp.sync_threads()
+    b[bx * 16 + ty, by * 16 + tx] = s[tx, ty]
+
+
+@wp.kernel
+def transpose_tile_no_sync(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
+    s = wp.shared.array(shape=(16, 17), dtype=float)
+    i, j = wp.tid()
+    ty, tx = wp.thread_idx()
+    by, bx = wp.block_idx()
+    s[ty, tx] = a[i, j]
+    b[bx * 16 + ty, by * 16 + tx] = s[tx, ty]
+
+
+@wp.kernel
+def stencil_2d(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    if i >= 1 and i < x.shape[0] - 1 and j >= 1 and j < x.shape[1] - 1:
+        y[i, j] = 0.25 * (x[i - 1, j] + x[i + 1, j] + x[i, j - 1] + x[i, j + 1])
+
+
+@wp.kernel
+def stencil_2d_edge(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    if i >= 1 and i < x.shape[0] and j >= 1 and j < x.shape[1] - 1:
+        y[i, j] = 0.25 * (x[i - 1, j] + x[i + 1, j] + x[i, j - 1] + x[i, j + 1])
+
+
+@wp.kernel
+def stencil_2d_in_place(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    if i >= 1 and i < x.shape[0] - 1 and j >= 1 and j < x.shape[1] - 1:
+        x[i, j] = 0.25 * (x[i - 1, j] + x[i + 1, j] + x[i, j - 1] + x[i, j + 1])
+
+
+@wp.kernel
+def volume_3d(x: wp.array3d(dtype=float), y: wp.array3d(dtype=float)):
+    i, j, k = wp.tid()
+    y[i, j, k] = x[i, j, k] * 2.0
+
+
+@wp.kernel
+def volume_3d_swapped(x: wp.array3d(dtype=float), y: wp.array3d(dtype=float)):
+    i, j, k = wp.tid()
+    y[k, j, i] = x[i, j, k] * 2.0
+
+
+@wp.kernel
+def halves_same_value(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i // 2] = 1.0
+
+
 SIZED = ("dim[0] <= x.shape[0]", "dim[0] <= y.shape[0]")
 NSIZED = ("n <= x.shape[0]", "n <= y.shape[0]")
 BLOCKS = ("out.shape[0] * 64 >= dim[0]", "dim[0] <= x.shape[0]")
 FB = dict(block_dim=B)
+TILED = ("dim[0] % 16 == 0", "dim[1] % 16 == 0")
+TRANSPOSED = ("a.shape[0] == dim[0]", "a.shape[1] == dim[1]", "b.shape[0] == dim[1]", "b.shape[1] == dim[0]")
+GRID2 = ("x.shape[0] == dim[0]", "x.shape[1] == dim[1]", "y.shape[0] == dim[0]", "y.shape[1] == dim[1]")
+VOLUME = tuple(f"{a}.shape[{k}] == dim[{k}]" for a in "xy" for k in range(3))
 
 # (correct kernel, mutant, keyword arguments for both, the check the mutant breaks)
 PAIRS = [
@@ -673,6 +751,7 @@ PAIRS = [
     (clamp, clamp_upper_only, dict(FB, assume=("n >= 1", "n <= x.shape[0]", "dim[0] <= y.shape[0]")), "bounds"),
     (even_compact, halves_collide, dict(FB, assume=("dim[0] <= x.shape[0]", "dim[0] <= 2 * y.shape[0]")), "race"),
     (strided_loop, strided_loop_past_end, dict(FB, assume=("n <= x.shape[0]",)), "bounds"),
+    (strided_scale, strided_scale_block_stride, dict(FB, assume=("n <= x.shape[0]",)), "race"),
     (sum_rows, sum_rows_inclusive, dict(FB, assume=("m <= a.shape[0]", "dim[0] <= out.shape[0]")), "bounds"),
     (halve_loop, halve_loop_shifted, dict(FB, assume=("dim[0] <= x.shape[0]",)), "bounds"),
     (shared_atomic_hist, shared_hist_plain, dict(FB, assume=("dim[0] <= x.shape[0]", "out.shape[0] >= 16")), "race"),
@@ -688,6 +767,13 @@ PAIRS = [
     (tiles_m, tiles_m_bad, dict(FB, assume=("m * 64 <= x.shape[0]", "dim[0] <= y.shape[0]")), "race"),
     (tiles_m, tiles_div, dict(FB, assume=("m * 64 + 64 <= x.shape[0]", "dim[0] <= y.shape[0]")), "barrier"),
     (tiles_m, tiles_partial, dict(FB, assume=("m * 64 <= x.shape[0]", "dim[0] <= y.shape[0]")), "barrier"),
+    # n-D blocks (CUDA's block=(by, bx)), any launch extents
+    (transpose_tile, transpose_tile_no_sync, dict(block_dim=(16, 16), assume=TILED + TRANSPOSED), "race"),
+    (stencil_2d, stencil_2d_edge, dict(block_dim=(8, 32), assume=GRID2), "bounds"),
+    (stencil_2d, stencil_2d_in_place, dict(block_dim=(8, 32), assume=GRID2), "race"),
+    # a fixed launch: the swapped mutant's bug (coordinates past their extents) is found only
+    # when the extents are constants (with symbolic ones it multiplies unknowns: unknown)
+    (volume_3d, volume_3d_swapped, dict(dim=(6, 10, 12), block_dim=(2, 4, 8), assume=VOLUME), "bounds"),
 ]
 
 # Correct kernels without a mutant: (kernel, keyword arguments)
@@ -695,4 +781,6 @@ SINGLES = [
     (scale_any_block, dict(assume=("n <= x.shape[0]",), checks=("bounds", "barrier"))),
     (block_max, dict(FB, assume=("dim[0] <= x.shape[0]", "out.shape[0] * 64 >= dim[0]"))),
     (countdown, dict(FB, assume=("0 <= n", "n <= x.shape[0]"))),   # n < 0 wraps n - 1: a bug
+    # lanes of a warp storing one value to one element: not a race
+    (halves_same_value, dict(FB, assume=("dim[0] <= 2 * y.shape[0]",))),
 ]

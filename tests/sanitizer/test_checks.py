@@ -228,3 +228,38 @@ def test_ptx_with_line_info_names_the_kernel_source_lines(tmp_path):
                            str(tmp_path / "k.cubin")], text=True, capture_output=True)
     assert proc.returncode == 0, proc.stderr
     assert b"sanitizer_corpus.py" in (tmp_path / "k.cubin").read_bytes()     # the line table
+
+
+@wp.kernel
+def _halves(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i // 2] = x[i]
+
+
+@wp.kernel
+def _halves_constant(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i // 2] = 1.0
+
+
+@wp.kernel
+def _halves_atomic(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(y, i // 2, x[i])
+
+
+def test_lanes_storing_different_values_to_one_element_in_one_instruction():
+    """simt's own hazard (compute-sanitizer has none): lanes 2k and 2k+1 of a warp store x[2k]
+    and x[2k+1] to y[k] in one instruction; which lands is unspecified. Equal values and
+    atomics are not one."""
+    def hazards(kernel, x):
+        return wp.launch(kernel, dim=64, inputs=[wp.array(x), wp.zeros(32)], block_dim=64,
+                         device="cpu:precise", check="race").hazards
+    h = hazards(_halves, np.arange(64, dtype=np.float32))
+    assert list(h.kind) == ["WAW_LANES"] and h.iloc[0].line == h.iloc[0].other_line
+    assert h.iloc[0]["count"] == 32            # one per pair of lanes, 32 pairs
+    assert "same-instruction write conflict" in h.iloc[0].report
+    assert "compute-sanitizer does not" in h.iloc[0].report
+    assert hazards(_halves, np.ones(64, dtype=np.float32)).empty      # equal values
+    assert hazards(_halves_constant, np.arange(64, dtype=np.float32)).empty
+    assert hazards(_halves_atomic, np.arange(64, dtype=np.float32)).empty

@@ -23,7 +23,7 @@ from ...ir.mir import MEMORY, AtomArg, Instr, MemRef, Op, Space
 from ...ir.types import Scalar
 from ..precise.diagnostics import describe_thread, lane_ranges
 from .report import Hazard, describe_array, describe_index
-from .shadow import ATOMIC, KINDS, LOAD, STORE, new_shadow, new_tally, race_access
+from .shadow import ATOMIC, KINDS, LOAD, STORE, STORE_PART, new_shadow, new_tally, race_access
 
 _NO_VALUES = np.zeros(0, dtype=np.int64)
 
@@ -126,7 +126,7 @@ class Checker:
         return rows
 
     def _race(self, op, st, k, addr, lanes, vals) -> None:
-        assert lanes.size == addr.size and (op != STORE or vals.size == addr.size)
+        assert lanes.size == addr.size and (op in (LOAD, ATOMIC) or vals.size == addr.size)
         race_access(op, addr, lanes, vals, k, self.calls, self.tid_base, self.lanes_per_cta,
                     self.cta_epoch, self.warp_epoch, self._rows(st), self.counts, self.examples)
 
@@ -201,10 +201,13 @@ class Checker:
                 self._read_unwritten(k, mask, a, lanes)
             if self.race:
                 vals = _NO_VALUES
-                if op == STORE:       # a part-element store: its bits unknown, each lane differs
-                    vals = (_bits(raw[:, c * size:(c + 1) * size].copy().view(st.data.dtype).ravel(),
-                                  st.data.dtype) if raw is not None else lanes.astype(np.int64) + 1)
-                self._race(op, st, k, a, lanes, vals)
+                kind = op
+                if op == STORE and raw is not None:
+                    vals = _bits(raw[:, c * size:(c + 1) * size].copy().view(st.data.dtype).ravel(),
+                                 st.data.dtype)
+                elif op == STORE:     # a part-element store: its bits unknown, each lane differs
+                    vals, kind = lanes.astype(np.int64) + 1, STORE_PART
+                self._race(kind, st, k, a, lanes, vals)
             if mask is not None and op != LOAD:
                 mask[a] = False
 
@@ -266,10 +269,14 @@ class Checker:
                 continue
             merged[key] = Hazard("race", KINDS[kind], self.kernel, second.loc, first.loc, mem.name,
                                  space, index, self._thread(c_tid), self._thread(p_tid), count,
-                                 self._why(p_tid, c_tid), array)
+                                 self._why(p_tid, c_tid, KINDS[kind]), array)
         return sorted(merged.values(), key=lambda h: (h.other_line or 0, h.line or 0, h.kind))
 
-    def _why(self, a: int, b: int) -> str:
+    def _why(self, a: int, b: int, kind: str = "") -> str:
+        if kind == "WAW_LANES":
+            return ("lanes of one warp store different values to one element in one instruction: "
+                    "which one lands is unspecified (simt's own check; compute-sanitizer does not "
+                    "report this)")
         if a // self.lanes_per_cta != b // self.lanes_per_cta:
             return ("the threads are in different blocks: nothing orders them within a launch "
                     "(use atomics, or split the work into two launches)")

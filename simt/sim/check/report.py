@@ -16,6 +16,7 @@ COLUMNS = ("check", "kind", "kernel", "line", "other_line", "array", "space", "i
            "block", "other_thread", "other_block", "count", "report")
 
 KIND_WORDS = {"RAW": "read-after-write", "WAR": "write-after-read", "WAW": "write-after-write",
+              "WAW_LANES": "same-instruction write conflict",
               "uninitialized_read": "uninitialized read", "divergent_barrier": "divergent barrier",
               "warp_sync_mask": "invalid warp-synchronous mask"}
 TOOL = {"race": "racecheck", "init": "initcheck", "sync": "synccheck"}
@@ -25,7 +26,7 @@ TOOL = {"race": "racecheck", "init": "initcheck", "sync": "synccheck"}
 class Hazard:
     """One reported hazard: a row of ``result.hazards`` plus the text a user reads."""
     check: str                   # race, init, sync
-    kind: str                    # RAW, WAR, WAW, uninitialized_read, divergent_barrier, warp_sync_mask
+    kind: str                    # RAW, WAR, WAW, WAW_LANES, uninitialized_read, divergent_barrier, warp_sync_mask
     kernel: str
     loc: Loc | None              # the (later) access, the read, the barrier
     other_loc: Loc | None = None  # the earlier access of a race; where missing threads wait
@@ -64,7 +65,7 @@ class Hazard:
     # ---- wording -----------------------------------------------------------------------
     def _race_text(self) -> str:
         first, second = {"RAW": ("write", "read"), "WAR": ("read", "write"),
-                         "WAW": ("write", "write")}[self.kind]
+                         "WAW": ("write", "write"), "WAW_LANES": ("write", "write")}[self.kind]
         plural = "hazard" if self.count == 1 else "hazards"
         lines = [f"racecheck: {KIND_WORDS[self.kind]} hazard in kernel '{self.kernel}' on "
                  f"{self.space} array {self.array_desc or self.array} at index {self.index} [{self.count} {plural}]",

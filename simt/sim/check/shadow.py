@@ -14,7 +14,10 @@ writes, neither is ordered before the other, and they are not both atomic:
 - lanes of one warp also need a ``syncwarp`` between them (the warp's epoch): Volta and
   later do not keep a warp in lockstep, so reconvergence orders nothing;
 - lanes of one warp in one instruction instance are one access, not two (a store where
-  several lanes write one word lands one of them: CUDA defines that);
+  several lanes write one word lands one of them: CUDA defines that); but when those lanes
+  store different values, which one lands is unspecified, and simt reports a hazard of its
+  own kind, ``WAW_LANES`` (a same-instruction write conflict, which compute-sanitizer does
+  not report; equal values and atomics are not one);
 - a plain write of the value the word already holds from an unordered write is benign
   (compute-sanitizer files it under "information" and does not report it by default).
 Keeping only the latest write and two reads per address can miss a hazard whose witness
@@ -25,9 +28,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-RAW, WAR, WAW = 0, 1, 2
-KINDS = ("RAW", "WAR", "WAW")
-LOAD, STORE, ATOMIC = 0, 1, 2
+RAW, WAR, WAW, WAW_LANES = 0, 1, 2, 3
+KINDS = ("RAW", "WAR", "WAW", "WAW_LANES")
+# STORE_PART: a store of part of an element (byte-addressed), whose lanes' values stand for
+# unknown bits: it races like a store but cannot show a same-instruction conflict
+LOAD, STORE, ATOMIC, STORE_PART = 0, 1, 2, 3
 
 # One 64-byte row per scalar (one cache line): the last write and the two latest reads by
 # different threads. Thread ids are stored plus one, so a zeroed row means "untouched";
@@ -47,8 +52,8 @@ def new_shadow(size: int) -> np.ndarray:
 def new_tally(n_instrs: int) -> tuple[np.ndarray, np.ndarray]:
     """Hazard counts per (kind, earlier instruction, later instruction) and the first example
     of each: (address, earlier thread, later thread)."""
-    counts = np.zeros((3, n_instrs, n_instrs), dtype=np.int64)
-    examples = np.full((3, n_instrs, n_instrs, 3), -1, dtype=np.int64)
+    counts = np.zeros((len(KINDS), n_instrs, n_instrs), dtype=np.int64)
+    examples = np.full((len(KINDS), n_instrs, n_instrs, 3), -1, dtype=np.int64)
     return counts, examples
 
 
@@ -80,7 +85,7 @@ def race_access(op, addr, lanes, vals, ins, call, tid_base, lanes_per_cta, cta_e
                 warp_epoch, rows, counts, examples):
     """Check then record one instruction's accesses: ``addr[k]`` by batch lane ``lanes[k]``.
 
-    ``op``: LOAD, STORE or ATOMIC; ``vals``: a store's value bits per lane; ``ins``: the
+    ``op``: LOAD, STORE, STORE_PART or ATOMIC; ``vals``: a store's value bits per lane; ``ins``: the
     instruction's index; ``call``: this execution's serial number; ``tid_base``: the launch-wide
     thread id of batch lane 0; ``cta_epoch``/``warp_epoch``: barriers per block / syncwarps per
     warp so far, indexed by block / warp within the batch; ``rows``: the array's shadow.
@@ -118,7 +123,10 @@ def race_access(op, addr, lanes, vals, ins, call, tid_base, lanes_per_cta, cta_e
             continue
         if _unordered(w_tid, row.w_ep, row.w_wep, tid, ep, wep, block_lo, block_hi):
             one_access = (w_tid >> 5) == (tid >> 5) and row.w_call == call
-            if not one_access:
+            if one_access:
+                if op == STORE and not w_atomic and row.w_val != vals[k]:
+                    _hit(counts, examples, WAW_LANES, w_ins, ins, a, w_tid, tid)
+            else:
                 if op == ATOMIC:
                     if not w_atomic:
                         _hit(counts, examples, WAW, w_ins, ins, a, w_tid, tid)
@@ -133,7 +141,7 @@ def race_access(op, addr, lanes, vals, ins, call, tid_base, lanes_per_cta, cta_e
                 _hit(counts, examples, WAR, row.rb_ins, ins, a, r_tid, tid)
         row.w_tid = tid + 1
         row.w_call = call
-        row.w_val = vals[k] if op == STORE else 0
+        row.w_val = vals[k] if op != ATOMIC else 0
         row.w_ep = ep
         row.w_wep = wep
         row.w_ins = -1 - ins if op == ATOMIC else ins
