@@ -22,6 +22,7 @@ record into the same exception the precise engine raises.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ...ir.mir import ArrayParam, Function, Instr, MemRef, Op, ScalarParam, Space
@@ -134,8 +135,11 @@ class _Generator:
             self.writer.log_keys = self.lockstep
         self.hoisting = bounds.plan(fn, self.layout, lambda mem: self.memory(mem)[1], self.dim_of,
                                     {p.reg.id: f"p{k}" for k, p in enumerate(self.scalars)},
-                                    lambda imm: self.consts.get(imm.value, imm.type))
+                                    lambda imm: self.consts.get(imm.value, imm.type),
+                                    self.pointers.span if self.pointers else lambda mem: None)
         self.writer.hoisted = self.hoisting.accesses
+        if self.pointers:
+            self.pointers.hoisted = self.hoisting.pointers
         self.slots: dict[int, tuple[Scalar, int]] = {}
         if self.lockstep:
             self._assign_slots()
@@ -278,6 +282,20 @@ class _Generator:
         flat = self.fn.launch.block_ndim == 1      # blocks are (bx, 1, 1): one thread loop
         body = self._structured_body(src.depth + (2 if flat else 4))
         self._block_header(src)
+        start, depth = len(src.lines), src.depth
+        self._thread_code(src, body, flat)
+        if self.hoisting.pointers and self.hoisting.lines:
+            # Byte-addressed accesses take their shortcut or the general path in the loop,
+            # which LLVM does not unswitch on ``slow`` (neither side leaves the loop): the
+            # threads' loop is written twice, the copy for ``fast`` blocks with ``slow``
+            # False, where the checks fold away and the loop can vectorise.
+            loop = src.lines[start:]
+            pad = "    " * depth
+            fast = _proven([pad + "    " + re.sub(r"\bslow\b", "False", x[len(pad):]) for x in loop])
+            src.lines[start:] = [pad + "if fast:", *fast, pad + "else:",
+                                 *(pad + "    " + x[len(pad):] for x in loop)]
+
+    def _thread_code(self, src: Source, body: list[str] | None, flat: bool) -> None:
         if body is not None:      # t counts up first: a RET is ``continue`` of the thread loop
             if flat:
                 src.add("t = -1", "tid_z = 0", "tid_y = 0", "for tid_x in range(bx):",
@@ -402,3 +420,28 @@ class _Generator:
                 self._segment(src, self.layout.segments[j], inlined, seen)
             else:
                 src.add(f"bb = {j}")
+
+
+def _proven(lines: list[str]) -> list[str]:
+    """The threads' loop of a ``fast`` block without the general paths of byte-addressed
+    accesses whose shortcut (``if not slow:``, pointers.py) is always taken there: less for
+    numba to compile."""
+    out: list[str] = []
+    shortcut = cut = None              # indents of the shortcut's ``if``, of a branch cut
+    for line in lines:
+        indent, text = len(line) - len(line.lstrip()), line.strip()
+        other_branch = text.startswith("elif ") or text == "else:"
+        if cut is not None:
+            if indent > cut or (indent == cut and other_branch):
+                continue
+            cut = None
+        if shortcut is not None and indent <= shortcut:
+            if indent == shortcut and other_branch:
+                cut = indent
+                continue
+            shortcut = None
+        out.append(line)
+        if text == "if not False:":
+            shortcut = indent
+    return out
+
