@@ -14,7 +14,9 @@ Registers live across a suspension wait in per-thread arrays ``R_<type>[slot, th
 
 Each block starts by testing, once, the indices that are simple functions of the thread id
 against their arrays (bounds.py); where all pass, those accesses run unchecked (``slow`` is
-False) and the thread loop has no early exit.
+False) and the thread loop has no early exit. Byte-addressed accesses (imported PTX) checked
+that way keep their general path in the loop, so their kernels get the thread loop twice:
+one copy for ``fast`` blocks without those paths, one for the others.
 
 Runtime errors store a record in ``err`` (code, block, thread, instruction, values), set
 ``abort`` so that other OS threads stop taking blocks, and return; engine.py turns the

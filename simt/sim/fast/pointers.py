@@ -12,6 +12,10 @@ An access finds the array that holds all its bytes (``ptr_find``) and must be al
 size; otherwise it records ERR_PTR (address, bytes, where) and engine.py raises the precise
 engine's OutOfBoundsError. A generic address is resolved per thread by the windows of
 simt/ir/mir.py (GENERIC_SHARED_BASE, GENERIC_LOCAL_BASE).
+
+Before that general path an access tries shortcuts to the array its address register derives
+from (provenance.py): unchecked in a block whose prologue showed all its addresses inside
+(bounds.py), else after one range and alignment test.
 """
 from __future__ import annotations
 
@@ -197,7 +201,11 @@ class PointerCode:
             view, index = f"g{k}_{dtype.name}", f"np.uint64(({pa} - {start}) >> {shift})"
         else:
             view, index = f"sw_{dtype.name}", f"np.uint64({pa} >> {shift})"
-        return (f"{pa} >= {start} and {pa} + {span} <= {end} and {aligned}",
+        # [start, end - span] as one unsigned compare (an address below start wraps to a huge
+        # offset), and no short-circuit: one branch
+        room = (str(max(int(end) - int(start) - span + 1, 0)) if start.isdigit()
+                else f"max({end} - {start} - {span - 1}, 0)")
+        return (f"(np.uint64({pa} - {start}) < np.uint64({room})) & ({aligned})",
                 [f"{px} = {index}", *self._move(ins, ptr, space, view, px, val)])
 
     def _general(self, ins: Instr, ptr: Pointer, n: int, pa: str, val) -> list[str]:
