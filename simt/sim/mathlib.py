@@ -109,21 +109,18 @@ c_exp, c_exp2 = (_c_math(n, 1) for n in ("exp", "exp2"))
 c_log, c_log2, c_log10 = (_c_math(n, 1) for n in ("log", "log2", "log10"))
 c_cbrt, c_erf, c_erfc, c_rint = (_c_math(n, 1) for n in ("cbrt", "erf", "erfc", "rint"))
 c_pow, c_atan2, c_copysign = (_c_math(n, 2) for n in ("pow", "atan2", "copysign"))
-_FMA_SYMBOLS = {types.float32: (_symbol("fmaf"), ir.FloatType),
-                types.float64: (_symbol("fma"), ir.DoubleType)}
+_FMA_TYPES = (types.float32, types.float64)
 
 
 @intrinsic
 def c_fma(typingctx, x, y, z):
-    """The C library's fmaf (float32) or fma (float64): x * y + z rounded once."""
-    if x not in _FMA_SYMBOLS or not x == y == z:
+    """x * y + z rounded once (as C's fmaf and fma): LLVM's fma, one instruction on CPUs
+    with FMA and a call to the C library's fmaf/fma on others; exact either way."""
+    if x not in _FMA_TYPES or not x == y == z:
         return None
-    symbol, kind = _FMA_SYMBOLS[x]
 
     def codegen(context, builder, sig, llargs):
-        t = kind()
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(t, [t] * 3), symbol)
-        return builder.call(fn, list(llargs))
+        return builder.fma(*llargs)
     return x(x, y, z), codegen
 
 

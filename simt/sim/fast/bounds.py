@@ -23,8 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from ...ir.mir import AtomArg, DimArg, Function, Imm, Instr, MemRef, Op, Reg, ScalarParam, SReg
+from ...ir.mir import (AtomArg, DimArg, Function, Imm, Instr, MemRef, Op, Pointer, Reg, ScalarParam,
+                       SReg)
 from ...ir.types import Scalar
+from .ops import CAST
 from .segments import Layout
 
 _RANGE = {Scalar.I32: ("I32_MIN", "I32_MAX"), Scalar.I64: ("I64_MIN", "I64_MAX")}
@@ -84,20 +86,24 @@ class Hoisting:
     lines: list[str] = field(default_factory=list)
     accesses: set[int] = field(default_factory=set)
     guards: dict[int, bool] = field(default_factory=dict)
+    pointers: dict[int, MemRef] = field(default_factory=dict)   # byte-addressed: the array reached
 
 
 def plan(fn: Function, layout: Layout, extent: Callable[[MemRef], str],
          dim_of: Callable[[MemRef, int], str], param_names: dict[int, str],
-         constant: Callable[[Imm], str]) -> Hoisting:
+         constant: Callable[[Imm], str],
+         span: Callable[[MemRef], tuple[str, str] | None] = lambda mem: None) -> Hoisting:
     """``extent(mem)``: the expression of an array's length in scalars; ``dim_of(mem, d)``:
     of one of its dimensions; ``param_names``: scalar parameter register id -> the argument's
-    variable; ``constant(imm)``: the expression of an immediate."""
-    return _Planner(fn, layout, extent, dim_of, param_names, constant).run()
+    variable; ``constant(imm)``: the expression of an immediate; ``span(mem)``: the
+    expressions of the first and one-past-last byte address of an array that byte-addressed
+    accesses reach (None: not hoisted)."""
+    return _Planner(fn, layout, extent, dim_of, param_names, constant, span).run()
 
 
 class _Planner:
-    def __init__(self, fn, layout, extent, dim_of, param_names, constant):
-        self.fn, self.layout = fn, layout
+    def __init__(self, fn, layout, extent, dim_of, param_names, constant, span):
+        self.fn, self.layout, self.span = fn, layout, span
         self.extent, self.dim_of, self.params, self.constant = extent, dim_of, param_names, constant
         self.defs: dict[int, list[Instr]] = {}
         for ins in fn.instructions():
@@ -119,6 +125,8 @@ class _Planner:
         tests: list[str] = []
         for ins in self.fn.instructions():
             test = self._access_test(ins)
+            if test is None and ins.op in (Op.LD, Op.ST, Op.ATOM):
+                test = self._pointer_test(ins, out)
             if test is not None:
                 out.accesses.add(id(ins))
                 tests += test
@@ -147,6 +155,89 @@ class _Planner:
             return None
         width = len(ins.dsts) if ins.op is Op.LD else (len(ins.srcs) - 1 if ins.op is Op.ST else 1)
         return [*iv.conds, _at_least(iv.lo, "0"), _at_most(iv.hi, f"{self.extent(mem)} - {width}")]
+
+    def _pointer_test(self, ins: Instr, out: Hoisting) -> list[str] | None:
+        """A byte-addressed access at ``array + offset`` (PTX's ``add.s64 %a, %base, %off`` on
+        an array's address): the offset's interval within the array's bytes, and every
+        address aligned (the offset a multiple of the access's size, and so the array's
+        start). Its array goes into ``out.pointers``."""
+        ptr = ins.arg.mem if isinstance(ins.arg, AtomArg) else ins.arg
+        if not isinstance(ptr, Pointer) or not isinstance(ins.srcs[0], Reg):
+            return None
+        width = len(ins.dsts) if ins.op is Op.LD else (len(ins.srcs) - 1 if ins.op is Op.ST else 1)
+        size = width * ptr.elem.nbytes
+        split = self._array_plus(ins.srcs[0])
+        if split is None or size & (size - 1):
+            return None
+        mem, offset = split
+        if mem.space is not ptr.space and not (ptr.space.value == "generic" and mem.space.value == "global"):
+            return None
+        bounds = self.span(mem)
+        if bounds is None:
+            return None
+        start, end = bounds
+        self.conds = []
+        if offset is None:
+            lo = hi = "0"
+            conds: list = []
+        else:
+            if offset.type not in _RANGE or not self._multiple(offset, size):
+                return None
+            iv = self._interval(offset)
+            if not iv.bounded:
+                return None
+            lo, hi, conds = iv.lo, iv.hi, list(iv.conds)
+        out.pointers[id(ins)] = mem
+        return [*conds, _at_least(lo, "0"), _at_most(hi, f"{end} - {start} - {size}"),
+                ("", f"({start} & {size - 1} == 0)", "")]
+
+    def _array_plus(self, r: Reg) -> tuple[MemRef, Reg | None] | None:
+        """(array, offset register or None) where ``r`` is always the array's address plus
+        the offset, through single-definition copies of one width and one add."""
+        ins = self._copied(r)
+        if ins is None:
+            return None
+        if ins.op is Op.ADDR and isinstance(ins.arg, MemRef):
+            return ins.arg, None
+        if ins.op is not Op.ADD or not all(isinstance(s, Reg) for s in ins.srcs):
+            return None
+        for base, off in (ins.srcs, ins.srcs[::-1]):
+            b = self._copied(base)
+            if b is not None and b.op is Op.ADDR and isinstance(b.arg, MemRef):
+                return b.arg, off
+        return None
+
+    def _copied(self, r: Reg) -> Instr | None:
+        """The one instruction that computes ``r``'s value, past moves and bit casts."""
+        for _ in range(8):
+            ins = self._single_def(r)
+            if not isinstance(ins, Instr):
+                return None
+            if ins.op not in (Op.MOV, Op.BITCAST) or not isinstance(ins.srcs[0], Reg):
+                return ins
+            if ins.srcs[0].type.bits != r.type.bits:
+                return None
+            r = ins.srcs[0]
+        return None
+
+    def _multiple(self, x, size: int) -> bool:
+        """Whether ``x`` is a multiple of ``size`` (a power of two) in every thread."""
+        if size == 1:
+            return True
+        if isinstance(x, Imm):
+            return int(x.value) % size == 0
+        ins = self._single_def(x)
+        if not isinstance(ins, Instr):
+            return False
+        if ins.op in (Op.MOV, Op.BITCAST, Op.CVT) and ins.srcs[0].type.is_int:
+            return self._multiple(ins.srcs[0], size)
+        if ins.op is Op.MUL:
+            return any(self._multiple(s, size) for s in ins.srcs)
+        if ins.op is Op.SHL and isinstance(ins.srcs[1], Imm):
+            return (1 << int(ins.srcs[1].value)) % size == 0 or self._multiple(ins.srcs[0], size)
+        if ins.op in (Op.ADD, Op.SUB):
+            return all(self._multiple(s, size) for s in ins.srcs)
+        return False
 
     def _guard_test(self, seg) -> tuple[list[str], bool] | None:
         """A CBR one of whose arms only ends the thread (``if i >= n: return``)."""
@@ -242,6 +333,12 @@ class _Planner:
             return self._within(self._point(f"np.int64({self.dim_of(arg.mem, arg.dim)})"), r.type)
         if op is Op.MOV:
             return self._interval(ins.srcs[0])
+        if op is Op.BITCAST and self.defs.get(getattr(ins.srcs[0], "id", None)) == [None]:
+            # a parameter read as another integer type of its width (PTX's .u32 n used as .s32)
+            src = ins.srcs[0]
+            if not src.type.is_int or src.type.bits != r.type.bits:
+                return full
+            return self._point(f"np.int64({CAST[r.type]}({CAST[src.type]}({self.params[src.id]})))")
         if op is Op.CVT:
             src = ins.srcs[0]
             if src.type is Scalar.BOOL:

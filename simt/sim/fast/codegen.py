@@ -15,7 +15,9 @@ Registers live across a suspension wait in per-thread arrays ``R_<type>[slot, th
 Each block starts by testing, once, the indices that are simple functions of the thread id
 against their arrays (bounds.py); where all pass, those accesses run unchecked (``slow`` is
 False; large straight-line thread loops are written twice, one copy per value) and the
-thread loop has no early exit.
+thread loop has no early exit. Byte-addressed accesses (imported PTX) checked that way keep
+their general path in the loop, so their kernels get the thread loop twice too: one copy for
+``fast`` blocks without those paths, one for the others.
 
 Runtime errors store a record in ``err`` (code, block, thread, instruction, values), set
 ``abort`` so that other OS threads stop taking blocks, and return; engine.py turns the
@@ -23,6 +25,7 @@ record into the same exception the precise engine raises.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ...ir import cfg
@@ -140,9 +143,12 @@ class _Generator:
             self.writer.log_keys = self.lockstep
         self.hoisting = bounds.plan(fn, self.layout, lambda mem: self.memory(mem)[1], self.dim_of,
                                     {p.reg.id: f"p{k}" for k, p in enumerate(self.scalars)},
-                                    lambda imm: self.consts.get(imm.value, imm.type))
+                                    lambda imm: self.consts.get(imm.value, imm.type),
+                                    self.pointers.span if self.pointers else lambda mem: None)
         self.writer.hoisted = self.hoisting.accesses
         self.unchecked: bool | None = None    # which copy of the thread loop (OpWriter.unchecked)
+        if self.pointers:
+            self.pointers.hoisted = self.hoisting.pointers
         self.slots: dict[int, tuple[Scalar, int]] = {}
         if self.lockstep:
             self._assign_slots()
@@ -295,6 +301,20 @@ class _Generator:
                 break
         self.writer.unchecked = self.unchecked = None
         self._block_header(src)
+        start, depth = len(src.lines), src.depth
+        self._thread_code(src, bodies, flat)
+        if len(bodies) == 1 and self.hoisting.pointers and self.hoisting.lines:
+            # Byte-addressed accesses take their shortcut or the general path in the loop,
+            # which LLVM does not unswitch on ``slow`` (neither side leaves the loop): the
+            # threads' loop is written twice, the copy for ``fast`` blocks with ``slow``
+            # False, where the checks fold away and the loop can vectorise.
+            loop = src.lines[start:]
+            pad = "    " * depth
+            fast = _proven([pad + "    " + re.sub(r"\bslow\b", "False", x[len(pad):]) for x in loop])
+            src.lines[start:] = [pad + "if fast:", *fast, pad + "else:",
+                                 *(pad + "    " + x[len(pad):] for x in loop)]
+
+    def _thread_code(self, src: Source, bodies: list, flat: bool) -> None:
         if bodies[-1] is not None:      # t counts up first: a RET is ``continue`` of the thread loop
             for k, body in enumerate(bodies):
                 if len(bodies) > 1:
@@ -440,3 +460,28 @@ class _Generator:
                 self._segment(src, self.layout.segments[j], inlined, seen)
             else:
                 src.add(f"bb = {j}")
+
+
+def _proven(lines: list[str]) -> list[str]:
+    """The threads' loop of a ``fast`` block without the general paths of byte-addressed
+    accesses whose shortcut (``if not slow:``, pointers.py) is always taken there: less for
+    numba to compile."""
+    out: list[str] = []
+    shortcut = cut = None              # indents of the shortcut's ``if``, of a branch cut
+    for line in lines:
+        indent, text = len(line) - len(line.lstrip()), line.strip()
+        other_branch = text.startswith("elif ") or text == "else:"
+        if cut is not None:
+            if indent > cut or (indent == cut and other_branch):
+                continue
+            cut = None
+        if shortcut is not None and indent <= shortcut:
+            if indent == shortcut and other_branch:
+                cut = indent
+                continue
+            shortcut = None
+        out.append(line)
+        if text == "if not False:":
+            shortcut = indent
+    return out
+

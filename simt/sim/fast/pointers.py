@@ -12,6 +12,10 @@ An access finds the array that holds all its bytes (``ptr_find``) and must be al
 size; otherwise it records ERR_PTR (address, bytes, where) and engine.py raises the precise
 engine's OutOfBoundsError. A generic address is resolved per thread by the windows of
 simt/ir/mir.py (GENERIC_SHARED_BASE, GENERIC_LOCAL_BASE).
+
+Before that general path an access tries shortcuts to the array its address register derives
+from (provenance.py): unchecked in a block whose prologue showed all its addresses inside
+(bounds.py), else after one range and alignment test.
 """
 from __future__ import annotations
 
@@ -20,9 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...ir.mir import (GENERIC_LOCAL_BASE, GENERIC_SHARED_BASE, ArrayParam, AtomArg, AtomOp,
-                       Function, Instr, Op, Pointer, Space)
+                       Function, Instr, MemRef, Op, Pointer, Reg, Space)
 from ...ir.types import Scalar
 from .ops import CAST, OpWriter, reg_name
+from .provenance import origins
 
 ERR_PTR = 6
 WINDOW = 1 << 32                     # as simt/sim/precise/pointers.py's SHARED_WINDOW
@@ -83,6 +88,8 @@ class PointerCode:
         self.local_ranges = [x for m in local for x in (m.offset, m.offset + m.size * m.elem.nbytes)]
         self.local_bytes = -(-max(self.local_ranges[1::2], default=0) // LOCAL_ALIGN) * LOCAL_ALIGN
         self.plain_global_atomics = False
+        self.origins = origins(fn)         # the array each address register derives from
+        self.hoisted: dict[int, MemRef] = {}   # accesses bounds.py checks per block -> array
         # per access and space: the array it reached last, tried first (the prologue sets 0)
         self.hints = [f"pkl{instr_id(ins)}{'gsl'[SPACE_CODE[sp]]}" for ins in fn.instructions()
                       if _pointer(ins) is not None
@@ -101,6 +108,8 @@ class PointerCode:
     def prologue(self) -> list[str]:
         """Lines before the blocks' loop: the access hints, the windows and their views."""
         lines = [*(f"{h} = 0" for h in self.hints),
+                 *(x for k in range(len(self.arrays))       # each global array's [start, end)
+                   for x in (f"pbs{k} = pb[{2 * k}]", f"pbe{k} = pb[{2 * k + 1}]")),
                  f"sw = np.zeros({max(self.shared_bytes, 16)}, np.uint8)",
                  f"lw = np.zeros(max(T, 1) * {max(self.local_bytes, LOCAL_ALIGN)}, np.uint8)"]
         for window, sp in (("sw", Space.SHARED), ("lw", Space.LOCAL)):
@@ -141,12 +150,72 @@ class PointerCode:
         n = self.instr_id(ins)
         pa = f"pa{n}"
         lines = [f"{pa} = np.int64({val(ins.srcs[0])})"]
+        general = self._general(ins, ptr, n, pa, val)
+        # shortcuts to the array the address derives from, tried first: in a block whose
+        # prologue showed every address in it (bounds.py), and where this one lies in it
+        shortcuts = []
+        hoisted = self.hoisted.get(id(ins))
+        direct = hoisted and self._direct(ins, ptr, hoisted, pa, val)
+        if direct:
+            shortcuts.append(("not slow", direct[1]))
+        origin = self.origins.get(ins.srcs[0].id) if isinstance(ins.srcs[0], Reg) else None
+        direct = origin and self._direct(ins, ptr, origin, pa, val)
+        if direct:
+            shortcuts.append(direct)
+        if not shortcuts:
+            return lines + general
+        for k, (cond, body) in enumerate(shortcuts):
+            lines += [f"{'if' if k == 0 else 'elif'} {cond}:", *_indent(body)]
+        return lines + ["else:", *_indent(general)]
+
+    def span(self, mem: MemRef) -> tuple[str, str] | None:
+        """The first and one-past-last byte address of a global or shared array (the
+        expressions the generated code has for them), or None."""
+        if mem.space is Space.GLOBAL:
+            k = next((i for i, p in enumerate(self.arrays) if p.mem is mem), None)
+            return None if k is None else (f"pbs{k}", f"pbe{k}")
+        if mem.space is Space.SHARED and any(m is mem for m in self.fn.shared):
+            return str(mem.offset), str(mem.offset + mem.size * mem.elem.nbytes)
+        return None
+
+    def _direct(self, ins: Instr, ptr: Pointer, mem: MemRef, pa: str, val) -> tuple[str, list[str]] | None:
+        """(whether address ``pa`` lies wholly in ``mem`` and is aligned, the access there), or
+        None where ``mem`` is not one the access can reach. The same access the general path
+        makes there: arrays do not overlap but as views of one allocation, which share their
+        bytes, and launches place global arrays above the generic shared and local windows."""
+        space = Space.GLOBAL if ptr.space is Space.GENERIC else ptr.space
+        bounds = self.span(mem)
+        if mem.space is not space or bounds is None:
+            return None
+        start, end = bounds
+        dtype = _storage(ptr.elem)
+        width = len(ins.dsts) if ins.op is Op.LD else (len(ins.srcs) - 1 if ins.op is Op.ST else 1)
+        span = width * dtype.itemsize
+        shift = dtype.itemsize.bit_length() - 1
+        aligned = f"{pa} & {span - 1} == 0" if span & (span - 1) == 0 else f"{pa} % {span} == 0"
+        px = f"px{self.instr_id(ins)}{'gsl'[SPACE_CODE[space]]}"
+        # as uint64 (never negative here): numba then skips its negative-index wraparound,
+        # which would keep LLVM from vectorising the thread loop
+        if space is Space.GLOBAL:
+            k = int(start[len("pbs"):])
+            view, index = f"g{k}_{dtype.name}", f"np.uint64(({pa} - {start}) >> {shift})"
+        else:
+            view, index = f"sw_{dtype.name}", f"np.uint64({pa} >> {shift})"
+        # [start, end - span] as one unsigned compare (an address below start wraps to a huge
+        # offset), and no short-circuit: one branch
+        room = (str(max(int(end) - int(start) - span + 1, 0)) if start.isdigit()
+                else f"max({end} - {start} - {span - 1}, 0)")
+        return (f"(np.uint64({pa} - {start}) < np.uint64({room})) & ({aligned})",
+                [f"{px} = {index}", *self._move(ins, ptr, space, view, px, val)])
+
+    def _general(self, ins: Instr, ptr: Pointer, n: int, pa: str, val) -> list[str]:
+        """Lines that find the array holding address ``pa`` and run the access."""
         if ptr.space is not Space.GENERIC:
-            return lines + self._access(ins, ptr, ptr.space, pa, val)
+            return self._access(ins, ptr, ptr.space, pa, val)
         shared = self._access(ins, ptr, Space.SHARED, f"ps{n}", val)
         local = self._access(ins, ptr, Space.LOCAL, f"pl{n}", val)
         glob = self._access(ins, ptr, Space.GLOBAL, pa, val)
-        return lines + [
+        return [
             f"if {pa} >= {GENERIC_SHARED_BASE} and {pa} < {GENERIC_SHARED_BASE + WINDOW}:",
             f"    ps{n} = {pa} - {GENERIC_SHARED_BASE}", *_indent(shared),
             f"elif {pa} >= {GENERIC_LOCAL_BASE} and {pa} < {GENERIC_LOCAL_BASE + WINDOW}:",
@@ -159,7 +228,7 @@ class PointerCode:
         if mem.space in (Space.SHARED, Space.LOCAL):
             return [f"{reg_name(ins.dst)} = {cast}({mem.offset})"]
         k = next(i for i, p in enumerate(self.arrays) if p.mem.name == mem.name)
-        return [f"{reg_name(ins.dst)} = {cast}(pb[{2 * k}])"]
+        return [f"{reg_name(ins.dst)} = {cast}(pbs{k})"]
 
     def _access(self, ins: Instr, ptr: Pointer, space: Space, pa: str, val) -> list[str]:
         """Lines that find the bytes at address ``pa`` in ``space`` and run the access."""
