@@ -405,6 +405,45 @@ def test_redux_elect_and_vote_uni():
         assert (o[k, :, 4] == int(len(set(w[k] > 0)) == 1)).all()
 
 
+ELECT_DIVERGENT = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry elect_odd(.param .u64 pv, .param .u64 pout)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<6>;
+    .reg .pred %p<3>;
+    ld.param.u64 %rd1, [pv];
+    ld.param.u64 %rd2, [pout];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    ld.global.b32 %r2, [%rd4];
+    mov.u32 %r6, 0;
+    and.b32 %r3, %r2, 1;
+    setp.eq.u32 %p1, %r3, 0;
+    @%p1 bra SKIP;
+    elect.sync %r6|%p2, 0xFFFFFFFF;
+SKIP:
+    add.s64 %rd5, %rd2, %rd3;
+    st.global.b32 [%rd5], %r6;
+    ret;
+}
+"""
+
+
+def test_elect_with_lanes_of_its_mask_elsewhere_is_a_warp_sync_error():
+    """elect.sync's member mask names lanes that must all execute it: with the full warp
+    named in a branch only odd lanes take, the GPU waits for the others (the launch never
+    returns). simt says which lanes did not arrive instead."""
+    from simt.errors import WarpSyncError
+    v = np.arange(32, dtype=np.int32)
+    with pytest.raises(WarpSyncError, match=r"mask 0xffffffff names lanes .*did not reach"):
+        run(simt.from_ptx(ELECT_DIVERGENT, "elect_odd"), grid=1, block=32,
+            inputs=[simt.array(v), simt.zeros(32, dtype=simt.uint32)])
+
+
 def test_ldmatrix_stmatrix_x1_x2_and_trans_fragments():
     out, back = simt.zeros(32 * 5, dtype=simt.uint32), simt.zeros(96, dtype=simt.uint32)
     run(simt.from_ptx(EXTRAS, "ldm"), grid=1, block=32, inputs=[out, back])

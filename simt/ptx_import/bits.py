@@ -94,7 +94,8 @@ def _redux(L: Lowering, s: P.Instruction) -> None:
 
 @handles("elect", doc="elect.sync with a lane and a predicate result and a member mask: the lowest "
                       "active lane of the mask is the leader (the lane result its number, the "
-                      "predicate true in it)")
+                      "predicate true in it); as every .sync instruction, every lane of the mask must "
+                      "execute it (a WarpSyncError otherwise: on the GPU it hangs or is undefined)")
 def _elect(L: Lowering, s: P.Instruction) -> None:
     if s.mods != ("sync",) or len(s.operands) != 2:
         raise L.unsupported()
@@ -102,6 +103,7 @@ def _elect(L: Lowering, s: P.Instruction) -> None:
     names = dp.name.split("|") if isinstance(dp, P.Reg) else []
     if len(names) != 2:
         raise L.unsupported("a destination other than d|p")
+    L.emit(Op.SYNCWARP, (), (L.read(mask, U32),))       # the .sync rule, checked as bar.warp.sync's
     active = L.value(Op.AND, U32, L.value(Op.ACTIVEMASK, U32), L.read(mask, U32))
     lowest = L.value(Op.AND, U32, active, L.value(Op.NEG, U32, active))
     leader = L.value(Op.POPC, U32, L.value(Op.SUB, U32, lowest, Imm(1, U32)))
