@@ -1,7 +1,7 @@
 """simt.verify: verdicts on a corpus of correct kernels and seeded-bug mutants, every
 counterexample replayed on cpu:precise; the CLI; the C harness for CBMC.
 
-The full corpus (78 kernels, a few minutes) runs with SIMT_FORMAL_FULL=1; by default a quick
+The full corpus (87 kernels, a few minutes) runs with SIMT_FORMAL_FULL=1; by default a quick
 subset that covers bounds, races, barriers and both kinds of loop.
 """
 import os
