@@ -614,7 +614,7 @@ def candidates(ex: Executor, loop: Loop, entry: State, regs: list[Reg]):
     equal to the entry value, bounds relative to it and to zero, strides (r - r0 a multiple
     of the step), powers of two, and the comparisons the loop itself makes."""
     out = []
-    steps, adds = loop_steps(ex, loop, regs)
+    steps = loop_steps(ex, loop, regs, entry)
     compared: dict[int, list] = {}
     modified = {r.id for r in regs}
     for lab in loop.body:
@@ -644,11 +644,11 @@ def candidates(ex: Executor, loop: Loop, entry: State, regs: list[Reg]):
             out.append(lambda env, ep, rid=rid, z=zero: env[rid] >= z)
             out.append(lambda env, ep, rid=rid, z=zero: env[rid] > z)
         out.append(lambda env, ep, rid=rid: env[rid] & (env[rid] - 1) == 0)
-        for s in steps.get(rid, []):
-            sv = z3.simplify(ex.value(entry.env, s))
+        for step, added in steps.get(rid, []):
+            sv = z3.simplify(step)
             if not z3.is_bv_value(sv):
-                if sv.size() == r.type.bits and (rid, id(s)) in adds:
-                    out.append(Residue(rid, e0, ex.value(entry.env, s)))
+                if sv.size() == r.type.bits and added:
+                    out.append(Residue(rid, e0, step))
                 continue
             out.append(lambda env, ep, rid=rid, e0=e0, sv=sv:
                        z3.Implies(sv != 0, z3.URem(env[rid] - e0, sv) == 0))
@@ -664,10 +664,11 @@ def candidates(ex: Executor, loop: Loop, entry: State, regs: list[Reg]):
         for r in regs:
             if r.id not in entry.env or r.type.bits != 32 or not r.type.is_int:
                 continue
-            for s in steps.get(r.id, []):
-                if not isinstance(s, Imm):
+            for s, _ in steps.get(r.id, []):
+                s = z3.simplify(s)
+                if not z3.is_bv_value(s) or s.size() != 32:
                     continue
-                step = z3.BitVecVal(int(s.value) % (1 << 32), 32)
+                step = z3.BitVecVal(s.as_long(), 32)
                 for c in (1, 2, 3, 4):
                     out.append(lambda env, ep, rid=r.id, e0=entry.env[r.id], e=entry.epoch, step=step, c=c:
                                (ep - e) * step == c * (env[rid] - e0))
@@ -700,21 +701,73 @@ class Residue:
         return z3.Or(r == h, z3.And(r == h + self.step, z3.ULE(h, h + self.step)))
 
 
-def loop_steps(ex: Executor, loop: Loop, regs: list[Reg]):
-    """({register: [steps]}, {(register, step) added}): the loop-invariant operands that the
-    loop adds to or subtracts from a register (``r = r + s``)."""
-    steps: dict[int, list] = {}
-    adds = set()
+def loop_steps(ex: Executor, loop: Loop, regs: list[Reg], entry: State) -> dict:
+    """{register: [(step, added)]}: the loop-invariant values the loop adds to a register
+    (``r = r + s``, ``r = s + r``) or subtracts from it (``r = r - s``), each as a term over
+    the loop's entry values. A step may be computed before the loop or in it from such values
+    (CUDA's grid-stride ``i += gridDim.x * blockDim.x`` at the end of a while loop)."""
     modified = {r.id for r in regs}
+    invariant = loop_invariant_values(ex, loop, modified, entry)
+
+    def term(o):
+        if isinstance(o, Reg) and o.id in modified:
+            return invariant.get(o.id)
+        return ex.value(entry.env, o)
+    steps: dict[int, list] = {}
     for lab in loop.body:
         for ins in ex.blocks[lab].instrs:
-            if ins.op in (Op.ADD, Op.SUB) and ins.dsts and ins.dst.id == getattr(ins.srcs[0], "id", None):
-                other = ins.srcs[1]
-                if not (isinstance(other, Reg) and other.id in modified):
-                    steps.setdefault(ins.dst.id, []).append(other)
-                    if ins.op is Op.ADD:
-                        adds.add((ins.dst.id, id(other)))
-    return steps, adds
+            if ins.op not in (Op.ADD, Op.SUB) or not ins.dsts:
+                continue
+            rid = ins.dst.id
+            a, b = ins.srcs
+            if getattr(a, "id", None) == rid:
+                other = b
+            elif ins.op is Op.ADD and getattr(b, "id", None) == rid:
+                other = a
+            else:
+                continue
+            step = term(other)
+            if step is not None:
+                steps.setdefault(rid, []).append((step, ins.op is Op.ADD))
+    return steps
+
+
+# integer operations whose value is a function of their operands only (no memory, no other
+# thread, no clock): a loop recomputing one from loop-invariant operands gets the same value
+_PURE = frozenset({Op.MOV, Op.SELECT, Op.CVT, Op.ADD, Op.SUB, Op.MUL, Op.MIN, Op.MAX, Op.AND,
+                   Op.OR, Op.XOR, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.ABS, Op.SREG, Op.DIM})
+
+
+def loop_invariant_values(ex: Executor, loop: Loop, modified: set, entry: State) -> dict:
+    """{register: term over the entry values} for the registers a loop defines once, by a
+    pure integer operation of loop-invariant operands. Only candidates are built from these
+    terms (Houdini then checks them against the iteration), so a register the loop does not
+    in fact recompute on every path costs a candidate, never soundness."""
+    defs: dict[int, list] = {}
+    for lab in loop.body:
+        for ins in ex.blocks[lab].instrs:
+            for d in ins.dsts:
+                defs.setdefault(d.id, []).append(ins)
+    terms: dict = {}
+    changed = True
+    while changed:
+        changed = False
+        for rid, ds in defs.items():
+            ins = ds[0]
+            if rid in terms or len(ds) != 1 or ins.op not in _PURE or not ins.dst.type.is_int \
+                    or any(o.type.is_float for o in ins.srcs):
+                continue
+            if ins.op is Op.SREG and ins.arg not in ex.thread.sreg:
+                continue
+            regs = [o for o in ins.srcs if isinstance(o, Reg)]
+            if any(o.id in modified and o.id not in terms for o in regs):
+                continue
+            for o in regs:
+                if o.id not in modified:
+                    ex.value(entry.env, o)
+            terms[rid] = ex.compute(ins, {**entry.env, **terms}, ins.dst.type)
+            changed = True
+    return terms
 
 
 def residue_facts(*traces) -> list:

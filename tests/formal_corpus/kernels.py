@@ -361,6 +361,87 @@ def strided_scale_block_stride(n: int, x: wp.array(dtype=float)):
         x[j] = x[j] * 2.0
 
 
+# the grid-stride loop as CUDA writes it: a while loop, the stride added at the end
+@wp.kernel
+def stride_while(x: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    while i < n:
+        x[i] = x[i] * 2.0
+        i += wp.grid_dim() * wp.block_dim()
+
+
+@wp.kernel
+def stride_while_block(x: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    while i < n:
+        x[i] = x[i] * 2.0
+        i += wp.block_dim()
+
+
+@wp.kernel
+def stride_while_assign(x: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    while i < n:
+        x[i] = x[i] + 1.0
+        i = i + wp.grid_dim() * wp.block_dim()
+
+
+@wp.kernel
+def stride_while_assign_grid(x: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    while i < n:
+        x[i] = x[i] + 1.0
+        i = i + wp.grid_dim()
+
+
+@wp.kernel
+def stride_while_assign_tail(x: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    while i <= n:
+        x[i] = x[i] + 1.0
+        i = i + wp.grid_dim() * wp.block_dim()
+
+
+@wp.kernel
+def stride_while_stored(x: wp.array(dtype=float), y: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    stride = wp.grid_dim() * wp.block_dim()
+    while i < n:
+        y[i] = y[i] + x[i]
+        i += stride
+
+
+@wp.kernel
+def stride_while_stored_short(x: wp.array(dtype=float), y: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    stride = wp.grid_dim() * wp.block_dim() - 1
+    while i < n:
+        y[i] = y[i] + x[i]
+        i += stride
+
+
+@wp.kernel
+def stride_while_stored_shrinks(x: wp.array(dtype=float), y: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    stride = wp.grid_dim() * wp.block_dim()
+    while i < n:
+        y[i] = y[i] + x[i]
+        i += stride
+        stride = wp.block_dim()
+
+
+# the loop recomputes the grid stride, but only after its first step, a block's width:
+# the candidate "i keeps its residue modulo the recomputed stride" must not survive
+@wp.kernel
+def stride_while_stored_late(x: wp.array(dtype=float), y: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    stride = wp.block_dim()
+    while i < n:
+        y[i] = y[i] + x[i]
+        i += stride
+        stride = wp.grid_dim() * wp.block_dim()
+
+
 @wp.kernel
 def sum_rows(m: int, a: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
@@ -752,6 +833,12 @@ PAIRS = [
     (even_compact, halves_collide, dict(FB, assume=("dim[0] <= x.shape[0]", "dim[0] <= 2 * y.shape[0]")), "race"),
     (strided_loop, strided_loop_past_end, dict(FB, assume=("n <= x.shape[0]",)), "bounds"),
     (strided_scale, strided_scale_block_stride, dict(FB, assume=("n <= x.shape[0]",)), "race"),
+    (stride_while, stride_while_block, dict(FB, assume=("n <= x.shape[0]",)), "race"),
+    (stride_while_assign, stride_while_assign_grid, dict(FB, assume=("n <= x.shape[0]",)), "race"),
+    (stride_while_assign, stride_while_assign_tail, dict(FB, assume=("n <= x.shape[0]",)), "bounds"),
+    (stride_while_stored, stride_while_stored_short, dict(FB, assume=NSIZED), "race"),
+    (stride_while_stored, stride_while_stored_shrinks, dict(FB, assume=NSIZED), "race"),
+    (stride_while_stored, stride_while_stored_late, dict(FB, assume=NSIZED), "race"),
     (sum_rows, sum_rows_inclusive, dict(FB, assume=("m <= a.shape[0]", "dim[0] <= out.shape[0]")), "bounds"),
     (halve_loop, halve_loop_shifted, dict(FB, assume=("dim[0] <= x.shape[0]",)), "bounds"),
     (shared_atomic_hist, shared_hist_plain, dict(FB, assume=("dim[0] <= x.shape[0]", "out.shape[0] >= 16")), "race"),
