@@ -15,7 +15,9 @@ import z3
 from ..errors import SimtError
 from ..ir.mir import LaunchSig, Space
 from .report import CHECKS, Counterexample, Finding, VerifyReport, model_int, model_scalar
-from .symexec import Executor, coords_in_range, residue_facts
+from .invariants import residue_facts
+from .symexec import Executor
+from .world import coords_in_range
 from .world import World
 
 BOUNDED_ITERATIONS = 3

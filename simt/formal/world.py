@@ -342,3 +342,33 @@ class _Eval(ast.NodeVisitor):
 
     def generic_visit(self, node):
         self.fail(f"unsupported syntax {ast.unparse(node)!r}")
+
+
+# ---- n-D arrays' indices --------------------------------------------------------------------
+
+def row_major_coords(index, shape: list):
+    """The coordinates [c0, ..., c(n-1)] of an index computed as the kernel language does for
+    an n-D array, ((c0 * s1 + c1) * s2 + c2)..., with s the array's symbolic extents; None
+    when the term has another form."""
+    coords = []
+    term = index
+    for k in range(len(shape) - 1, 0, -1):
+        if not (z3.is_app_of(term, z3.Z3_OP_BADD) and term.num_args() == 2):
+            return None
+        prod, last = term.arg(0), term.arg(1)
+        if not z3.is_app_of(prod, z3.Z3_OP_BMUL):
+            prod, last = last, prod
+        if not (z3.is_app_of(prod, z3.Z3_OP_BMUL) and prod.num_args() == 2):
+            return None
+        if prod.arg(1).eq(shape[k]):
+            term = prod.arg(0)
+        elif prod.arg(0).eq(shape[k]):
+            term = prod.arg(1)
+        else:
+            return None
+        coords.insert(0, last)
+    return [term] + coords
+
+
+def coords_in_range(coords, shape):
+    return z3.And(*[z3.And(c >= 0, c < s) for c, s in zip(coords, shape)])

@@ -1,8 +1,19 @@
-"""Kernels with known verdicts for simt.verify: correct ones and seeded-bug mutants.
+"""Kernels with known verdicts for simt.verify: correct ones and seeded-bug mutants, the
+1-D ones written here, the symbolic loops in loops.py and the n-D blocks in blocks_nd.py.
 
 Each case: (name, kernel, verify keyword arguments, the check a mutant's bug breaks or None).
 """
 import simt as wp
+
+from .blocks_nd import (  # noqa: F401  (the catalogue below names them)
+    transpose_tile, transpose_tile_no_sync, stencil_2d, stencil_2d_edge, stencil_2d_in_place,
+    volume_3d, volume_3d_swapped)
+from .loops import (  # noqa: F401  (the catalogue below names them)
+    strided_loop, strided_loop_past_end, strided_scale, strided_scale_block_stride,
+    stride_while, stride_while_block, stride_while_assign, stride_while_assign_grid,
+    stride_while_assign_tail, stride_while_stored, stride_while_stored_short,
+    stride_while_stored_shrinks, stride_while_stored_late, sum_rows, sum_rows_inclusive,
+    halve_loop, halve_loop_shifted)
 
 B = 64
 
@@ -333,149 +344,6 @@ def halves_collide(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     y[i // 2] = x[i]
 
 
-@wp.kernel
-def strided_loop(n: int, x: wp.array(dtype=float)):
-    i = wp.tid()
-    for j in range(i, n, wp.grid_dim() * wp.block_dim()):
-        x[j] = 0.0
-
-
-@wp.kernel
-def strided_loop_past_end(n: int, x: wp.array(dtype=float)):
-    i = wp.tid()
-    for j in range(i, n + 1, wp.grid_dim() * wp.block_dim()):
-        x[j] = 0.0
-
-
-@wp.kernel
-def strided_scale(n: int, x: wp.array(dtype=float)):
-    i = wp.tid()
-    for j in range(i, n, wp.grid_dim() * wp.block_dim()):
-        x[j] = x[j] * 2.0
-
-
-@wp.kernel
-def strided_scale_block_stride(n: int, x: wp.array(dtype=float)):
-    i = wp.tid()
-    for j in range(i, n, wp.block_dim()):
-        x[j] = x[j] * 2.0
-
-
-# the grid-stride loop as CUDA writes it: a while loop, the stride added at the end
-@wp.kernel
-def stride_while(x: wp.array(dtype=float), n: int):
-    i = wp.tid()
-    while i < n:
-        x[i] = x[i] * 2.0
-        i += wp.grid_dim() * wp.block_dim()
-
-
-@wp.kernel
-def stride_while_block(x: wp.array(dtype=float), n: int):
-    i = wp.tid()
-    while i < n:
-        x[i] = x[i] * 2.0
-        i += wp.block_dim()
-
-
-@wp.kernel
-def stride_while_assign(x: wp.array(dtype=float), n: int):
-    i = wp.tid()
-    while i < n:
-        x[i] = x[i] + 1.0
-        i = i + wp.grid_dim() * wp.block_dim()
-
-
-@wp.kernel
-def stride_while_assign_grid(x: wp.array(dtype=float), n: int):
-    i = wp.tid()
-    while i < n:
-        x[i] = x[i] + 1.0
-        i = i + wp.grid_dim()
-
-
-@wp.kernel
-def stride_while_assign_tail(x: wp.array(dtype=float), n: int):
-    i = wp.tid()
-    while i <= n:
-        x[i] = x[i] + 1.0
-        i = i + wp.grid_dim() * wp.block_dim()
-
-
-@wp.kernel
-def stride_while_stored(x: wp.array(dtype=float), y: wp.array(dtype=float), n: int):
-    i = wp.tid()
-    stride = wp.grid_dim() * wp.block_dim()
-    while i < n:
-        y[i] = y[i] + x[i]
-        i += stride
-
-
-@wp.kernel
-def stride_while_stored_short(x: wp.array(dtype=float), y: wp.array(dtype=float), n: int):
-    i = wp.tid()
-    stride = wp.grid_dim() * wp.block_dim() - 1
-    while i < n:
-        y[i] = y[i] + x[i]
-        i += stride
-
-
-@wp.kernel
-def stride_while_stored_shrinks(x: wp.array(dtype=float), y: wp.array(dtype=float), n: int):
-    i = wp.tid()
-    stride = wp.grid_dim() * wp.block_dim()
-    while i < n:
-        y[i] = y[i] + x[i]
-        i += stride
-        stride = wp.block_dim()
-
-
-# the loop recomputes the grid stride, but only after its first step, a block's width:
-# the candidate "i keeps its residue modulo the recomputed stride" must not survive
-@wp.kernel
-def stride_while_stored_late(x: wp.array(dtype=float), y: wp.array(dtype=float), n: int):
-    i = wp.tid()
-    stride = wp.block_dim()
-    while i < n:
-        y[i] = y[i] + x[i]
-        i += stride
-        stride = wp.grid_dim() * wp.block_dim()
-
-
-@wp.kernel
-def sum_rows(m: int, a: wp.array(dtype=float), out: wp.array(dtype=float)):
-    i = wp.tid()
-    acc = float(0.0)
-    for k in range(m):
-        acc = acc + a[k]
-    out[i] = acc
-
-
-@wp.kernel
-def sum_rows_inclusive(m: int, a: wp.array(dtype=float), out: wp.array(dtype=float)):
-    i = wp.tid()
-    acc = float(0.0)
-    for k in range(m + 1):
-        acc = acc + a[k]
-    out[i] = acc
-
-
-@wp.kernel
-def halve_loop(x: wp.array(dtype=float)):
-    i = wp.tid()
-    k = i
-    while k > 0:
-        wp.atomic_add(x, k, 1.0)
-        k = k // 2
-
-
-@wp.kernel
-def halve_loop_shifted(x: wp.array(dtype=float)):
-    i = wp.tid()
-    k = i
-    while k > 0:
-        wp.atomic_add(x, k + 1, 1.0)
-        k = k // 2
 
 
 @wp.kernel
@@ -741,58 +609,6 @@ def tiles_partial(m: int, x: wp.array(dtype=float), y: wp.array(dtype=float)):
     y[i] = acc
 
 
-@wp.kernel
-def transpose_tile(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
-    s = wp.shared.array(shape=(16, 17), dtype=float)
-    i, j = wp.tid()
-    ty, tx = wp.thread_idx()
-    by, bx = wp.block_idx()
-    s[ty, tx] = a[i, j]
-    wp.sync_threads()
-    b[bx * 16 + ty, by * 16 + tx] = s[tx, ty]
-
-
-@wp.kernel
-def transpose_tile_no_sync(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
-    s = wp.shared.array(shape=(16, 17), dtype=float)
-    i, j = wp.tid()
-    ty, tx = wp.thread_idx()
-    by, bx = wp.block_idx()
-    s[ty, tx] = a[i, j]
-    b[bx * 16 + ty, by * 16 + tx] = s[tx, ty]
-
-
-@wp.kernel
-def stencil_2d(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
-    i, j = wp.tid()
-    if i >= 1 and i < x.shape[0] - 1 and j >= 1 and j < x.shape[1] - 1:
-        y[i, j] = 0.25 * (x[i - 1, j] + x[i + 1, j] + x[i, j - 1] + x[i, j + 1])
-
-
-@wp.kernel
-def stencil_2d_edge(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
-    i, j = wp.tid()
-    if i >= 1 and i < x.shape[0] and j >= 1 and j < x.shape[1] - 1:
-        y[i, j] = 0.25 * (x[i - 1, j] + x[i + 1, j] + x[i, j - 1] + x[i, j + 1])
-
-
-@wp.kernel
-def stencil_2d_in_place(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
-    i, j = wp.tid()
-    if i >= 1 and i < x.shape[0] - 1 and j >= 1 and j < x.shape[1] - 1:
-        x[i, j] = 0.25 * (x[i - 1, j] + x[i + 1, j] + x[i, j - 1] + x[i, j + 1])
-
-
-@wp.kernel
-def volume_3d(x: wp.array3d(dtype=float), y: wp.array3d(dtype=float)):
-    i, j, k = wp.tid()
-    y[i, j, k] = x[i, j, k] * 2.0
-
-
-@wp.kernel
-def volume_3d_swapped(x: wp.array3d(dtype=float), y: wp.array3d(dtype=float)):
-    i, j, k = wp.tid()
-    y[k, j, i] = x[i, j, k] * 2.0
 
 
 @wp.kernel
