@@ -193,46 +193,38 @@ def test_regrouping_without_hoisting_changes_nothing(monkeypatch):
     assert grouped == program
 
 
-@wp.kernel
-def tiles_checked(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
-    a_s = wp.shared.array(shape=(16, 16), dtype=float)
-    b_s = wp.shared.array(shape=(16, 16), dtype=float)
-    row, col = wp.tid()
-    ty, tx = wp.thread_idx()
-    n = a.shape[1]
-    acc = float(0.0)
-    for k0 in range(0, n, 16):
-        av = float(0.0)
-        if k0 + tx < n:
-            av = a[row, k0 + tx]
-        a_s[ty, tx] = av
-        bv = float(0.0)
-        if k0 + ty < n:
-            bv = b[k0 + ty, col]
-        b_s[ty, tx] = bv
-        wp.sync_threads()
-        for kk in range(16):
-            acc += a_s[ty, kk] * b_s[kk, tx]
-        wp.sync_threads()
-    c[row, col] = acc
+def _tiles(checked: bool):
+    """A 16x16 shared-tile matmul whose tile loads sit under bounds checks (``checked``) or not."""
+    @wp.kernel
+    def tiles(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
+        a_s = wp.shared.array(shape=(16, 16), dtype=float)
+        b_s = wp.shared.array(shape=(16, 16), dtype=float)
+        row, col = wp.tid()
+        ty, tx = wp.thread_idx()
+        n = a.shape[1]
+        acc = float(0.0)
+        for k0 in range(0, n, 16):
+            av = float(0.0)
+            bv = float(0.0)
+            if wp.static(checked):
+                if k0 + tx < n:
+                    av = a[row, k0 + tx]
+                a_s[ty, tx] = av
+                if k0 + ty < n:
+                    bv = b[k0 + ty, col]
+                b_s[ty, tx] = bv
+            else:
+                a_s[ty, tx] = a[row, k0 + tx]
+                b_s[ty, tx] = b[k0 + ty, col]
+            wp.sync_threads()
+            for kk in range(16):
+                acc += a_s[ty, kk] * b_s[kk, tx]
+            wp.sync_threads()
+        c[row, col] = acc
+    return tiles
 
 
-@wp.kernel
-def tiles_unchecked(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
-    a_s = wp.shared.array(shape=(16, 16), dtype=float)
-    b_s = wp.shared.array(shape=(16, 16), dtype=float)
-    row, col = wp.tid()
-    ty, tx = wp.thread_idx()
-    n = a.shape[1]
-    acc = float(0.0)
-    for k0 in range(0, n, 16):
-        a_s[ty, tx] = a[row, k0 + tx]
-        b_s[ty, tx] = b[k0 + ty, col]
-        wp.sync_threads()
-        for kk in range(16):
-            acc += a_s[ty, kk] * b_s[kk, tx]
-        wp.sync_threads()
-    c[row, col] = acc
+tiles_checked, tiles_unchecked = _tiles(True), _tiles(False)
 
 
 def test_loads_under_bounds_checks_issue_together_as_ptxas_predicates_them():

@@ -92,7 +92,8 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
               glob, words=0):
     """Look ``mask``'s sectors of ``line`` up in the L2 (allocating the line). Writes mark
     their sectors dirty and the ``words`` they wrote (8 bits a sector); a sector all of whose
-    words are written is whole. Returns the mask of sectors that missed (reads only)."""
+    words are written is whole. Returns the mask of sectors that missed (reads only) and the
+    line's place in the cache (set * ways + way)."""
     sets = l2_tag.shape[1]
     s = set_of(line, sets)
     w = find(l2_tag, l2_init, 0, s, line)
@@ -129,13 +130,13 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
                 state[ST_DIRTY_SECTORS] -= _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, old, P, state, glob)
             if state[ST_FIFO_HEAD] - state[ST_FIFO_TAIL] >= fifo.size:    # never overwrite unread entries
                 state[ST_FIFO_TAIL] = state[ST_FIFO_HEAD] - fifo.size + 1
-        return 0
+        return 0, s * l2_tag.shape[2] + w
     missed = mask & ~l2_valid[0, s, w]
     if missed:
         # DRAM fetches 64 bytes: a missing sector brings its pair
         fill = missed | ((missed & 0x5) << 1) | ((missed & 0xA) >> 1)
         l2_valid[0, s, w] |= fill
-    return missed
+    return missed, s * l2_tag.shape[2] + w
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -250,7 +251,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
             nb = sectors(mask)
             glob[G_L2_ATOM] += nb
             q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob)
-            missed = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
+            missed, _ = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
                                fifo, state, P, glob)
             extra = 0.0
             glob[G_L2_ATOM_HIT] += nb - sectors(missed)
@@ -309,14 +310,13 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
         n_missed += 1
         nn = sectors(need)
         glob[G_L2_READ] += nn
-        missed = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, state,
-                           P, glob)
+        missed, slot2 = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp,
+                                  l2_ready, fifo, state, P, glob)
         hits = nn - sectors(missed)
         glob[G_L2_READ_HIT] += hits
-        s2 = set_of(line, l2_tag.shape[1])
-        w2 = find(l2_tag, l2_init, 0, s2, line)
-        if hits and l2_ready[0, s2, w2] > pending:
-            pending = l2_ready[0, s2, w2]    # an L2 hit on a line another SM's miss is still filling
+        ready = l2_ready[0, slot2 // l2_tag.shape[2], slot2 % l2_tag.shape[2]]
+        if hits and ready > pending:
+            pending = ready                  # an L2 hit on a line another SM's miss is still filling
         # hits are read out of the L2 (waiting for its queue); a miss goes on to DRAM, and its
         # fill is written into the L2 after, taking the queue for as long as DRAM takes to
         # deliver it: the stores and hits behind it wait
@@ -332,7 +332,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
             if qd > worst_qd:
                 worst_qd = qd
             k_dram += pairs                  # the tail was measured per 64-byte fetch
-            ibufs[4, n_l2_missed] = s2 * l2_tag.shape[2] + w2
+            ibufs[4, n_l2_missed] = slot2
             n_l2_missed += 1
         else:
             k_l2 += 1
