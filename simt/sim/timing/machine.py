@@ -208,7 +208,7 @@ def _place(c, m, t, grid, SQ, code, streams, warps, blocks, smstat):
     return q
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _launch(c, m, t, grid, SQ, code, streams, warps, scheds, blocks, out):
     """Block ``c`` starts on SM ``m`` at ``t``: its warps take their slots, which the SM's
     schedulers list in their pick's order."""
@@ -219,14 +219,14 @@ def _launch(c, m, t, grid, SQ, code, streams, warps, scheds, blocks, out):
     mark_slots(q, m, grid.warps_per_cta, scheds.slots, warps.wid, grid.n_sched, SQ, scheds.order)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, e):
     """The memory event (lanes, sectors) of memory instruction ``ins`` at a warp's entry ``e``."""
     step = entry_step[e]
     return step_ev[step] + mem_slot[ins] * step_nrun[step] + entry_k[e]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _shared_access(k, fatom, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat):
     """A shared load, store or atomic (``fatom``: a float atomic) issued at ``T`` on SM ``m``
     with ``slots`` issue slots: its wavefronts take the SM's shared pipe. Returns (issue
@@ -250,7 +250,7 @@ def _shared_access(k, fatom, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat
     return slots, s0 + base + (wave - 1) + extra_lat
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _release_barrier(c, m, sp, grid, SQ, P, warps, scheds, blocks, stalls, hk, hv, hn, hsize):
     """Every live warp of block ``c`` (on SM ``m``) has arrived at its barrier: release them
     and wake their schedulers. Returns (the heap's size, when the warps released on the

@@ -45,7 +45,7 @@ from .indices import (G_ATOM_BUSY, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_
 DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, P, state, glob):
     """Write the dirty sectors of ``line`` (if still in L2) to DRAM; return dirty sectors freed.
     A sector only partly written (never read in whole) is read from DRAM first."""
@@ -67,7 +67,7 @@ def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, P, state, glob):
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _dram_write(nbytes, burst_bytes, P, state, glob):
     busy = burst_bytes * P[P_DRAM_WRITE_COST] / P[P_DRAM_BPC]
     state[ST_DRAM_FREE] = max(state[ST_DRAM_FREE], state[ST_NOW]) + busy    # the queue, at the current time
@@ -77,7 +77,7 @@ def _dram_write(nbytes, burst_bytes, P, state, glob):
     state[ST_DRAM_WRITE_USE] += busy / DRAM_WINDOW
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _dram_recent(now, state):
     """Age the DRAM's recent read and write use to ``now``."""
     if now > state[ST_DRAM_USE_TIME]:
@@ -87,7 +87,7 @@ def _dram_recent(now, state):
         state[ST_DRAM_USE_TIME] = now
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, state, P,
               glob, words=0):
     """Look ``mask``'s sectors of ``line`` up in the L2 (allocating the line). Writes mark
@@ -139,7 +139,7 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
     return missed, s * l2_tag.shape[2] + w
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _dram_read(nbytes, burst_bytes, arrive, P, state, glob):
     """Queue a DRAM read of ``nbytes`` (occupying DRAM for ``burst_bytes``); return the delay:
     waiting for the DRAM's bandwidth, and the queueing that grows with its recent use:
@@ -162,12 +162,12 @@ def _dram_read(nbytes, burst_bytes, arrive, P, state, glob):
     return start - arrive + service * rho / (2.0 * (1.0 - rho))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _l2_queue(nbytes, bpc, arrive, state, glob):
     return _l2_busy(nbytes / bpc, arrive, state, glob)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _l2_busy(busy, arrive, state, glob):
     start = max(arrive, state[ST_L2_FREE])
     state[ST_L2_FREE] = start + busy
@@ -175,7 +175,7 @@ def _l2_busy(busy, arrive, state, glob):
     return start - arrive
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag, l2_init, l2_valid,
                    l2_dirty, l2_words, l2_stamp, l2_ready, fifo, atoms, state, glob, smstat, ibufs, wbuf, fetch):
     """A global load, store or atomic of one warp issued at T on SM m: its completion time.

@@ -38,7 +38,7 @@ WORTH = 16                   # the machine hands a warp to the loop with this mu
 PARALLEL_ABOVE = 32768       # instructions to issue, all groups: fewer run on this thread
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def is_private(k):
     """Does an instruction of kind ``k`` touch only its scheduler's state (not memory, not a
     barrier)?"""
@@ -79,7 +79,7 @@ def tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len, entry_step, ste
     return issue, srcs, dest, e_first, e_end
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue, most=1 << 62):
     """About how many instructions the warp in slot ``g`` can issue in a private run: up to
     the first one that touches something shared, or its end (or ``most``)."""
@@ -99,7 +99,7 @@ def private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue, most=1 << 62):
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def run_alone(issue, ins, e, end):
     """May ``run_private`` issue instruction ``ins`` of a warp at entry ``e`` of ``end``?"""
     return issue[ins] == YES or (issue[ins] == LAST and e != end - 1)
