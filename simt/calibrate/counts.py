@@ -74,6 +74,8 @@ def split_functions(text: str) -> dict[str, str]:
         if m:
             current = m.group(1)
             out[current] = []
+        elif re.fullmatch(r"\s*\.{4,}\s*", line):       # the end of a function's listing
+            current = None
         elif current is not None:
             out[current].append(line)
     return {k: "\n".join(v) for k, v in out.items()}
