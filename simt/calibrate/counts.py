@@ -172,15 +172,22 @@ _ADDS = ("IADD3", "VIADD", "UIADD3", "IMAD", "LEA")
 
 
 def _counter_step(body) -> int:
-    """The step of the counter that the loop's back edge tests: the immediate the loop adds
-    to it (directly, or to a register the tested one is made from)."""
+    """The step of the counter that ends the loop: the immediate the loop adds to a register
+    a compare tests (directly, or to one the tested register is made from). The compare that
+    sets the back edge's predicate is tried first (the exit may also be a branch out of the
+    middle, the back edge unconditional)."""
     rows = list(body.itertuples())
     pred = rows[-1].predicate.lstrip("@!")
-    tested: set[str] = set()
-    for r in reversed(rows[:-1]):
-        if r.opcode in ("ISETP", "UISETP") and r.operands.split(",")[0].strip() == pred:
-            tested = set(_REGS.findall(r.operands.split(",", 2)[2]))
-            break
+    compares = [r for r in reversed(rows) if r.opcode in ("ISETP", "UISETP")]
+    compares.sort(key=lambda r: r.operands.split(",")[0].strip() != pred)
+    for compare in compares:
+        step = _step_of(rows, set(_REGS.findall(compare.operands.split(",", 2)[2])))
+        if step:
+            return step
+    raise CountError("cannot find the step of the loop's counter in its SASS")
+
+
+def _step_of(rows, tested: set[str]) -> int:
     for _ in range(3):                 # follow a derived register back to the counter
         sources: set[str] = set()
         for r in rows:
@@ -189,12 +196,12 @@ def _counter_step(body) -> int:
                 continue
             m = _ADD_IMM.match(r.operands.strip())
             if m and m.group(1) == m.group(2):
-                return abs(_signed(m.group(3))) or 1
+                return abs(_signed(m.group(3)))
             sources |= set(_REGS.findall(rest))
         if not sources - tested:
             break
         tested |= sources
-    raise CountError("cannot find the step of the loop's counter in its SASS")
+    return 0
 
 
 def _signed(text: str) -> int:
@@ -250,3 +257,14 @@ def read_sass(path: Path) -> dict[str, str]:
         raise CountError(f"{path} is missing: the SASS of the part's program (simt calibrate --timer clock64 "
                          f"writes it with cuobjdump -sass)")
     return split_functions(path.read_text())
+
+
+def probe_counts(kernel, ptx_arch: str, sass_arch: str | None = None) -> tuple[int, int]:
+    """(instructions, unroll) of an op probe's loop: simt's PTX for ``ptx_arch`` as ptxas
+    assembles it for ``sass_arch`` (the GPU's own, as the driver's JIT does)."""
+    from ..gpu import sass
+    from ..gpu.ptx import emit
+    from ..ir.mir import LaunchSig
+    fn = kernel.compile(LaunchSig(1, 1))
+    cubin, _ = sass.assemble_cubin(emit(fn, ptx_arch)[0], sass_arch or ptx_arch)
+    return probe_loop(sass.parse(sass.disassemble(cubin)[1]))

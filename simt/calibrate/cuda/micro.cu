@@ -457,7 +457,11 @@ int main(int argc, char **argv) {
     CHECK(cudaFree(cnt));
   }
   for (int threads : {32, 256, 1024}) {
+#ifdef SIMT_SELF_TIMED
+    for (int n : {1024, 8192}) {   // self-timed: longer, for the events' resolution
+#else
     for (int n : {256, 1024}) {
+#endif
       TIMED k_barrier_loop<<<1, threads>>>(iout, n);
       done(threads == 32 ? "chain_barrier32" : threads == 256 ? "chain_barrier256" : "chain_barrier1024",
            "n", n, 1, threads, n);

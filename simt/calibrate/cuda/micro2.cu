@@ -185,7 +185,11 @@ int main(int argc, char **argv) {
   {  // shared atomics: 1 word (32-way), 32 words (no conflict); one warp and full occupancy
     for (int use_float : {0, 1})
       for (int words : {1, 32}) {
+#ifdef SIMT_SELF_TIMED
+        for (int n : {64, 512}) {   // self-timed: longer, for the events' resolution (n < 1000: value)
+#else
         for (int n : {64, 256}) {
+#endif
           TIMED k_shared_atom<<<1, 32>>>((unsigned *)iout, words, n, use_float);
           done(use_float ? "shared_atom_f32_1warp" : "shared_atom_1warp", "words", words * 1000 + n, 1, 32, n);
           TIMED k_shared_atom<<<sms * 8, 256>>>((unsigned *)iout, words, n, use_float);

@@ -48,7 +48,11 @@ int main(int argc, char **argv) {
   CHECK(cudaFuncSetAttribute(k_store, cudaFuncAttributeMaxDynamicSharedMemorySize, big));
   CHECK(cudaFuncSetAttribute(k_load, cudaFuncAttributeMaxDynamicSharedMemorySize, big));
   CHECK(cudaFuncSetAttribute(k_load_store, cudaFuncAttributeMaxDynamicSharedMemorySize, big));
+#ifdef SIMT_SELF_TIMED
+  for (int rounds : {16, 128}) {   // self-timed: longer, for the events' resolution
+#else
   for (int rounds : {2, 8}) {
+#endif
     const int grid = sms * rounds;
     TIMED k_nothing<<<grid, 32, big>>>(); done("rounds_nothing", "rounds", rounds, grid, 32, rounds);
     TIMED k_store<<<grid, 32, big>>>(out); done("rounds_store", "rounds", rounds, grid, 32, rounds);
@@ -58,7 +62,11 @@ int main(int argc, char **argv) {
   }
   // dispatch throughput by block size: many empty blocks, no shared memory
   for (int threads : {64, 256})
+#ifdef SIMT_SELF_TIMED
+    for (int per_sm : {16, 256}) {   // self-timed: longer, for the events' resolution
+#else
     for (int per_sm : {16, 64}) {
+#endif
       TIMED k_nothing<<<sms * per_sm, threads>>>();
       done(threads == 64 ? "dispatch64" : "dispatch256", "ctas_per_sm", per_sm, sms * per_sm, threads, per_sm);
     }
