@@ -66,8 +66,14 @@ def probe_loops(arch: str = "sm_90") -> dict[tuple[str, int], tuple[int, int]]:
             for name, unroll, kernel, _ in probes.launches("cpu:precise")}
 
 
+def listings() -> dict[str, str]:
+    """Each CUDA part's ``cuobjdump -sass``, built self-timed as the fallback builds it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return {part: _sass(part, Path(tmp)) for part in CUDA_PARTS}
+
+
 def convert(out: Path, overhead_ns: float = 3000.0, quantum_ns: float = 0.0, loops=None,
-            time_from: str = "duration") -> Path:
+            time_from: str = "duration", sass_texts: dict[str, str] | None = None) -> Path:
     """Write into ``out`` what ``simt calibrate --timer clock64`` would have left on the H200.
     ``time_from``: ``duration`` (gpu__time_duration.sum: a real timer's noise on short
     launches) or ``cycles`` (sm__cycles_elapsed.max at the clock: an ideal timer)."""
@@ -75,13 +81,13 @@ def convert(out: Path, overhead_ns: float = 3000.0, quantum_ns: float = 0.0, loo
     out.mkdir(parents=True, exist_ok=True)
     for name in ("device.json", "loaded_latency.csv", "loaded_latency_writes.csv"):
         shutil.copy(DATA / name, out / name)
-    with tempfile.TemporaryDirectory() as tmp:
-        for part in CUDA_PARTS:
-            df = ncu_csv.load(part, DATA)
-            shutil.copy(DATA / f"{part}_manifest.csv", out / f"{part}_manifest.csv")
-            pd.DataFrame({"launch": df["launch"], "ns": _event_ns(df, overhead_ns, quantum_ns, time_from)}).to_csv(
-                out / clock64_csv.times_file(part), index=False)
-            (out / f"{part}.sass").write_text(_sass(part, Path(tmp)))
+    sass_texts = sass_texts or listings()
+    for part in CUDA_PARTS:
+        df = ncu_csv.load(part, DATA)
+        shutil.copy(DATA / f"{part}_manifest.csv", out / f"{part}_manifest.csv")
+        pd.DataFrame({"launch": df["launch"], "ns": _event_ns(df, overhead_ns, quantum_ns, time_from)}).to_csv(
+            out / clock64_csv.times_file(part), index=False)
+        (out / f"{part}.sass").write_text(sass_texts[part])
     micro = ncu_csv.load("micro", DATA)
     spins = micro[micro[fitting.CYC] > 50_000]
     pd.DataFrame({"spin_cycles": spins[fitting.CYC].astype(np.int64),
