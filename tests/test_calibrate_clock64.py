@@ -172,6 +172,21 @@ def test_probe_instructions_from_the_sass_are_the_profilers(probe_loops):
     assert n / u == (loop[counts.INST] - base[counts.INST]) / (probes.LOOP_STEPS - probes.STEPS)
 
 
+@needs_ptxas
+def test_the_probes_spin_assembles():
+    from simt.calibrate import run_probes
+    from simt.gpu import ptxas
+    ptxas.assemble(run_probes.GATE_PTX, "sm_90")
+
+
+def test_self_timed_probes_run_longer_loops():
+    from simt.calibrate import run_probes
+    plain = {(n, u): i[1] for n, u, _, i in probes.launches("cpu", ["f32_add", "f32_add@loop"])}
+    longer = {(n, u): i[1] for n, u, _, i in probes.launches("cpu", ["f32_add", "f32_add@loop"], scale=run_probes.SCALE)}
+    assert plain[("f32_add", 8)] == probes.STEPS and plain[("f32_add@loop", 8)] == probes.LOOP_STEPS
+    assert all(longer[k] == run_probes.SCALE * plain[k] for k in plain)
+
+
 def test_a_probe_loops_counter_step_is_ptxas_unroll():
     """ptxas unrolls a counted loop by 4: the counter steps by 4 (or by -16 counting down)."""
     body = pd.DataFrame({
