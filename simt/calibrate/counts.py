@@ -55,7 +55,7 @@ INSTRUCTIONS = {
 }
 # shared f32 atomics are a compare-and-swap loop inside the benchmark's loop: one round a lane
 # on one word (value = 1000 words + n), so 32 / words rounds an iteration
-CAS_LOOP = ("_Z13k_shared_atomPjiii", r"ATOMS\.CAS.*", r"FADD")
+CAS_LOOP = ("_Z13k_shared_atomPjiii", r"ATOMS\.CAS.*")
 CAS_BENCHES = ("shared_atom_f32_1warp",)
 # global-load sectors: work = lane loads, each lane its own line; marker FADD (one a load in source)
 SECTOR_BENCHES = {"tput_l1plain_lines32": ("_Z15k_l1_tput_plainPKfPfii", r"LDG\.E", r"FADD")}
@@ -122,8 +122,9 @@ def per_marker(functions: dict[str, str], symbol: str, marker: str) -> float:
 
 def cas_round(functions: dict[str, str]) -> tuple[float, float]:
     """(instructions of one CAS round, instructions of the enclosing loop per iteration
-    outside its CAS loops) of the shared f32 atomic benchmark."""
-    symbol, cas, fadd = CAS_LOOP
+    outside its CAS loops: one CAS loop an iteration, ptxas unrolls) of the shared f32 atomic
+    benchmark."""
+    symbol, cas = CAS_LOOP
     df = _table(functions, symbol)
     edges = _edges(df)
     rounds, outer = [], None
