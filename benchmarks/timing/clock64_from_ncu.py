@@ -14,6 +14,7 @@ What the fallback records, and how it is made here from the profiler's CSVs:
   of the op probes (ptxas here), and from the manifests.
 
     PYTHONPATH=. python3 benchmarks/timing/clock64_from_ncu.py [--out DIR] [--overhead-ns 3000] [--quantum-ns 0]
+    PYTHONPATH=. python3 benchmarks/timing/clock64_from_ncu.py --compare FILE.json   # a written file's constants
 """
 from __future__ import annotations
 
@@ -142,10 +143,16 @@ def main() -> None:
     ap.add_argument("--time-from", choices=("duration", "cycles"), default="duration",
                     help="the launch times: Nsight Compute's gpu__time_duration.sum (default), or its SM "
                          "cycles at the clock (an ideal timer)")
+    ap.add_argument("--compare", metavar="FILE.json",
+                    help="set an architecture file's timing section (one `simt calibrate` wrote on the H200) "
+                         "beside sm_90.json's instead")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        work = convert(Path(args.out or tmp), args.overhead_ns, args.quantum_ns, time_from=args.time_from)
-        table = compare(json.loads(SM90.read_text())["timing"], fit_clock64(work))
+    if args.compare:
+        table = compare(json.loads(SM90.read_text())["timing"], json.loads(Path(args.compare).read_text())["timing"])
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            work = convert(Path(args.out or tmp), args.overhead_ns, args.quantum_ns, time_from=args.time_from)
+            table = compare(json.loads(SM90.read_text())["timing"], fit_clock64(work))
     pd.set_option("display.width", 200)
     off = table[table.rel.abs() > 0.005]
     print(f"{len(table)} constants; {len(table) - len(off)} within 0.5% of the profiler's fit; the others:")
