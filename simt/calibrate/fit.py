@@ -5,6 +5,13 @@ micro4.cu (CUDA C, measured with Nsight Compute), the loaded-latency tables of m
 micro8.cu (timed in-kernel with clock64) and the op probes (probes.py, simt's own PTX). Each
 constant names what it came from in ``timing.sources``. Held-out launches are never read here.
 
+The same fit reads the clock64 fallback's measurements (no profiler: ``timer="clock64"``):
+clock64_csv.py gives each part the same table, event times on the profiler's cycle scale and
+the counters computed (counts.py). Where a formula needs a counter nothing can compute, the
+fallback's own measurement replaces it (dram_fetch_bytes, l2_bytes from times;
+dram_write_cost between sizes), and what needs the profiler (NOT_MEASURED_BY_CLOCK64) is taken
+from a shipped file and named.
+
 ``simt calibrate`` measures a GPU and calls ``fit``; benchmarks/timing/fit_arch.py calls it on
 the committed H200 measurements (benchmarks/timing/data/h200) to write simt/arch/sm_90.json.
 """
