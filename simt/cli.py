@@ -208,15 +208,19 @@ def _parser() -> argparse.ArgumentParser:
     cache = commands.add_parser("cache", help="the fast engine's compiled-kernel cache")
     cache.add_argument("action", choices=("info", "clear"))
     cal = commands.add_parser(
-        "calibrate", help="measure a GPU with Nsight Compute and write its architecture file",
-        description="Runs the timing microbenchmarks on the GPU under Nsight Compute (ncu), fits every "
-                    "timing constant and writes an architecture file for arch='FILE.json'. See "
+        "calibrate", help="measure a GPU (with Nsight Compute, or clock64 without it) and write its architecture file",
+        description="Runs the timing microbenchmarks on the GPU under Nsight Compute (ncu) where it is on "
+                    "PATH, else self-timed with CUDA events and clock64 (instruction counts from the SASS), "
+                    "fits every timing constant and writes an architecture file for arch='FILE.json'. See "
                     "benchmarks/timing/README.md, 'simt calibrate'.")
     cal.add_argument("--device", default="cuda:0", help="the GPU to measure: cuda or cuda:N (default cuda:0)")
     cal.add_argument("--out", required=True, metavar="FILE.json", help="the architecture file to write")
     cal.add_argument("--keep", metavar="DIR", help="where the measurements go (default: FILE.calibration/ beside --out)")
     cal.add_argument("--parts", help="measure only these parts (comma-separated: micro, micro2, micro3, micro4, "
-                                     "micro5, micro8, probes); the fit reads the others from --keep")
+                                     "micro5, micro8, probes, clock); the fit reads the others from --keep")
+    cal.add_argument("--timer", choices=("auto", "ncu", "clock64"), default="auto",
+                     help="ncu: Nsight Compute's counters; clock64: self-timed launches, no profiler; "
+                          "auto (default): ncu where it is on PATH, else clock64")
     cal.add_argument("--from-csv", metavar="DIR", help="fit measurements already in DIR (no GPU)")
     _add_aot_commands(commands)
     return parser
@@ -301,7 +305,7 @@ def _main(argv: list[str] | None) -> int:
         return cache_command(args.action)
     if args.command == "calibrate":
         from .calibrate import command as calibrate_command
-        return calibrate_command(args.device, args.out, args.keep, args.parts, args.from_csv)
+        return calibrate_command(args.device, args.out, args.keep, args.parts, args.from_csv, args.timer)
     if args.command in ("build", "config"):
         return _aot_command(args)
     if args.command == "demo":

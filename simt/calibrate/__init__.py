@@ -3,7 +3,10 @@
 - ``cuda/``: the CUDA C microbenchmarks (micro*.cu) the timing constants are measured with;
 - ``probes``: the op probes, simt kernels whose PTX measures what each MIR operation costs;
 - ``device``: what the CUDA driver reports about the GPU, and the architecture facts from it;
-- ``runner``: compiles and runs the measurements under Nsight Compute, fits, writes the file;
+- ``runner``: compiles and runs the measurements (under Nsight Compute, or self-timed with CUDA
+  events and clock64 where it is missing), fits, writes the file;
+- ``counts``, ``clock64_csv``: what the clock64 fallback computes instead of the profiler's
+  counters (instructions from the SASS), and its launch times on the profiler's cycle scale;
 - ``fit``: the one fit from measurements to an architecture file's ``timing`` section (also
   what made simt/arch/sm_90.json, through benchmarks/timing/fit_arch.py).
 """
@@ -12,14 +15,16 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def command(device: str | None, out: str, keep: str | None, parts: str | None, from_csv: str | None) -> int:
+def command(device: str | None, out: str, keep: str | None, parts: str | None, from_csv: str | None,
+            timer: str | None = "auto") -> int:
     """``simt calibrate``: 0 when the file is written; 2 with one line on stderr saying why not."""
     import sys
 
     from ..errors import SimtError
     from .runner import calibrate
     try:
-        calibrate(device, Path(out), Path(keep) if keep else None, parts, Path(from_csv) if from_csv else None)
+        calibrate(device, Path(out), Path(keep) if keep else None, parts, Path(from_csv) if from_csv else None,
+                  timer=timer)
     except (SimtError, OSError) as e:
         text = str(e)
         print(text if text.startswith("simt calibrate") else f"simt calibrate: {text}", file=sys.stderr)

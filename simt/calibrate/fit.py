@@ -5,6 +5,13 @@ micro4.cu (CUDA C, measured with Nsight Compute), the loaded-latency tables of m
 micro8.cu (timed in-kernel with clock64) and the op probes (probes.py, simt's own PTX). Each
 constant names what it came from in ``timing.sources``. Held-out launches are never read here.
 
+The same fit reads the clock64 fallback's measurements (no profiler: ``timer="clock64"``):
+clock64_csv.py gives each part the same table, event times on the profiler's cycle scale and
+the counters computed (counts.py). Where a formula needs a counter nothing can compute, the
+fallback's own measurement replaces it (dram_fetch_bytes, l2_bytes from times;
+dram_write_cost between sizes), and what needs the profiler (NOT_MEASURED_BY_CLOCK64) is taken
+from a shipped file and named.
+
 ``simt calibrate`` measures a GPU and calls ``fit``; benchmarks/timing/fit_arch.py calls it on
 the committed H200 measurements (benchmarks/timing/data/h200) to write simt/arch/sm_90.json.
 """
@@ -16,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SimtError
-from . import ncu_csv, probes
+from . import clock64_csv, ncu_csv, probes
 
 CYC, INST, TIME = "sm__cycles_elapsed.max", "smsp__inst_executed.sum", "gpu__time_duration.sum"
 
@@ -31,15 +38,33 @@ NEEDED_FILES = {
 }
 # later measurements of some probes (the H200's probes2/probes3) replace earlier ones
 PROBE_PARTS = ("probes", "probes2", "probes3")
+# the clock64 fallback (no profiler): per part its manifest, its launch times and, for the CUDA C
+# parts, the SASS of its program; clock.csv for the SM clock
+CLOCK64_FILES = {
+    **{f"{p}_manifest.csv": p for p in ("micro", "micro2", "micro3", "micro4", "probes")},
+    **{clock64_csv.times_file(p): p for p in ("micro", "micro2", "micro3", "micro4", "probes")},
+    **{f"{p}.sass": p for p in ("micro", "micro2", "micro3", "micro4")},
+    clock64_csv.CLOCK_FILE: "clock", "loaded_latency.csv": "micro5", "loaded_latency_writes.csv": "micro8",
+}
+TIMERS = ("ncu", "clock64")
+# what the clock64 fallback cannot measure without the profiler: taken from a shipped file
+NOT_MEASURED_BY_CLOCK64 = {
+    "time_offset_ns": "how gpu__time_duration.sum exceeds the SM cycles (an event time counts more of the launch)",
+    "launch_floor_cycles": "an empty launch's SM cycles (event times count the launch's own start and end)",
+    "l2_dirty_bytes": "the dirty bytes the L2 holds at a kernel's end (dram__bytes_write.sum of micro.cu stream_write)",
+}
+CLOCK64_NOTE = (" [clock64 fallback: cycles from CUDA-event times at the clock.cu clock (clock64_csv.py); "
+                "instructions, sectors and DRAM bytes computed from the SASS and the manifests (counts.py)]")
 
 
 class FitError(SimtError):
     """The measurements cannot be fitted: a file is missing or a benchmark has too few sizes."""
 
 
-def missing_files(data: Path) -> list[str]:
+def missing_files(data: Path, timer: str = "ncu") -> list[str]:
     """The files ``fit`` needs that ``data`` lacks, each with the part that writes it."""
-    return [f"{name} (part {part})" for name, part in NEEDED_FILES.items() if not (Path(data) / name).exists()]
+    needed = CLOCK64_FILES if timer == "clock64" else NEEDED_FILES
+    return [f"{name} (part {part})" for name, part in needed.items() if not (Path(data) / name).exists()]
 
 
 def slope(df, bench, x="work", y=CYC):
@@ -82,27 +107,50 @@ def queue_fit(extra, rho) -> float:
 
 
 def fit(data: Path, sm_count: int, schedulers_per_sm: int, l1_bytes: int, l1_source: str,
-        dram_peak: float, dram_peak_source: str) -> dict:
+        dram_peak: float, dram_peak_source: str, timer: str = "ncu", shipped: tuple[dict, str] | None = None) -> dict:
     """The ``timing`` section from the measurements in ``data`` of a GPU with ``sm_count`` SMs
     of ``schedulers_per_sm`` warp schedulers.
 
     ``l1_bytes`` (the L1/shared array per SM) and ``dram_peak`` (bytes per second) are no
-    measurements: the caller gives them (from the device) and their sources. Raises FitError naming the missing files or the benchmark that cannot be fitted."""
+    measurements: the caller gives them (from the device) and their sources. ``timer``: how
+    the launches were measured, ``ncu`` (Nsight Compute's CSVs) or ``clock64`` (the fallback
+    without the profiler: self-timed launches, clock64_csv.py), which takes the constants in
+    NOT_MEASURED_BY_CLOCK64 from ``shipped`` (a shipped file's timing section and its name).
+    Raises FitError naming the missing files or the benchmark that cannot be fitted."""
     data = Path(data)
-    missing = missing_files(data)
+    if timer not in TIMERS:
+        raise FitError(f"unknown timer {timer!r}; the timers are {', '.join(TIMERS)}")
+    missing = missing_files(data, timer)
     if missing:
         raise FitError(f"cannot fit from {data}: missing {', '.join(missing)}")
+    if timer == "clock64" and shipped is None:
+        raise FitError("the clock64 fit needs a shipped timing section for the constants it cannot measure")
     try:
-        return _fit(data, sm_count, schedulers_per_sm, l1_bytes, l1_source, dram_peak, dram_peak_source)
-    except (KeyError, IndexError, ValueError, ZeroDivisionError, np.linalg.LinAlgError) as e:
+        return _fit(data, sm_count, schedulers_per_sm, l1_bytes, l1_source, dram_peak, dram_peak_source,
+                    shipped if timer == "clock64" else None)
+    except (KeyError, IndexError, ValueError, ZeroDivisionError, np.linalg.LinAlgError, SimtError) as e:
+        if isinstance(e, FitError):
+            raise
         raise FitError(f"cannot fit from {data}: {type(e).__name__}: {e}") from e
 
 
+def _loader(data: Path, shipped: tuple[dict, str] | None):
+    """How a part's table is read: the profiler's CSV, or (``shipped`` given) the self-timed
+    launches on the profiler's cycle scale, the launch floor taken from ``shipped``."""
+    if shipped is None:
+        return lambda name: ncu_csv.load(name, data)
+    clock, zero = clock64_csv.clock_mhz(data), clock64_csv.empty_launch_ns(data)
+    floor = float(shipped[0]["launch_floor_cycles"])
+    return lambda name: clock64_csv.load(name, data, clock, zero, floor)
+
+
 def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dram_peak: float,
-         dram_peak_source: str) -> dict:
-    micro, micro2, micro3, micro4 = (ncu_csv.load(n, data) for n in ("micro", "micro2", "micro3", "micro4"))
+         dram_peak_source: str, shipped: tuple[dict, str] | None = None) -> dict:
+    load = _loader(data, shipped)
+    micro, micro2, micro3, micro4 = (load(n) for n in ("micro", "micro2", "micro3", "micro4"))
     # later measurements of a probe replace earlier ones (op_table takes the last row)
-    probe = pd.concat([ncu_csv.load(n, data) for n in PROBE_PARTS if (data / f"{n}.csv").exists()])
+    parts = PROBE_PARTS if shipped is None else ("probes",)
+    probe = pd.concat([load(n) for n in parts if (data / f"{n}_manifest.csv").exists()])
     t = {}
     sources: dict[str, str] = {}
 
@@ -110,13 +158,23 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
         sources[key] = source
         return value
 
+    def not_measured(key: str):
+        return note(key, shipped[0][key], f"not measured: {NOT_MEASURED_BY_CLOCK64[key]} needs the profiler; "
+                                          f"the value of {shipped[1]}")
+
     # clocks and the launch floor
-    long = micro[micro[CYC] > 50_000]
-    f, off = np.polyfit(long[TIME], long[CYC], 1)
-    t["clock_mhz"] = note("clock_mhz", round(f * 1e3, 1), "micro.cu: sm__cycles_elapsed.max against gpu__time_duration.sum, launches over 50k cycles")
-    t["time_offset_ns"] = note("time_offset_ns", round(-off / f, 1), "same fit: gpu__time_duration.sum = offset + cycles / clock")
-    t["launch_floor_cycles"] = note("launch_floor_cycles", float(micro[micro.bench == "floor"][CYC].median()),
-                                    "micro.cu floor: an empty one-warp kernel, median of 5")
+    if shipped is None:
+        long = micro[micro[CYC] > 50_000]
+        f, off = np.polyfit(long[TIME], long[CYC], 1)
+        t["clock_mhz"] = note("clock_mhz", round(f * 1e3, 1), "micro.cu: sm__cycles_elapsed.max against gpu__time_duration.sum, launches over 50k cycles")
+        t["time_offset_ns"] = note("time_offset_ns", round(-off / f, 1), "same fit: gpu__time_duration.sum = offset + cycles / clock")
+        t["launch_floor_cycles"] = note("launch_floor_cycles", float(micro[micro.bench == "floor"][CYC].median()),
+                                        "micro.cu floor: an empty one-warp kernel, median of 5")
+    else:
+        t["clock_mhz"] = note("clock_mhz", round(clock64_csv.clock_mhz(data), 1),
+                              "clock.cu: every SM spinning, clock64 cycles against CUDA-event nanoseconds")
+        t["time_offset_ns"] = not_measured("time_offset_ns")
+        t["launch_floor_cycles"] = not_measured("launch_floor_cycles")
     per_sm = []
     for df, bench in ((micro, "dispatch32"), (micro4, "dispatch64"), (micro4, "dispatch256")):
         rows = df[(df.bench == bench) & (df.value >= 16)]
@@ -230,8 +288,14 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
                                      "micro.cu stream_read 256 MB -> 1 GB: DRAM bytes read per cycle")
     cp = micro[(micro.bench == "stream_copy") & (micro.value >= 256)]
     x = cp[CYC] * dram_bpc - cp["dram__bytes_read.sum"]
-    t["dram_write_cost"] = note("dram_write_cost", round(float(np.median(x / cp["dram__bytes_write.sum"])), 3),
-                                "micro.cu stream_copy 256 MB, 1 GB: a written byte costs this many read bytes of DRAM time")
+    if shipped is not None:     # the bytes written are what the copy must write: between the two sizes,
+        # where the part the L2 still holds at the end (l2_dirty_bytes) cancels
+        t["dram_write_cost"] = note("dram_write_cost", round(float(np.polyfit(cp["dram__bytes_write.sum"], x, 1)[0]), 3),
+                                    "micro.cu stream_copy 256 MB -> 1 GB: the DRAM time of the extra bytes written, "
+                                    "in read bytes, per extra byte written")
+    else:
+        t["dram_write_cost"] = note("dram_write_cost", round(float(np.median(x / cp["dram__bytes_write.sum"])), 3),
+                                    "micro.cu stream_copy 256 MB, 1 GB: a written byte costs this many read bytes of DRAM time")
     # ... and while they write (micro8.cu): written bytes take DRAM time at dram_write_cost,
     # and a read waits behind them as behind reads with a longer service time q_w
     extra, written = loaded_latency(data, "loaded_latency_writes.csv", "mode", "write", "stream_float4s", 16)
@@ -241,21 +305,37 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
                                         "time of the writes: extra = q_w * rho_w / (2 (1 - rho_w)), least squares "
                                         "below saturation")
     sc = micro[(micro.bench == "scatter_read") & (micro.value >= 16)]
-    t["dram_fetch_bytes"] = note("dram_fetch_bytes", int(round(float(np.median(sc["dram__bytes_read.sum"] / sc.work)) / 32) * 32),
+    if shipped is not None:       # no DRAM counter: the bytes the fastest scatter's time moves at stream rate
+        fetched = float((sc[CYC] * dram_bpc / sc.work).min())
+        t["dram_fetch_bytes"] = note("dram_fetch_bytes", int(round(fetched / 32) * 32),
+                                     "micro.cu scatter_read, sectors 64 B or more apart: the launch's cycles x "
+                                     "dram_bytes_per_cycle per sector asked for, least over the strides (the "
+                                     "bandwidth-bound one), to 32 B")
+    else:
+        t["dram_fetch_bytes"] = note("dram_fetch_bytes", int(round(float(np.median(sc["dram__bytes_read.sum"] / sc.work)) / 32) * 32),
                                  "micro.cu scatter_read, sectors 64 B or more apart: DRAM bytes per sector asked for")
-    twice = micro2[micro2.bench == "l2_read_twice"].sort_values("value")
-    reread = (twice["dram__bytes_read.sum"] - twice.work) / twice.work
-    mb = twice.value.to_numpy(float)
-    if not reread.min() <= 0.5 <= reread.max():
-        raise FitError(f"micro2.cu l2_read_twice: a second read misses {reread.min():.0%} to {reread.max():.0%} "
-                       f"over {mb[0]:.0f}-{mb[-1]:.0f} MB, so this GPU's L2 is outside the sizes measured "
-                       f"(they suit L2s of about 16 to 90 MB)")
-    cross = float(np.interp(0.5, reread.to_numpy(), mb))
-    t["l2_bytes"] = note("l2_bytes", int(cross * (1 << 20)),
-                         "micro2.cu l2_read_twice: the size at which half of a second read misses the L2")
-    wr = micro[(micro.bench == "stream_write") & (micro.value >= 64)]
-    t["l2_dirty_bytes"] = note("l2_dirty_bytes", int(np.median(wr.work - wr["dram__bytes_write.sum"])),
-                               "micro.cu stream_write 64 MB - 1 GB: dirty bytes the L2 still holds when the kernel ends")
+    if shipped is not None:
+        t["l2_bytes"] = note("l2_bytes", l2_bytes_from_time(micro2),
+                             "micro2.cu l2_read_twice: the size at which the cycles per byte of reading a "
+                             "buffer twice are half-way from their least (the second read from the L2) to "
+                             "the largest size's (from DRAM)")
+    else:
+        twice = micro2[micro2.bench == "l2_read_twice"].sort_values("value")
+        reread = (twice["dram__bytes_read.sum"] - twice.work) / twice.work
+        mb = twice.value.to_numpy(float)
+        if not reread.min() <= 0.5 <= reread.max():
+            raise FitError(f"micro2.cu l2_read_twice: a second read misses {reread.min():.0%} to {reread.max():.0%} "
+                           f"over {mb[0]:.0f}-{mb[-1]:.0f} MB, so this GPU's L2 is outside the sizes measured "
+                           f"(they suit L2s of about 16 to 90 MB)")
+        cross = float(np.interp(0.5, reread.to_numpy(), mb))
+        t["l2_bytes"] = note("l2_bytes", int(cross * (1 << 20)),
+                             "micro2.cu l2_read_twice: the size at which half of a second read misses the L2")
+    if shipped is not None:
+        t["l2_dirty_bytes"] = not_measured("l2_dirty_bytes")
+    else:
+        wr = micro[(micro.bench == "stream_write") & (micro.value >= 64)]
+        t["l2_dirty_bytes"] = note("l2_dirty_bytes", int(np.median(wr.work - wr["dram__bytes_write.sum"])),
+                                   "micro.cu stream_write 64 MB - 1 GB: dirty bytes the L2 still holds when the kernel ends")
     t["l1_bytes"] = note("l1_bytes", int(l1_bytes), l1_source)
     t["l1_ways"] = note("l1_ways", 8, "not measured: the L1's associativity in the cache model (sets = lines / ways); "
                         "the value the model used before it was data")
@@ -332,24 +412,52 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
 
     loop = probe[probe.name == f"{probes.LOOP_PROBE}@loop"].iloc[0]
     base = probe[(probe.name == probes.LOOP_PROBE) & (probe.unroll == probes.UNROLLS[0])].iloc[-1]
-    per_step = (loop[INST] - base[INST]) / (probes.LOOP_STEPS - probes.STEPS)
+    per_step = (loop[INST] - base[INST]) / (_steps(loop, probes.LOOP_STEPS) - _steps(base, probes.STEPS))
     t["loop_control_factor"] = note("loop_control_factor", round((per_step - probes.UNROLLS[0]) / 3, 3),
                                     "probes.py f32_add at two step counts: issue slots of a counted loop's control "
                                     "(increment, compare, branch) per iteration / 3")
     t["ops"] = op_table(probe, lat)
     sources["ops"] = ("probes.py through simt's PTX: SASS instructions and dependent cycles per MIR op "
                       "(companion ops subtracted); class fallbacks from the micro.cu chains")
+    if shipped is not None:
+        for key in sources:
+            if key not in NOT_MEASURED_BY_CLOCK64 and key not in ("clock_mhz", "l1_bytes", "dram_peak_bytes_per_second",
+                                                                   "l1_ways", "l2_ways"):
+                sources[key] += CLOCK64_NOTE
     t["sources"] = sources
     return t
 
 
+def _steps(row, default: int) -> int:
+    """The probe loop's step count: the manifest's (the clock64 mode runs longer loops) or probes.py's."""
+    value = row.get("steps") if hasattr(row, "get") else None
+    return int(value) if value is not None and not pd.isna(value) else default
+
+
+def l2_bytes_from_time(micro2) -> int:
+    """The L2's capacity from the time alone of micro2.cu l2_read_twice: where the cycles per byte
+    cross half-way from their least to the largest size's."""
+    twice = micro2[micro2.bench == "l2_read_twice"].sort_values("value")
+    per_byte = (twice[CYC] / twice.work).to_numpy(float)
+    mb = twice.value.to_numpy(float)
+    low_at = int(np.argmin(per_byte))
+    half = (per_byte[low_at] + per_byte[-1]) / 2
+    after = [k for k in range(low_at + 1, len(mb)) if per_byte[k] >= half]
+    if not after or per_byte[-1] <= per_byte[low_at] * 1.02:
+        raise FitError(f"micro2.cu l2_read_twice: the time per byte does not rise over {mb[0]:.0f}-{mb[-1]:.0f} MB, "
+                       f"so this GPU's L2 is outside the sizes measured (they suit L2s of about 16 to 90 MB)")
+    k = after[0]
+    cross = np.interp(half, [per_byte[k - 1], per_byte[k]], [mb[k - 1], mb[k]])
+    return int(cross * (1 << 20))
+
+
 def op_table(df, lat) -> dict:
-    n = 8 * probes.STEPS
     per = {}
     for name, g in df.groupby("name", sort=False):
         if name.endswith("@loop"):
             continue
         a, b = g[g.unroll == 8].iloc[-1], g[g.unroll == 16].iloc[-1]
+        n = 8 * _steps(b, probes.STEPS)
         per[name] = ((b[INST] - a[INST]) / n, (b[CYC] - a[CYC]) / n)
 
     def minus(name, *companions):

@@ -228,8 +228,9 @@ def make_probe(op, dtype, unroll: int):
 LOOP_PROBE, LOOP_STEPS = "f32_add", 4 * STEPS
 
 
-def launches(device: str = "cpu:precise", names=None):
-    """(name, unroll, kernel, inputs) of every probe launch, in a fixed order."""
+def launches(device: str = "cpu:precise", names=None, scale: int = 1):
+    """(name, unroll, kernel, inputs) of every probe launch, in a fixed order; ``scale``
+    multiplies the loop's steps (inputs[1]; the clock64 fallback times longer loops)."""
     out = []
     for name, (op, dtype, x, c, d) in PROBES.items():
         if names is not None and name not in names:
@@ -237,14 +238,14 @@ def launches(device: str = "cpu:precise", names=None):
         npt = _NP[dtype]
         for unroll in UNROLLS:
             kernel = make_probe(op, dtype, unroll)
-            inputs = [wp.array(np.full(32, x, npt), dtype=dtype, device=device), STEPS, npt(c), npt(d),
+            inputs = [wp.array(np.full(32, x, npt), dtype=dtype, device=device), STEPS * scale, npt(c), npt(d),
                       wp.zeros(32, dtype=dtype, device=device)]
             out.append((name, unroll, kernel, inputs))
     if names is None or f"{LOOP_PROBE}@loop" in names:
         op, dtype, x, c, d = PROBES[LOOP_PROBE]
         npt = _NP[dtype]
         kernel = make_probe(op, dtype, UNROLLS[0])
-        inputs = [wp.array(np.full(32, x, npt), dtype=dtype, device=device), LOOP_STEPS, npt(c), npt(d),
+        inputs = [wp.array(np.full(32, x, npt), dtype=dtype, device=device), LOOP_STEPS * scale, npt(c), npt(d),
                   wp.zeros(32, dtype=dtype, device=device)]
         out.append((f"{LOOP_PROBE}@loop", UNROLLS[0], kernel, inputs))
     return out

@@ -2,11 +2,21 @@
 
 The parts are the measurements ``fit.fit`` reads and nothing more (measure.sh's diagnostics,
 calibration kernels and held-out launches are left out). Each CUDA C part is compiled with nvcc
-for the device's own ``sm_XY`` and run under Nsight Compute as measure.sh runs it (clocks left
-alone, caches flushed before every launch, base units, CSV); micro8 times itself with clock64
-and runs without the profiler, as in measure.sh. Everything measured stays in the work
-directory: the profiler's CSVs, the manifests, the programs' logs and ``device.json`` (what the
-driver reports, the nvcc and ncu versions, the seconds each part took).
+for the device's own ``sm_XY``. Two timers:
+
+- ``ncu`` (when Nsight Compute is on PATH): each part runs under the profiler as measure.sh
+  runs it (clocks left alone, caches flushed before every launch, base units, CSV); micro8
+  times itself with clock64 and runs without the profiler, as in measure.sh;
+- ``clock64`` (the fallback without the profiler): the programs are built self-timed
+  (``-DSIMT_SELF_TIMED``, micro_common.cuh: the L2 evicted before each launch, CUDA events
+  around it, the host's launch latency hidden behind a clock64 spin), clock.cu measures the SM
+  clock, the op probes time themselves the same way (run_probes.py), and the counters that are
+  not times come from the programs' SASS and the manifests (counts.py, clock64_csv.py). The
+  constants only the profiler can see keep a shipped file's values, named in timing.sources.
+
+Everything measured stays in the work directory: the profiler's CSVs or the launch times and
+SASS, the manifests, the programs' logs and ``device.json`` (what the driver reports, the
+timer, the nvcc and ncu versions, the seconds each part took).
 """
 from __future__ import annotations
 
@@ -22,6 +32,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import SimtError
+from . import clock64_csv
 from . import device as devq
 from . import fit as fitting
 
@@ -51,6 +62,7 @@ class Part:
     stdout: str | None         # where the program's own table goes (the clock64-timed parts)
     manifest: bool             # the program writes a manifest (one row per launch)
     timeout_s: int
+    timers: tuple = ("ncu", "clock64")   # the timers the part is measured under
 
 
 PARTS = {p.name: p for p in (
@@ -67,10 +79,11 @@ PARTS = {p.name: p for p in (
     Part("micro8", "DRAM latency while the rest of the GPU writes (clock64, no profiler)",
          "micro8.cu", None, "loaded_latency_writes.csv", False, 300),
     Part("probes", "what each MIR operation costs through simt's own PTX", None, BASE_METRICS, None, True, 600),
+    Part("clock", "the SM clock: clock64 spins on every SM timed by CUDA events (the clock64 timer only)",
+         "clock.cu", None, clock64_csv.CLOCK_FILE, False, 120, ("clock64",)),
 )}
-NO_CLOCK64_FALLBACK = ("simt calibrate needs Nsight Compute (ncu) on PATH; the clock64 fallback is not "
-                       "implemented: parts {parts} read the profiler's cycle, instruction and DRAM counters "
-                       "(only micro8 times itself with clock64, and its fit also needs micro's DRAM bandwidth)")
+TIMERS = ("auto", "ncu", "clock64")
+SHIPPED = Path(__file__).resolve().parent.parent / "arch"
 
 
 def parse_parts(text: str | None) -> list[str]:
@@ -107,15 +120,38 @@ def _versions(ncu: str | None, nvcc: str) -> dict:
     return {"nvcc": last_line([nvcc, "--version"]), "ncu": last_line([ncu, "--version"]) if ncu else ""}
 
 
-def _compile(parts: list[Part], arch: str, nvcc: str, bindir: Path, log) -> dict[str, Path]:
-    """Each part's program, compiled with nvcc for ``arch`` (all at once: they are independent)."""
+def resolve_timer(timer: str | None, ncu: str | None) -> str:
+    """``auto``: Nsight Compute where it is on PATH, else the clock64 fallback."""
+    timer = timer or "auto"
+    if timer not in TIMERS:
+        raise CalibrationError(f"--timer must be one of {', '.join(TIMERS)}, got {timer!r}")
+    if timer == "auto":
+        return "ncu" if ncu else "clock64"
+    if timer == "ncu" and not ncu:
+        raise CalibrationError("--timer ncu: Nsight Compute (ncu) is not on PATH; --timer clock64 (or auto) "
+                               "measures without it")
+    return timer
+
+
+def shipped_timing(facts: dict) -> tuple[dict, str]:
+    """The timing section the clock64 fallback takes its unmeasurable constants from: the shipped
+    file of the device's generation (sm_80.json for compute capability 8.x, else sm_90.json)."""
+    name = "sm_80.json" if int(facts.get("cc_major", 9)) == 8 else "sm_90.json"
+    data = json.loads((SHIPPED / name).read_text())
+    return data["timing"], f"simt/arch/{name} (measured on {'an A100' if name == 'sm_80.json' else 'the H200'} with Nsight Compute)"
+
+
+def _compile(parts: list[Part], arch: str, nvcc: str, bindir: Path, log, self_timed: bool = False) -> dict[str, Path]:
+    """Each part's program, compiled with nvcc for ``arch`` (all at once: they are independent);
+    ``self_timed``: the clock64 fallback's build (micro_common.cuh)."""
     bindir.mkdir(parents=True, exist_ok=True)
     jobs = {}
     for p in parts:
         if p.source is None:
             continue
         exe = bindir / Path(p.source).stem
-        cmd = [nvcc, "-O3", f"-arch={arch}", "-o", str(exe), str(CUDA_DIR / p.source)]
+        cmd = [nvcc, "-O3", f"-arch={arch}", *(["-DSIMT_SELF_TIMED"] if self_timed else []),
+               "-o", str(exe), str(CUDA_DIR / p.source)]
         jobs[p.name] = (exe, cmd, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
     out = {}
     for name, (exe, cmd, proc) in jobs.items():
@@ -128,13 +164,39 @@ def _compile(parts: list[Part], arch: str, nvcc: str, bindir: Path, log) -> dict
     return out
 
 
-def _run_part(p: Part, exe: Path | None, work: Path, ncu: str | None, env: dict, ptx_arch: str) -> None:
+def _sass_listing(exe: Path, out: Path) -> None:
+    """``cuobjdump -sass`` of a self-timed program: what counts.py counts instructions in."""
+    from ..gpu import sass
+    tool = sass.find_tool("cuobjdump")
+    if tool is None:
+        raise CalibrationError("--timer clock64 needs cuobjdump (the CUDA toolkit, or pip install "
+                               "nvidia-cuda-cuobjdump) to read the programs' SASS")
+    proc = subprocess.run([tool, "-sass", str(exe)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise CalibrationError(f"cuobjdump -sass {exe} failed:\n{(proc.stderr + proc.stdout).strip()[-2000:]}")
+    out.write_text(proc.stdout)
+
+
+def probes_program(manifest: Path, ptx_arch: str, timer: str, times: str | None, sass_arch: str) -> list[str]:
+    """The command that runs the op probes (run_probes.py) on the GPU the environment shows."""
+    program = [sys.executable, "-m", "simt.calibrate.run_probes", "--device", "cuda:0", "--arch", ptx_arch,
+               "--manifest", str(manifest)]
+    if timer == "clock64":
+        program += ["--timer", "clock64", "--times", str(times), "--sass-arch", sass_arch]
+    return program
+
+
+def _run_part(p: Part, exe: Path | None, work: Path, ncu: str | None, env: dict, ptx_arch: str,
+              timer: str = "ncu", sass_arch: str | None = None) -> None:
+    env = dict(env)
+    if timer == "clock64":
+        env["SIMT_TIMES"] = str(work / clock64_csv.times_file(p.name))
     if p.source is None:
-        program = [sys.executable, "-m", "simt.calibrate.run_probes", "--device", "cuda:0", "--arch", ptx_arch,
-                   "--manifest", str(work / f"{p.name}_manifest.csv")]
+        program = probes_program(work / f"{p.name}_manifest.csv", ptx_arch, timer,
+                                 env.get("SIMT_TIMES"), sass_arch or ptx_arch)
     else:
         program = [str(exe)] + ([str(work / f"{p.name}_manifest.csv")] if p.manifest else [])
-    if p.metrics is not None:
+    if p.metrics is not None and timer == "ncu":
         cmd = [ncu, *NCU, "--metrics", p.metrics, "--log-file", str(work / f"{p.name}.csv"), *program]
     else:
         cmd = program
@@ -155,32 +217,42 @@ def _run_part(p: Part, exe: Path | None, work: Path, ncu: str | None, env: dict,
         raise CalibrationError(f"part {p.name} failed (exit {proc.returncode}); the end of {log_path}:\n{tail}")
 
 
-def measure(ordinal: int, work: Path, parts: list[str], log=print) -> dict:
-    """Run ``parts`` on GPU ``ordinal`` into ``work``; the device facts (also saved as device.json)."""
+def measure(ordinal: int, work: Path, parts: list[str], log=print, timer: str | None = "auto") -> dict:
+    """Run ``parts`` on GPU ``ordinal`` into ``work``; the device facts (also saved as device.json,
+    with the timer used: ``ncu`` or ``clock64``, see resolve_timer)."""
     facts = devq.query(ordinal)
     devq.check_supported(facts)
-    chosen = [PARTS[n] for n in parts]
     ncu, nvcc = _tool("ncu"), _tool("nvcc")
-    profiled = [p.name for p in chosen if p.metrics is not None]
-    if profiled and not ncu:
-        raise CalibrationError(NO_CLOCK64_FALLBACK.format(parts=", ".join(profiled)))
+    timer = resolve_timer(timer, ncu)
+    chosen = [PARTS[n] for n in parts if timer in PARTS[n].timers]
+    if timer == "clock64" and "clock" not in parts:
+        chosen.append(PARTS["clock"])          # every clock64 fit converts times with the clock
     if any(p.source for p in chosen) and not nvcc:
         raise CalibrationError("simt calibrate needs nvcc (the CUDA toolkit) on PATH to compile the microbenchmarks")
     work.mkdir(parents=True, exist_ok=True)
-    facts["tools"] = _versions(ncu, nvcc)
+    facts["tools"] = _versions(ncu if timer == "ncu" else None, nvcc)
+    facts["timer"] = timer
     (work / "device.json").write_text(json.dumps(facts, indent=2) + "\n")
+    how = ("under Nsight Compute" if timer == "ncu" else
+           "self-timed with CUDA events and clock64 (no Nsight Compute" + ("" if ncu else " on PATH") + ")")
     log(f"{facts['name']} (compute capability {facts['cc_major']}.{facts['cc_minor']}, {facts['sm_count']} SMs, "
-        f"driver {facts['driver'] or facts['cuda_driver_version']}); measuring {', '.join(parts)} into {work}")
+        f"driver {facts['driver'] or facts['cuda_driver_version']}); measuring {', '.join(p.name for p in chosen)} "
+        f"{how} into {work}")
     env = dict(os.environ, CUDA_VISIBLE_DEVICES=_visible_devices(ordinal))
     package_root = str(Path(__file__).resolve().parent.parent.parent)
     env["PYTHONPATH"] = os.pathsep.join([package_root] + [s for s in [env.get("PYTHONPATH")] if s])
     env.setdefault("SIMT_PROGRESS", "0")
     start = time.monotonic()
-    exes = _compile(chosen, devq.nvcc_arch(facts), nvcc, work / "bin", log) if any(p.source for p in chosen) else {}
+    exes = (_compile(chosen, devq.nvcc_arch(facts), nvcc, work / "bin", log, timer == "clock64")
+            if any(p.source for p in chosen) else {})
+    if timer == "clock64":
+        for name, exe in exes.items():
+            if PARTS[name].manifest:
+                _sass_listing(exe, work / f"{name}.sass")
     seconds = {"compile": round(time.monotonic() - start, 1)}
     for p in chosen:
         t0 = time.monotonic()
-        _run_part(p, exes.get(p.name), work, ncu, env, devq.ptx_arch(facts))
+        _run_part(p, exes.get(p.name), work, ncu, env, devq.ptx_arch(facts), timer, devq.nvcc_arch(facts))
         seconds[p.name] = round(time.monotonic() - t0, 1)
         log(f"  {p.name}: {seconds[p.name]:.0f} s")
     facts["measure_seconds"] = seconds
@@ -196,16 +268,26 @@ def load_facts(work: Path) -> dict:
     return json.loads(path.read_text())
 
 
-def fit_measurements(work: Path, facts: dict) -> dict:
+def timer_of(work: Path, facts: dict) -> str:
+    """How the measurements in ``work`` were taken: device.json says, else the files do."""
+    if facts.get("timer") in fitting.TIMERS:
+        return facts["timer"]
+    return "clock64" if (Path(work) / clock64_csv.times_file("micro")).exists() and \
+        not (Path(work) / "micro.csv").exists() else "ncu"
+
+
+def fit_measurements(work: Path, facts: dict, timer: str | None = None) -> dict:
     """The timing section fitted from the measurements in ``work`` of the device ``facts``
     describe (what the fit takes from the device: SMs, schedulers, L1 size, DRAM peak)."""
     l1, l1_source = devq.l1_bytes(facts)
+    timer = timer or timer_of(work, facts)
     return fitting.fit(work, int(facts["sm_count"]), devq.machine_section(facts)[0]["schedulers_per_sm"],
-                       l1, l1_source, *devq.dram_peak(facts))
+                       l1, l1_source, *devq.dram_peak(facts), timer=timer,
+                       shipped=shipped_timing(facts) if timer == "clock64" else None)
 
 
 def architecture(facts: dict, timing: dict, parts_measured: list[str] | None, seconds: float | None,
-                 work: Path) -> dict:
+                 work: Path, timer: str = "ncu") -> dict:
     """A complete architecture file: the machine facts from the driver, the fitted timing section."""
     machine, machine_sources = devq.machine_section(facts)
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -213,24 +295,35 @@ def architecture(facts: dict, timing: dict, parts_measured: list[str] | None, se
     tools = facts.get("tools", {})
     arch = dict(machine)
     arch["timing"] = timing
+    how = ("measured with Nsight Compute" if timer == "ncu" else
+           "self-timed with CUDA events and clock64, without Nsight Compute (the clock64 fallback: instruction "
+           "counts from the SASS; the constants only the profiler can see from a shipped file, "
+           "calibration.not_measured)")
     arch["sources"] = (f"Calibrated by `simt calibrate` on {facts['name']} (driver {driver}) on {date}. Machine "
                        f"parameters: what the CUDA driver reports for the device (calibration.machine_sources). "
-                       f"'timing': the microbenchmarks of simt/calibrate/cuda and the op probes, measured with "
-                       f"Nsight Compute and fitted by simt.calibrate.fit; each constant's measurement is in "
-                       f"timing.sources.")
+                       f"'timing': the microbenchmarks of simt/calibrate/cuda and the op probes, {how}, "
+                       f"and fitted by simt.calibrate.fit; each constant's measurement is in timing.sources.")
     arch["calibration"] = {
         "date": date, "gpu": facts["name"], "driver": driver,
         "compute_capability": f"{facts['cc_major']}.{facts['cc_minor']}",
-        "nvcc": tools.get("nvcc", ""), "ncu": tools.get("ncu", ""),
+        "nvcc": tools.get("nvcc", ""), "ncu": tools.get("ncu", ""), "timer": timer,
+        "not_measured": not_measured(timing),
         "measurements": str(work), "parts_measured": parts_measured,
         "seconds": seconds, "machine_sources": machine_sources,
     }
     return arch
 
 
+def not_measured(timing: dict) -> dict[str, str]:
+    """The constants the fit did not measure on this GPU (key -> where the value came from)."""
+    return {k: v for k, v in timing.get("sources", {}).items() if v.startswith("not measured")
+            and k in fitting.NOT_MEASURED_BY_CLOCK64}
+
+
 def calibrate(device: str | None, out: Path, keep: Path | None = None, parts: str | None = None,
-              from_csv: Path | None = None, log=print) -> dict:
-    """Measure (unless ``from_csv``), fit and write ``out``; the architecture written."""
+              from_csv: Path | None = None, log=print, timer: str | None = "auto") -> dict:
+    """Measure (unless ``from_csv``), fit and write ``out``; the architecture written. ``timer``:
+    auto, ncu or clock64 (resolve_timer); with ``from_csv`` the measurements say which."""
     start = time.monotonic()
     out = Path(out)
     if from_csv is not None:
@@ -241,11 +334,14 @@ def calibrate(device: str | None, out: Path, keep: Path | None = None, parts: st
     else:
         ordinal = devq.parse_device(device or "cuda:0")
         work = Path(keep) if keep else out.with_name(out.stem + ".calibration")
-        measured = parse_parts(parts)
-        facts = measure(ordinal, work, measured, log)
-    timing = fit_measurements(work, facts)
+        facts = measure(ordinal, work, parse_parts(parts), log, timer)
+        measured = [name for name in facts["measure_seconds"] if name != "compile"]
+    used = timer_of(work, facts)
+    timing = fit_measurements(work, facts, used)
     seconds = round(time.monotonic() - start, 1)
-    arch = architecture(facts, timing, measured, seconds if measured else None, work)
+    arch = architecture(facts, timing, measured, seconds if measured else None, work, used)
+    for key, source in not_measured(timing).items():
+        log(f"  {key} = {timing[key]}: {source}")
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".tmp")
     with os.fdopen(fd, "w") as f:          # written whole, then renamed: never half a file at ``out``

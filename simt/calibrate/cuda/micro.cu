@@ -385,7 +385,7 @@ static void l2_capacity(int sms) {
   for (int mb : mbs) {
     size_t w4 = (size_t)mb << 20 >> 4;
     for (int rep = 0; rep < 2; rep++) {
-      k_read_stream<<<sms * 8, 256>>>(buf, w4, out);
+      TIMED k_read_stream<<<sms * 8, 256>>>(buf, w4, out);
       done(rep ? "l2_capacity_second" : "l2_capacity_first", "mb", mb, sms * 8, 256, (long long)mb << 20);
     }
   }
@@ -406,21 +406,21 @@ int main(int argc, char **argv) {
   double *dout = device_buffer<double>((size_t)sms * 16 * 1024, 0.0);
 
   // launch floor: one warp, five times; then blocks per SM for the dispatch cost
-  for (int r = 0; r < 5; r++) { k_empty<<<1, 32>>>(); done("floor", "rep", r, 1, 32, 0); }
+  for (int r = 0; r < 5; r++) { TIMED k_empty<<<1, 32>>>(); done("floor", "rep", r, 1, 32, 0); }
   for (int per_sm : {1, 4, 16, 64, 256}) {
-    k_empty<<<sms * per_sm, 32>>>(); done("dispatch32", "ctas_per_sm", per_sm, sms * per_sm, 32, per_sm);
-    k_empty<<<sms * per_sm, 1024>>>(); done("dispatch1024", "ctas_per_sm", per_sm, sms * per_sm, 1024, per_sm);
+    TIMED k_empty<<<sms * per_sm, 32>>>(); done("dispatch32", "ctas_per_sm", per_sm, sms * per_sm, 32, per_sm);
+    TIMED k_empty<<<sms * per_sm, 1024>>>(); done("dispatch1024", "ctas_per_sm", per_sm, sms * per_sm, 1024, per_sm);
   }
 
   // dependent chains, one warp; work = dependent steps
   for (int n : {256, 1024}) {
-    k_ffma_chain<<<1, 32>>>(fout, 0.999f, 0.5f, n); done("chain_ffma", "n", n, 1, 32, 32LL * n);
-    k_fadd_chain<<<1, 32>>>(fout, 0.5f, n); done("chain_fadd", "n", n, 1, 32, 32LL * n);
-    k_imad_chain<<<1, 32>>>(iout, 3, 7, n); done("chain_imad", "n", n, 1, 32, 32LL * n);
-    k_ialu_chain<<<1, 32>>>(iout, 0x55, 7, n); done("chain_ialu2", "n", n, 1, 32, 32LL * n);
-    k_dfma_chain<<<1, 32>>>(dout, 0.999, 0.5, n); done("chain_dfma", "n", n, 1, 32, 32LL * n);
-    k_mufu_chain<<<1, 32>>>(fout, n); done("chain_mufu", "n", n, 1, 32, 32LL * n);
-    k_shfl_chain<<<1, 32>>>(fout, n); done("chain_shfl", "n", n, 1, 32, 32LL * n);
+    TIMED k_ffma_chain<<<1, 32>>>(fout, 0.999f, 0.5f, n); done("chain_ffma", "n", n, 1, 32, 32LL * n);
+    TIMED k_fadd_chain<<<1, 32>>>(fout, 0.5f, n); done("chain_fadd", "n", n, 1, 32, 32LL * n);
+    TIMED k_imad_chain<<<1, 32>>>(iout, 3, 7, n); done("chain_imad", "n", n, 1, 32, 32LL * n);
+    TIMED k_ialu_chain<<<1, 32>>>(iout, 0x55, 7, n); done("chain_ialu2", "n", n, 1, 32, 32LL * n);
+    TIMED k_dfma_chain<<<1, 32>>>(dout, 0.999, 0.5, n); done("chain_dfma", "n", n, 1, 32, 32LL * n);
+    TIMED k_mufu_chain<<<1, 32>>>(fout, n); done("chain_mufu", "n", n, 1, 32, 32LL * n);
+    TIMED k_shfl_chain<<<1, 32>>>(fout, n); done("chain_shfl", "n", n, 1, 32, 32LL * n);
   }
   {
     std::vector<int> ring(1024);
@@ -429,7 +429,7 @@ int main(int argc, char **argv) {
     CHECK(cudaMalloc(&d_ring, 1024 * sizeof(int)));
     CHECK(cudaMemcpy(d_ring, ring.data(), 1024 * sizeof(int), cudaMemcpyHostToDevice));
     for (int n : {256, 1024}) {
-      k_shared_chase<<<1, 32>>>(d_ring, iout, n); done("chain_shared", "n", n, 1, 32, 16LL * n);
+      TIMED k_shared_chase<<<1, 32>>>(d_ring, iout, n); done("chain_shared", "n", n, 1, 32, 16LL * n);
     }
   }
   // global pointer chases: 16 KB warmed into L1, 4 MB warmed into L2 (chased past L1), and
@@ -443,7 +443,7 @@ int main(int argc, char **argv) {
       int *ring = chase_ring(lv.bytes / 128, 7);
       size_t warm = lv.warm ? lv.bytes / 4 : 0;
       for (int n : {lv.n1, lv.n2}) {
-        k_global_chase<<<1, 1024>>>(ring, warm, n, lv.cg, iout); done(lv.name, "n", n, 1, 1024, 16LL * n);
+        TIMED k_global_chase<<<1, 1024>>>(ring, warm, n, lv.cg, iout); done(lv.name, "n", n, 1, 1024, 16LL * n);
       }
       CHECK(cudaFree(ring));
     }
@@ -451,14 +451,18 @@ int main(int argc, char **argv) {
   {
     unsigned *cnt = device_buffer<unsigned>(1024, 0u);
     for (int n : {256, 1024}) {
-      k_atomic_chain<<<1, 1>>>(cnt, 0u, n, (unsigned *)iout); done("chain_atomic_global", "n", n, 1, 1, n);
-      k_shared_atomic_chain<<<1, 1>>>(0u, n, (unsigned *)iout); done("chain_atomic_shared", "n", n, 1, 1, n);
+      TIMED k_atomic_chain<<<1, 1>>>(cnt, 0u, n, (unsigned *)iout); done("chain_atomic_global", "n", n, 1, 1, n);
+      TIMED k_shared_atomic_chain<<<1, 1>>>(0u, n, (unsigned *)iout); done("chain_atomic_shared", "n", n, 1, 1, n);
     }
     CHECK(cudaFree(cnt));
   }
   for (int threads : {32, 256, 1024}) {
+#ifdef SIMT_SELF_TIMED
+    for (int n : {1024, 8192}) {   // self-timed: longer, for the events' resolution
+#else
     for (int n : {256, 1024}) {
-      k_barrier_loop<<<1, threads>>>(iout, n);
+#endif
+      TIMED k_barrier_loop<<<1, threads>>>(iout, n);
       done(threads == 32 ? "chain_barrier32" : threads == 256 ? "chain_barrier256" : "chain_barrier1024",
            "n", n, 1, threads, n);
     }
@@ -469,12 +473,12 @@ int main(int argc, char **argv) {
     const int grid = sms * 8, block = 256;
     const long long warps = (long long)grid * block / 32;
     for (int n : {64, 256}) {
-      k_ffma_tput<<<grid, block>>>(fout, 0.999f, 0.5f, n); done("tput_ffma", "n", n, grid, block, warps * 64 * n);
-      k_imad_tput<<<grid, block>>>(iout, 3, 7, n); done("tput_imad", "n", n, grid, block, warps * 64 * n);
-      k_ialu_tput<<<grid, block>>>(iout, 0x55, 7, n); done("tput_ialu2", "n", n, grid, block, warps * 64 * n);
-      k_dfma_tput<<<grid, block>>>(dout, 0.999, 0.5, n / 4); done("tput_dfma", "n", n / 4, grid, block, warps * 64 * (n / 4));
-      k_mufu_tput<<<grid, block>>>(fout, n / 4); done("tput_mufu", "n", n / 4, grid, block, warps * 64 * (n / 4));
-      k_shfl_tput<<<grid, block>>>(fout, n / 4); done("tput_shfl", "n", n / 4, grid, block, warps * 64 * (n / 4));
+      TIMED k_ffma_tput<<<grid, block>>>(fout, 0.999f, 0.5f, n); done("tput_ffma", "n", n, grid, block, warps * 64 * n);
+      TIMED k_imad_tput<<<grid, block>>>(iout, 3, 7, n); done("tput_imad", "n", n, grid, block, warps * 64 * n);
+      TIMED k_ialu_tput<<<grid, block>>>(iout, 0x55, 7, n); done("tput_ialu2", "n", n, grid, block, warps * 64 * n);
+      TIMED k_dfma_tput<<<grid, block>>>(dout, 0.999, 0.5, n / 4); done("tput_dfma", "n", n / 4, grid, block, warps * 64 * (n / 4));
+      TIMED k_mufu_tput<<<grid, block>>>(fout, n / 4); done("tput_mufu", "n", n / 4, grid, block, warps * 64 * (n / 4));
+      TIMED k_shfl_tput<<<grid, block>>>(fout, n / 4); done("tput_shfl", "n", n / 4, grid, block, warps * 64 * (n / 4));
     }
   }
 
@@ -483,8 +487,8 @@ int main(int argc, char **argv) {
     const int grid = sms * 8, block = 256;
     const long long warps = (long long)grid * block / 32;
     for (int n : {64, 256}) {
-      k_lds_tput<<<grid, block>>>(fout, 1, n); done("tput_lds_stride1", "n", n, grid, block, warps * 16 * n);
-      k_lds_tput<<<grid, block>>>(fout, 32, n / 8); done("tput_lds_stride32", "n", n / 8, grid, block, warps * 16 * (n / 8) * 32);
+      TIMED k_lds_tput<<<grid, block>>>(fout, 1, n); done("tput_lds_stride1", "n", n, grid, block, warps * 16 * n);
+      TIMED k_lds_tput<<<grid, block>>>(fout, 32, n / 8); done("tput_lds_stride32", "n", n / 8, grid, block, warps * 16 * (n / 8) * 32);
     }
   }
   // L1 hits: coalesced (one line per request) and scattered (32 lines per request)
@@ -493,8 +497,8 @@ int main(int argc, char **argv) {
     const long long warps = (long long)grid * block / 32;
     float *src = device_buffer<float>((size_t)grid * 4096, 1.0f);
     for (int n : {64, 256}) {
-      k_l1_tput<<<grid, block>>>(src, fout, 1, n); done("tput_l1_lines1", "n", n, grid, block, warps * 8 * n);
-      k_l1_tput<<<grid, block>>>(src, fout, 32, n / 8); done("tput_l1_lines32", "n", n / 8, grid, block, warps * 8 * (n / 8) * 32);
+      TIMED k_l1_tput<<<grid, block>>>(src, fout, 1, n); done("tput_l1_lines1", "n", n, grid, block, warps * 8 * n);
+      TIMED k_l1_tput<<<grid, block>>>(src, fout, 32, n / 8); done("tput_l1_lines32", "n", n / 8, grid, block, warps * 8 * (n / 8) * 32);
     }
     CHECK(cudaFree(src));
   }
@@ -504,7 +508,7 @@ int main(int argc, char **argv) {
     size_t w4 = (size_t)16 << 20 >> 4;
     float4 *src = device_buffer<float4>(w4, make_float4(1, 1, 1, 1));
     for (int n : {4, 16}) {
-      k_l2_tput<<<grid, block>>>(src, w4, fout, n); done("tput_l2", "n", n, grid, block, (long long)n * (16 << 20));
+      TIMED k_l2_tput<<<grid, block>>>(src, w4, fout, n); done("tput_l2", "n", n, grid, block, (long long)n * (16 << 20));
     }
     CHECK(cudaFree(src));
   }
@@ -516,15 +520,15 @@ int main(int argc, char **argv) {
     float4 *b = device_buffer<float4>(max_bytes / 16, make_float4(0, 0, 0, 0));
     for (size_t mb : {4, 16, 64, 256, 1024}) {
       size_t w4 = (mb << 20) / 16;
-      k_read_stream<<<grid, block>>>(a, w4, fout); done("stream_read", "mb", mb, grid, block, (long long)(mb << 20));
-      k_copy_stream<<<grid, block>>>(a, b, w4); done("stream_copy", "mb", mb, grid, block, (long long)(2 * (mb << 20)));
-      k_write_stream<<<grid, block>>>(b, w4); done("stream_write", "mb", mb, grid, block, (long long)(mb << 20));
+      TIMED k_read_stream<<<grid, block>>>(a, w4, fout); done("stream_read", "mb", mb, grid, block, (long long)(mb << 20));
+      TIMED k_copy_stream<<<grid, block>>>(a, b, w4); done("stream_copy", "mb", mb, grid, block, (long long)(2 * (mb << 20)));
+      TIMED k_write_stream<<<grid, block>>>(b, w4); done("stream_write", "mb", mb, grid, block, (long long)(mb << 20));
     }
     // scattered reads: 4M threads, one float each, `stride` floats apart
     const int threads = 1 << 22;
     for (size_t stride : {8, 16, 32, 64}) {
       if ((size_t)threads * stride * 4 > max_bytes) continue;
-      k_scatter_read<<<threads / 256, 256>>>((const float *)a, stride, fout);
+      TIMED k_scatter_read<<<threads / 256, 256>>>((const float *)a, stride, fout);
       done("scatter_read", "stride", stride, threads / 256, 256, (long long)threads);
     }
     CHECK(cudaFree(a));
@@ -541,19 +545,19 @@ int main(int argc, char **argv) {
     for (auto &lv : levels) {
       for (int n : {4, 16}) {
         int n_this = lv.n_addr == 1 ? n / 4 : n;
-        k_red_tput<<<grid, block>>>(p, lv.group, lv.n_addr, n_this);
+        TIMED k_red_tput<<<grid, block>>>(p, lv.group, lv.n_addr, n_this);
         done(lv.name, "n", n_this, grid, block, lanes * n_this);
       }
     }
     for (int n : {1, 4}) {
-      k_red_tput_f32<<<grid, block>>>((float *)p, 1, 1, n); done("red_one_address_f32", "n", n, grid, block, lanes * n);
+      TIMED k_red_tput_f32<<<grid, block>>>((float *)p, 1, 1, n); done("red_one_address_f32", "n", n, grid, block, lanes * n);
     }
     for (int n : {16, 64}) {
-      k_red_tput_distinct<<<grid, block>>>(p, n); done("red_distinct", "n", n, grid, block, lanes * n);
+      TIMED k_red_tput_distinct<<<grid, block>>>(p, n); done("red_distinct", "n", n, grid, block, lanes * n);
     }
     for (int n_addr : {1, 32}) {
       for (int n : {16, 64}) {
-        k_shared_atomic_tput<<<grid, block>>>((unsigned *)iout, n_addr, n);
+        TIMED k_shared_atomic_tput<<<grid, block>>>((unsigned *)iout, n_addr, n);
         done(n_addr == 1 ? "shared_atomic_one_address" : "shared_atomic_32_addresses", "n", n, grid, block, lanes * n);
       }
     }

@@ -144,8 +144,8 @@ int main(int argc, char **argv) {
     CHECK(cudaMalloc(&src, host.size() * sizeof(float)));
     CHECK(cudaMemcpy(src, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
     for (int n : {64, 256}) {
-      k_l1_tput_plain<<<grid, block>>>(src, fout, 1, n); done("tput_l1plain_lines1", "n", n, grid, block, warps * 8 * n);
-      k_l1_tput_plain<<<grid, block>>>(src, fout, 32, n / 8); done("tput_l1plain_lines32", "n", n / 8, grid, block, warps * 8 * (n / 8) * 32);
+      TIMED k_l1_tput_plain<<<grid, block>>>(src, fout, 1, n); done("tput_l1plain_lines1", "n", n, grid, block, warps * 8 * n);
+      TIMED k_l1_tput_plain<<<grid, block>>>(src, fout, 32, n / 8); done("tput_l1plain_lines32", "n", n / 8, grid, block, warps * 8 * (n / 8) * 32);
     }
     CHECK(cudaFree(src));
   }
@@ -153,19 +153,19 @@ int main(int argc, char **argv) {
     int *big = chase_ring((size_t)1 << 23, 11);
     for (int k : {1, 2, 4, 8, 16, 32})
       for (int n : {16, 64}) {
-        k_chase_lanes<<<1, 1024>>>(big, 0, k, n, 1, 4096, iout); done("chase_dram_lanes", "k", k * 1000 + n, 1, 1024, 8LL * n);
+        TIMED k_chase_lanes<<<1, 1024>>>(big, 0, k, n, 1, 4096, iout); done("chase_dram_lanes", "k", k * 1000 + n, 1, 1024, 8LL * n);
       }
     CHECK(cudaFree(big));
     int *l2 = chase_ring((size_t)1 << 15, 12);
     for (int k : {1, 8, 32})
       for (int n : {64, 256}) {
-        k_chase_lanes<<<1, 1024>>>(l2, (size_t)1 << 20, k, n, 1, 1000, iout); done("chase_l2_lanes", "k", k * 1000 + n, 1, 1024, 8LL * n);
+        TIMED k_chase_lanes<<<1, 1024>>>(l2, (size_t)1 << 20, k, n, 1, 1000, iout); done("chase_l2_lanes", "k", k * 1000 + n, 1, 1024, 8LL * n);
       }
     CHECK(cudaFree(l2));
     int *l1 = chase_ring(128, 13);
     for (int k : {1, 32})
       for (int n : {256, 1024}) {
-        k_chase_lanes<<<1, 1024>>>(l1, 4096, k, n, 0, 4, iout); done("chase_l1plain_lanes", "k", k * 1000 + n, 1, 1024, 8LL * n);
+        TIMED k_chase_lanes<<<1, 1024>>>(l1, 4096, k, n, 0, 4, iout); done("chase_l1plain_lanes", "k", k * 1000 + n, 1, 1024, 8LL * n);
       }
     CHECK(cudaFree(l1));
   }
@@ -178,17 +178,21 @@ int main(int argc, char **argv) {
     CHECK(cudaMemcpy(p, zeros.data(), 4096, cudaMemcpyHostToDevice));
     for (int words : {1, 8, 32})
       for (int n : {1, 4}) {
-        k_red_region<<<grid, block>>>(p, words, n); done("red_region", "words", words * 1000 + n, grid, block, lanes * n);
+        TIMED k_red_region<<<grid, block>>>(p, words, n); done("red_region", "words", words * 1000 + n, grid, block, lanes * n);
       }
     CHECK(cudaFree(p));
   }
   {  // shared atomics: 1 word (32-way), 32 words (no conflict); one warp and full occupancy
     for (int use_float : {0, 1})
       for (int words : {1, 32}) {
+#ifdef SIMT_SELF_TIMED
+        for (int n : {64, 512}) {   // self-timed: longer, for the events' resolution (n < 1000: value)
+#else
         for (int n : {64, 256}) {
-          k_shared_atom<<<1, 32>>>((unsigned *)iout, words, n, use_float);
+#endif
+          TIMED k_shared_atom<<<1, 32>>>((unsigned *)iout, words, n, use_float);
           done(use_float ? "shared_atom_f32_1warp" : "shared_atom_1warp", "words", words * 1000 + n, 1, 32, n);
-          k_shared_atom<<<sms * 8, 256>>>((unsigned *)iout, words, n, use_float);
+          TIMED k_shared_atom<<<sms * 8, 256>>>((unsigned *)iout, words, n, use_float);
           done(use_float ? "shared_atom_f32_full" : "shared_atom_full", "words", words * 1000 + n, sms * 8, 256,
                (long long)sms * 8 * 256 * n);
         }
@@ -206,20 +210,20 @@ int main(int argc, char **argv) {
     CHECK(cudaMemcpy(arrived, zeros.data(), 64 * 4, cudaMemcpyHostToDevice));
     int slot = 0;
     for (int mb : {8, 16, 24, 32, 40, 48, 64, 96}) {
-      k_read_twice<<<sms, 1024>>>(buf, ((size_t)mb << 20) / 16, arrived + slot++, fout);
+      TIMED k_read_twice<<<sms, 1024>>>(buf, ((size_t)mb << 20) / 16, arrived + slot++, fout);
       done("l2_read_twice", "mb", mb, sms, 1024, (long long)mb << 20);
     }
     CHECK(cudaFree(buf));
   }
   for (int n : {1024, 4096}) {  // loop control
-    k_branch_loop<<<1, 32>>>(iout, n); done("branch_loop", "n", n, 1, 32, n);
+    TIMED k_branch_loop<<<1, 32>>>(iout, n); done("branch_loop", "n", n, 1, 32, n);
   }
   {  // L2 write bandwidth: a 16 MB buffer written n times by every SM
     float4 *dst;
     size_t w4 = ((size_t)16 << 20) / 16;
     CHECK(cudaMalloc(&dst, (size_t)16 << 20));
     for (int n : {4, 16}) {
-      k_store_l2<<<sms * 8, 256>>>(dst, w4, n); done("store_l2", "n", n, sms * 8, 256, (long long)n * (16 << 20));
+      TIMED k_store_l2<<<sms * 8, 256>>>(dst, w4, n); done("store_l2", "n", n, sms * 8, 256, (long long)n * (16 << 20));
     }
     CHECK(cudaFree(dst));
   }

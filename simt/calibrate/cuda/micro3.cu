@@ -60,16 +60,16 @@ int main(int argc, char **argv) {
   CHECK(cudaFuncSetAttribute(k_block_work, cudaFuncAttributeMaxDynamicSharedMemorySize, big));
   for (int n : {0, 512})
     for (int rounds : {2, 8}) {
-      k_block_work<<<sms * rounds, 32, big>>>(out, 0.999f, 0.5f, n);
+      TIMED k_block_work<<<sms * rounds, 32, big>>>(out, 0.999f, 0.5f, n);
       done(n ? "block_rounds_work" : "block_rounds_empty", "rounds", rounds, sms * rounds, 32, n);
-      k_block_work<<<sms * rounds, 256, big>>>(out, 0.999f, 0.5f, n);
+      TIMED k_block_work<<<sms * rounds, 256, big>>>(out, 0.999f, 0.5f, n);
       done(n ? "block_rounds_work256" : "block_rounds_empty256", "rounds", rounds, sms * rounds, 256, n);
     }
-  k_block_work<<<1, 32, 0>>>(out, 0.999f, 0.5f, 0); done("one_block_chain0", "n", 0, 1, 32, 0);
-  k_block_work<<<1, 32, 0>>>(out, 0.999f, 0.5f, 512); done("one_block_chain512", "n", 512, 1, 32, 512);
+  TIMED k_block_work<<<1, 32, 0>>>(out, 0.999f, 0.5f, 0); done("one_block_chain0", "n", 0, 1, 32, 0);
+  TIMED k_block_work<<<1, 32, 0>>>(out, 0.999f, 0.5f, 512); done("one_block_chain512", "n", 512, 1, 32, 512);
   for (int r = 0; r < 3; r++) {
-    k_one_store<<<1, 32>>>(out); done("one_store", "rep", r, 1, 32, 0);
-    k_load_store<<<1, 32>>>(out + (8 << 20), out); done("load_store", "rep", r, 1, 32, 0);
+    TIMED k_one_store<<<1, 32>>>(out); done("one_store", "rep", r, 1, 32, 0);
+    TIMED k_load_store<<<1, 32>>>(out + (8 << 20), out); done("load_store", "rep", r, 1, 32, 0);
   }
   {  // partial-sector stores: into an L2-resident 8 MB region, and across 1 GB
     float *dst;
@@ -78,11 +78,11 @@ int main(int argc, char **argv) {
     const int grid = sms * 8, block = 256;
     const long long lanes = (long long)grid * block;
     for (int n : {4, 16}) {
-      k_scatter_store<<<grid, block>>>(dst, 32, (8 << 20) / 4, n);
+      TIMED k_scatter_store<<<grid, block>>>(dst, 32, (8 << 20) / 4, n);
       done("scatter_store_l2", "n", n, grid, block, lanes * n);
-      k_scatter_store<<<grid, block>>>(dst, 32, gb / 4, n);
+      TIMED k_scatter_store<<<grid, block>>>(dst, 32, gb / 4, n);
       done("scatter_store_dram", "n", n, grid, block, lanes * n);
-      k_scatter_store<<<grid, block>>>(dst, 1, (8 << 20) / 4, n);
+      TIMED k_scatter_store<<<grid, block>>>(dst, 1, (8 << 20) / 4, n);
       done("coalesced_store_l2", "n", n, grid, block, lanes * n);
     }
     CHECK(cudaFree(dst));
@@ -99,8 +99,8 @@ int main(int argc, char **argv) {
     CHECK(cudaMemcpy(a, host.data(), mb << 20, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(b, host.data(), mb << 20, cudaMemcpyHostToDevice));
     for (size_t part : {4, 1}) {
-      k_r2w1<<<grid, block>>>(a, b, c, n4 / part); done("stream_r2w1", "mb", mb / part, grid, block, 3 * (mb << 20) / part);
-      k_r1w2<<<grid, block>>>(a, b, c, n4 / part); done("stream_r1w2", "mb", mb / part, grid, block, 3 * (mb << 20) / part);
+      TIMED k_r2w1<<<grid, block>>>(a, b, c, n4 / part); done("stream_r2w1", "mb", mb / part, grid, block, 3 * (mb << 20) / part);
+      TIMED k_r1w2<<<grid, block>>>(a, b, c, n4 / part); done("stream_r1w2", "mb", mb / part, grid, block, 3 * (mb << 20) / part);
     }
   }
   fclose(manifest);

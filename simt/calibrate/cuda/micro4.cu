@@ -48,27 +48,35 @@ int main(int argc, char **argv) {
   CHECK(cudaFuncSetAttribute(k_store, cudaFuncAttributeMaxDynamicSharedMemorySize, big));
   CHECK(cudaFuncSetAttribute(k_load, cudaFuncAttributeMaxDynamicSharedMemorySize, big));
   CHECK(cudaFuncSetAttribute(k_load_store, cudaFuncAttributeMaxDynamicSharedMemorySize, big));
+#ifdef SIMT_SELF_TIMED
+  for (int rounds : {16, 128}) {   // self-timed: longer, for the events' resolution
+#else
   for (int rounds : {2, 8}) {
+#endif
     const int grid = sms * rounds;
-    k_nothing<<<grid, 32, big>>>(); done("rounds_nothing", "rounds", rounds, grid, 32, rounds);
-    k_store<<<grid, 32, big>>>(out); done("rounds_store", "rounds", rounds, grid, 32, rounds);
-    k_load<<<grid, 32, big>>>(in, out); done("rounds_load", "rounds", rounds, grid, 32, rounds);
-    k_load_store<<<grid, 32, big>>>(in, out); done("rounds_load_store", "rounds", rounds, grid, 32, rounds);
-    k_nothing<<<grid, 256, big>>>(); done("rounds_nothing256", "rounds", rounds, grid, 256, rounds);
+    TIMED k_nothing<<<grid, 32, big>>>(); done("rounds_nothing", "rounds", rounds, grid, 32, rounds);
+    TIMED k_store<<<grid, 32, big>>>(out); done("rounds_store", "rounds", rounds, grid, 32, rounds);
+    TIMED k_load<<<grid, 32, big>>>(in, out); done("rounds_load", "rounds", rounds, grid, 32, rounds);
+    TIMED k_load_store<<<grid, 32, big>>>(in, out); done("rounds_load_store", "rounds", rounds, grid, 32, rounds);
+    TIMED k_nothing<<<grid, 256, big>>>(); done("rounds_nothing256", "rounds", rounds, grid, 256, rounds);
   }
   // dispatch throughput by block size: many empty blocks, no shared memory
   for (int threads : {64, 256})
+#ifdef SIMT_SELF_TIMED
+    for (int per_sm : {16, 256}) {   // self-timed: longer, for the events' resolution
+#else
     for (int per_sm : {16, 64}) {
-      k_nothing<<<sms * per_sm, threads>>>();
+#endif
+      TIMED k_nothing<<<sms * per_sm, threads>>>();
       done(threads == 64 ? "dispatch64" : "dispatch256", "ctas_per_sm", per_sm, sms * per_sm, threads, per_sm);
     }
   // one wave, many waves: blocks that load and store, 8 of them per SM
   for (int per_sm : {8, 32, 128}) {
-    k_load_store<<<sms * per_sm, 256>>>(in, out);
+    TIMED k_load_store<<<sms * per_sm, 256>>>(in, out);
     done("waves_load_store", "ctas_per_sm", per_sm, sms * per_sm, 256, per_sm);
   }
   for (int iters : {1000, 4000}) {   // v grows by 1 a step: iters steps
-    k_branch_chain<<<1, 32>>>(out, 1.0f, 1.0f, (float)iters);
+    TIMED k_branch_chain<<<1, 32>>>(out, 1.0f, 1.0f, (float)iters);
     done("branch_chain", "iters", iters, 1, 32, iters);
   }
   fclose(manifest);
