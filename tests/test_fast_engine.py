@@ -229,3 +229,94 @@ def test_int64_products_wrap_before_a_division_as_on_every_engine():
         out = wp.zeros(3, dtype=wp.int64)
         wp.launch(_int64_wrap_then_divide, dim=3, inputs=[wp.array(x), wp.array(y), out], device=device)
         assert np.array_equal(out.numpy(), want), device
+
+
+@wp.kernel
+def int_families(keys: wp.array(dtype=int), vals: wp.array(dtype=int), total: wp.array(dtype=int),
+                 down: wp.array(dtype=int), lo: wp.array(dtype=int), hi: wp.array(dtype=int),
+                 ands: wp.array(dtype=int), ors: wp.array(dtype=int), xors: wp.array(dtype=int)):
+    i = wp.tid()
+    k = keys[i]
+    v = vals[i]
+    wp.atomic_add(total, k, v)
+    wp.atomic_sub(down, k, v)
+    wp.atomic_min(lo, k, v & 0x7FFFFFFF)           # all >= 0: a zero start would show
+    wp.atomic_max(hi, k, -(v & 0x7FFFFFFF) - 1)    # all < 0
+    wp.atomic_and(ands, k, v | 0x0F0F0F0F)
+    wp.atomic_or(ors, k, v & 0x00FF00FF)
+    wp.atomic_xor(xors, k, v)
+
+
+@wp.kernel
+def add_and_read(keys: wp.array(dtype=int), counts: wp.array(dtype=int), seen: wp.array(dtype=int)):
+    i = wp.tid()
+    seen[i] = wp.atomic_add(counts, keys[i], 1)       # the old value is used: no private copies
+
+
+@pytest.mark.parametrize("bins", [7, 5000])      # copies for a few bins; atomics for many
+def test_integer_atomics_of_every_family_with_private_copies_per_chunk(monkeypatch, bins):
+    """Spread over four OS threads, each chunk of blocks updates its own copy of the bins
+    (engine.CompiledKernel.private_arrays) where they are few; the final values equal numpy's
+    (integer addition wrapping as int32 does) and the precise engine's."""
+    monkeypatch.setattr(engine, "PARALLEL_ABOVE_S", 0.0)
+    monkeypatch.setattr(engine, "ADAPTIVE_PARALLEL", False)
+    monkeypatch.setattr(engine, "_WORKERS", 4)
+    rng = np.random.default_rng(3)
+    n = 1 << 15
+    keys = rng.integers(0, bins, n).astype(np.int32)
+    vals = rng.integers(-2**31, 2**31, n, dtype=np.int64).astype(np.int32)   # sums wrap
+    start = {"total": 5, "down": -3, "lo": 2**31 - 1, "hi": -2**31, "ands": -1, "ors": 0, "xors": 9}
+    expect = {name: np.full(bins, v, np.int32) for name, v in start.items()}
+    with np.errstate(over="ignore"):
+        np.add.at(expect["total"], keys, vals)
+        np.subtract.at(expect["down"], keys, vals)
+    np.minimum.at(expect["lo"], keys, vals & 0x7FFFFFFF)
+    np.maximum.at(expect["hi"], keys, -(vals & 0x7FFFFFFF) - 1)
+    np.bitwise_and.at(expect["ands"], keys, vals | 0x0F0F0F0F)
+    np.bitwise_or.at(expect["ors"], keys, vals & 0x00FF00FF)
+    np.bitwise_xor.at(expect["xors"], keys, vals)
+    got = {}
+    for device in (FAST, PRECISE):
+        outs = {name: simt.array(np.full(bins, v, np.int32)) for name, v in start.items()}
+        simt.launch(int_families, dim=n, block_dim=128, device=device,
+                    inputs=[simt.array(keys), simt.array(vals), *outs.values()])
+        got[device] = {name: a.numpy() for name, a in outs.items()}
+    for name in start:
+        np.testing.assert_array_equal(got[FAST][name], expect[name], err_msg=name)
+        np.testing.assert_array_equal(got[PRECISE][name], expect[name], err_msg=name)
+    private = engine.compile_function(int_families.compile()).private_arrays()
+    assert sorted(family for _, family in private) == sorted(["add", "add", "min", "max", "and", "or", "xor"])
+
+
+def test_private_copies_only_where_the_order_cannot_show(monkeypatch):
+    """An atomic whose old value the kernel uses gets no private copy: each thread must see
+    the count before it, so the old values are a permutation of 0..n-1 per key."""
+    monkeypatch.setattr(engine, "PARALLEL_ABOVE_S", 0.0)
+    monkeypatch.setattr(engine, "ADAPTIVE_PARALLEL", False)
+    monkeypatch.setattr(engine, "_WORKERS", 4)
+    assert engine.compile_function(add_and_read.compile()).private_arrays() == []
+    keys = (np.arange(1 << 14) % 3).astype(np.int32)
+    counts, seen = simt.zeros(3, dtype=simt.int32), simt.zeros(keys.size, dtype=simt.int32)
+    simt.launch(add_and_read, dim=keys.size, block_dim=64, inputs=[simt.array(keys), counts, seen], device=FAST)
+    assert counts.numpy().tolist() == [np.sum(keys == k) for k in range(3)]
+    for k in range(3):
+        assert sorted(seen.numpy()[keys == k]) == list(range(int(np.sum(keys == k))))
+
+
+def test_spread_or_not_is_decided_after_timing_each_way_several_times():
+    """One slow first spread launch (the machine busy for a moment) must not keep a kernel on
+    one core: the engine takes turns until each way has been timed PROBES times, then runs the
+    faster way (and times the slower again now and then)."""
+    compiled = engine.compile_function(suite.get("saxpy").kernel.compile())
+    compiled.wall_per_thread = {False: None, True: None}
+    compiled.observed = {False: 0, True: 0}
+    compiled.decisions = 0
+    chosen = []
+    for k in range(2 * engine.PROBES):
+        way = compiled.prefer_parallel()
+        chosen.append(way)
+        slow_first = 50.0 if (way and k == 1) else 1.0
+        compiled.observe_wall(way, (0.5 if way else 1.0) * slow_first, 1)
+    assert chosen[0] is False                     # this thread first (the first launch compiles)
+    assert chosen.count(True) == chosen.count(False) == engine.PROBES
+    assert compiled.prefer_parallel() is True     # spread was faster, the slow first one aside

@@ -42,6 +42,10 @@ class Plan:
     instrs: set[int] = field(default_factory=set)           # id() of deferred ATOM instructions
     arrays: dict[str, str] = field(default_factory=dict)    # array name -> "add" | "min" | "max"
     immediate_global: bool = False   # other global atomics whose order matters (see parallel_safe)
+    # integer arrays updated only by atomics of one family with the old value unused (and
+    # nothing else in the kernel reads or writes them): name -> "add" | "min" | "max" | "and" |
+    # "or" | "xor". Their final value is the same in any order of the updates.
+    int_arrays: dict[str, str] = field(default_factory=dict)
     in_loop: bool = False            # a deferred atomic may run several times per thread
 
     def deferred(self, ins) -> bool:
@@ -104,6 +108,8 @@ def plan(fn: Function) -> Plan:
         result.arrays[name] = families.pop()
         result.instrs.update(id(i) for i in instrs)
     result.immediate_global = order_matters
+    result.int_arrays = {name: fams.copy().pop() for name, fams in int_families.items()
+                         if len(fams) == 1 and name not in accessed}
     result.in_loop = any(id(ins) in result.instrs for b in _loop_blocks(fn) for ins in b.instrs)
     fn._atomic_plan = result  # type: ignore[attr-defined]
     return result

@@ -47,6 +47,9 @@ from .errors import FaultReport
 PARALLEL_ABOVE_S = 300e-6        # launches expected to take less run on the calling thread
 MIN_THREADS_PER_CHUNK = 2048
 CHUNKS_PER_WORKER = 4             # more chunks than cores: cheap load balancing
+PRIVATE_RATIO = 8                 # private copies of atomically updated arrays (see
+                                  # CompiledKernel.private_arrays) while they hold at most an
+                                  # eighth as many elements as a core has threads to run
 # A launch big enough to spread over the cores is timed both ways (on this thread, and
 # spread) and then runs the faster way: on a busy machine spreading can lose, and for
 # kernels with global atomics the one-thread variant has plain read-modify-writes, which can
@@ -54,6 +57,7 @@ CHUNKS_PER_WORKER = 4             # more chunks than cores: cheap load balancing
 # False: always spread (the tests use it to exercise atomics across OS threads).
 ADAPTIVE_PARALLEL = True
 REPROBE_EVERY = 32
+PROBES = 3                        # launches timed each way before the faster way is chosen
 PROGRESS_ABOVE_S = 0.5           # launches expected to take longer may show a progress bar
 SERIAL_CHUNK_S = 0.1
 
@@ -77,7 +81,9 @@ class CompiledKernel:
         self._log_lock = threading.Lock()   # launches from several threads take turns at them
         self.warm: set[int] = set()        # ids of the variants already called (compiled)
         self.wall_per_thread = {False: None, True: None}   # by spread over cores or not
+        self.observed = {False: 0, True: 0}                 # launches timed each way
         self.decisions = 0
+        self._private: list[tuple[int, str]] | None = None
 
     def serial_blocks(self):
         """The code for launches on one OS thread (plain atomics where the kernel has any)."""
@@ -89,6 +95,23 @@ class CompiledKernel:
                 self._serial_blocks = cache.load_module(self.fn.name, gen.source).run_blocks
                 self._serial_gen = gen
         return self._serial_blocks
+
+    def private_arrays(self) -> list[tuple[int, str]]:
+        """The arrays a spread launch gives each chunk of blocks a private copy of: (index
+        among the array parameters, family), where every global atomic of the kernel is an
+        integer one of a single family per array with its old value unused, on an array the
+        kernel does not otherwise read or write (atomic_log.Plan.int_arrays). Each chunk then
+        runs the one-thread code (plain read-modify-writes) on its copies, which start at the
+        family's identity and are folded into the arrays at the end: the same final values
+        as atomics in any order, without cores contending for the same cache lines. Empty
+        where that does not hold."""
+        if self._private is None:
+            plan = atomic_log.plan(self.fn)
+            ok = self.gen.has_global_atomics and not plan.immediate_global and not plan.arrays \
+                and self.gen.pointers is None
+            self._private = [(k, plan.int_arrays[p.mem.name]) for k, p in enumerate(self.gen.array_params)
+                             if ok and p.mem.name in plan.int_arrays]
+        return self._private
 
     def take_log_buffers(self, rows: int, keys: bool) -> tuple:
         """Buffers for the deferred float atomics of a launch, reused from the last one
@@ -113,14 +136,17 @@ class CompiledKernel:
         if not ADAPTIVE_PARALLEL:
             return True
         serial, parallel = self.wall_per_thread[False], self.wall_per_thread[True]
-        if serial is None or parallel is None:
-            return serial is not None       # time it on this thread first, then spread
+        if self.observed[False] < PROBES or self.observed[True] < PROBES:
+            # time it on this thread first, then spread, taking turns until each way has
+            # PROBES launches: one slow first launch (a busy moment) must not decide alone
+            return self.observed[True] < self.observed[False]
         self.decisions += 1
         faster = parallel < serial
         return (not faster) if self.decisions % REPROBE_EVERY == 0 else faster
 
     def observe_wall(self, parallel: bool, seconds: float, threads: int) -> None:
         per = seconds / max(1, threads)
+        self.observed[parallel] += 1
         old = self.wall_per_thread[parallel]
         self.wall_per_thread[parallel] = per if old is None else min(per, 0.5 * (old + per))
 
@@ -161,11 +187,19 @@ def workers() -> int:
 
 
 def _get_pool() -> ThreadPoolExecutor:
+    """The worker threads, started together on first use (a pool that starts one thread per
+    submission would make the first spread launches look slow, and the adaptive choice would
+    then keep them on one core until its next probe)."""
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=max(1, workers() - 1),
-                                       thread_name_prefix="simt-fast")
+            n = max(1, workers() - 1)
+            pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="simt-fast")
+            started = threading.Barrier(n + 1)
+            for _ in range(n):
+                pool.submit(started.wait)
+            started.wait()
+            _pool = pool
         return _pool
 
 
@@ -235,8 +269,12 @@ class BoundLaunch:
         n_workers = min(workers(), n_blocks)
         parallel = (n_workers > 1 and gen.parallel_safe
                     and compiled.estimate(threads) >= PARALLEL_ABOVE_S and compiled.prefer_parallel())
-        run_blocks = compiled.run_blocks if parallel else compiled.serial_blocks()
-        variant = gen if parallel else compiled.serial_gen()
+        private = compiled.private_arrays() if parallel else []
+        if private and sum(data[k].size for k, _ in private) * PRIVATE_RATIO > threads // n_workers:
+            private = []       # copies as big as the work: the atomics are cheaper
+        run_blocks = compiled.run_blocks if parallel and not private else compiled.serial_blocks()
+        variant = gen if parallel and not private else compiled.serial_gen()
+        copies: list = []
         logs = []
         log_rows = variant.log_rows_per_thread * cfg.threads_per_block
         if variant.logs:
@@ -254,6 +292,14 @@ class BoundLaunch:
             except IndexError:
                 err = np.zeros(ERR_FIELDS, dtype=np.int64)
                 err_state = np.zeros((3, lanes), dtype=np.int64)
+            if private:
+                mine_data = list(data)
+                for k, family in private:
+                    mine_data[k] = private_copy(data[k], family)
+                run_blocks(begin, end, geom, flat_shapes, err, abort, err_state, *mine_data,
+                           *scalars, *extra)
+                copies.append(mine_data)           # list.append is atomic under the GIL
+                return err, err_state
             if not variant.logs:
                 run_blocks(begin, end, geom, flat_shapes, err, abort, err_state, *data, *scalars,
                            *extra)
@@ -266,6 +312,8 @@ class BoundLaunch:
             logs.append((begin, addresses[:count], values[:count], keys[:count]))
             return err, err_state
 
+        if parallel:
+            _get_pool()       # started before the clock: its start is no launch's time
         compiled_now = id(run_blocks) not in compiled.warm   # (reading .signatures is slow)
         if compiled_now and run_blocks.signatures:
             compiled_now = False
@@ -291,6 +339,9 @@ class BoundLaunch:
             cache.seal(run_blocks)
         if not compiled_now and compiled.estimate(threads) >= PARALLEL_ABOVE_S:
             compiled.observe_wall(parallel, wall, threads)
+        for mine_data in copies:
+            for k, family in private:
+                fold_private(data[k], mine_data[k], family)
         failed = [(int(e[1]), e, s) for e, s in results if e[0] != 0]
         if failed:
             _, err, err_state = min(failed, key=lambda f: f[0])
@@ -303,6 +354,23 @@ class BoundLaunch:
                         ordered=not gen.layout.has_collectives)
         if variant.logs:
             compiled.keep_log_buffers(buffers)
+
+
+_FOLD = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+         "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+def private_copy(data: np.ndarray, family: str) -> np.ndarray:
+    """A chunk's copy of an integer array its atomics update (CompiledKernel.private_arrays),
+    filled with the family's identity."""
+    info = np.iinfo(data.dtype)
+    identity = {"min": info.max, "max": info.min, "and": -1 if info.min < 0 else info.max}.get(family, 0)
+    return np.full(data.shape, identity, dtype=data.dtype)
+
+
+def fold_private(data: np.ndarray, copy: np.ndarray, family: str) -> None:
+    """Apply a chunk's copy to the array: integer addition wraps as the atomics' does."""
+    _FOLD[family](data, copy, out=data)
 
 
 def storage_scalar(t: Scalar, value) -> np.generic:
