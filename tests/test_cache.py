@@ -193,3 +193,57 @@ def test_first_launches_from_many_threads(device, cache_root, tmp_path):
         for t in threads:
             t.join()
         assert results == [True] * 8, (attempt, results)
+
+
+LOCKED_CHILD = """
+import sys
+import numpy as np
+import simt
+
+@simt.kernel
+def locked_scale(x: simt.array(dtype=float), k: float):
+    i = simt.tid()
+    x[i] = float(i) * k + 1.0
+
+print("imported", flush=True)
+sys.stdin.readline()                      # the parent says when to launch
+x = simt.zeros(64)
+simt.launch(locked_scale, 64, [x, 3.0], device="cpu")
+print("ok" if np.array_equal(x.numpy(), np.arange(64, dtype=np.float32) * 3 + 1) else "wrong", flush=True)
+"""
+
+
+@pytest.mark.skipif(cache.fcntl is None, reason="advisory file locks (POSIX)")
+def test_a_process_waits_while_another_holds_the_entry(tmp_path, monkeypatch):
+    """Processes building or checking one kernel's entry take turns (an advisory lock per
+    entry), so none reads files another is still writing or sealing: while this process holds
+    the entry's lock, a child launching that kernel stays blocked; released, it finishes, with
+    the right result and no cache warning."""
+    root = tmp_path / "cache"
+    script = tmp_path / "child.py"
+    script.write_text(LOCKED_CHILD)
+    env = {**os.environ, "SIMT_CACHE_DIR": str(root), "PYTHONPATH": str(ROOT)}
+    env.pop("NUMBA_CACHE_DIR", None)
+
+    def child():
+        return subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+    first = child()                       # builds and seals the entry: its name is on disk
+    out, err = first.communicate("\n", timeout=300)
+    assert out.split() == ["imported", "ok"], err
+    name = next((root / "fast").glob("k_locked_scale_*.py")).stem
+    monkeypatch.setenv("SIMT_CACHE_DIR", str(root))
+    second = child()
+    try:
+        assert second.stdout.readline().strip() == "imported"
+        with cache._entry_lock(name):
+            second.stdin.write("\n")
+            second.stdin.flush()
+            with pytest.raises(subprocess.TimeoutExpired):
+                second.wait(timeout=5)    # a warm launch takes well under a second
+        out, err = second.communicate(timeout=300)
+    finally:
+        second.kill()
+    assert out.strip() == "ok", err
+    assert "CacheWarning" not in err

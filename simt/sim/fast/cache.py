@@ -18,6 +18,10 @@ A pickle runs code when it is loaded, so nothing is loaded unchecked:
   wrote into ``<name>.seal`` (which names the key) after numba saved them. An entry that does
   not match (planted, truncated, corrupt, foreign-owned, writable by others, or never sealed)
   is deleted and rebuilt, with one warning;
+- processes that build or check the same entry at once take turns (an advisory lock on
+  ``<name>.lock``): the check against the seal, numba's compile and save, and the seal run
+  under it, so no process reads files another is still writing (pytest-xdist workers, a
+  sweep's local workers);
 - the cache holds at most ``$SIMT_CACHE_MAX_MB`` megabytes (default 512): after a new entry
   is sealed, the least recently used entries are evicted.
 
@@ -26,6 +30,7 @@ A pickle runs code when it is loaded, so nothing is loaded unchecked:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import glob
 import hashlib
 import json
@@ -45,6 +50,11 @@ import numba
 import numpy as np
 
 from . import runtime
+
+try:
+    import fcntl
+except ImportError:          # no advisory locks (Windows): entries are checked without one
+    fcntl = None
 
 _HELPERS = Path(runtime.__file__).read_bytes()
 DEFAULT_MAX_MB = 512
@@ -176,6 +186,40 @@ def entry_name(kernel_name: str, source: str) -> str:
     return f"k_{safe}_{cache_key(source)}"
 
 
+@contextlib.contextmanager
+def _entry_lock(name: str):
+    """Held by one process at a time per entry (an advisory lock on ``<name>.lock``) while it
+    checks the entry's files against their seal, and while it compiles, saves and seals them:
+    two processes that build the same kernel at once (pytest-xdist workers, a sweep's local
+    workers) then compile it once, and neither ever sees the other's files half sealed."""
+    if fcntl is None:
+        yield
+        return
+    path = cache_dir() / f"{name}.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)            # releases the lock
+
+
+def compile_sealed(dispatcher, args: tuple) -> None:
+    """Compile (or load from disk) ``dispatcher`` for ``args`` before its first call, under
+    the entry's lock: the files are checked against their seal right before numba may load
+    them, and sealed right after numba saved them."""
+    module = sys.modules.get(dispatcher.py_func.__module__)
+    name = module.__name__[len("simt_fast_"):] if module else None
+    if name is None or _loaded.get(name) is not module:
+        return
+    with _entry_lock(name):
+        _verify(name, dispatcher)
+        before = len(dispatcher.overloads)
+        dispatcher.compile(tuple(numba.typeof(a) for a in args))
+        if len(dispatcher.overloads) != before:
+            _seal(name, dispatcher)
+
+
 def load_module(kernel_name: str, source: str):
     """The module of the generated source: its ``run_blocks`` uses numba's disk cache only
     when the cache's files are this entry's, sealed by simt (see the module docstring)."""
@@ -195,7 +239,8 @@ def load_module(kernel_name: str, source: str):
         module.__file__ = str(path)
         # compiled from memory: a .pyc next to the file is never read (nor written)
         exec(compile(source, str(path), "exec"), module.__dict__)
-        _verify(name, module.run_blocks)
+        with _entry_lock(name):
+            _verify(name, module.run_blocks)
         sys.modules[module.__name__] = module    # published only once whole
         _loaded[name] = module
         return module
@@ -267,12 +312,17 @@ def _verify(name: str, dispatcher) -> None:
 
 
 def seal(dispatcher) -> None:
-    """After numba saved machine code: record the digests of its files, then keep the cache
-    under its size cap."""
+    """After numba saved machine code: record the digests of its files (under the entry's
+    lock), then keep the cache under its size cap."""
     module = sys.modules.get(dispatcher.py_func.__module__)
     name = module.__name__[len("simt_fast_"):] if module else None
     if name is None or _loaded.get(name) is not module:
         return
+    with _entry_lock(name):
+        _seal(name, dispatcher)
+
+
+def _seal(name: str, dispatcher) -> None:
     with _lock:
         _, files = numba_files(dispatcher)
         digests = {}

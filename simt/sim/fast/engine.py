@@ -296,19 +296,17 @@ class BoundLaunch:
                 mine_data = list(data)
                 for k, family in private:
                     mine_data[k] = private_copy(data[k], family)
-                run_blocks(begin, end, geom, flat_shapes, err, abort, err_state, *mine_data,
-                           *scalars, *extra)
+                call(begin, end, geom, flat_shapes, err, abort, err_state, *mine_data, *scalars, *extra)
                 copies.append(mine_data)           # list.append is atomic under the GIL
                 return err, err_state
             if not variant.logs:
-                run_blocks(begin, end, geom, flat_shapes, err, abort, err_state, *data, *scalars,
-                           *extra)
+                call(begin, end, geom, flat_shapes, err, abort, err_state, *data, *scalars, *extra)
                 return err, err_state
             room = slice(begin * log_rows, end * log_rows)   # this chunk's part of the buffers
             addresses, values, keys = (b[room] if b.size else b for b in buffers)
-            addresses, values, keys, count = run_blocks(begin, end, geom, flat_shapes, err, abort,
-                                                        err_state, addresses, values, keys,
-                                                        *data, *scalars, *extra)
+            addresses, values, keys, count = call(begin, end, geom, flat_shapes, err, abort,
+                                                  err_state, addresses, values, keys,
+                                                  *data, *scalars, *extra)
             logs.append((begin, addresses[:count], values[:count], keys[:count]))
             return err, err_state
 
@@ -317,6 +315,13 @@ class BoundLaunch:
         compiled_now = id(run_blocks) not in compiled.warm   # (reading .signatures is slow)
         if compiled_now and run_blocks.signatures:
             compiled_now = False
+        first = [compiled_now]
+
+        def call(*argv):
+            if first[0]:        # compiled (or loaded) and sealed under the entry's lock
+                cache.compile_sealed(run_blocks, argv)
+                first[0] = False
+            return run_blocks(*argv)
         compiled.warm.add(id(run_blocks))
         progress = None
         if compiled.estimate(threads) >= PROGRESS_ABOVE_S or compiled.seconds_per_thread is None:

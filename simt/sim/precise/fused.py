@@ -169,7 +169,8 @@ class Fusion:
         if self.sealed:
             out = self.run_steps(*args)
         else:
-            try:                        # numba compiles (or loads) the code on the first call
+            try:                        # numba compiles (or loads) the code, under the entry's lock
+                cache.compile_sealed(self.run_steps, args)
                 out = self.run_steps(*args)
             except Exception as exc:
                 self._fail(exc)
