@@ -217,6 +217,34 @@ def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_
 
 
 @njit(cache=True, nogil=True)
+def _take(w, a, lo):
+    """w[:] = a[lo:lo + w.size] (a loop: numba compiles a slice assignment per use, slowly)."""
+    for i in range(w.shape[0]):
+        w[i] = a[lo + i]
+
+
+@njit(cache=True, nogil=True)
+def _give(a, w, lo):
+    for i in range(w.shape[0]):
+        a[lo + i] = w[i]
+
+
+@njit(cache=True, nogil=True)
+def _take2(w, a, lo):
+    """w[:, :] = a[lo:lo + w.shape[0]]"""
+    for i in range(w.shape[0]):
+        for j in range(w.shape[1]):
+            w[i, j] = a[lo + i, j]
+
+
+@njit(cache=True, nogil=True)
+def _give2(a, w, lo):
+    for i in range(w.shape[0]):
+        for j in range(w.shape[1]):
+            a[lo + i, j] = w[i, j]
+
+
+@njit(cache=True, nogil=True)
 def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_sched,
                n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
                e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
@@ -251,22 +279,22 @@ def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, gro
         if group[j] != k:
             continue
         lo = sp * SQ
-        w_e[:] = sl_e[lo:lo + SQ]
-        w_end[:] = sl_end[lo:lo + SQ]
-        w_bend[:] = sl_bend[lo:lo + SQ]
-        w_ins[:] = sl_ins[lo:lo + SQ]
-        w_own[:] = sl_own[lo:lo + SQ]
-        w_src[:] = sl_src[lo:lo + SQ]
-        w_sprod[:] = sl_sprod[lo:lo + SQ]
-        w_c0[:] = sl_c0[lo:lo + SQ]
-        w_pp[:] = sl_pp[lo:lo + SQ]
-        w_ready[:, :] = reg_ready[lo:lo + SQ]
-        w_prod[:, :] = reg_prod[lo:lo + SQ]
-        w_pipe_free[0, :] = pipe_free[sp]
+        _take(w_e, sl_e, lo)
+        _take(w_end, sl_end, lo)
+        _take(w_bend, sl_bend, lo)
+        _take(w_ins, sl_ins, lo)
+        _take(w_own, sl_own, lo)
+        _take(w_src, sl_src, lo)
+        _take(w_sprod, sl_sprod, lo)
+        _take(w_c0, sl_c0, lo)
+        _take(w_pp, sl_pp, lo)
+        _take2(w_ready, reg_ready, lo)
+        _take2(w_prod, reg_prod, lo)
+        _take2(w_pipe_free, pipe_free, sp)
         w_sp_free[0] = sp_free[sp]
         w_sp_last[0] = sp_last[sp] - lo if sp_last[sp] >= 0 else -1
         w_sp_slots[0] = sp_slots[sp]
-        w_sp_order[0, :] = sp_order[sp]
+        _take2(w_sp_order, sp_order, sp)
         t, greedy, idle, _ = run_private(
             0, sp // n_sched, ts[j], -1, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
             dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, w_e, w_end, w_bend,
@@ -276,17 +304,17 @@ def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, gro
         out_t[j] = t
         out_greedy[j] = greedy + lo if greedy >= 0 else -1
         out_idle[j] = idle
-        sl_e[lo:lo + SQ] = w_e
-        sl_bend[lo:lo + SQ] = w_bend
-        sl_ins[lo:lo + SQ] = w_ins
-        sl_own[lo:lo + SQ] = w_own
-        sl_src[lo:lo + SQ] = w_src
-        sl_sprod[lo:lo + SQ] = w_sprod
-        sl_c0[lo:lo + SQ] = w_c0
-        sl_pp[lo:lo + SQ] = w_pp
-        reg_ready[lo:lo + SQ] = w_ready
-        reg_prod[lo:lo + SQ] = w_prod
-        pipe_free[sp] = w_pipe_free[0]
+        _give(sl_e, w_e, lo)
+        _give(sl_bend, w_bend, lo)
+        _give(sl_ins, w_ins, lo)
+        _give(sl_own, w_own, lo)
+        _give(sl_src, w_src, lo)
+        _give(sl_sprod, w_sprod, lo)
+        _give(sl_c0, w_c0, lo)
+        _give(sl_pp, w_pp, lo)
+        _give2(reg_ready, w_ready, lo)
+        _give2(reg_prod, w_prod, lo)
+        _give2(pipe_free, w_pipe_free, sp)
         sp_free[sp] = w_sp_free[0]
         sp_last[sp] = w_sp_last[0] + lo if w_sp_last[0] >= 0 else -1
 
