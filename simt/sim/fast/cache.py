@@ -204,13 +204,19 @@ def _entry_lock(name: str):
         os.close(fd)            # releases the lock
 
 
+def _entry_of(dispatcher) -> str | None:
+    """The entry whose module this process loaded ``dispatcher`` from, or None."""
+    module = sys.modules.get(dispatcher.py_func.__module__)
+    name = module.__name__[len("simt_fast_"):] if module else None
+    return name if name is not None and _loaded.get(name) is module else None
+
+
 def compile_sealed(dispatcher, args: tuple) -> None:
     """Compile (or load from disk) ``dispatcher`` for ``args`` before its first call, under
     the entry's lock: the files are checked against their seal right before numba may load
     them, and sealed right after numba saved them."""
-    module = sys.modules.get(dispatcher.py_func.__module__)
-    name = module.__name__[len("simt_fast_"):] if module else None
-    if name is None or _loaded.get(name) is not module:
+    name = _entry_of(dispatcher)
+    if name is None:
         return
     with _entry_lock(name):
         _verify(name, dispatcher)
@@ -314,9 +320,8 @@ def _verify(name: str, dispatcher) -> None:
 def seal(dispatcher) -> None:
     """After numba saved machine code: record the digests of its files (under the entry's
     lock), then keep the cache under its size cap."""
-    module = sys.modules.get(dispatcher.py_func.__module__)
-    name = module.__name__[len("simt_fast_"):] if module else None
-    if name is None or _loaded.get(name) is not module:
+    name = _entry_of(dispatcher)
+    if name is None:
         return
     with _entry_lock(name):
         _seal(name, dispatcher)
