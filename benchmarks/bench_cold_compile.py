@@ -63,7 +63,9 @@ def main() -> int:
             env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(tmp) / "numba"),
                    "SIMT_CACHE_DIR": str(Path(tmp) / "simt"),
                    "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
-            out = subprocess.run([sys.executable, "-c", CHILD, device], capture_output=True, text=True,
+            script = Path(tmp) / "first_launch.py"     # kernels are read from their file
+            script.write_text(CHILD)
+            out = subprocess.run([sys.executable, str(script), device], capture_output=True, text=True,
                                  env=env, timeout=1800)
         if out.returncode != 0:
             print(f"{device}: failed\n{out.stderr[-2000:]}")
