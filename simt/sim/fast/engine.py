@@ -42,6 +42,7 @@ from ..common import ArrayArg, LaunchConfig
 from . import cache, codegen
 from ...progress import launch_progress
 from .codegen import ERR_FIELDS, Generated
+from ...ir.cfg import back_edges
 from .errors import FaultReport
 
 PARALLEL_ABOVE_S = 300e-6        # launches expected to take less run on the calling thread
@@ -84,6 +85,10 @@ class CompiledKernel:
         self.observed = {False: 0, True: 0}                 # launches timed each way
         self.decisions = 0
         self._private: list[tuple[int, str]] | None = None
+        # blocks of a kernel without loops cost about the same: one chunk per core (each
+        # chunk costs a call and a wake-up); with loops they can differ (a fractal's rows),
+        # and more chunks than cores even the cores out
+        self.chunks_per_worker = CHUNKS_PER_WORKER if back_edges(fn) else 1
 
     def serial_blocks(self):
         """The code for launches on one OS thread (plain atomics where the kernel has any)."""
@@ -334,7 +339,8 @@ class BoundLaunch:
                 wall = time.perf_counter() - start
                 compiled.observe(wall, threads, compiled_now)
             else:
-                results = _run_parallel(run_chunk, n_blocks, n_workers, threads, progress)
+                results = _run_parallel(run_chunk, n_blocks, n_workers, threads, progress,
+                                        compiled.chunks_per_worker)
                 wall = time.perf_counter() - start
                 compiled.observe(wall * n_workers, threads, compiled_now)
         finally:
@@ -425,8 +431,9 @@ def _apply_logs(fn: Function, logs: list, data: dict, ordered: bool) -> None:
                                     atomic_log.FAMILY_CODE[family])
 
 
-def _run_parallel(run_chunk, n_blocks: int, n_workers: int, threads: int, progress=None) -> list:
-    n_chunks = min(n_blocks, n_workers * CHUNKS_PER_WORKER,
+def _run_parallel(run_chunk, n_blocks: int, n_workers: int, threads: int, progress=None,
+                  per_worker: int = CHUNKS_PER_WORKER) -> list:
+    n_chunks = min(n_blocks, n_workers * per_worker,
                    max(n_workers, threads // MIN_THREADS_PER_CHUNK))
     bounds = [n_blocks * k // n_chunks for k in range(n_chunks + 1)]
     counter = itertools.count()      # next() is atomic under the GIL
