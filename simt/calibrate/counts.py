@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SimtError
+from ..gpu import sass
 
 INST = "smsp__inst_executed.sum"
 SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
@@ -82,7 +83,6 @@ def split_functions(text: str) -> dict[str, str]:
 
 
 def _table(functions: dict[str, str], symbol: str):
-    from ..gpu import sass
     if symbol not in functions:
         raise CountError(f"the SASS has no kernel {symbol} (it has {', '.join(sorted(functions)) or 'none'})")
     return sass.parse(functions[symbol])
@@ -99,7 +99,7 @@ def _own(df, k: int):
 def hot_loop(df, marker: str):
     """(instructions, markers) of the loop whose own body holds the most ``marker``s."""
     best = (0, 0)
-    for k in range(len(_edges(df))):
+    for k in range(len(sass.back_edges(df))):
         own = _own(df, k)
         n = int(_ops(own).str.fullmatch(marker).sum())
         if n > best[1]:
@@ -107,11 +107,6 @@ def hot_loop(df, marker: str):
     if best[1] == 0:
         raise CountError(f"no loop of the kernel holds an instruction matching {marker}")
     return best
-
-
-def _edges(df):
-    from ..gpu import sass
-    return sass.back_edges(df)
 
 
 def per_marker(functions: dict[str, str], symbol: str, marker: str) -> float:
@@ -126,7 +121,7 @@ def cas_round(functions: dict[str, str]) -> tuple[float, float]:
     benchmark."""
     symbol, cas = CAS_LOOP
     df = _table(functions, symbol)
-    edges = _edges(df)
+    edges = sass.back_edges(df)
     rounds, outer = [], None
     for k, (start, end) in enumerate(edges):
         own = _own(df, k)
@@ -145,7 +140,6 @@ def cas_round(functions: dict[str, str]) -> tuple[float, float]:
 def probe_loop(df) -> tuple[int, int]:
     """(instructions, unroll) of a probe's loop in its SASS table: the loop that repeats the
     most instructions, and ptxas's unroll factor, the step of the counter its exit compares."""
-    from ..gpu import sass
     edges = sass.back_edges(df)
     if not edges:
         raise CountError("the probe's SASS has no loop")
@@ -242,7 +236,7 @@ def counters(manifest: pd.DataFrame, functions: dict[str, str]) -> pd.DataFrame:
 def hot_loop_count(df, per: str, marker: str) -> float:
     """``marker`` instructions per ``per`` instruction in the loop that holds most ``per``s."""
     best, ratio = 0, 0.0
-    for k in range(len(_edges(df))):
+    for k in range(len(sass.back_edges(df))):
         ops = _ops(_own(df, k))
         n = int(ops.str.fullmatch(per).sum())
         if n > best:
@@ -263,7 +257,6 @@ def read_sass(path: Path) -> dict[str, str]:
 def probe_counts(kernel, ptx_arch: str, sass_arch: str | None = None) -> tuple[int, int]:
     """(instructions, unroll) of an op probe's loop: simt's PTX for ``ptx_arch`` as ptxas
     assembles it for ``sass_arch`` (the GPU's own, as the driver's JIT does)."""
-    from ..gpu import sass
     from ..gpu.ptx import emit
     from ..ir.mir import LaunchSig
     fn = kernel.compile(LaunchSig(1, 1))

@@ -108,7 +108,7 @@ def plan(fn: Function) -> Plan:
         result.arrays[name] = families.pop()
         result.instrs.update(id(i) for i in instrs)
     result.immediate_global = order_matters
-    result.int_arrays = {name: fams.copy().pop() for name, fams in int_families.items()
+    result.int_arrays = {name: next(iter(fams)) for name, fams in int_families.items()
                          if len(fams) == 1 and name not in accessed}
     result.in_loop = any(id(ins) in result.instrs for b in _loop_blocks(fn) for ins in b.instrs)
     fn._atomic_plan = result  # type: ignore[attr-defined]

@@ -112,10 +112,12 @@ class CompiledKernel:
         where that does not hold."""
         if self._private is None:
             plan = atomic_log.plan(self.fn)
-            ok = self.gen.has_global_atomics and not plan.immediate_global and not plan.arrays \
-                and self.gen.pointers is None
-            self._private = [(k, plan.int_arrays[p.mem.name]) for k, p in enumerate(self.gen.array_params)
-                             if ok and p.mem.name in plan.int_arrays]
+            if self.gen.has_global_atomics and not plan.immediate_global and not plan.arrays \
+                    and self.gen.pointers is None:
+                self._private = [(k, plan.int_arrays[p.mem.name]) for k, p in enumerate(self.gen.array_params)
+                                 if p.mem.name in plan.int_arrays]
+            else:
+                self._private = []
         return self._private
 
     def take_log_buffers(self, rows: int, keys: bool) -> tuple:
@@ -315,23 +317,24 @@ class BoundLaunch:
             logs.append((begin, addresses[:count], values[:count], keys[:count]))
             return err, err_state
 
-        if parallel:
+        if parallel and _pool is None:
             _get_pool()       # started before the clock: its start is no launch's time
         compiled_now = id(run_blocks) not in compiled.warm   # (reading .signatures is slow)
         if compiled_now and run_blocks.signatures:
             compiled_now = False
-        first = [compiled_now]
+        # the machine code sealed so far (len(.overloads): .signatures builds a list); None:
+        # the first call compiles (or loads) and seals it under the entry's lock
+        sealed = [None if compiled_now else len(run_blocks.overloads)]
 
         def call(*argv):
-            if first[0]:        # compiled (or loaded) and sealed under the entry's lock
+            if sealed[0] is None:
                 cache.compile_sealed(run_blocks, argv)
-                first[0] = False
+                sealed[0] = len(run_blocks.overloads)
             return run_blocks(*argv)
         compiled.warm.add(id(run_blocks))
         progress = None
         if compiled.estimate(threads) >= PROGRESS_ABOVE_S or compiled.seconds_per_thread is None:
             progress = launch_progress(fn.name, n_blocks, cfg.progress)
-        signatures = len(run_blocks.overloads)      # (.signatures builds a list)
         start = time.perf_counter()
         try:
             if not parallel:
@@ -346,7 +349,7 @@ class BoundLaunch:
         finally:
             if progress:
                 progress.close()
-        if len(run_blocks.overloads) != signatures:     # numba compiled (and saved) machine code
+        if sealed[0] is not None and len(run_blocks.overloads) != sealed[0]:   # numba compiled more
             cache.seal(run_blocks)
         if not compiled_now and compiled.estimate(threads) >= PARALLEL_ABOVE_S:
             compiled.observe_wall(parallel, wall, threads)

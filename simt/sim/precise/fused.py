@@ -176,7 +176,6 @@ class Fusion:
                 self._fail(exc)
                 return None
             self.sealed = True
-            cache.seal(self.run_steps)
         b, count, step, rec_n, rec_wn = out
         if rec_steps is not _NO_STEPS:
             recorder.steps.n, recorder.warps.n = rec_n, rec_wn
