@@ -301,3 +301,88 @@ def test_imported_kernels_replay_the_sass_of_their_own_ptx():
     replayed, on = launch(True)
     assert on["replay"] == "sass" and on["loops"][0]["unroll"] >= 2
     assert replayed < 0.7 * program
+
+
+STRAIGHT_CU = r"""
+extern "C" __global__ void cross5(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x + n;
+    out[i] = 0.2f * (in[i] + in[i - 1] + in[i + 1] + in[i - n] + in[i + n]);
+}
+extern "C" __global__ void warp_max(const float* in, float* out, int cols) {
+    int row = threadIdx.x / 32, lane = threadIdx.x & 31;
+    const float* p = in + (long long)row * cols;
+    float m = -1e30f;
+    for (int j = lane; j < cols; j += 32) m = fmaxf(m, p[j]);
+    out[threadIdx.x] = m;
+}
+"""
+
+
+def _nvcc():
+    import shutil
+    if shutil.which("nvcc") is None:
+        pytest.skip("needs nvcc")
+
+
+def _launch_sass(k, inputs, threads, sass_order):
+    wp.set_module_options({"timing_sass": sass_order})
+    try:
+        r = wp.launch(k, grid=(1,), block=(threads,), inputs=inputs, device="cpu:precise")
+    finally:
+        wp.set_module_options({"timing_sass": True})
+    return r.cycles, r.details["timing_schedule"]
+
+
+def test_loads_of_straight_line_code_issue_together():
+    """ptxas issues a block's five independent loads before the first add uses one; the MIR
+    adds each load's value before the next load. The replay follows the SASS: one memory
+    latency per warp instead of several, and without hoisting the regrouped block replays
+    exactly the program order."""
+    import numpy as np
+    from simt.sim.timing import sass_replay
+    _nvcc()
+    k = wp.from_cuda(STRAIGHT_CU, "cross5")
+    n = 64
+    x = np.random.default_rng(3).random(3 * n, dtype=np.float32)
+    out = wp.zeros(3 * n)
+    program, off = _launch_sass(k, [wp.array(x), out, n], n, False)
+    hoisted, on = _launch_sass(k, [wp.array(x), out, n], n, True)
+    i = np.arange(n) + n
+    np.testing.assert_allclose(out.numpy()[i], np.float32(0.2) * (x[i] + x[i - 1] + x[i + 1] + x[i - n] + x[i + n]),
+                               rtol=1e-6)
+    assert on["replay"] == "sass" and "straight-line" in on["why"]
+    assert [len(p["blocks"]) for p in on["paths"]] == [1] and on["paths"][0]["loads"] == 5
+    assert hoisted < 0.8 * program           # the launch itself costs a few thousand cycles
+    sass_replay.HOIST = False
+    try:
+        k2 = wp.from_cuda(STRAIGHT_CU, "cross5")
+        same, _ = _launch_sass(k2, [wp.array(x), wp.zeros(3 * n), n], n, True)
+    finally:
+        sass_replay.HOIST = True
+    assert same == program
+
+
+def test_unrolled_loop_matches_nvccs_main_loop_not_its_remainder():
+    """nvcc unrolls a runtime-trip-count loop by 4 in the PTX (a remainder loop, then the
+    main loop, both on one source line) and ptxas unrolls the main loop again. The SASS
+    loop with the most loads belongs to the MIR's main loop (4 loads an iteration), not to
+    the remainder loop that these warps never run, so the replay regroups the loop the
+    warps do run."""
+    import numpy as np
+    _nvcc()
+    k = wp.from_cuda(STRAIGHT_CU, "warp_max")
+    cols = 512
+    a = np.random.default_rng(4).standard_normal((2, cols)).astype(np.float32)
+    out = wp.zeros(64)
+    program, off = _launch_sass(k, [wp.array(a), out, cols], 64, False)
+    hoisted, on = _launch_sass(k, [wp.array(a), out, cols], 64, True)
+    np.testing.assert_array_equal(out.numpy(), a.reshape(2, 16, 32).max(axis=1).ravel())   # lane l: max of a[row, l::32]
+    fn = k.compile(frozenset({"in", "out"}))
+    by_block = {ml["last"]: ml for ml in sass_mod.mir_loops(fn)}
+    assert sorted(ml["loads"] for ml in by_block.values()) == [1, 4]     # remainder and main loop
+    sass_loops = on["sass_loops"]
+    biggest = max(sass_loops, key=lambda lp: lp["global_loads"])
+    assert by_block[biggest["mir_loop"]]["loads"] == 4
+    assert biggest["unroll"] * 4 == biggest["global_loads"]
+    assert on["loops"] and on["loops"][0]["block"] == biggest["mir_loop"]
+    assert hoisted < 0.7 * program

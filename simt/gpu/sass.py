@@ -252,7 +252,8 @@ def loop_summaries(df, fn=None) -> list[dict]:
     in flight (see the module docstring)."""
     mloops = mir_loops(fn) if fn is not None else []
     out = []
-    for k, (start, end) in enumerate(back_edges(df)):
+    after = -1                                      # the MIR loop the previous SASS loop matched
+    for k, (start, end) in sorted(enumerate(back_edges(df)), key=lambda e: e[1]):
         body = df[(df["addr"] >= start) & (df["addr"] <= end)]
         own = body[body["loop"] == k]
         ldg = own[own["opcode"] == "LDG"]
@@ -263,14 +264,26 @@ def loop_summaries(df, fn=None) -> list[dict]:
             best, best_n = with_loads[0], len(ldg)
         for ml in with_loads:
             n = int(ldg["line"].isin(ml["lines"]).sum())
-            if n > best_n:
+            if n > best_n or (n == best_n and n and _in_order(ml, best, after, len(ldg))):
                 best, best_n = ml, n
+        if best is not None:
+            after = best["last"]
         unroll = round(best_n / best["loads"]) if best is not None else 0
         out.append({"loop": k, "start": start, "end": end, "lines": sorted(lines),
                     "global_loads": len(ldg), "mir_loop": best["last"] if best else -1,
                     "mir_loads": best["loads"] if best else 0, "unroll": int(unroll),
                     "loads_before_first_use": loads_before_first_use(own)})
     return out
+
+
+def _in_order(ml, best, after: int, n_ldg: int) -> bool:
+    """Between two MIR loops whose loads share the SASS loop's lines (nvcc's unrolled loop
+    and its remainder loop carry one source line), prefer the next one in program order
+    after the previous match whose loads per iteration divide the SASS loop's: ptxas lays
+    loops out in the PTX's order."""
+    def fits(m):
+        return m["last"] > after and n_ldg % m["loads"] == 0
+    return fits(ml) and not fits(best)
 
 
 _ENTRY = re.compile(r"^[ \t]*(?:\.visible[ \t]+|\.weak[ \t]+)?\.entry[ \t]+([\w$.]+)", re.M)

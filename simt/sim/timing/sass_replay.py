@@ -34,7 +34,12 @@ join, and on while the join starts another such branch) whose loads the SASS sho
 predicated: its instructions form one block, scheduled as a group's are (loads as early as
 their dependences allow, the then-block's instructions after the branch condition they are
 predicated on, a load never before a store to its own memory space), and a warp's stream
-that runs the whole chain becomes one entry of it; warps that skip a branch keep the order. Where ptxas or a disassembler is missing, or
+that runs the whole chain becomes one entry of it; warps that skip a branch keep the order.
+
+Straight-line code is the third: a block (no loop of its own) with two or more global loads,
+such as a stencil's ``in[i - 1] + in[i] + in[i + 1] + ...``, whose loads the SASS issues two
+or more of before the first use (found by their source lines) is a path group of one block,
+its loads as early as their dependences allow. Where ptxas or a disassembler is missing, or
 with ``simt.set_module_options({"timing_sass": False})``, the replay is the program order;
 ``r.details["timing_schedule"]`` says which one ran and why.
 """
@@ -97,8 +102,10 @@ def _plan(prog, arch, tab) -> Schedule:
     candidates = [b for b, blk in enumerate(prog.fn.blocks)
                   if _self_loop(blk) and _groupable(blk) and any(_is_global_load(i) for i in blk.instrs)]
     paths = _if_paths(prog.fn) if HOIST_BRANCHES else []
-    if not candidates and not paths:
-        return Schedule("program order", "no one-block loop with global loads, no loads under small branches")
+    straight = _straight_blocks(prog.fn, set()) if HOIST_STRAIGHT else []
+    if not candidates and not paths and not straight:
+        return Schedule("program order", "no one-block loop with global loads, no loads under small branches, "
+                                         "no block with two global loads")
     if arch.ptx_target not in ("sm_80", "sm_90"):      # an architecture file's target: its SASS
         return Schedule("program order", f"no SASS for PTX target {arch.ptx_target}")
     if not sass.available():
@@ -129,8 +136,17 @@ def _plan(prog, arch, tab) -> Schedule:
         g = _path_group(prog, tab, path, index)
         if g is not None:
             groups.append(g)
+    n_paths = len(groups)
+    if HOIST_STRAIGHT:
+        taken = {b for g in groups for b in (g.path or [g.block])}
+        for b in _straight_blocks(prog.fn, taken):
+            if _sass_hoists(df, prog.fn.blocks[b]):
+                g = _path_group(prog, tab, [b], index)
+                if g is not None:
+                    groups.append(g)
     why = ("loops unrolled by ptxas replay their SASS order" if n_loops else "no loop to regroup") + (
-        "; loads under branches ptxas predicated issue as its schedule does" if len(groups) > n_loops else "")
+        "; loads under branches ptxas predicated issue as its schedule does" if n_paths > n_loops else "") + (
+        "; loads of straight-line code issue together, as ptxas schedules them" if len(groups) > n_paths else "")
     return Schedule("sass" if groups else "program order", why, groups, loops)
 
 
@@ -151,6 +167,7 @@ def _groupable(blk) -> bool:
 
 HOIST = True      # False: groups keep the program order (a check that regrouping alone changes nothing)
 HOIST_BRANCHES = True   # False: no path groups (loads under small branches keep the program order)
+HOIST_STRAIGHT = True   # False: loads of straight-line blocks keep the program order
 MAX_THEN = 16           # instructions of a then-block ptxas predicates (ours: it does for a load and its address)
 
 
@@ -193,6 +210,28 @@ def _if_paths(fn) -> list[list[int]]:
             paths.append(path)
             used.update(path)
     return paths
+
+
+def _straight_blocks(fn, taken: set) -> list[int]:
+    """Blocks outside every group that are no one-block loop and hold two or more global
+    loads: ptxas's list scheduler issues a block's independent loads before their uses."""
+    return [b for b, blk in enumerate(fn.blocks)
+            if b not in taken and not _self_loop(blk) and _groupable(blk)
+            and sum(_is_global_load(i) for i in blk.instrs) >= 2]
+
+
+def _sass_hoists(df, blk) -> bool:
+    """Does the SASS issue two or more of this block's loads before the first use of the
+    first? Its loads are found by their source lines; without line info (cuobjdump), no."""
+    from ...gpu.sass import loads_before_first_use
+    lines = {ins.loc.line for ins in blk.instrs if _is_global_load(ins) and ins.loc is not None}
+    at = df[(df["opcode"] == "LDG") & df["line"].isin(lines)]
+    for sblock in dict.fromkeys(at["block"]):
+        rows = df[df["block"] == sblock]
+        first = rows[(rows["opcode"] == "LDG") & rows["line"].isin(lines)].index[0]
+        if loads_before_first_use(rows.loc[first:]) >= 2:
+            return True
+    return False
 
 
 def _is_global_load(ins) -> bool:
@@ -495,13 +534,15 @@ def _fill(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, slot_co
             b = step_block[e_step[e]]
             u = unroll[b]
             run = 1
+            groups = 0
             if _runs_path(b, e, ptr[w + 1], path_len, path_ptr, path_blocks, e_step, step_block):
                 u = path_len[b]                   # one group of the path's blocks, one entry each
                 run = u
+                groups = 1
             elif u >= 2:
                 while e + run < ptr[w + 1] and step_block[e_step[e + run]] == b:
                     run += 1
-            groups = run // u if u >= 2 else 0
+                groups = run // u
             for gi in range(groups):
                 gb = group_block[b]
                 s_block[v] = gb
