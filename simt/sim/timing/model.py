@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from . import indices as ix, isa, machine, memsys, sass_replay
+from ...errors import SimtError
 
 # what r.bottleneck["limiter"] can be: a unit busy most of the time, else the launch floor,
 # barriers, too few warps resident to hide latency, or latency with the SM as full as it gets
@@ -234,35 +235,43 @@ def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int) 
     # counting lines costs a sort: above a million sectors, count a fixed 1/8 of the lines,
     # picked by a hash of the line (an estimate of the averages below)
     thin = 3 if rec.sec.n > (1 << 20) else 0
-    line, cta, read = _accesses(nrun, first_ev, step_warp, rec.warps.view(), rec.ev_n.view(),
-                                rec.ev_ptr.view(), rec.ev_same.view(), rec.sec.view(), warps_per_cta, thin)
-    if line.size == 0:
+    # one int64 key per sector, (line, block, read) packed, sorted: _weights reads each
+    # line's blocks as a set (a plain sort of one array costs a quarter of an argsort)
+    per = 2 * rec.recorded_ctas
+    if (int(rec.sec.view().max()) >> 2) >= (1 << 62) // per:
+        raise SimtError(f"timing model: a global address beyond {(1 << 62) // per * 128:#x} "
+                        "does not fit the footprint's sort keys")
+    keys = _access_keys(nrun, first_ev, step_warp, rec.warps.view(), rec.ev_n.view(), rec.ev_ptr.view(),
+                        rec.ev_same.view(), rec.sec.view(), warps_per_cta, thin, per)
+    if keys.size == 0:
         return f, f
-    order = np.argsort(line)               # _weights reads each line's blocks as a set
+    keys.sort()
     kept = np.zeros(rec.recorded_ctas, np.bool_)
     kept[ctas] = True
-    return _weights(line[order], cta[order], read[order], kept, n_sm, n_run)
+    return _weights(keys, per, kept, n_sm, n_run)
 
 
 @njit(cache=True, nogil=True)
-def _weights(line, cta, read, kept, n_sm, n_run):
+def _weights(keys, per, kept, n_sm, n_run):
     """The averages of 1/p over the kept blocks' lines, and over those of them read
-    (``line`` sorted)."""
+    (``keys`` sorted: line * per + block * 2 + read)."""
     f = n_sm / n_run
     sum_all = n_all = sum_read = n_read = 0.0
     present = np.zeros(n_sm, np.bool_)
     i = 0
-    while i < line.size:
+    while i < keys.size:
         j = i
+        line = keys[i] // per
         sampled = False
         was_read = False
-        while j < line.size and line[j] == line[i]:
-            sampled = sampled or kept[cta[j]]
-            was_read = was_read or read[j]
+        while j < keys.size and keys[j] // per == line:
+            rest = keys[j] - line * per
+            sampled = sampled or kept[rest >> 1]
+            was_read = was_read or (rest & 1) == 1
             j += 1
         if sampled:
             for q in range(i, j):
-                present[cta[q] % n_sm] = True
+                present[((keys[q] - line * per) >> 1) % n_sm] = True
             first = -1
             prev = -1
             covered = 0
@@ -288,16 +297,15 @@ def _weights(line, cta, read, kept, n_sm, n_run):
 
 
 @njit(cache=True, nogil=True)
-def _accesses(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, ev_kind, sec, warps_per_cta, thin):
-    """(128-byte line, block, whether a load or atomic) of every recorded global sector;
-    with ``thin`` > 0, only lines whose hash's top ``thin`` bits are zero."""
+def _access_keys(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, ev_kind, sec, warps_per_cta, thin, per):
+    """Per recorded global sector, its 128-byte line, block and whether a load or atomic,
+    packed as line * per + block * 2 + read; with ``thin`` > 0, only lines whose hash's top
+    ``thin`` bits are zero."""
     n_sec = 0
     for e in range(ev_n.size):
         if ev_ptr[e] >= 0:
             n_sec += ev_n[e]
-    lines = np.empty(n_sec, np.int64)
-    ctas = np.empty(n_sec, np.int64)
-    read = np.empty(n_sec, np.bool_)
+    keys = np.empty(n_sec, np.int64)
     a = 0
     n_ev = ev_n.size
     for s in range(nrun.size):
@@ -314,11 +322,10 @@ def _accesses(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, ev_kind, sec, warps_
                 line = sec[p0 + q] >> 2
                 if thin > 0 and (np.uint64(line) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - thin) != 0:
                     continue
-                lines[a] = line
-                ctas[a] = cta
-                read[a] = ev_kind[e] != 3          # the recorder's 1 + kind: 3 is a store
+                read = 1 if ev_kind[e] != 3 else 0   # the recorder's 1 + kind: 3 is a store
+                keys[a] = line * per + cta * 2 + read
                 a += 1
-    return lines[:a], ctas[:a], read[:a]
+    return keys[:a]
 
 
 def _sm_sample_error(cta_done, cta_sm, n_run: int, cycles: float) -> float:
