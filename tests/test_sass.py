@@ -386,3 +386,61 @@ def test_unrolled_loop_matches_nvccs_main_loop_not_its_remainder():
     assert biggest["unroll"] * 4 == biggest["global_loads"]
     assert on["loops"] and on["loops"][0]["block"] == biggest["mir_loop"]
     assert hoisted < 0.7 * program
+
+
+@wp.kernel
+def masked_rows(a: wp.array(dtype=float), b: wp.array(dtype=float), out: wp.array(dtype=float), n: int,
+                cut: float):
+    i = wp.tid()
+    w = out.shape[0]
+    s = float(0.0)
+    for k in range(n):
+        v = a[k * w + i]
+        if v > cut:                           # ptxas predicates the branch and its load
+            s += v * b[k * w + i]
+    out[i] = s
+
+
+def _masked(cut, sass_order, hoist=True):
+    import numpy as np
+    from simt.sim.timing import sass_replay
+    rng = np.random.default_rng(6)
+    n, w = 32, 64
+    a, b = rng.random(n * w, dtype=np.float32), rng.random(n * w, dtype=np.float32)
+    out = wp.zeros(w)
+    sass_replay.HOIST = hoist
+    masked_rows.clear_cache()
+    try:
+        got = _cycles(masked_rows, [wp.array(a), wp.array(b), out, n, cut], w, sass_order)
+    finally:
+        sass_replay.HOIST = True
+        masked_rows.clear_cache()
+    av, bv = a.reshape(n, w), b.reshape(n, w)
+    np.testing.assert_allclose(out.numpy(), np.where(av > cut, av * bv, 0).sum(axis=0), rtol=1e-5)
+    return got
+
+
+def test_loop_whose_body_branches_replays_unrolled_with_predicated_loads():
+    """ptxas unrolls `for k: v = a[..]; if v > cut: s += v * b[..]` by 4, predicates the
+    branch, and issues the four a-loads together, then the four predicated b-loads: two
+    memory latencies per four iterations where the MIR's order waits out two per iteration."""
+    df = wp.sass(masked_rows)
+    lp = max(df.attrs["loops"], key=lambda x: x["global_loads"])
+    body = df[(df["addr"] >= lp["start"]) & (df["addr"] <= lp["end"])]
+    assert body["block"].nunique() == 1                      # no branch left inside the loop
+    assert (body[body["opcode"] == "LDG"]["predicate"] != "").sum() == lp["unroll"]   # the b-loads
+    program, off = _masked(0.5, False)
+    hoisted, on = _masked(0.5, True)
+    assert on["replay"] == "sass" and len(on["loops"]) == 1
+    assert len(on["loops"][0]["blocks"]) == 3 and on["loops"][0]["unroll"] == lp["unroll"] >= 2
+    assert hoisted < 0.6 * program
+
+
+def test_regrouped_branchy_loop_without_hoisting_is_the_program_order():
+    """Every lane takes the branch (cut < 0): U iterations as one group entry, its memory
+    events re-attached from the iterations the warps ran, replay exactly the program order
+    when nothing moves."""
+    program, _ = _masked(-1.0, False)
+    grouped, on = _masked(-1.0, True, hoist=False)
+    assert len(on["loops"]) == 1 and len(on["loops"][0]["blocks"]) == 3
+    assert grouped == program

@@ -13,8 +13,9 @@ and the loads issued before the first use) and rewrites what the machine replays
   two loads issued before the first use, a *group block*: U copies of the loop body,
   registers renamed per copy (so a hoisted load of copy j does not overwrite the value copy
   j-1 still reads), list-scheduled so that the group's global loads, with their address
-  arithmetic, come as early as their dependences allow (a gather right after the load of
-  its index, as ptxas places it); everything else keeps its order, and every register
+  arithmetic, come as early as their dependences allow: first every load whose address
+  depends on no load of the group, then the rest (a gather, a load under a branch on a
+  loaded value), as ptxas places them; everything else keeps its order, and every register
   (read-after-write, write-after-read, write-after-write) and memory dependence (loads never
   pass a store) holds;
 - each warp's stream: every run of U consecutive iterations of such a loop becomes one
@@ -39,7 +40,14 @@ that runs the whole chain becomes one entry of it; warps that skip a branch keep
 Straight-line code is the third: a block (no loop of its own) with two or more global loads,
 such as a stencil's ``in[i - 1] + in[i] + in[i + 1] + ...``, whose loads the SASS issues two
 or more of before the first use (found by their source lines) is a path group of one block,
-its loads as early as their dependences allow. Where ptxas or a disassembler is missing, or
+its loads as early as their dependences allow.
+
+Loops whose body branches are the fourth: ``for k: v = a[..]; if v > c: s += v * b[..]`` (or
+a ``continue``), a chain of small branches closed by the branch back. Where the SASS of the
+loop is one basic block (ptxas predicated every branch away) and unrolled by U, the group
+block is U copies of the body's blocks, each then-block after the branch that guards it in
+its copy; a warp's U consecutive whole iterations become one entry, and a then-block the
+warp skipped issues with no memory access, as a predicated-off instruction does. Where ptxas or a disassembler is missing, or
 with ``simt.set_module_options({"timing_sass": False})``, the replay is the program order;
 ``r.details["timing_schedule"]`` says which one ran and why.
 """
@@ -64,9 +72,10 @@ class GroupBlock:
     dsts: list
     names: list                # per instruction: register -> its name in the copy, before it
     path: list = field(default_factory=list)   # a path group's MIR blocks, in order
+    loop: bool = False         # a loop whose body is ``path``: U copies of it, then-blocks predicated
 
     def block_of(self, j: int) -> int:
-        return self.path[j] if self.path else self.block
+        return self.path[j % len(self.path)] if self.path else self.block
 
 
 @dataclass
@@ -78,9 +87,10 @@ class Schedule:
 
     def summary(self) -> dict:
         return {"replay": self.replay, "why": self.why,
-                "loops": [{"block": g.block, "unroll": g.unroll, "loads_in_flight": g.loads_in_flight}
-                          for g in self.groups if not g.path],
-                "paths": [{"blocks": g.path, "loads": g.loads_in_flight} for g in self.groups if g.path],
+                "loops": [{"block": g.block, "unroll": g.unroll, "loads_in_flight": g.loads_in_flight,
+                           "blocks": g.path or [g.block]} for g in self.groups if g.loop or not g.path],
+                "paths": [{"blocks": g.path, "loads": g.loads_in_flight} for g in self.groups
+                          if g.path and not g.loop],
                 "sass_loops": self.sass_loops}
 
 
@@ -103,8 +113,10 @@ def _plan(prog, arch, tab) -> Schedule:
                   if _self_loop(blk) and _groupable(blk) and any(_is_global_load(i) for i in blk.instrs)]
     paths = _if_paths(prog.fn) if HOIST_BRANCHES else []
     straight = _straight_blocks(prog.fn, set()) if HOIST_STRAIGHT else []
-    if not candidates and not paths and not straight:
-        return Schedule("program order", "no one-block loop with global loads, no loads under small branches, "
+    branchy = [b for b in range(len(prog.fn.blocks)) if HOIST_LOOP_BRANCHES
+               and any(_is_global_load(i) for x in _loop_path(prog.fn, b) for i in prog.fn.blocks[x].instrs)]
+    if not candidates and not paths and not straight and not branchy:
+        return Schedule("program order", "no loop with global loads, no loads under small branches, "
                                          "no block with two global loads")
     if arch.ptx_target not in ("sm_80", "sm_90"):      # an architecture file's target: its SASS
         return Schedule("program order", f"no SASS for PTX target {arch.ptx_target}")
@@ -117,8 +129,18 @@ def _plan(prog, arch, tab) -> Schedule:
     loops = df.attrs["loops"]
     groups = []
     index = prog.reg_index
+    predicated = {int(x) for x, pr, op in zip(df["line"], df["predicate"], df["opcode"]) if op == "LDG" and pr}
     for lp in loops:
         b, u, lbf = lp["mir_loop"], lp["unroll"], lp["loads_before_first_use"]
+        if b not in candidates and u >= 2 and lbf >= 2 and HOIST_LOOP_BRANCHES:
+            path = _loop_path(prog.fn, b)
+            if (path and not any(g.block == path[0] for g in groups) and _one_sass_block(df, lp)
+                    and all(ins.loc is not None and ins.loc.line in predicated
+                            for t in path[1::2] for ins in prog.fn.blocks[t].instrs if _is_global_load(ins))):
+                g = _loop_path_group(prog, tab, path, u, lbf, index)
+                if g is not None:
+                    groups.append(g)
+            continue
         if b not in candidates or u < 2 or lbf < 2 or any(g.block == b for g in groups):
             continue
         blk = prog.fn.blocks[b]
@@ -128,8 +150,10 @@ def _plan(prog, arch, tab) -> Schedule:
         if g is not None:
             groups.append(g)
     n_loops = len(groups)
-    predicated = {int(x) for x, pr, op in zip(df["line"], df["predicate"], df["opcode"]) if op == "LDG" and pr}
+    in_loops = {b for g in groups for b in g.path}
     for path in paths:
+        if in_loops & set(path):
+            continue
         if not all(ins.loc is not None and ins.loc.line in predicated
                    for b in path[1::2] for ins in prog.fn.blocks[b].instrs if _is_global_load(ins)):
             continue                              # ptxas kept a branch: the program order is its order
@@ -168,6 +192,7 @@ def _groupable(blk) -> bool:
 HOIST = True      # False: groups keep the program order (a check that regrouping alone changes nothing)
 HOIST_BRANCHES = True   # False: no path groups (loads under small branches keep the program order)
 HOIST_STRAIGHT = True   # False: loads of straight-line blocks keep the program order
+HOIST_LOOP_BRANCHES = True   # False: loops whose body branches keep the program order
 MAX_THEN = 16           # instructions of a then-block ptxas predicates (ours: it does for a load and its address)
 
 
@@ -175,25 +200,10 @@ def _if_paths(fn) -> list[list[int]]:
     """Chains x, then, join, then, join, ... of small branches around global loads (see the
     module's docstring), with at least two such loads; blocks in no loop group."""
     index = {blk.label: b for b, blk in enumerate(fn.blocks)}
-    npred: dict[int, int] = {}
-    for blk in fn.blocks:
-        for label in set(blk.successors):
-            npred[index[label]] = npred.get(index[label], 0) + 1
+    npred = _predecessors(fn, index)
 
     def if_then(x):
-        term = fn.blocks[x].instrs[-1]
-        if term.op is not Op.CBR:
-            return None
-        a, b = (index[label] for label in term.arg)
-        for t, j in ((a, b), (b, a)):
-            tb = fn.blocks[t]
-            last = tb.instrs[-1]
-            if (t not in (x, j) and npred.get(t, 0) == 1 and last.op is Op.BR and index[last.arg] == j
-                    and j != x and len(tb.instrs) <= MAX_THEN and _groupable(tb)
-                    and not any(i.op is Op.ST for i in tb.instrs)
-                    and any(_is_global_load(i) for i in tb.instrs)):
-                return t, j
-        return None
+        return _if_then(fn, x, index, npred, True)
 
     paths, used = [], set()
     for x in range(len(fn.blocks)):
@@ -210,6 +220,62 @@ def _if_paths(fn) -> list[list[int]]:
             paths.append(path)
             used.update(path)
     return paths
+
+
+def _predecessors(fn, index) -> dict:
+    npred: dict[int, int] = {}
+    for blk in fn.blocks:
+        for label in set(blk.successors):
+            npred[index[label]] = npred.get(index[label], 0) + 1
+    return npred
+
+
+def _if_then(fn, x, index, npred, need_load: bool):
+    """(then, join) where block ``x`` ends in a branch around a small then-block that holds
+    no store (and, with ``need_load``, a global load), else None."""
+    term = fn.blocks[x].instrs[-1]
+    if term.op is not Op.CBR:
+        return None
+    a, b = (index[label] for label in term.arg)
+    for t, j in ((a, b), (b, a)):
+        tb = fn.blocks[t]
+        last = tb.instrs[-1]
+        if (t not in (x, j) and npred.get(t, 0) == 1 and last.op is Op.BR and index[last.arg] == j
+                and j != x and len(tb.instrs) <= MAX_THEN and _groupable(tb)
+                and not any(i.op is Op.ST for i in tb.instrs)
+                and (not need_load or any(_is_global_load(i) for i in tb.instrs))):
+            return t, j
+    return None
+
+
+def _loop_path(fn, latch: int) -> list[int]:
+    """The blocks x, then, join, ..., latch of a loop whose body is a chain of small
+    branches (``if``/``continue`` around a then-block) closed by ``latch``'s branch back to
+    x; [] when the loop is not of that shape."""
+    index = {blk.label: k for k, blk in enumerate(fn.blocks)}
+    term = fn.blocks[latch].instrs[-1]
+    if term.op is not Op.CBR:
+        return []
+    heads = [index[label] for label in term.arg if index[label] < latch]
+    if len(heads) != 1:
+        return []
+    npred = _predecessors(fn, index)
+    path, cur = [heads[0]], heads[0]
+    while cur != latch:
+        tj = _if_then(fn, cur, index, npred, False)
+        if tj is None or tj[1] in path or tj[1] > latch:
+            return []
+        path += list(tj)
+        cur = tj[1]
+    if len(path) < 3 or not all(_groupable(fn.blocks[b]) for b in path):
+        return []
+    return path
+
+
+def _one_sass_block(df, lp) -> bool:
+    """Is the SASS loop one basic block (its branches all predicated away)?"""
+    body = df[(df["addr"] >= lp["start"]) & (df["addr"] <= lp["end"])]
+    return body["block"].nunique() == 1
 
 
 def _straight_blocks(fn, taken: set) -> list[int]:
@@ -299,6 +365,45 @@ def _path_group(prog, tab, path: list, index) -> GroupBlock | None:
                       [dsts[i] for i in order], [{} for _ in order], list(path))
 
 
+def _loop_path_group(prog, tab, path: list, u: int, lbf: int, index) -> GroupBlock | None:
+    """The group block of U iterations of a loop whose body is ``path`` (see _loop_path): U
+    copies of its blocks, registers renamed per copy as _group renames them, each then-block
+    after the branch that guards it in its copy (predicated, as the SASS has it)."""
+    L = len(path)
+    body = [(p, pos, ins) for p, b in enumerate(path) for pos, ins in enumerate(prog.fn.blocks[b].instrs)]
+    defined = {index[d.id] for _, _, ins in body for d in ins.dsts}
+    fresh = {}
+    for j in range(u - 1):                       # the last copy writes the original registers
+        for r in sorted(defined):
+            fresh[(j, r)] = prog.nregs + len(fresh)
+    seq, srcs, dsts, names, instrs, extra = [], [], [], [], [], []
+    for c in range(u):
+        name = {r: fresh.get((c - 1, r), r) for r in defined} if c > 0 else {}
+        guard = -1
+        for p, pos, ins in body:
+            o = int(tab.block_first[path[p]]) + pos
+            names.append(dict(name))
+            mir = {index[s.id] for s in ins.srcs if isinstance(s, Reg)}
+            kept = {int(r) for r in tab.src[tab.src_ptr[o]:tab.src_ptr[o + 1]]}
+            srcs.append([name.get(r, r) for r in sorted(mir | kept)])
+            writes = []
+            for d in ins.dsts:
+                r = index[d.id]
+                name[r] = fresh.get((c, r), r)
+                writes.append(name[r])
+            dsts.append(writes)
+            seq.append((c * L + p, pos))
+            instrs.append(ins)
+            extra.append({guard} if p % 2 == 1 and guard >= 0 else set())
+            if pos == len(prog.fn.blocks[path[p]].instrs) - 1:
+                guard = len(seq) - 1                  # this block's branch guards the next then-block
+    order = _schedule(instrs, seq, srcs, dsts, extra, False, False)
+    if order is None:
+        return None
+    return GroupBlock(path[0], u, lbf, [seq[i] for i in order], [srcs[i] for i in order],
+                      [dsts[i] for i in order], [names[i] for i in order], list(path), loop=True)
+
+
 def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space: bool) -> list | None:
     """The group's order: every global load as early as its dependences allow (a gather
     right after the load of its index), the rest in program order; None when no load can
@@ -335,26 +440,32 @@ def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space:
             mem_since_store.append(i)
         preds[i].discard(i)
     preds[m - 1].update(range(m - 1))             # the loop's branch ends the group
-    # loads whose address depends on no load of the group
+    # loads whose address, or the branch that guards them, depends on no load of the group
     tainted = [False] * m
     for i in range(m):
-        raw = [p for p in preds[i] if set(dsts[p]) & set(srcs[i])]
+        raw = [p for p in preds[i] if set(dsts[p]) & set(srcs[i]) or p in extra[i]]
         tainted[i] = any(tainted[p] or instrs[p].op is Op.LD for p in raw)
     movable = [i for i in range(m) if _is_global_load(instrs[i]) and not tainted[i]]
     if later_copy_needed and not any(seq[i][0] > 0 for i in movable):
         return None                              # nothing of a later copy can move up
     if not later_copy_needed and len(movable) < 2:
         return None
-    # as ptxas does, every global load of the group goes as early as its dependences allow
-    # (a gather right after the load of its index), the rest keeps its order
-    slice_ = set()
-    stack = [i for i in range(m) if HOIST and _is_global_load(instrs[i])]
-    while stack:                                  # the hoisted loads and what they wait for
-        i = stack.pop()
-        if i in slice_:
-            continue
-        slice_.add(i)
-        stack.extend(preds[i])
+    # as ptxas does, every global load of the group goes as early as its dependences allow:
+    # first the loads whose address depends on no load of the group, with what they wait
+    # for, then the rest (a gather after all of them, not right after its index's load,
+    # which would wait that load out before the next one issues); the rest keeps its order
+    def closure(seeds):
+        out, stack = set(), list(seeds)
+        while stack:                              # the loads and what they wait for
+            i = stack.pop()
+            if i in out:
+                continue
+            out.add(i)
+            stack.extend(preds[i])
+        return out
+    loads = [i for i in range(m) if HOIST and _is_global_load(instrs[i])]
+    first = closure(i for i in loads if not tainted[i])
+    slice_ = closure(loads)
     order, done, waiting = [], [False] * m, [len(p) for p in preds]
     succ = [[] for _ in range(m)]
     for i in range(m):
@@ -362,7 +473,7 @@ def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space:
             succ[p].append(i)
     ready = [i for i in range(m) if waiting[i] == 0]
     while ready:
-        i = min(ready, key=lambda x: (x not in slice_, x))
+        i = min(ready, key=lambda x: (x not in first, x not in slice_, x))
         ready.remove(i)
         order.append(i)
         done[i] = True
@@ -422,7 +533,7 @@ def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
             path_len[g.block] = len(g.path)
             path_ptr[g.block] = len(path_blocks)
             path_blocks.extend(g.path)
-        else:
+        if g.loop or not g.path:
             unroll[g.block] = g.unroll
         group_block[g.block] = len(first)
         first.append(len(origin))
@@ -486,6 +597,51 @@ def _runs_path(b, e, end, path_len, path_ptr, path_blocks, e_step, step_block) -
 
 
 @njit(cache=True, nogil=True)
+def _iteration(e, end, n, pp, path_blocks, e_step, step_block):
+    """The entry after one iteration, from ``e``, of the loop whose body is the path at
+    ``pp`` (``n`` blocks: x, then, join, ...; a then-block may be skipped), or -1."""
+    p = 0
+    while p < n:
+        if e >= end:
+            return -1
+        blk = step_block[e_step[e]]
+        if blk == path_blocks[pp + p]:
+            e += 1
+            p += 1
+        elif p % 2 == 1 and blk == path_blocks[pp + p + 1]:
+            p += 1                                # no lane took the then-block
+        else:
+            return -1
+    return e
+
+
+@njit(cache=True, nogil=True)
+def _iterations(e, end, n, pp, path_blocks, e_step, step_block):
+    """(complete iterations from ``e``, the entry after them)."""
+    k = 0
+    while True:
+        nxt = _iteration(e, end, n, pp, path_blocks, e_step, step_block)
+        if nxt < 0:
+            return k, e
+        k += 1
+        e = nxt
+
+
+@njit(cache=True, nogil=True)
+def _map_iterations(e, u, n, pp, path_blocks, e_step, step_block, at):
+    """``at[c * n + p]``: the entry of block p of iteration c (of U from ``e``), -1 where
+    the warp skipped that then-block. Returns the entry after them."""
+    for c in range(u):
+        for p in range(n):
+            if step_block[e_step[e]] == path_blocks[pp + p]:
+                at[c * n + p] = e
+                e += 1
+            else:
+                at[c * n + p] = -1
+    return e
+
+
+@njit(cache=True, nogil=True)
 def _count(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, ptr, e_step, step_block):
     entries = 0
     events = 0
@@ -493,6 +649,22 @@ def _count(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, ptr, e
         e = ptr[w]
         while e < ptr[w + 1]:
             b = step_block[e_step[e]]
+            if path_len[b] > 0 and unroll[b] >= 2:          # a loop whose body branches
+                k, stop = _iterations(e, ptr[w + 1], path_len[b], path_ptr[b], path_blocks, e_step, step_block)
+                if k == 0:
+                    stop = e + 1                      # not a whole iteration: the entry as it ran
+                groups = k // unroll[b]
+                first = e
+                for _ in range(groups * unroll[b]):
+                    first = _iteration(first, ptr[w + 1], path_len[b], path_ptr[b], path_blocks, e_step,
+                                       step_block)
+                entries += groups
+                events += groups * n_slots[group_block[b]]
+                for ee in range(first, stop):
+                    entries += 1
+                    events += n_slots[step_block[e_step[ee]]]
+                e = stop
+                continue
             if _runs_path(b, e, ptr[w + 1], path_len, path_ptr, path_blocks, e_step, step_block):
                 entries += 1
                 events += n_slots[group_block[b]]
@@ -527,12 +699,53 @@ def _fill(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, slot_co
     o_same = np.empty(n_events, ev_same.dtype)
     v = 0
     q = 0
+    at = np.empty(max(1, unroll.max() * path_len.max()), np.int64)
     for w in range(ptr.size - 1):
         new_ptr[w] = v
         e = ptr[w]
         while e < ptr[w + 1]:
             b = step_block[e_step[e]]
             u = unroll[b]
+            if path_len[b] > 0 and u >= 2:               # a loop whose body branches
+                n = path_len[b]
+                k, stop = _iterations(e, ptr[w + 1], n, path_ptr[b], path_blocks, e_step, step_block)
+                if k == 0:
+                    stop = e + 1                          # not a whole iteration: the entry as it ran
+                gb = group_block[b]
+                base = gptr[gb - n_orig]
+                for gi in range(k // u):
+                    nxt = _map_iterations(e, u, n, path_ptr[b], path_blocks, e_step, step_block, at)
+                    s_block[v] = gb
+                    s_ev[v] = q
+                    for slot in range(n_slots[gb]):
+                        ee = at[slot_copy[base + slot]]
+                        if ee < 0:                        # predicated off: no access
+                            o_n[q] = 0
+                            o_ptr[q] = -1
+                            o_same[q] = 1
+                        else:
+                            st = e_step[ee]
+                            src = step_ev[st] + slot_mem[base + slot] * step_nrun[st] + e_k[ee]
+                            o_n[q] = ev_n[src]
+                            o_ptr[q] = ev_ptr[src]
+                            o_same[q] = ev_same[src]
+                        q += 1
+                    v += 1
+                    e = nxt
+                for ee in range(e, stop):                 # the iterations left over, as they ran
+                    st = e_step[ee]
+                    bb = step_block[st]
+                    s_block[v] = bb
+                    s_ev[v] = q
+                    for slot in range(n_slots[bb]):
+                        src = step_ev[st] + slot * step_nrun[st] + e_k[ee]
+                        o_n[q] = ev_n[src]
+                        o_ptr[q] = ev_ptr[src]
+                        o_same[q] = ev_same[src]
+                        q += 1
+                    v += 1
+                e = stop
+                continue
             run = 1
             groups = 0
             if _runs_path(b, e, ptr[w + 1], path_len, path_ptr, path_blocks, e_step, step_block):
