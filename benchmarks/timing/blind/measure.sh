@@ -28,12 +28,12 @@ source "$HERE/../ncu_metrics.sh"   # VALID: the metrics of the first held-out se
 SETARG=()
 [[ "$SET" != blind ]] && SETARG=(--set "$SET")
 CMD=(timeout 570 ncu --clock-control none --print-units base --csv --metrics "$VALID"
-     --log-file "$DIR/$SET.csv" python3 "$HERE/measure_gpu.py" "${SETARG[@]}" --manifest "$DIR/${SET}_manifest.csv")
+     --log-file "$DIR/$SET.csv" python3 "$HERE/measure_gpu.py" ${SETARG[@]+"${SETARG[@]}"} --manifest "$DIR/${SET}_manifest.csv")
 
 if [[ "$MODE" == "--dry-run" ]]; then
   echo "would run (from $(pwd)):"
   printf '  %q' "${CMD[@]}"; echo "  > $DIR/$SET.log 2>&1"
-  python3 "$HERE/measure_gpu.py" "${SETARG[@]}" --manifest "$DIR/${SET}_manifest.csv" --dry-run
+  python3 "$HERE/measure_gpu.py" ${SETARG[@]+"${SETARG[@]}"} --manifest "$DIR/${SET}_manifest.csv" --dry-run
   exit $?
 fi
 
