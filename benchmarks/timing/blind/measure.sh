@@ -1,34 +1,39 @@
 #!/usr/bin/env bash
-# Measure the blind validation set on one GPU with Nsight Compute, as measure.sh measures the
+# Measure a blind validation set on one GPU with Nsight Compute, as measure.sh measures the
 # first held-out set (its `validation` part): simt's PTX of every launch under
 # `ncu --clock-control none --csv --print-units base`, caches flushed before every launch
-# (Nsight Compute's default), the same metrics. Writes to DIR:
+# (Nsight Compute's default), the same metrics. The set is BLIND_SET (default blind: this
+# folder; blind2: ../blind2, whose measure.sh sets it). Writes to DIR, SET the set's name:
 #
-#   blind.csv            the profiler's raw CSV (long format, base units)
-#   blind_manifest.csv   the launches in profiled order (name, kernel, dim, block_dim)
-#   blind.log            the run's output (seconds per launch)
+#   SET.csv              the profiler's raw CSV (long format, base units)
+#   SET_manifest.csv     the launches in profiled order (name, kernel, dim, block_dim)
+#   SET.log              the run's output (seconds per launch)
 #   gpu.txt              the GPU, driver and tools (only where DIR has none yet)
 #
 #   PYTHONPATH=. bash benchmarks/timing/blind/measure.sh DIR              # on the H200
 #   PYTHONPATH=. bash benchmarks/timing/blind/measure.sh DIR --dry-run    # anywhere: PTX, ptxas, manifest, the command
+#   PYTHONPATH=. bash benchmarks/timing/blind2/measure.sh DIR             # the second set
 #
-# Run from the repository root. Copy blind.csv, blind_manifest.csv and blind.log into
+# Run from the repository root. Copy SET.csv, SET_manifest.csv and SET.log into
 # benchmarks/timing/data/h200/ and commit them as they are.
 set -uo pipefail
 DIR=${1:?usage: measure.sh DIR [--dry-run]}
 MODE=${2:-}
+SET=${BLIND_SET:-blind}
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$DIR"
 
 source "$HERE/../ncu_metrics.sh"   # VALID: the metrics of the first held-out set
 
+SETARG=()
+[[ "$SET" != blind ]] && SETARG=(--set "$SET")
 CMD=(timeout 570 ncu --clock-control none --print-units base --csv --metrics "$VALID"
-     --log-file "$DIR/blind.csv" python3 "$HERE/measure_gpu.py" --manifest "$DIR/blind_manifest.csv")
+     --log-file "$DIR/$SET.csv" python3 "$HERE/measure_gpu.py" ${SETARG[@]+"${SETARG[@]}"} --manifest "$DIR/${SET}_manifest.csv")
 
 if [[ "$MODE" == "--dry-run" ]]; then
   echo "would run (from $(pwd)):"
-  printf '  %q' "${CMD[@]}"; echo "  > $DIR/blind.log 2>&1"
-  python3 "$HERE/measure_gpu.py" --manifest "$DIR/blind_manifest.csv" --dry-run
+  printf '  %q' "${CMD[@]}"; echo "  > $DIR/$SET.log 2>&1"
+  python3 "$HERE/measure_gpu.py" ${SETARG[@]+"${SETARG[@]}"} --manifest "$DIR/${SET}_manifest.csv" --dry-run
   exit $?
 fi
 
@@ -40,15 +45,15 @@ if [[ ! -e "$DIR/gpu.txt" ]]; then
   } > "$DIR/gpu.txt" 2>&1
 fi
 start=$SECONDS
-"${CMD[@]}" > "$DIR/blind.log" 2>&1
+"${CMD[@]}" > "$DIR/$SET.log" 2>&1
 rc=$?
-echo "blind: exit $rc after $((SECONDS - start)) s; $(grep -c . "$DIR/blind_manifest.csv") manifest lines (header included)"
-[[ $rc -eq 0 ]] && python3 - "$DIR" <<'EOF'
+echo "$SET: exit $rc after $((SECONDS - start)) s; $(grep -c . "$DIR/${SET}_manifest.csv") manifest lines (header included)"
+[[ $rc -eq 0 ]] && python3 - "$DIR" "$SET" <<'EOF'
 import sys
 sys.path[:0] = ["benchmarks"]
 from pathlib import Path
 from timing import ncu
-df = ncu.load("blind", Path(sys.argv[1]))
-print(f"blind: {len(df)} profiled launches match the manifest")
+df = ncu.load(sys.argv[2], Path(sys.argv[1]))
+print(f"{sys.argv[2]}: {len(df)} profiled launches match the manifest")
 EOF
 exit $rc

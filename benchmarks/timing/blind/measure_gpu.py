@@ -1,7 +1,9 @@
-"""Run every launch of the blind set once on a GPU, for Nsight Compute to profile (measure.sh
-here runs it under ncu), and write the manifest naming each profiled launch in order.
+"""Run every launch of a blind set once on a GPU, for Nsight Compute to profile (measure.sh
+here runs it under ncu), and write the manifest naming each profiled launch in order. The sets:
+``blind`` (this folder, the default) and ``blind2`` (../blind2), chosen by ``--set``.
 
     python3 benchmarks/timing/blind/measure_gpu.py --manifest blind_manifest.csv
+    python3 benchmarks/timing/blind/measure_gpu.py --set blind2 --manifest blind2_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --manifest m.csv --dry-run
 
 ``--dry-run`` needs no GPU: it builds every launch's inputs on the host, compiles the kernel for
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib
 import math
 import sys
 import time
@@ -23,7 +26,6 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent.parent.parent)]
 
 import simt as wp  # noqa: E402
-from timing.blind import cases  # noqa: E402
 
 FIELDS = ["launch", "name", "unroll", "kernel", "dim", "block_dim", "limiter"]
 
@@ -48,7 +50,7 @@ def ptx_for(launch, inputs, dim, block) -> tuple[str, str]:
     return text, entry
 
 
-def dry_run(launches, writer) -> int:
+def dry_run(cases, launches, writer) -> int:
     from simt.gpu.ptxas import resource_usage
     bad = 0
     print(f"{'#':>3s} {'launch':26s} {'kernel':24s} {'threads':>10s} {'regs':>5s} {'smem':>6s} {'spill':>6s}  inputs MB")
@@ -70,7 +72,7 @@ def dry_run(launches, writer) -> int:
     return bad
 
 
-def measure(launches, writer, device: str) -> None:
+def measure(cases, launches, writer, device: str) -> None:
     for k, launch in enumerate(launches):
         t0 = time.perf_counter()
         inputs, dim, block = cases.instantiate(launch, device)
@@ -84,21 +86,23 @@ def measure(launches, writer, device: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--manifest", required=True)
+    ap.add_argument("--set", default="blind", choices=["blind", "blind2"], help="which blind set")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--only", default="", help="comma-separated launch names")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: PTX and ptxas for every launch, the manifest")
     args = ap.parse_args()
+    cases = importlib.import_module(f"timing.{args.set}.cases")
     only = [s for s in args.only.split(",") if s]
     launches = [l for l in cases.LAUNCHES if not only or l.name in only]
     with open(args.manifest, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(FIELDS)
         if args.dry_run:
-            bad = dry_run(launches, writer)
+            bad = dry_run(cases, launches, writer)
             print(f"{len(launches) - bad} of {len(launches)} launches assembled with ptxas -arch=sm_90; "
                   f"manifest {args.manifest}")
             sys.exit(1 if bad else 0)
-        measure(launches, writer, args.device)
+        measure(cases, launches, writer, args.device)
 
 
 if __name__ == "__main__":

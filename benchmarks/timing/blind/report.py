@@ -1,5 +1,6 @@
-"""The timing model on the blind set: every launch of cases.py predicted on cpu:precise and set
-beside its Nsight Compute measurement (data/h200/blind.csv, measured once; see README.md).
+"""The timing model on a blind set: every launch of the set's cases.py predicted on cpu:precise
+and set beside its Nsight Compute measurement (data/h200/SET.csv, measured once; see the set's
+README.md). The sets: ``blind`` (this folder, the default) and ``blind2`` (../blind2).
 
 Prints, per launch, the measured and predicted cycles (``sm__cycles_elapsed.max``), the
 roofline baseline (validate_timing.py's, the same definition and constants), the measured and
@@ -13,13 +14,16 @@ within 15%.
 
 This is a report, never an input: nothing here may be used to fit or tune the model.
 
-    PYTHONPATH=. python3 benchmarks/timing/blind/report.py [--only a,b] [--out FILE] [--csv FILE]
+    PYTHONPATH=. python3 benchmarks/timing/blind/report.py [--set blind2] [--only a,b] [--out FILE] [--csv FILE]
 
-The output is also written to data/h200/blind_report.txt (``--out`` to change).
+The output is also written to data/h200/SET_report.txt (``--out`` to change). Where the set has
+not been measured yet (no data/h200/SET.csv) it says so and exits with status 1, predicting
+nothing.
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import sys
 from pathlib import Path
@@ -32,7 +36,6 @@ sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent.parent.parent)]
 
 import simt as wp  # noqa: E402
 from timing import compare, ncu  # noqa: E402
-from timing.blind import cases  # noqa: E402
 from timing.validate_timing import baseline  # noqa: E402
 
 CYC = compare.CYC
@@ -40,9 +43,14 @@ TARGETS = {"mape": 15.0, "log_r": 0.97, "pair": 0.20, "dram": 0.15}
 TIE = 0.05          # a pair whose measured ratio is within 5% of 1 cannot be reversed (fixed before measuring)
 
 
-def measured(data: Path) -> pd.DataFrame:
+def cases_of(name: str):
+    """The set's launches and pairs: the module timing.<name>.cases."""
+    return importlib.import_module(f"timing.{name}.cases")
+
+
+def measured(data: Path, name: str = "blind") -> pd.DataFrame:
     """The profiler's rows joined with the manifest, in compare.measured's columns."""
-    df = ncu.load("blind", data)
+    df = ncu.load(name, data)
     for m in compare.METRICS:
         if m not in df:
             df[m] = np.nan
@@ -60,10 +68,9 @@ def dram(r, side: str) -> float:
     return r[f"{side}:dram__bytes_read.sum"] + r[f"{side}:dram__bytes_write.sum"]
 
 
-def report(pred: pd.DataFrame, meas: pd.DataFrame, pairs=None) -> tuple[str, pd.DataFrame]:
+def report(pred: pd.DataFrame, meas: pd.DataFrame, pairs) -> tuple[str, pd.DataFrame]:
     """The report's text and the joined table, from predictions (compare.predict's columns plus
-    ``baseline``) and measurements (``measured``)."""
-    pairs = cases.PAIRS if pairs is None else pairs
+    ``baseline``), measurements (``measured``) and the set's pairs."""
     out = io.StringIO()
 
     def p(s=""):
@@ -142,31 +149,40 @@ def report(pred: pd.DataFrame, meas: pd.DataFrame, pairs=None) -> tuple[str, pd.
     return out.getvalue(), df
 
 
-def main() -> None:
+def main(default_set: str = "blind") -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", default=default_set, choices=["blind", "blind2"], help="which blind set")
     ap.add_argument("--only", default="", help="comma-separated launch names")
-    ap.add_argument("--data", default=str(ncu.DATA), help="folder holding blind.csv and blind_manifest.csv")
-    ap.add_argument("--out", default=str(ncu.DATA / "blind_report.txt"), help="write the report here too")
+    ap.add_argument("--data", default=str(ncu.DATA), help="folder holding SET.csv and SET_manifest.csv")
+    ap.add_argument("--out", default=None, help="write the report here too (default data/h200/SET_report.txt)")
     ap.add_argument("--csv", default="", help="write the per-launch table here")
     ap.add_argument("--full-replay", action="store_true",
                     help="replay every SM of big launches (module option timing_sample False)")
     args = ap.parse_args()
+    name = args.set
+    out_file = str(ncu.DATA / f"{name}_report.txt") if args.out is None else args.out
+    csv_file = Path(args.data) / f"{name}.csv"
+    if not csv_file.exists():
+        sys.exit(f"{name}: no measurement yet ({csv_file} does not exist); measure the set first "
+                 f"(its README.md, 'Measuring'). Nothing was predicted.")
     if args.full_replay:
         wp.set_module_options({"timing_sample": False})
-    meas = measured(Path(args.data))          # first: no prediction is made without a measurement
+    cases = cases_of(name)
+    meas = measured(Path(args.data), name)    # first: no prediction is made without a measurement
     only = [s for s in args.only.split(",") if s]
     launches = [l for l in cases.LAUNCHES if not only or l.name in only]
-    print(f"predicting {len(launches)} launches of the blind set on cpu:precise ...")
+    label = "the blind set" if name == "blind" else f"the blind set {name}"
+    print(f"predicting {len(launches)} launches of {label} on cpu:precise ...")
     pred = compare.predict(launches)
     pred["baseline"] = pred.apply(baseline, axis=1)
-    text, df = report(pred, meas)
+    text, df = report(pred, meas, cases.PAIRS)
     print()
     print(text, end="")
-    if args.out and not only:
-        head = (f"PYTHONPATH=. python3 benchmarks/timing/blind/report.py{' --full-replay' if args.full_replay else ''}\n"
-                f"predicted on cpu:precise (simt at the checked-out commit), measured: {args.data}/blind.csv\n\n")
-        Path(args.out).write_text(head + text)
-        print(f"\nwritten to {args.out}")
+    if out_file and not only:
+        head = (f"PYTHONPATH=. python3 benchmarks/timing/{name}/report.py{' --full-replay' if args.full_replay else ''}\n"
+                f"predicted on cpu:precise (simt at the checked-out commit), measured: {args.data}/{name}.csv\n\n")
+        Path(out_file).write_text(head + text)
+        print(f"\nwritten to {out_file}")
     if args.csv:
         df.to_csv(args.csv, index=False)
 
