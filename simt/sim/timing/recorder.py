@@ -53,6 +53,7 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
     for r in range(rows.shape[0]):
         first = pos
         last = -1
+        top = -1                                 # the largest sector listed so far: above it, new
         for lane in range(32):
             a = rows[r, lane]
             if a == -1:
@@ -61,27 +62,39 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
             if s == last:
                 continue
             found = False
-            for q in range(first, pos):
-                if sec_out[q] == s:
-                    found = True
-                    break
+            if s <= top:
+                for q in range(first, pos):
+                    if sec_out[q] == s:
+                        found = True
+                        break
             last = s
             if not found:
                 sec_out[pos] = s
                 w_out[pos] = 1
                 pos += 1
+                top = max(top, s)
         counts[r] = pos - first
         if words == 2:
             for q in range(first, pos):
-                seen = 0
-                for lane in range(32):
-                    a = rows[r, lane]
-                    if a == -1:
-                        continue
-                    for b in range(a, a + max(span, 4), 4):
-                        if (b >> 5) == sec_out[q]:
-                            seen |= 1 << ((b >> 2) & 7)
-                w_out[q] = seen
+                w_out[q] = 0
+            qp = first                           # the sector of the previous word: look there first
+            for lane in range(32):
+                a = rows[r, lane]
+                if a == -1:
+                    continue
+                for b in range(a, a + max(span, 4), 4):
+                    s = b >> 5
+                    q = qp
+                    if q >= pos or sec_out[q] != s:
+                        q = -1
+                        for x in range(first, pos):
+                            if sec_out[x] == s:
+                                q = x
+                                break
+                        if q < 0:                # a word in a sector no lane starts in
+                            continue
+                    qp = q
+                    w_out[q] |= 1 << ((b >> 2) & 7)
         elif words == 1:
             for q in range(first, pos):
                 most = 0
