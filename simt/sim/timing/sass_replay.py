@@ -688,6 +688,28 @@ def _count(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, ptr, e
 
 
 @njit(cache=True, nogil=True)
+def _put_event(src, q, ev_n, ev_ptr, ev_same, o_n, o_ptr, o_same):
+    o_n[q] = ev_n[src]
+    o_ptr[q] = ev_ptr[src]
+    o_same[q] = ev_same[src]
+
+
+@njit(cache=True, nogil=True)
+def _as_ran(ee, v, q, e_step, e_k, step_block, step_ev, step_nrun, n_slots, s_block, s_ev, ev_n, ev_ptr, ev_same,
+            o_n, o_ptr, o_same):
+    """Entry ``ee`` as the warp ran it, as new entry ``v`` with its events from ``q``; returns
+    the next event."""
+    st = e_step[ee]
+    bb = step_block[st]
+    s_block[v] = bb
+    s_ev[v] = q
+    for slot in range(n_slots[bb]):
+        _put_event(step_ev[st] + slot * step_nrun[st] + e_k[ee], q, ev_n, ev_ptr, ev_same, o_n, o_ptr, o_same)
+        q += 1
+    return q
+
+
+@njit(cache=True, nogil=True)
 def _fill(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, slot_copy, slot_mem, gptr, n_orig, ptr,
           e_step, e_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same, n_entries, n_events):
     new_ptr = np.zeros(ptr.size, np.int64)
@@ -725,24 +747,14 @@ def _fill(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, slot_co
                             o_same[q] = 1
                         else:
                             st = e_step[ee]
-                            src = step_ev[st] + slot_mem[base + slot] * step_nrun[st] + e_k[ee]
-                            o_n[q] = ev_n[src]
-                            o_ptr[q] = ev_ptr[src]
-                            o_same[q] = ev_same[src]
+                            _put_event(step_ev[st] + slot_mem[base + slot] * step_nrun[st] + e_k[ee], q,
+                                       ev_n, ev_ptr, ev_same, o_n, o_ptr, o_same)
                         q += 1
                     v += 1
                     e = nxt
                 for ee in range(e, stop):                 # the iterations left over, as they ran
-                    st = e_step[ee]
-                    bb = step_block[st]
-                    s_block[v] = bb
-                    s_ev[v] = q
-                    for slot in range(n_slots[bb]):
-                        src = step_ev[st] + slot * step_nrun[st] + e_k[ee]
-                        o_n[q] = ev_n[src]
-                        o_ptr[q] = ev_ptr[src]
-                        o_same[q] = ev_same[src]
-                        q += 1
+                    q = _as_ran(ee, v, q, e_step, e_k, step_block, step_ev, step_nrun, n_slots, s_block, s_ev,
+                                ev_n, ev_ptr, ev_same, o_n, o_ptr, o_same)
                     v += 1
                 e = stop
                 continue
@@ -764,22 +776,13 @@ def _fill(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, slot_co
                 for slot in range(n_slots[gb]):
                     ee = e + gi * u + slot_copy[base + slot]
                     st = e_step[ee]
-                    src = step_ev[st] + slot_mem[base + slot] * step_nrun[st] + e_k[ee]
-                    o_n[q] = ev_n[src]
-                    o_ptr[q] = ev_ptr[src]
-                    o_same[q] = ev_same[src]
+                    _put_event(step_ev[st] + slot_mem[base + slot] * step_nrun[st] + e_k[ee], q,
+                               ev_n, ev_ptr, ev_same, o_n, o_ptr, o_same)
                     q += 1
                 v += 1
             for ee in range(e + groups * u, e + run):
-                st = e_step[ee]
-                s_block[v] = b
-                s_ev[v] = q
-                for slot in range(n_slots[b]):
-                    src = step_ev[st] + slot * step_nrun[st] + e_k[ee]
-                    o_n[q] = ev_n[src]
-                    o_ptr[q] = ev_ptr[src]
-                    o_same[q] = ev_same[src]
-                    q += 1
+                q = _as_ran(ee, v, q, e_step, e_k, step_block, step_ev, step_nrun, n_slots, s_block, s_ev,
+                            ev_n, ev_ptr, ev_same, o_n, o_ptr, o_same)
                 v += 1
             e += run
     new_ptr[ptr.size - 1] = v
