@@ -265,6 +265,9 @@ class _Generator:
         """A CBR's condition; a guard that no thread of a ``fast`` block takes is skipped
         there (bounds.py)."""
         cond = self.writer.val(term.srcs[0])
+        back_if_true = self.hoisting.latches.get(id(term))
+        if back_if_true is not None and not self.lockstep:     # a loop's exit (bounds.py)
+            return f"(not loops_once and {cond})" if back_if_true else f"(loops_once or {cond})"
         ends_if_true = self.hoisting.guards.get(id(term))
         if ends_if_true is None or self.unchecked is False:
             return cond
@@ -303,16 +306,33 @@ class _Generator:
         self._block_header(src)
         start, depth = len(src.lines), src.depth
         self._thread_code(src, bodies, flat)
-        if len(bodies) == 1 and self.hoisting.pointers and self.hoisting.lines:
+        once = bool(self.hoisting.latches) and bodies[-1] is not None
+        if len(bodies) == 1 and self.hoisting.lines and (self.hoisting.pointers or once):
             # Byte-addressed accesses take their shortcut or the general path in the loop,
             # which LLVM does not unswitch on ``slow`` (neither side leaves the loop): the
             # threads' loop is written twice, the copy for ``fast`` blocks with ``slow``
-            # False, where the checks fold away and the loop can vectorise.
+            # False, where the checks fold away and the loop can vectorise. Where every
+            # thread's loops run once (``loops_once``), a third copy has no loops left.
             loop = src.lines[start:]
             pad = "    " * depth
-            fast = _proven([pad + "    " + re.sub(r"\bslow\b", "False", x[len(pad):]) for x in loop])
-            src.lines[start:] = [pad + "if fast:", *fast, pad + "else:",
-                                 *(pad + "    " + x[len(pad):] for x in loop)]
+
+            def copy(flags: dict[str, str]) -> list[str]:
+                out = []
+                for x in loop:
+                    for name, value in flags.items():
+                        x = re.sub(rf"\b{name}\b", value, x)
+                    out.append(pad + "    " + x[len(pad):])
+                return _proven(out) if flags.get("slow") == "False" else out
+
+            copies = []
+            if once:
+                copies.append(("fast and loops_once", copy({"slow": "False", "loops_once": "True"})))
+            if self.hoisting.pointers:
+                copies.append(("fast", copy({"slow": "False", "loops_once": "False"})))
+            src.lines[start:] = [
+                *(line for k, (cond, lines) in enumerate(copies)
+                  for line in (pad + f"{'if' if k == 0 else 'elif'} {cond}:", *lines)),
+                pad + "else:", *copy({"loops_once": "False"})]
 
     def _thread_code(self, src: Source, bodies: list, flat: bool) -> None:
         if bodies[-1] is not None:      # t counts up first: a RET is ``continue`` of the thread loop
