@@ -31,7 +31,8 @@ from .flow import ENTRY, Flow
 from .ops import CAST
 from .segments import Layout
 
-_RANGE = {Scalar.I32: ("I32_MIN", "I32_MAX"), Scalar.I64: ("I64_MIN", "I64_MAX")}
+_RANGE = {Scalar.I32: ("I32_MIN", "I32_MAX"), Scalar.I64: ("I64_MIN", "I64_MAX"),
+          Scalar.U32: ("0", "4294967295")}
 _ANY = ("I64_MIN", "I64_MAX")        # a value of another type, seen as int64: no bound
 _SYMBOL = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*"}
 EXACT_LO, EXACT_HI = -2**31, 2**31
@@ -422,7 +423,7 @@ class _Planner:
             old = _Iv(least, top, True, hi_b)
             if not hi_b:
                 return _Iv(self._value(f"{least} + {c.lo}"), _RANGE[x.type][1], True, False)
-            if x.type is Scalar.I64:
+            if x.type is not Scalar.I32:
                 self._exact(old, c)
             return self._within(self._arith(Op.ADD, old, c), x.type)
         finally:
@@ -541,16 +542,27 @@ class _Planner:
             if not src.type.is_int or src.type.bits != r.type.bits:
                 return full
             return self._point(f"np.int64({CAST[r.type]}({CAST[src.type]}({self.params[src.id]})))")
-        if op is Op.CVT:
+        if op in (Op.CVT, Op.BITCAST):
+            # an integer of another type: the same value where it fits in both (a bit cast
+            # between i32 and u32, a widening, or a truncation that drops nothing)
             src = ins.srcs[0]
-            if src.type is Scalar.BOOL:
+            if src.type is Scalar.BOOL and op is Op.CVT:
                 return self._pair("0", "1")
-            if src.type not in _RANGE:
+            if src.type not in _RANGE or (op is Op.BITCAST and src.type.bits != r.type.bits):
                 return full
             a = self._interval(src)
             if not a.bounded:
                 return full
-            return self._within(a, r.type) if src.type.bits > r.type.bits else a
+            return self._within(a, r.type)
+        if op is Op.SHL and isinstance(ins.srcs[1], Imm) and 0 <= int(ins.srcs[1].value) < 31:
+            # x << k is x * 2**k where that fits
+            a = self._interval(ins.srcs[0])
+            if not a.bounded:
+                return full
+            if r.type is not Scalar.I32:
+                self._exact(a)
+            return self._within(self._arith(Op.MUL, a, _Iv(str(1 << int(ins.srcs[1].value)),
+                                                             str(1 << int(ins.srcs[1].value)), True, True)), r.type)
         if op in (Op.MIN, Op.MAX):
             a, b = (self._interval(s) for s in ins.srcs)
             f = "min" if op is Op.MIN else "max"
@@ -568,7 +580,7 @@ class _Planner:
             ops = [self._interval(s) for s in ins.srcs]
             if not all(iv.bounded for iv in ops):
                 return full
-            if r.type is Scalar.I64:
+            if r.type is not Scalar.I32:      # int64 holds any i32 sum or product
                 self._exact(*ops)
             return self._within(self._arith(op, *ops), r.type)
         if op is Op.REM:
