@@ -186,3 +186,54 @@ def test_shared_offsets_in_range_from_the_block_size_alone(stride, threads):
         assert outs["cpu"].tobytes() == outs["cpu:precise"].tobytes()
     else:
         assert errors["cpu"] == errors["cpu:precise"]
+
+
+ROUNDS = r"""
+extern "C" __global__ void rounds(const int* in, int* out, int k) {
+    __shared__ int s[128];
+    int t = threadIdx.x;
+    int base = blockIdx.x * 1000 + t;
+    int acc = in[blockIdx.x * blockDim.x + t];
+    for (int r = 0; r < k; ++r) {
+        s[t] = acc;
+        __syncthreads();
+        acc += s[(t + 1) % blockDim.x];
+        int v = __shfl_down_sync(0xffffffff, acc, 1);
+        if ((t & 1) == 0) acc ^= v;
+        __syncthreads();
+    }
+    out[blockIdx.x * blockDim.x + t] = acc + base;
+}
+"""
+
+
+def _rounds_oracle(x: np.ndarray, blocks: int, threads: int, k: int) -> np.ndarray:
+    out = np.zeros_like(x)
+    t = np.arange(threads)
+    for b in range(blocks):
+        acc = x[b * threads:(b + 1) * threads].astype(np.int64)
+        for _ in range(k):
+            acc = (acc + np.roll(acc, -1)).astype(np.int32).astype(np.int64)
+            lane = t % 32
+            src = np.where(lane + 1 < 32, t + 1, t)          # shfl_down by 1 within each warp
+            v = acc[np.minimum(src, threads - 1)]
+            acc = np.where(t % 2 == 0, acc ^ v, acc)
+        out[b * threads:(b + 1) * threads] = (acc + b * 1000 + t).astype(np.int32)
+    return out
+
+
+@needs_nvcc
+@pytest.mark.parametrize("k", [0, 1, 3])
+def test_registers_kept_across_barriers_and_shuffles_in_a_loop(k):
+    """Registers written before the loop live in their slots from where they are written;
+    the loop's own are saved at each suspension: every round sees the values it should."""
+    kern = simt.from_cuda(ROUNDS, "rounds")
+    blocks, threads = 3, 128
+    x = np.random.default_rng(k).integers(-1000, 1000, blocks * threads).astype(np.int32)
+    outs = {}
+    for device in DEVICES:
+        out = simt.zeros(blocks * threads, dtype=simt.int32)
+        simt.launch(kern, grid=blocks, block=threads, inputs=[simt.array(x), out, k], device=device)
+        outs[device] = out.numpy()
+    np.testing.assert_array_equal(outs["cpu"], _rounds_oracle(x, blocks, threads, k))
+    np.testing.assert_array_equal(outs["cpu"], outs["cpu:precise"])

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from ...ir import cfg
-from ...ir.mir import ArrayParam, Function, Instr, MemRef, Op, ScalarParam, Space
+from ...ir.mir import ArrayParam, Function, Instr, MemRef, Op, Reg, ScalarParam, Space
 from ...ir.types import Scalar
 from . import bounds, collectives, pointers
 from .. import atomic_log, mathlib
@@ -191,6 +191,60 @@ class _Generator:
                     self.slots[rid] = (t, counts.get(t, 0))
                     counts[t] = counts.get(t, 0) + 1
         self.slot_counts = counts
+        self._plan_slot_traffic()
+
+    def _plan_slot_traffic(self) -> None:
+        """Which registers a resumed segment loads and a suspension saves. A register written
+        only outside loops is ``resident``: stored into its slot where it is written, so its
+        slot is always current and no suspension saves it. A resumed segment loads only the
+        registers its *region* (the segments it reaches before the next suspension) reads or
+        saves; a suspension saves only the other registers some region reaching it writes
+        (the slot of one that none writes still holds its value)."""
+        segs = self.layout.segments
+        in_loop = _loop_blocks(self.fn)
+        written_in_loop = {d.id for b in self.fn.blocks if b.label in in_loop
+                           for ins in b.instrs for d in ins.dsts}
+        written = {d.id for ins in self.instrs for d in ins.dsts}
+        self.resident = {rid for rid in self.slots if rid in written and rid not in written_in_loop}
+
+        def region(k: int) -> list[int]:
+            seen, stack = [], [k]
+            while stack:
+                j = stack.pop()
+                if j in seen:
+                    continue
+                seen.append(j)
+                if segs[j].collective is None:
+                    stack.extend(segs[j].successors)
+            return seen
+
+        def reads(j: int) -> set[int]:
+            seg = segs[j]
+            ins = [*seg.instrs, *(x for x in (seg.term, seg.collective) if x is not None)]
+            return {r.id for i in ins for r in i.srcs if isinstance(r, Reg)}
+
+        def writes(j: int) -> set[int]:
+            return {d.id for i in segs[j].instrs for d in i.dsts}
+
+        regions = {0: region(0), **{s.index: region(s.index) for s in segs if s.is_resume}}
+        self.saves: dict[int, set[int]] = {}
+        for seg in segs:
+            if seg.collective is None:
+                continue
+            dst = seg.collective.dsts[0].id if seg.collective.dsts else None
+            live = segs[seg.resume].live_in - {dst} - self.resident
+            if seg.index in regions[0]:
+                self.saves[seg.index] = live     # from the thread's start: whatever it holds
+                continue
+            wrote = set().union(*(writes(j) for k, r in regions.items() if k and seg.index in r
+                                  for j in r))
+            self.saves[seg.index] = live & wrote
+        self.loads: dict[int, set[int]] = {}
+        for k, r in regions.items():
+            if k:
+                needed = set().union(*(reads(j) for j in r),
+                                     *(self.saves[j] for j in r if j in self.saves))
+                self.loads[k] = segs[k].live_in & needed
 
     # --- the function ---------------------------------------------------------------------
     def run(self) -> Generated:
@@ -457,7 +511,7 @@ class _Generator:
             first = False
             src.indent()
             if seg.is_resume:
-                for rid in sorted(seg.live_in):
+                for rid in sorted(self.loads[seg.index]):
                     t, slot = self.slots[rid]
                     src.add(f"r{rid} = R_{t.short}[{slot}, t]")
             self._segment(src, seg, inlined, set())
@@ -472,8 +526,14 @@ class _Generator:
                 src.add(f"if mx < {seg.block_index}:", f"    mx = {seg.block_index}")
         for ins in seg.instrs:
             src.add(*self.writer.write(ins))
+            if self.lockstep:               # a resident register's slot follows its value
+                for d in ins.dsts:
+                    if d.id in self.resident:
+                        t, slot = self.slots[d.id]
+                        src.add(f"R_{t.short}[{slot}, t] = r{d.id}")
         if seg.collective is not None:
-            src.add(*collectives.suspend(self.layout, seg, self.slots, self.writer.val))
+            src.add(*collectives.suspend(self.layout, seg, self.slots, self.writer.val,
+                                         self.saves[seg.index]))
             src.add("break")
             return
         term = seg.term
@@ -490,6 +550,21 @@ class _Generator:
                 self._segment(src, self.layout.segments[j], inlined, seen)
             else:
                 src.add(f"bb = {j}")
+
+
+def _loop_blocks(fn: Function) -> set[str]:
+    """Labels of the blocks inside some natural loop."""
+    preds = cfg.predecessors(fn)
+    inside: set[str] = set()
+    for latch, header in cfg.back_edges(fn):
+        body, stack = {header}, [latch]
+        while stack:
+            b = stack.pop()
+            if b not in body:
+                body.add(b)
+                stack.extend(preds.get(b, ()))
+        inside |= body
+    return inside
 
 
 def _proven(lines: list[str]) -> list[str]:

@@ -56,6 +56,8 @@ def _storage(t: Scalar) -> np.dtype:
 
 def typed_view(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """An array's bytes as elements of ``dtype`` (whole elements only)."""
+    if data.dtype == dtype and data.ndim == 1:
+        return data
     raw = data.view(np.uint8)
     return raw[:raw.size - raw.size % dtype.itemsize].view(dtype)
 
