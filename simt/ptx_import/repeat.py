@@ -20,6 +20,7 @@ from ..arrays import array
 from ..ir.mir import ScalarParam
 from ..sim.common import ArrayArg
 from ..ir.types import Scalar
+from ..options import get_module_options
 
 MAX_LAUNCHERS = 64             # per kernel: a program launching many geometries starts afresh
 F32_SAFE = 3.4e38              # python floats below this in magnitude convert to float32 finitely
@@ -54,14 +55,9 @@ def launch_key(dim, block_dim, grid, block, device, arch, max_steps, trace, trac
 def launch_again(kernel, key, values: list, grid, block):
     """The launch run by the launcher an earlier launch with ``key`` left, or None."""
     launcher = kernel.__dict__.get("_launchers", {}).get(key)
-    if launcher is None or launcher.options != _module_options():
+    if launcher is None or launcher.options != get_module_options():
         return None
     return launcher.launch(values, grid, block)
-
-
-def _module_options() -> dict:
-    from ..options import get_module_options
-    return get_module_options()
 
 
 class ImportedLauncher:
@@ -84,6 +80,8 @@ class ImportedLauncher:
                               else _Value(TYPES[p.type]))
         self.variables = [p.name for p in fn.params[len(kernel.entry.params):]]
         self.scalar_types = [p.reg.type for p in fn.params if isinstance(p, ScalarParam)]
+        # _Value.convert gives what storage_scalar would where the types agree
+        self.exact_scalars = self.scalar_types == [s.type for s in self.slots if type(s) is _Value]
 
     @staticmethod
     def usable(values: list, pointer_names: list) -> bool:
@@ -119,7 +117,8 @@ class ImportedLauncher:
                 v._unwritten.clear()
             args.append(ArrayArg(buf.reshape(-1), v.shape, v.ptr, name, allocation=v._allocation))
             data.append(self.engine.storage_array(args[-1].data))
-        scalars = [self.engine.storage_scalar(t, x) for t, x in zip(self.scalar_types, scalars)]
+        if not self.exact_scalars:
+            scalars = [self.engine.storage_scalar(t, x) for t, x in zip(self.scalar_types, scalars)]
         self.bound.run(data, scalars, tuple(tuple(a.shape) for a in args),
                        self.pointers.arguments(args) if self.pointers else None)
         return self.result(self.kernel.key, self.bound)
