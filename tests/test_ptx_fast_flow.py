@@ -237,3 +237,38 @@ def test_registers_kept_across_barriers_and_shuffles_in_a_loop(k):
         outs[device] = out.numpy()
     np.testing.assert_array_equal(outs["cpu"], _rounds_oracle(x, blocks, threads, k))
     np.testing.assert_array_equal(outs["cpu"], outs["cpu:precise"])
+
+
+WRAPPING = r"""
+extern "C" __global__ void wrapping_step(unsigned char* y, int n, int step) {
+    int i = threadIdx.x;
+    while (true) {
+        i += step;
+        if (i < n) y[i] = 1;
+        else break;
+        if (step == 0) break;
+    }
+}
+"""
+
+
+@needs_nvcc
+@pytest.mark.parametrize("step", [1000, 2**31 - 16], ids=["leaves", "wraps_below_zero"])
+def test_a_step_that_can_wrap_gives_no_lower_bound(step):
+    """``i += step`` with no guard before it: a large step wraps i negative, and ``i < n``
+    then holds; the access must stay checked and report what cpu:precise does (bytes: the
+    index is the offset, with no multiply to reorder an empty interval's ends)."""
+    k = simt.from_cuda(WRAPPING, "wrapping_step")
+    n = 64
+    outs, errors = {}, {}
+    for device in DEVICES:
+        y = simt.zeros(n, dtype=simt.uint8)
+        try:
+            simt.launch(k, grid=1, block=32, inputs=[y, n, step], device=device)
+            outs[device] = y.numpy()
+        except OutOfBoundsError as e:
+            errors[device] = str(e)
+    if step == 1000:
+        np.testing.assert_array_equal(outs["cpu"], np.zeros(n, np.uint8))
+    else:
+        assert "cpu" in errors and errors["cpu"] == errors["cpu:precise"]

@@ -431,7 +431,8 @@ class _Planner:
 
     def _least(self, x: Reg) -> str | None:
         """A lower bound on every value ``x`` ever holds, where each of its definitions is a
-        start (bounded below) or adds a non-negative step; None otherwise."""
+        start (bounded below) or adds a non-negative step that cannot wrap (a guard bounds x
+        there); None otherwise."""
         key = ("least", x.id)
         if key in self.visiting:
             return None
@@ -448,12 +449,19 @@ class _Planner:
                         return None
                     los.append(iv.lo)
                     continue
+                # x + c >= x only where the add does not wrap: the guard's bound on x there
+                # plus c must fit in x's type, at every step of x, not only this one
                 outer, self.at = self.at, d
                 c = self._interval(step)
+                uppers = [u for u in (self._upper(f) for f in self.flow.facts(x, d)) if u is not None]
                 self.at = outer
-                if not c.lo_bounded:
+                if not c.bounded or not uppers:
                     return None
-                self.conds.append(_at_least(c.lo, "0"))
+                top = self._value(f"min({', '.join(uppers)})") if len(uppers) > 1 else uppers[0]
+                if x.type is not Scalar.I32:
+                    self._exact(_Iv(top, top, True, True), c)
+                self.conds += [_at_least(c.lo, "0"),
+                               _at_most(self._value(f"{top} + {c.hi}"), _RANGE[x.type][1])]
             if not los:
                 return None
             return self._value(f"min({', '.join(los)})") if len(los) > 1 else los[0]
