@@ -272,3 +272,35 @@ def test_a_step_that_can_wrap_gives_no_lower_bound(step):
         np.testing.assert_array_equal(outs["cpu"], np.zeros(n, np.uint8))
     else:
         assert "cpu" in errors and errors["cpu"] == errors["cpu:precise"]
+
+
+def test_a_repeat_launch_with_other_arguments_takes_the_full_path():
+    """What the bound launcher does not bind (another array type, a value out of its
+    parameter's range, a float for an int) goes through the full path and its errors; new
+    arrays in other places give their own results."""
+    from simt.errors import LaunchError
+    k = simt.from_ptx(PTX, "vadd")
+
+    def run(a, b, n, device="cpu"):
+        c = simt.zeros(a.size if hasattr(a, "size") else 4)
+        simt.launch(k, grid=1, block=64, inputs=[a, b, c, n], device=device)
+        return c.numpy()
+
+    x = np.arange(64, dtype=np.float32)
+    for _ in range(2):
+        np.testing.assert_array_equal(run(simt.array(x), simt.array(x), 64), 2 * x)
+    other = np.arange(64, 128, dtype=np.float32)
+    np.testing.assert_array_equal(run(simt.array(other), simt.array(x), 64), other + x)
+    for bad in (2**32, 1.5, -1):
+        errors = []
+        for device in ("cpu", "cpu:precise"):
+            try:
+                run(simt.array(x), simt.array(x), bad, device)
+                errors.append(None)
+            except (LaunchError, OutOfBoundsError) as e:
+                errors.append((type(e), str(e)))
+        assert errors[0] == errors[1]
+    # int32 arrays: the kernel reads their bytes as floats, as numpy's view does
+    xi = np.arange(64, dtype=np.int32)
+    ints = simt.array(xi)
+    np.testing.assert_array_equal(run(ints, ints, 64), xi.view(np.float32) + xi.view(np.float32))

@@ -95,7 +95,8 @@ class ImportedLauncher:
         values, grid, block = self.kernel.prepare_launch(values, grid, block)
         if grid != self.grid or block != self.block or len(values) != len(self.slots):
             return None
-        arrays, scalars = [], []
+        args, data, scalars = [], [], []
+        storage_array = self.engine.storage_array
         for slot, v in zip(self.slots, values):
             if type(slot) is _Value:
                 value = slot.convert(v)
@@ -104,24 +105,34 @@ class ImportedLauncher:
                 scalars.append(value)
                 continue
             if type(v) is not array or v._gpu is not None or v._ir_dtype != slot[1] \
-                    or v.device.memory_space != slot[2] or v._buffer is None:
+                    or v.device.memory_space != slot[2]:
                 return None
-            arrays.append((slot[0], v))
-        arrays += [(name, self.kernel.variable_array(name)) for name in self.variables]
-        args, data = [], []
-        for name, v in arrays:            # as launch_values.array_arguments binds them
-            buf = v._buffer
-            if not buf.flags.c_contiguous:
+            arg = self._bind(slot[0], v)
+            if arg is None:
                 return None
-            if v._unwritten is not None:   # a launch without initcheck counts as writing it
-                v._unwritten.clear()
-            args.append(ArrayArg(buf.reshape(-1), v.shape, v.ptr, name, allocation=v._allocation))
-            data.append(self.engine.storage_array(args[-1].data))
+            args.append(arg)
+            data.append(storage_array(arg.data))
+        for name in self.variables:            # module-level variables the kernel reaches
+            arg = self._bind(name, self.kernel.variable_array(name))
+            if arg is None:
+                return None
+            args.append(arg)
+            data.append(storage_array(arg.data))
         if not self.exact_scalars:
             scalars = [self.engine.storage_scalar(t, x) for t, x in zip(self.scalar_types, scalars)]
-        self.bound.run(data, scalars, tuple(tuple(a.shape) for a in args),
+        self.bound.run(data, scalars, tuple(a.shape for a in args),
                        self.pointers.arguments(args) if self.pointers else None)
         return self.result(self.kernel.key, self.bound)
+
+    @staticmethod
+    def _bind(name: str, v: array) -> ArrayArg | None:
+        """``v`` as launch_values.array_arguments binds an array of scalars, or None."""
+        buf = v._buffer
+        if buf is None or not buf.flags.c_contiguous:
+            return None
+        if v._unwritten is not None:   # a launch without initcheck counts as writing it
+            v._unwritten.clear()
+        return ArrayArg(buf.reshape(-1), v.shape, v.ptr, name, allocation=v._allocation)
 
 
 class _Value:
@@ -131,22 +142,21 @@ class _Value:
     def __init__(self, t: Scalar):
         self.type = t
         self.exact = None if t in (Scalar.F16, Scalar.BF16, Scalar.BOOL) else t.np.type
+        self.is_int = t.is_int and self.exact is not None
+        self.floats = (F32_SAFE if t is Scalar.F32 else float("inf") if t is Scalar.F64 else 0.0)
         self.lo = self.hi = 0
-        if t.is_int and self.exact is not None:
+        if self.is_int:
             info = np.iinfo(t.np)
             self.lo, self.hi = int(info.min), int(info.max)
 
     def convert(self, v):
-        exact = self.exact
-        if exact is None:
-            return None
-        if type(v) is exact:
+        kind = type(v)
+        if kind is self.exact:
             return v
-        t = self.type
-        if type(v) is int and t.is_int:
-            return exact(v) if self.lo <= v <= self.hi else None
-        if type(v) is float and (t is Scalar.F64 or t is Scalar.F32 and -F32_SAFE < v < F32_SAFE):
-            return exact(v)
+        if kind is int and self.is_int:
+            return self.exact(v) if self.lo <= v <= self.hi else None
+        if kind is float and -self.floats < v < self.floats:     # (never for other types)
+            return self.exact(v)
         return None
 
 

@@ -83,6 +83,7 @@ class PointerCode:
             for sp in spaces:
                 types[sp].add(_storage(ptr.elem).name)
         self.types = {sp: sorted(ts) for sp, ts in types.items()}
+        self.global_dtypes = [np.dtype(t) for t in self.types[Space.GLOBAL]]
         shared = sorted(fn.shared, key=lambda m: m.offset)
         self.shared_ranges = [x for m in shared for x in (m.offset, m.offset + m.size * m.elem.nbytes)]
         self.shared_bytes = max(self.shared_ranges[1::2], default=0)
@@ -90,7 +91,7 @@ class PointerCode:
         self.local_ranges = [x for m in local for x in (m.offset, m.offset + m.size * m.elem.nbytes)]
         self.local_bytes = -(-max(self.local_ranges[1::2], default=0) // LOCAL_ALIGN) * LOCAL_ALIGN
         self.plain_global_atomics = False
-        self._placed: tuple = (None, None, None)    # (places and sizes, addresses, pb) of the last launch
+        self._placed: tuple = (None, None, None)    # (places and sizes, arrays, pb) of the last launch
         self.origins = origins(fn)         # the array each address register derives from
         self.hoisted: dict[int, MemRef] = {}   # accesses bounds.py checks per block -> array
         # per access and space: the array it reached last, tried first (the prologue sets 0)
@@ -136,18 +137,18 @@ class PointerCode:
         ``array_args``."""
         from .engine import storage_array
         # the precise engine's addresses depend on the arrays' places and sizes alone
-        key = tuple((a.base_addr, a.allocation, a.data.nbytes) for a in array_args)
+        key = tuple((a.base_addr, a.allocation, a.data.nbytes, a.name) for a in array_args)
         if key != self._placed[0]:
             from ..precise.memory import launch_addresses
             starts = launch_addresses(array_args)
             pb = np.array([x for a, s in zip(array_args, starts) for x in (s, s + a.data.nbytes)]
                           or [0, 0], dtype=np.int64)
-            self._placed = (key, starts, pb)
-        _, starts, pb = self._placed
+            arrays = [(a.name, s, a.data.nbytes) for a, s in zip(array_args, starts)]
+            self._placed = (key, arrays, pb)
+        _, arrays, pb = self._placed
         values = [pb]
-        for t in self.types[Space.GLOBAL]:
-            values += [typed_view(storage_array(a.data), np.dtype(t)) for a in array_args]
-        arrays = [(a.name, s, a.data.nbytes) for a, s in zip(array_args, starts)]
+        for dtype in self.global_dtypes:
+            values += [typed_view(storage_array(a.data), dtype) for a in array_args]
         return PointerArgs(tuple(values), arrays)
 
     # --- instructions ---------------------------------------------------------------------
