@@ -455,7 +455,6 @@ class _Generator:
         collectives.allocate(src, self.layout, self.slot_counts)
         self._block_header(src)
         collectives.reset_block(src, self.layout, self.slot_counts)
-        start, depth = len(src.lines), src.depth
         src.add("while True:")
         src.indent()
         self._thread_loops(src)
@@ -469,15 +468,6 @@ class _Generator:
         src.add("t += 1")
         src.dedent(3)
         collectives.resolve(src, self.layout, self.slots, self.fail)
-        if self.hoisting.pointers and self.hoisting.lines:
-            # as in _plain_blocks: a copy of the rounds for ``fast`` blocks, without the
-            # general paths of the byte-addressed accesses checked once per block
-            rounds = src.lines[start:]
-            pad = "    " * depth
-            fast = _proven([pad + "    " + re.sub(r"\bslow\b", "False", x[len(pad):]) for x in rounds])
-            src.lines[start:] = [pad + "if fast:", *fast, pad + "else:",
-                                 *(pad + "    " + x[len(pad):] for x in rounds)]
-        src.depth = depth
 
     # --- a thread's control flow ---------------------------------------------------------
     def _dispatch(self, src: Source) -> None:
