@@ -370,7 +370,7 @@ class _Planner:
 
     def _join(self, x: Reg, defs) -> _Iv:
         parts = []
-        for d in sorted(defs, key=lambda d: -1 if d is ENTRY else self.flow.where[id(d)][1]):
+        for d in sorted(defs, key=lambda d: -1 if d is ENTRY else self.flow.order[id(d)]):
             if d is ENTRY:
                 parts.append(self._initial(x))
             elif self._step(x, d) is not None:
@@ -379,9 +379,9 @@ class _Planner:
                 parts.append(self._define_at(x, d))
         lo_b = all(p.lo_bounded for p in parts)
         hi_b = all(p.hi_bounded for p in parts)
-        tlo, thi = _RANGE[x.type]
         if len(parts) == 1:
             return parts[0]
+        tlo, thi = _RANGE[x.type]
         lo = self._value(f"min({', '.join(p.lo for p in parts)})") if lo_b else tlo
         hi = self._value(f"max({', '.join(p.hi for p in parts)})") if hi_b else thi
         return _Iv(lo, hi, lo_b, hi_b)

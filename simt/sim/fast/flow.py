@@ -43,10 +43,12 @@ class Flow:
     def __init__(self, fn: Function, fixed):
         self.fn, self.fixed = fn, fixed
         self.where: dict[int, tuple[str, int]] = {}          # id(instr) -> (block, position)
+        self.order: dict[int, int] = {}                      # id(instr) -> place in the function
         self.defs: dict[int, list[Instr]] = {}
         for b in fn.blocks:
             for k, ins in enumerate(b.instrs):
                 self.where[id(ins)] = (b.label, k)
+                self.order[id(ins)] = len(self.order)
                 for d in ins.dsts:
                     self.defs.setdefault(d.id, []).append(ins)
         self.blocks = {b.label: b for b in fn.blocks}
@@ -68,12 +70,13 @@ class Flow:
         return frozenset(d for r, d in self.reach_in[label] if r == reg.id)
 
     def facts(self, reg: Reg, at: Instr) -> list[Fact]:
-        """The guard facts about ``reg`` that hold at ``at``."""
+        """The guard facts about ``reg`` that hold at ``at``, in a fixed order (the generated
+        code must not depend on how sets iterate)."""
         label, pos = self.where[id(at)]
         facts = [f for f in self.facts_in[label] if f.reg == reg.id]
         for ins in self.blocks[label].instrs[:pos]:
             facts = [f for f in facts if not _writes(ins, f)]
-        return facts
+        return sorted(facts, key=lambda f: (f.op.value, str(f.bound)))
 
     # --- reaching definitions -------------------------------------------------------------
     def _reaching(self) -> dict[str, frozenset]:
