@@ -304,3 +304,22 @@ def test_a_repeat_launch_with_other_arguments_takes_the_full_path():
     xi = np.arange(64, dtype=np.int32)
     ints = simt.array(xi)
     np.testing.assert_array_equal(run(ints, ints, 64), xi.view(np.float32) + xi.view(np.float32))
+
+
+def test_generated_code_does_not_depend_on_the_hash_seed():
+    """The flow analysis works with sets; the source it writes (and so the compiled code's
+    cache entry) must come out the same in every process."""
+    import os
+    import subprocess
+    import sys
+    script = ("import hashlib, simt; from pathlib import Path; from simt.sim.fast import codegen\n"
+              f"p = Path({str(PTX)!r})\n"
+              "for name in ('saxpy', 'matmul'):\n"
+              "    k = simt.from_ptx(p, name)\n"
+              "    fn = k.compile(frozenset(q for q, t in k.params if t == 'u64'))\n"
+              "    print(hashlib.sha1(codegen.generate(fn).source.encode()).hexdigest())\n")
+    root = Path(__file__).resolve().parent.parent
+    outs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}).stdout
+            for seed in ("1", "2")]
+    assert outs[0] == outs[1] and len(outs[0].split()) == 2
