@@ -193,6 +193,7 @@ extern "C" __global__ void rounds(const int* in, int* out, int k) {
     __shared__ int s[128];
     int t = threadIdx.x;
     int base = blockIdx.x * 1000 + t;
+    int same = (blockIdx.x + 3) * k;             // one value in the whole block
     int acc = in[blockIdx.x * blockDim.x + t];
     for (int r = 0; r < k; ++r) {
         s[t] = acc;
@@ -202,7 +203,7 @@ extern "C" __global__ void rounds(const int* in, int* out, int k) {
         if ((t & 1) == 0) acc ^= v;
         __syncthreads();
     }
-    out[blockIdx.x * blockDim.x + t] = acc + base;
+    out[blockIdx.x * blockDim.x + t] = acc + base + same;
 }
 """
 
@@ -218,15 +219,16 @@ def _rounds_oracle(x: np.ndarray, blocks: int, threads: int, k: int) -> np.ndarr
             src = np.where(lane + 1 < 32, t + 1, t)          # shfl_down by 1 within each warp
             v = acc[np.minimum(src, threads - 1)]
             acc = np.where(t % 2 == 0, acc ^ v, acc)
-        out[b * threads:(b + 1) * threads] = (acc + b * 1000 + t).astype(np.int32)
+        out[b * threads:(b + 1) * threads] = (acc + b * 1000 + t + (b + 3) * k).astype(np.int32)
     return out
 
 
 @needs_nvcc
 @pytest.mark.parametrize("k", [0, 1, 3])
 def test_registers_kept_across_barriers_and_shuffles_in_a_loop(k):
-    """Registers written before the loop live in their slots from where they are written;
-    the loop's own are saved at each suspension: every round sees the values it should."""
+    """Registers written before the loop live in their slots from where they are written,
+    block-uniform ones in variables all threads share; the loop's own are saved at each
+    suspension: every round sees the values it should."""
     kern = simt.from_cuda(ROUNDS, "rounds")
     blocks, threads = 3, 128
     x = np.random.default_rng(k).integers(-1000, 1000, blocks * threads).astype(np.int32)

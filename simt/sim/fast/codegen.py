@@ -29,7 +29,8 @@ import re
 from dataclasses import dataclass, field
 
 from ...ir import cfg
-from ...ir.mir import ArrayParam, Function, Instr, MemRef, Op, Reg, ScalarParam, Space
+from ...ir.mir import (BINARY, COMPARE, UNARY, ArrayParam, Function, Instr, MemRef, Op, Reg,
+                       ScalarParam, Space, SReg)
 from ...ir.types import Scalar
 from . import bounds, collectives, pointers
 from .. import atomic_log, mathlib
@@ -181,12 +182,15 @@ class _Generator:
 
     # --- registers across suspensions ---------------------------------------------------
     def _assign_slots(self) -> None:
+        """A slot per register live across a suspension, but for block-uniform ones: every
+        thread writes the same value into the shared local variable (see _uniform)."""
         counts: dict[Scalar, int] = {}
+        self.uniform = _uniform(self.fn, self.layout.segments[0].live_in)
         for seg in self.layout.segments:
             if not seg.is_resume:
                 continue
             for rid in sorted(seg.live_in):
-                if rid not in self.slots:
+                if rid not in self.slots and rid not in self.uniform:
                     t = self.layout.regs[rid].type
                     self.slots[rid] = (t, counts.get(t, 0))
                     counts[t] = counts.get(t, 0) + 1
@@ -232,7 +236,7 @@ class _Generator:
             if seg.collective is None:
                 continue
             dst = seg.collective.dsts[0].id if seg.collective.dsts else None
-            live = segs[seg.resume].live_in - {dst} - self.resident
+            live = segs[seg.resume].live_in - {dst} - self.resident - self.uniform
             if seg.index in regions[0]:
                 self.saves[seg.index] = live     # from the thread's start: whatever it holds
                 continue
@@ -244,7 +248,7 @@ class _Generator:
             if k:
                 needed = set().union(*(reads(j) for j in r),
                                      *(self.saves[j] for j in r if j in self.saves))
-                self.loads[k] = segs[k].live_in & needed
+                self.loads[k] = (segs[k].live_in - self.uniform) & needed
 
     # --- the function ---------------------------------------------------------------------
     def run(self) -> Generated:
@@ -540,6 +544,42 @@ class _Generator:
                 self._segment(src, self.layout.segments[j], inlined, seen)
             else:
                 src.add(f"bb = {j}")
+
+
+_PURE = BINARY | UNARY | COMPARE | {Op.MOV, Op.BITCAST, Op.CVT, Op.SELECT, Op.FMA, Op.ADDR, Op.DIM}
+_BLOCK_SREGS = {SReg.NTID_X, SReg.NTID_Y, SReg.NTID_Z, SReg.CTAID_X, SReg.CTAID_Y, SReg.CTAID_Z,
+                SReg.NCTAID_X, SReg.NCTAID_Y, SReg.NCTAID_Z, SReg.DIM_0, SReg.DIM_1, SReg.DIM_2,
+                SReg.DIM_3}
+
+
+def _uniform(fn: Function, read_first: set[int]) -> set[int]:
+    """Registers that hold one value in every thread of a block: written by one instruction
+    (never read before it), a pure function of immediates, parameters, the block's special
+    registers and arrays' addresses and extents. The generated code keeps them in variables
+    all threads share: a thread resuming after a collective finds the value it wrote (every
+    thread writes the same), so they need no slot."""
+    defs: dict[int, list[Instr]] = {}
+    for ins in fn.instructions():
+        for d in ins.dsts:
+            defs.setdefault(d.id, []).append(ins)
+    params = {p.reg.id for p in fn.params if isinstance(p, ScalarParam) and p.reg.id not in defs}
+    uniform: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for rid, writers in defs.items():
+            if rid in uniform or len(writers) != 1 or rid in read_first:
+                continue
+            ins = writers[0]
+            if ins.op is Op.SREG:
+                ok = ins.arg in _BLOCK_SREGS
+            else:
+                ok = ins.op in _PURE and len(ins.dsts) == 1 and all(
+                    not isinstance(x, Reg) or x.id in uniform or x.id in params for x in ins.srcs)
+            if ok:
+                uniform.add(rid)
+                changed = True
+    return uniform
 
 
 def _loop_blocks(fn: Function) -> set[str]:
