@@ -75,6 +75,7 @@ class Generated:
     log_rows_per_thread: int = 0           # deferred atomics a thread runs (if in no loop)
     parallel_safe: bool = True             # blocks may run on several OS threads
     pointers: pointers.PointerCode | None = None   # byte-addressed memory (trailing arguments)
+    stride_latches: frozenset = frozenset()     # labels of blocks ending grid-stride loops
 
 
 class Source:
@@ -288,9 +289,11 @@ class _Generator:
                 f"def run_blocks({', '.join(params)}):"]
         source = "\n".join(head + body.lines) + "\n"
         rows = sum(1 for i in self.instrs if self.deferral.deferred(i))
+        latches = frozenset(b.label for b in self.fn.blocks if id(b.term) in self.hoisting.latches)
         return Generated(source, self.instrs, self.layout, self.arrays, self.scalars,
                          has_global_atomics(self.fn), self.plain_atomics, self.logs,
-                         self.lockstep, rows, atomic_log.parallel_safe(self.fn), self.pointers)
+                         self.lockstep, rows, atomic_log.parallel_safe(self.fn), self.pointers,
+                         latches)
 
     def _prologue(self, src: Source) -> None:
         for k, name in enumerate(GEOMETRY):
