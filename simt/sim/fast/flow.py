@@ -149,10 +149,13 @@ class Flow:
             return {t: when_true & when_false}
         return {t: when_true, f: when_false}
 
-    def _implied(self, block, cond: Reg, truth: bool, pos: int, depth: int = 0) -> set[Fact]:
-        """Facts that hold after position ``pos`` of ``block`` when ``cond`` is ``truth``
-        there: ``cond`` computed in the block (its last definition before ``pos``) from
-        comparisons whose operands nothing writes again before ``pos``."""
+    def _implied(self, block, cond: Reg, truth: bool, pos: int, end: int | None = None,
+                 depth: int = 0) -> set[Fact]:
+        """Facts that hold at position ``end`` (the branch; ``pos`` unless given) of
+        ``block`` when ``cond``, as it is before position ``pos``, is ``truth``: ``cond``
+        computed in the block (its last definition before ``pos``) from comparisons whose
+        operands nothing writes again before ``end``."""
+        end = pos if end is None else end
         if depth > 8:
             return set()
         k = next((k for k in range(pos - 1, -1, -1)
@@ -160,17 +163,17 @@ class Flow:
         if k is None:
             return set()
         ins = block.instrs[k]
-        later = block.instrs[k + 1:pos]
+        later = block.instrs[k + 1:end]
         if any(any(d.id == s.id for d in i.dsts) for i in later for s in ins.srcs if isinstance(s, Reg)):
             return set()                    # an operand changed after the comparison
         if ins.op is Op.MOV and isinstance(ins.srcs[0], Reg):
-            return self._implied(block, ins.srcs[0], truth, k, depth + 1)
+            return self._implied(block, ins.srcs[0], truth, k, end, depth + 1)
         if ins.op is Op.NOT and isinstance(ins.srcs[0], Reg):
-            return self._implied(block, ins.srcs[0], not truth, k, depth + 1)
+            return self._implied(block, ins.srcs[0], not truth, k, end, depth + 1)
         if ins.op in (Op.AND, Op.OR):
             if (ins.op is Op.AND) != truth:     # AND false / OR true: neither side known
                 return set()
-            return set().union(*(self._implied(block, s, truth, k, depth + 1)
+            return set().union(*(self._implied(block, s, truth, k, end, depth + 1)
                                  for s in ins.srcs if isinstance(s, Reg)))
         if ins.op not in _FLIP:
             return set()
