@@ -22,6 +22,7 @@ from ..ir.mir import Function, LaunchSig
 from ..ir.types import Scalar
 from . import parser as P
 from .lower import TYPES, lower
+from .repeat import MAX_LAUNCHERS, ImportedLauncher, launch_again, launch_key
 
 
 
@@ -235,6 +236,12 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
     """``simt.launch`` of an imported kernel (called from simt/launch.py). ``shared_bytes``:
     the dynamic shared memory per block (CUDA's third launch parameter, for ``extern
     __shared__`` arrays)."""
+    repeat = launch_key(dim, block_dim, grid, block, device, arch, max_steps, trace, trace_options,
+                        check, raise_on_hazard, shared_bytes)
+    if repeat is not None:           # a launch like an earlier one: bind only the arguments
+        result = launch_again(kernel, repeat, list(inputs or ()) + list(outputs or ()), grid, block)
+        if result is not None:
+            return result
     from ..arrays import array
     from ..devices import engine_for, get_device
     from ..errors import DeviceError
@@ -356,6 +363,13 @@ def launch_imported(kernel: ImportedKernel, dim, inputs, outputs, device, block_
     metrics = run_on_device(dev, run_engine, kernel, fn, cfg, args, trace, trace_options, opts)
     result = LaunchResult(kernel.key, str(dev), dict(metrics), getattr(metrics, "details", {}))
     checking.finish(kernel.key, result, check_plan, views)
+    is_pointer = [p.name in pointers for p in params]
+    if repeat is not None and str(dev) == "cpu" and not check_plan.checks \
+            and ImportedLauncher.usable(values, is_pointer):
+        launchers = kernel.__dict__.setdefault("_launchers", {})
+        if len(launchers) >= MAX_LAUNCHERS:
+            launchers.clear()
+        launchers[repeat] = ImportedLauncher(kernel, opts, grid, block, values, is_pointer, fn, cfg)
     return result
 
 

@@ -23,13 +23,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from ...ir import cfg
 from ...ir.mir import (AtomArg, DimArg, Function, Imm, Instr, MemRef, Op, Pointer, Reg, ScalarParam,
                        SReg)
 from ...ir.types import Scalar
+from .flow import ENTRY, Flow
 from .ops import CAST
 from .segments import Layout
 
-_RANGE = {Scalar.I32: ("I32_MIN", "I32_MAX"), Scalar.I64: ("I64_MIN", "I64_MAX")}
+_RANGE = {Scalar.I32: ("I32_MIN", "I32_MAX"), Scalar.I64: ("I64_MIN", "I64_MAX"),
+          Scalar.U32: ("0", "4294967295")}
 _ANY = ("I64_MIN", "I64_MAX")        # a value of another type, seen as int64: no bound
 _SYMBOL = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*"}
 EXACT_LO, EXACT_HI = -2**31, 2**31
@@ -49,8 +52,8 @@ def _at_most(value: str, bound: str) -> tuple[str, str, str]:
     return ("max", value, bound)
 
 
-def _conjunction(conds: list[tuple[str, str, str]]) -> list[str]:
-    """``fast = `` all of ``conds``, the bounds on one limit tested at once (min(a, b, c) >= 0):
+def _conjunction(conds: list[tuple[str, str, str]], name: str = "fast") -> list[str]:
+    """``<name> = `` all of ``conds``, the bounds on one limit tested at once (min(a, b, c) >= 0):
     numba compiles a few calls faster than one comparison per bound."""
     groups: dict[tuple[str, str], list[str]] = {}
     raw: list[str] = []
@@ -62,7 +65,8 @@ def _conjunction(conds: list[tuple[str, str, str]]) -> list[str]:
     terms = [f"({kind}({', '.join(values)}) {'>=' if kind == 'min' else '<='} {bound})"
              if len(values) > 1 else f"({values[0]} {'>=' if kind == 'min' else '<='} {bound})"
              for (kind, bound), values in groups.items()] + raw
-    return ["fast = (" + terms[0], *(f"        & {x}" for x in terms[1:]), "        )"]
+    pad = " " * (len(name) + 4)
+    return [f"{name} = (" + terms[0], *(f"{pad}& {x}" for x in terms[1:]), f"{pad})"]
 
 
 @dataclass(frozen=True)
@@ -80,13 +84,17 @@ class _Iv:
 
 @dataclass
 class Hoisting:
-    """What the generated code does once per block: ``lines`` set ``slow``; ``accesses``
+    """What the generated code does once per block: ``lines`` set ``slow`` (and
+    ``loops_once``, where there are ``latches``); ``accesses``
     (ids of LD/ST/ATOM) test their index only ``if slow``; ``guards`` (ids of CBRs) map to
     whether their true arm is the one that ends the thread."""
     lines: list[str] = field(default_factory=list)
     accesses: set[int] = field(default_factory=set)
     guards: dict[int, bool] = field(default_factory=dict)
     pointers: dict[int, MemRef] = field(default_factory=dict)   # byte-addressed: the array reached
+    # loop exits (ids of latch CBRs) -> whether their true arm is the back edge, which no
+    # thread of a block takes where ``loops_once`` is set (each loop then runs once)
+    latches: dict[int, bool] = field(default_factory=dict)
 
 
 def plan(fn: Function, layout: Layout, extent: Callable[[MemRef], str],
@@ -113,6 +121,14 @@ class _Planner:
             if isinstance(p, ScalarParam):
                 self.defs.setdefault(p.reg.id, []).append(None)   # bound at entry
         self.read_first = layout.segments[0].live_in - set(param_names)
+        self.flow = Flow(fn, lambda r: len(self.defs.get(r.id, [])) == 1 and r.id not in self.read_first)
+        blocks = {b.label: b for b in fn.blocks}
+        self.latches = {id(blocks[u].term) for u, _ in cfg.back_edges(fn)}
+        self.headers: dict[str, set[str]] = {}        # latch -> the headers it jumps back to
+        for u, h in cfg.back_edges(fn):
+            self.headers.setdefault(u, set()).add(h)
+        self.at: Instr | None = None        # the instruction whose operands are being bounded
+        self.reached: dict[tuple, _Iv] = {}  # (register, its reaching definitions, facts) -> interval
         self.lines: list[str] = []
         self.conds: list[str] = []          # gathered while working out one value
         self.names: dict[str, str] = {}
@@ -135,8 +151,15 @@ class _Planner:
             if test is not None:
                 out.guards[id(seg.term)] = test[1]
                 tests += test[0]
-        if tests:
-            out.lines = self.lines + _conjunction(tests) + ["slow = not fast"]
+        once: list = []
+        for seg in self.layout.segments:
+            test = self._latch_test(seg)
+            if test is not None:
+                out.latches[id(seg.term)] = test[1]
+                once += test[0]
+        if tests or once:
+            out.lines = (self.lines + (_conjunction(tests) if tests else ["fast = True"])
+                         + ["slow = not fast"] + (_conjunction(once, "loops_once") if once else []))
         return out
 
     # --- what gets hoisted -------------------------------------------------------------------
@@ -150,6 +173,7 @@ class _Planner:
         if not isinstance(index, Reg) or index.type not in _RANGE:
             return None
         self.conds = []
+        self.at = ins
         iv = self._interval(index)
         if not iv.bounded:
             return None
@@ -157,10 +181,11 @@ class _Planner:
         return [*iv.conds, _at_least(iv.lo, "0"), _at_most(iv.hi, f"{self.extent(mem)} - {width}")]
 
     def _pointer_test(self, ins: Instr, out: Hoisting) -> list[str] | None:
-        """A byte-addressed access at ``array + offset`` (PTX's ``add.s64 %a, %base, %off`` on
-        an array's address): the offset's interval within the array's bytes, and every
-        address aligned (the offset a multiple of the access's size, and so the array's
-        start). Its array goes into ``out.pointers``."""
+        """A byte-addressed access at ``array + offset + ...`` (PTX's ``add.s64 %a, %base,
+        %off`` on an array's address, and adds of further offsets to that): every offset at
+        least 0, their sum's interval within the array's bytes, and every address aligned
+        (each offset a multiple of the access's size, and so the array's start). Its array
+        goes into ``out.pointers``."""
         ptr = ins.arg.mem if isinstance(ins.arg, AtomArg) else ins.arg
         if not isinstance(ptr, Pointer) or not isinstance(ins.srcs[0], Reg):
             return None
@@ -169,7 +194,7 @@ class _Planner:
         split = self._array_plus(ins.srcs[0])
         if split is None or size & (size - 1):
             return None
-        mem, offset = split
+        mem, offsets = split
         if mem.space is not ptr.space and not (ptr.space.value == "generic" and mem.space.value == "global"):
             return None
         bounds = self.span(mem)
@@ -177,34 +202,37 @@ class _Planner:
             return None
         start, end = bounds
         self.conds = []
-        if offset is None:
-            lo = hi = "0"
-            conds: list = []
-        else:
-            if offset.type not in _RANGE or not self._multiple(offset, size):
-                return None
-            iv = self._interval(offset)
-            if not iv.bounded:
-                return None
-            lo, hi, conds = iv.lo, iv.hi, list(iv.conds)
+        self.at = ins
+        if any(o.type not in _RANGE or not self._multiple(o, size) for o in offsets):
+            return None
+        ivs = [self._interval(o) for o in offsets]
+        if not all(iv.bounded for iv in ivs):
+            return None
+        if len(ivs) > 1:                  # their sum, exact in the prologue's int64
+            self._exact(*ivs)
+        lo = self._value(" + ".join(iv.lo for iv in ivs)) if ivs else "0"
+        hi = self._value(" + ".join(iv.hi for iv in ivs)) if ivs else "0"
         out.pointers[id(ins)] = mem
-        return [*conds, _at_least(lo, "0"), _at_most(hi, f"{end} - {start} - {size}"),
+        # every partial sum lies between the array's start and the last address: no add wraps
+        return [*dict.fromkeys(self.conds), *(_at_least(iv.lo, "0") for iv in ivs),
+                _at_most(hi, f"{end} - {start} - {size}"), _at_least(lo, "0"),
                 ("", f"({start} & {size - 1} == 0)", "")]
 
-    def _array_plus(self, r: Reg) -> tuple[MemRef, Reg | None] | None:
-        """(array, offset register or None) where ``r`` is always the array's address plus
-        the offset, through single-definition copies of one width and one add."""
+    def _array_plus(self, r: Reg, depth: int = 0) -> tuple[MemRef, list] | None:
+        """(array, offsets: registers and immediates) where ``r`` is always the array's
+        address plus the offsets' sum, through single-definition copies of one width and
+        adds."""
         ins = self._copied(r)
-        if ins is None:
+        if ins is None or depth > 8:
             return None
         if ins.op is Op.ADDR and isinstance(ins.arg, MemRef):
-            return ins.arg, None
-        if ins.op is not Op.ADD or not all(isinstance(s, Reg) for s in ins.srcs):
+            return ins.arg, []
+        if ins.op is not Op.ADD:
             return None
         for base, off in (ins.srcs, ins.srcs[::-1]):
-            b = self._copied(base)
-            if b is not None and b.op is Op.ADDR and isinstance(b.arg, MemRef):
-                return b.arg, off
+            inner = self._array_plus(base, depth + 1) if isinstance(base, Reg) else None
+            if inner is not None:
+                return inner[0], [*inner[1], off]
         return None
 
     def _copied(self, r: Reg) -> Instr | None:
@@ -244,14 +272,35 @@ class _Planner:
         term = seg.term
         if term is None or term.op is not Op.CBR or not isinstance(term.srcs[0], Reg):
             return None
+        if id(term) in self.latches:        # a loop's exit test: every thread leaves sometime
+            return None
         t, f = seg.successors
         ends = [self._only_returns(t), self._only_returns(f)]
         if ends[0] == ends[1]:
             return None
         self.conds = []
+        self.at = term
         never_true, never_false = self._decide(term.srcs[0])
         test = never_true if ends[0] else never_false
         return None if test == NEVER else ([*self.conds, ("", f"({test})", "")], ends[0])
+
+    def _latch_test(self, seg) -> tuple[list[str], bool] | None:
+        """A loop's latch whose back edge no thread takes (a grid-stride loop whose stride
+        covers the work: ``i + stride < n`` is false already after the first pass)."""
+        term = seg.term
+        if term is None or id(term) not in self.latches or term.op is not Op.CBR:
+            return None
+        if not isinstance(term.srcs[0], Reg):
+            return None
+        label = self.flow.where[id(term)][0]
+        back = [h in self.headers.get(label, ()) for h in term.arg]
+        if back[0] == back[1]:
+            return None
+        self.conds = []
+        self.at = term
+        never_true, never_false = self._decide(term.srcs[0])
+        test = never_true if back[0] else never_false
+        return None if test == NEVER else ([*self.conds, ("", f"({test})", "")], back[0])
 
     def _only_returns(self, k: int) -> bool:
         seg = self.layout.segments[k]
@@ -266,6 +315,8 @@ class _Planner:
         return defs[0]
 
     def _interval(self, x) -> _Iv:
+        """An interval covering every value ``x`` holds at ``self.at`` (every value it ever
+        holds, for a register written once)."""
         if isinstance(x, Imm):
             if x.type not in _RANGE:
                 return _Iv(*_ANY, False, False)
@@ -276,16 +327,176 @@ class _Planner:
         elif x.type not in _RANGE:
             return _Iv(*_ANY, False, False)
         elif (ins := self._single_def(x)) is False:
-            iv = self.ivs[x.id] = _Iv(*_RANGE[x.type], False, False)
+            if x.id in self.visiting or self.at is None:
+                return _Iv(*_RANGE[x.type], False, False)
+            return self._reached(x)
         else:
             outer, self.conds = self.conds, []
             self.visiting.add(x.id)
-            iv = self._define(x, ins)
+            iv = self._define_at(x, ins)
             self.visiting.discard(x.id)
             iv = self.ivs[x.id] = replace(iv, conds=tuple(dict.fromkeys(self.conds)))
             self.conds = outer
         self.conds.extend(iv.conds)     # the caller's value needs them too
         return iv
+
+    def _define_at(self, r: Reg, ins: Instr | None) -> _Iv:
+        """The interval of the values ``ins`` writes into ``r``, its operands taken where it runs."""
+        outer, self.at = self.at, ins if ins is not None else self.at
+        try:
+            return self._define(r, ins)
+        finally:
+            self.at = outer
+
+    # --- registers written more than once (flow.py) ----------------------------------------
+    def _reached(self, x: Reg) -> _Iv:
+        """``x`` at ``self.at``: the union of the definitions that reach it, narrowed by the
+        guards every path there passed."""
+        defs = self.flow.reaching(x, self.at)
+        facts = self.flow.facts(x, self.at)
+        key = (x.id, defs, frozenset(facts))
+        iv = self.reached.get(key)
+        if iv is None:
+            if key in self.visiting:
+                return _Iv(*_RANGE[x.type], False, False)
+            outer, self.conds = self.conds, []
+            self.visiting.add(key)
+            iv = self._narrow(self._join(x, defs), facts)
+            self.visiting.discard(key)
+            iv = self.reached[key] = replace(iv, conds=tuple(dict.fromkeys(self.conds)))
+            self.conds = outer
+        self.conds.extend(iv.conds)
+        return iv
+
+    def _join(self, x: Reg, defs) -> _Iv:
+        parts = []
+        for d in sorted(defs, key=lambda d: -1 if d is ENTRY else self.flow.order[id(d)]):
+            if d is ENTRY:
+                parts.append(self._initial(x))
+            elif self._step(x, d) is not None:
+                parts.append(self._induction(x, d))
+            else:
+                parts.append(self._define_at(x, d))
+        lo_b = all(p.lo_bounded for p in parts)
+        hi_b = all(p.hi_bounded for p in parts)
+        if len(parts) == 1:
+            return parts[0]
+        tlo, thi = _RANGE[x.type]
+        lo = self._value(f"min({', '.join(p.lo for p in parts)})") if lo_b else tlo
+        hi = self._value(f"max({', '.join(p.hi for p in parts)})") if hi_b else thi
+        return _Iv(lo, hi, lo_b, hi_b)
+
+    def _initial(self, x: Reg) -> _Iv:
+        """What ``x`` holds when the thread starts: its argument, or zero."""
+        if x.id in self.params:
+            return self._within(self._point(f"np.int64({self.params[x.id]})"), x.type)
+        return _Iv("0", "0", True, True)
+
+    def _step(self, x: Reg, d: Instr) -> Reg | Imm | None:
+        """The increment of ``x = x + c`` (``d``), else None."""
+        if d.op is not Op.ADD or len(d.dsts) != 1 or d.dst.id != x.id:
+            return None
+        a, b = d.srcs
+        if isinstance(a, Reg) and a.id == x.id and not (isinstance(b, Reg) and b.id == x.id):
+            return b
+        if isinstance(b, Reg) and b.id == x.id:
+            return a
+        return None
+
+    def _induction(self, x: Reg, d: Instr) -> _Iv:
+        """The values of ``x = x + c`` with ``c >= 0``: no smaller than anything ``x`` held
+        before (by induction, no smaller than its least start), and no larger than the
+        guard's bound on ``x`` there plus ``c``."""
+        outer, self.at = self.at, d
+        try:
+            c = self._interval(self._step(x, d))
+            if not c.bounded:
+                return _Iv(*_RANGE[x.type], False, False)
+            self.conds.append(_at_least(c.lo, "0"))
+            least = self._least(x)
+            hi_b, top = False, _RANGE[x.type][1]
+            uppers = [u for u in (self._upper(f) for f in self.flow.facts(x, d)) if u is not None]
+            if uppers:
+                hi_b, top = True, self._value(f"min({', '.join(uppers)})") if len(uppers) > 1 else uppers[0]
+            if least is None:
+                return _Iv(_RANGE[x.type][0], _RANGE[x.type][1], False, False)
+            old = _Iv(least, top, True, hi_b)
+            if not hi_b:
+                return _Iv(self._value(f"{least} + {c.lo}"), _RANGE[x.type][1], True, False)
+            if x.type is not Scalar.I32:
+                self._exact(old, c)
+            return self._within(self._arith(Op.ADD, old, c), x.type)
+        finally:
+            self.at = outer
+
+    def _least(self, x: Reg) -> str | None:
+        """A lower bound on every value ``x`` ever holds, where each of its definitions is a
+        start (bounded below) or adds a non-negative step that cannot wrap (a guard bounds x
+        there); None otherwise."""
+        key = ("least", x.id)
+        if key in self.visiting:
+            return None
+        self.visiting.add(key)
+        try:
+            los = [self._initial(x).lo] if x.id in self.read_first or x.id in self.params else []
+            for d in self.defs.get(x.id, []):
+                if d is None:
+                    continue
+                step = self._step(x, d)
+                if step is None:
+                    iv = self._define_at(x, d)
+                    if not iv.lo_bounded:
+                        return None
+                    los.append(iv.lo)
+                    continue
+                # x + c >= x only where the add does not wrap: the guard's bound on x there
+                # plus c must fit in x's type, at every step of x, not only this one
+                outer, self.at = self.at, d
+                c = self._interval(step)
+                uppers = [u for u in (self._upper(f) for f in self.flow.facts(x, d)) if u is not None]
+                self.at = outer
+                if not c.bounded or not uppers:
+                    return None
+                top = self._value(f"min({', '.join(uppers)})") if len(uppers) > 1 else uppers[0]
+                if x.type is not Scalar.I32:
+                    self._exact(_Iv(top, top, True, True), c)
+                self.conds += [_at_least(c.lo, "0"),
+                               _at_most(self._value(f"{top} + {c.hi}"), _RANGE[x.type][1])]
+            if not los:
+                return None
+            return self._value(f"min({', '.join(los)})") if len(los) > 1 else los[0]
+        finally:
+            self.visiting.discard(key)
+
+    def _upper(self, f) -> str | None:
+        """The bound a guard fact ``x < b`` or ``x <= b`` puts on ``x``, or None."""
+        if f.op not in (Op.LT, Op.LE) or f.bound.type not in _RANGE:
+            return None
+        b = self._interval(f.bound)
+        if not b.hi_bounded:
+            return None
+        return self._value(f"{b.hi} - 1") if f.op is Op.LT else b.hi
+
+    def _lower(self, f) -> str | None:
+        if f.op not in (Op.GT, Op.GE) or f.bound.type not in _RANGE:
+            return None
+        b = self._interval(f.bound)
+        if not b.lo_bounded:
+            return None
+        return self._value(f"{b.lo} + 1") if f.op is Op.GT else b.lo
+
+    def _narrow(self, iv: _Iv, facts) -> _Iv:
+        """``iv`` within the guard facts' bounds."""
+        his = [u for u in (self._upper(f) for f in facts) if u is not None]
+        los = [u for u in (self._lower(f) for f in facts) if u is not None]
+        lo, hi, lo_b, hi_b = iv.lo, iv.hi, iv.lo_bounded, iv.hi_bounded
+        if his:
+            hi = self._value(f"min({', '.join(([hi] if hi_b else []) + his)})") if hi_b or len(his) > 1 else his[0]
+            hi_b = True
+        if los:
+            lo = self._value(f"max({', '.join(([lo] if lo_b else []) + los)})") if lo_b or len(los) > 1 else los[0]
+            lo_b = True
+        return _Iv(lo, hi, lo_b, hi_b, iv.conds)
 
     def _value(self, expr: str) -> str:
         """A name for ``expr`` (computed once per block, however many registers share it)."""
@@ -339,16 +550,27 @@ class _Planner:
             if not src.type.is_int or src.type.bits != r.type.bits:
                 return full
             return self._point(f"np.int64({CAST[r.type]}({CAST[src.type]}({self.params[src.id]})))")
-        if op is Op.CVT:
+        if op in (Op.CVT, Op.BITCAST):
+            # an integer of another type: the same value where it fits in both (a bit cast
+            # between i32 and u32, a widening, or a truncation that drops nothing)
             src = ins.srcs[0]
-            if src.type is Scalar.BOOL:
+            if src.type is Scalar.BOOL and op is Op.CVT:
                 return self._pair("0", "1")
-            if src.type not in _RANGE:
+            if src.type not in _RANGE or (op is Op.BITCAST and src.type.bits != r.type.bits):
                 return full
             a = self._interval(src)
             if not a.bounded:
                 return full
-            return self._within(a, r.type) if src.type.bits > r.type.bits else a
+            return self._within(a, r.type)
+        if op is Op.SHL and isinstance(ins.srcs[1], Imm) and 0 <= int(ins.srcs[1].value) < 31:
+            # x << k is x * 2**k where that fits
+            a = self._interval(ins.srcs[0])
+            if not a.bounded:
+                return full
+            if r.type is not Scalar.I32:
+                self._exact(a)
+            return self._within(self._arith(Op.MUL, a, _Iv(str(1 << int(ins.srcs[1].value)),
+                                                             str(1 << int(ins.srcs[1].value)), True, True)), r.type)
         if op in (Op.MIN, Op.MAX):
             a, b = (self._interval(s) for s in ins.srcs)
             f = "min" if op is Op.MIN else "max"
@@ -366,7 +588,7 @@ class _Planner:
             ops = [self._interval(s) for s in ins.srcs]
             if not all(iv.bounded for iv in ops):
                 return full
-            if r.type is Scalar.I64:
+            if r.type is not Scalar.I32:      # int64 holds any i32 sum or product
                 self._exact(*ops)
             return self._within(self._arith(op, *ops), r.type)
         if op is Op.REM:
@@ -413,7 +635,9 @@ class _Planner:
             if isinstance(ins, Instr):
                 outer, self.conds = self.conds, []
                 self.visiting.add(x.id)
+                at, self.at = self.at, ins
                 result = self._decide_def(ins)
+                self.at = at
                 self.visiting.discard(x.id)
                 conds, self.conds = tuple(dict.fromkeys(self.conds)), outer
             self.decisions[x.id] = (*result, conds)

@@ -29,7 +29,8 @@ import re
 from dataclasses import dataclass, field
 
 from ...ir import cfg
-from ...ir.mir import ArrayParam, Function, Instr, MemRef, Op, ScalarParam, Space
+from ...ir.mir import (BINARY, COMPARE, UNARY, ArrayParam, Function, Instr, MemRef, Op, Reg,
+                       ScalarParam, Space, SReg)
 from ...ir.types import Scalar
 from . import bounds, collectives, pointers
 from .. import atomic_log, mathlib
@@ -74,6 +75,7 @@ class Generated:
     log_rows_per_thread: int = 0           # deferred atomics a thread runs (if in no loop)
     parallel_safe: bool = True             # blocks may run on several OS threads
     pointers: pointers.PointerCode | None = None   # byte-addressed memory (trailing arguments)
+    stride_latches: frozenset = frozenset()     # labels of blocks ending grid-stride loops
 
 
 class Source:
@@ -181,16 +183,73 @@ class _Generator:
 
     # --- registers across suspensions ---------------------------------------------------
     def _assign_slots(self) -> None:
+        """A slot per register live across a suspension, but for block-uniform ones: every
+        thread writes the same value into the shared local variable (see _uniform)."""
         counts: dict[Scalar, int] = {}
+        self.uniform = _uniform(self.fn, self.layout.segments[0].live_in)
         for seg in self.layout.segments:
             if not seg.is_resume:
                 continue
             for rid in sorted(seg.live_in):
-                if rid not in self.slots:
+                if rid not in self.slots and rid not in self.uniform:
                     t = self.layout.regs[rid].type
                     self.slots[rid] = (t, counts.get(t, 0))
                     counts[t] = counts.get(t, 0) + 1
         self.slot_counts = counts
+        self._plan_slot_traffic()
+
+    def _plan_slot_traffic(self) -> None:
+        """Which registers a resumed segment loads and a suspension saves. A register written
+        only outside loops is ``resident``: stored into its slot where it is written, so its
+        slot is always current and no suspension saves it. A resumed segment loads only the
+        registers its *region* (the segments it reaches before the next suspension) reads or
+        saves; a suspension saves only the other registers some region reaching it writes
+        (the slot of one that none writes still holds its value)."""
+        segs = self.layout.segments
+        in_loop = _loop_blocks(self.fn)
+        written_in_loop = {d.id for b in self.fn.blocks if b.label in in_loop
+                           for ins in b.instrs for d in ins.dsts}
+        written = {d.id for ins in self.instrs for d in ins.dsts}
+        self.resident = {rid for rid in self.slots if rid in written and rid not in written_in_loop}
+
+        def region(k: int) -> list[int]:
+            seen, stack = [], [k]
+            while stack:
+                j = stack.pop()
+                if j in seen:
+                    continue
+                seen.append(j)
+                if segs[j].collective is None:
+                    stack.extend(segs[j].successors)
+            return seen
+
+        def reads(j: int) -> set[int]:
+            seg = segs[j]
+            ins = [*seg.instrs, *(x for x in (seg.term, seg.collective) if x is not None)]
+            return {r.id for i in ins for r in i.srcs if isinstance(r, Reg)}
+
+        def writes(j: int) -> set[int]:
+            return {d.id for i in segs[j].instrs for d in i.dsts}
+
+        regions = {0: region(0), **{s.index: region(s.index) for s in segs if s.is_resume}}
+        self.saves: dict[int, set[int]] = {}
+        for seg in segs:
+            if seg.collective is None:
+                continue
+            dst = seg.collective.dsts[0].id if seg.collective.dsts else None
+            live = segs[seg.resume].live_in - {dst} - self.resident - self.uniform
+            if seg.index in regions[0]:
+                self.saves[seg.index] = live     # from the thread's start: whatever it holds
+                continue
+            wrote = set().union(*(writes(j) for k, r in regions.items() if k and seg.index in r
+                                  for j in r))
+            self.saves[seg.index] = live & wrote
+        self.loads: dict[int, set[int]] = {}
+        for k, r in regions.items():
+            if k:
+                needed = set().union(*(reads(j) for j in r),
+                                     *(self.saves[j] for j in r if j in self.saves))
+                self.loads[k] = (segs[k].live_in - self.uniform) & needed
 
     # --- the function ---------------------------------------------------------------------
     def run(self) -> Generated:
@@ -230,9 +289,11 @@ class _Generator:
                 f"def run_blocks({', '.join(params)}):"]
         source = "\n".join(head + body.lines) + "\n"
         rows = sum(1 for i in self.instrs if self.deferral.deferred(i))
+        latches = frozenset(b.label for b in self.fn.blocks if id(b.term) in self.hoisting.latches)
         return Generated(source, self.instrs, self.layout, self.arrays, self.scalars,
                          has_global_atomics(self.fn), self.plain_atomics, self.logs,
-                         self.lockstep, rows, atomic_log.parallel_safe(self.fn), self.pointers)
+                         self.lockstep, rows, atomic_log.parallel_safe(self.fn), self.pointers,
+                         latches)
 
     def _prologue(self, src: Source) -> None:
         for k, name in enumerate(GEOMETRY):
@@ -265,6 +326,9 @@ class _Generator:
         """A CBR's condition; a guard that no thread of a ``fast`` block takes is skipped
         there (bounds.py)."""
         cond = self.writer.val(term.srcs[0])
+        back_if_true = self.hoisting.latches.get(id(term))
+        if back_if_true is not None and not self.lockstep:     # a loop's exit (bounds.py)
+            return f"(not loops_once and {cond})" if back_if_true else f"(loops_once or {cond})"
         ends_if_true = self.hoisting.guards.get(id(term))
         if ends_if_true is None or self.unchecked is False:
             return cond
@@ -303,16 +367,33 @@ class _Generator:
         self._block_header(src)
         start, depth = len(src.lines), src.depth
         self._thread_code(src, bodies, flat)
-        if len(bodies) == 1 and self.hoisting.pointers and self.hoisting.lines:
+        once = bool(self.hoisting.latches) and bodies[-1] is not None
+        if len(bodies) == 1 and self.hoisting.lines and (self.hoisting.pointers or once):
             # Byte-addressed accesses take their shortcut or the general path in the loop,
             # which LLVM does not unswitch on ``slow`` (neither side leaves the loop): the
             # threads' loop is written twice, the copy for ``fast`` blocks with ``slow``
-            # False, where the checks fold away and the loop can vectorise.
+            # False, where the checks fold away and the loop can vectorise. Where every
+            # thread's loops run once (``loops_once``), a third copy has no loops left.
             loop = src.lines[start:]
             pad = "    " * depth
-            fast = _proven([pad + "    " + re.sub(r"\bslow\b", "False", x[len(pad):]) for x in loop])
-            src.lines[start:] = [pad + "if fast:", *fast, pad + "else:",
-                                 *(pad + "    " + x[len(pad):] for x in loop)]
+
+            def copy(flags: dict[str, str]) -> list[str]:
+                out = []
+                for x in loop:
+                    for name, value in flags.items():
+                        x = re.sub(rf"\b{name}\b", value, x)
+                    out.append(pad + "    " + x[len(pad):])
+                return _proven(out) if flags.get("slow") == "False" else out
+
+            copies = []
+            if once:
+                copies.append(("fast and loops_once", copy({"slow": "False", "loops_once": "True"})))
+            if self.hoisting.pointers:
+                copies.append(("fast", copy({"slow": "False", "loops_once": "False"})))
+            src.lines[start:] = [
+                *(line for k, (cond, lines) in enumerate(copies)
+                  for line in (pad + f"{'if' if k == 0 else 'elif'} {cond}:", *lines)),
+                pad + "else:", *copy({"loops_once": "False"})]
 
     def _thread_code(self, src: Source, bodies: list, flat: bool) -> None:
         if bodies[-1] is not None:      # t counts up first: a RET is ``continue`` of the thread loop
@@ -427,7 +508,7 @@ class _Generator:
             first = False
             src.indent()
             if seg.is_resume:
-                for rid in sorted(seg.live_in):
+                for rid in sorted(self.loads[seg.index]):
                     t, slot = self.slots[rid]
                     src.add(f"r{rid} = R_{t.short}[{slot}, t]")
             self._segment(src, seg, inlined, set())
@@ -442,8 +523,14 @@ class _Generator:
                 src.add(f"if mx < {seg.block_index}:", f"    mx = {seg.block_index}")
         for ins in seg.instrs:
             src.add(*self.writer.write(ins))
+            if self.lockstep:               # a resident register's slot follows its value
+                for d in ins.dsts:
+                    if d.id in self.resident:
+                        t, slot = self.slots[d.id]
+                        src.add(f"R_{t.short}[{slot}, t] = r{d.id}")
         if seg.collective is not None:
-            src.add(*collectives.suspend(self.layout, seg, self.slots, self.writer.val))
+            src.add(*collectives.suspend(self.layout, seg, self.slots, self.writer.val,
+                                         self.saves[seg.index]))
             src.add("break")
             return
         term = seg.term
@@ -460,6 +547,57 @@ class _Generator:
                 self._segment(src, self.layout.segments[j], inlined, seen)
             else:
                 src.add(f"bb = {j}")
+
+
+_PURE = BINARY | UNARY | COMPARE | {Op.MOV, Op.BITCAST, Op.CVT, Op.SELECT, Op.FMA, Op.ADDR, Op.DIM}
+_BLOCK_SREGS = {SReg.NTID_X, SReg.NTID_Y, SReg.NTID_Z, SReg.CTAID_X, SReg.CTAID_Y, SReg.CTAID_Z,
+                SReg.NCTAID_X, SReg.NCTAID_Y, SReg.NCTAID_Z, SReg.DIM_0, SReg.DIM_1, SReg.DIM_2,
+                SReg.DIM_3}
+
+
+def _uniform(fn: Function, read_first: set[int]) -> set[int]:
+    """Registers that hold one value in every thread of a block: written by one instruction
+    (never read before it), a pure function of immediates, parameters, the block's special
+    registers and arrays' addresses and extents. The generated code keeps them in variables
+    all threads share: a thread resuming after a collective finds the value it wrote (every
+    thread writes the same), so they need no slot."""
+    defs: dict[int, list[Instr]] = {}
+    for ins in fn.instructions():
+        for d in ins.dsts:
+            defs.setdefault(d.id, []).append(ins)
+    params = {p.reg.id for p in fn.params if isinstance(p, ScalarParam) and p.reg.id not in defs}
+    uniform: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for rid, writers in defs.items():
+            if rid in uniform or len(writers) != 1 or rid in read_first:
+                continue
+            ins = writers[0]
+            if ins.op is Op.SREG:
+                ok = ins.arg in _BLOCK_SREGS
+            else:
+                ok = ins.op in _PURE and len(ins.dsts) == 1 and all(
+                    not isinstance(x, Reg) or x.id in uniform or x.id in params for x in ins.srcs)
+            if ok:
+                uniform.add(rid)
+                changed = True
+    return uniform
+
+
+def _loop_blocks(fn: Function) -> set[str]:
+    """Labels of the blocks inside some natural loop."""
+    preds = cfg.predecessors(fn)
+    inside: set[str] = set()
+    for latch, header in cfg.back_edges(fn):
+        body, stack = {header}, [latch]
+        while stack:
+            b = stack.pop()
+            if b not in body:
+                body.add(b)
+                stack.extend(preds.get(b, ()))
+        inside |= body
+    return inside
 
 
 def _proven(lines: list[str]) -> list[str]:

@@ -77,8 +77,9 @@ def reset_block(src, layout: Layout, slot_counts: dict[Scalar, int]) -> None:
             src.add(f"V{k}[:] = 0")
 
 
-def suspend(layout: Layout, seg: Segment, slots: dict, val: Callable) -> list[str]:
-    """Lines run by a thread reaching ``seg``'s collective: stage operands, save live registers."""
+def suspend(layout: Layout, seg: Segment, slots: dict, val: Callable, save=None) -> list[str]:
+    """Lines run by a thread reaching ``seg``'s collective: stage operands, save live registers
+    (those in ``save``, where given: codegen's plan of which slots are current already)."""
     ins = seg.collective
     k = seg.point
     lines = []
@@ -91,7 +92,7 @@ def suspend(layout: Layout, seg: Segment, slots: dict, val: Callable) -> list[st
         lines.append(f"M{k}[t] = {val(ins.srcs[0])}")
     elif ins.op is Op.BAR_AND:
         lines.append(f"V{k}[t] = {val(ins.srcs[0])}")
-    after = layout.segments[seg.resume].live_in
+    after = layout.segments[seg.resume].live_in if save is None else save
     dst = ins.dsts[0].id if ins.dsts else None
     for rid in sorted(after):
         if rid != dst:

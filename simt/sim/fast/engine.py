@@ -87,8 +87,10 @@ class CompiledKernel:
         self._private: list[tuple[int, str]] | None = None
         # blocks of a kernel without loops cost about the same: one chunk per core (each
         # chunk costs a call and a wake-up); with loops they can differ (a fractal's rows),
-        # and more chunks than cores even the cores out
-        self.chunks_per_worker = CHUNKS_PER_WORKER if back_edges(fn) else 1
+        # and more chunks than cores even the cores out. Grid-stride loops (their exit a
+        # guard on an induction variable, codegen's latches) give every block the same work.
+        varied = [e for e in back_edges(fn) if e[0] not in gen.stride_latches]
+        self.chunks_per_worker = CHUNKS_PER_WORKER if varied else 1
 
     def serial_blocks(self):
         """The code for launches on one OS thread (plain atomics where the kernel has any)."""

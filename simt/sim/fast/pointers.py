@@ -56,6 +56,8 @@ def _storage(t: Scalar) -> np.dtype:
 
 def typed_view(data: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """An array's bytes as elements of ``dtype`` (whole elements only)."""
+    if data.dtype == dtype and data.ndim == 1:
+        return data
     raw = data.view(np.uint8)
     return raw[:raw.size - raw.size % dtype.itemsize].view(dtype)
 
@@ -81,6 +83,7 @@ class PointerCode:
             for sp in spaces:
                 types[sp].add(_storage(ptr.elem).name)
         self.types = {sp: sorted(ts) for sp, ts in types.items()}
+        self.global_dtypes = [np.dtype(t) for t in self.types[Space.GLOBAL]]
         shared = sorted(fn.shared, key=lambda m: m.offset)
         self.shared_ranges = [x for m in shared for x in (m.offset, m.offset + m.size * m.elem.nbytes)]
         self.shared_bytes = max(self.shared_ranges[1::2], default=0)
@@ -88,6 +91,7 @@ class PointerCode:
         self.local_ranges = [x for m in local for x in (m.offset, m.offset + m.size * m.elem.nbytes)]
         self.local_bytes = -(-max(self.local_ranges[1::2], default=0) // LOCAL_ALIGN) * LOCAL_ALIGN
         self.plain_global_atomics = False
+        self._placed: tuple = (None, None, None)    # (places and sizes, arrays, pb) of the last launch
         self.origins = origins(fn)         # the array each address register derives from
         self.hoisted: dict[int, MemRef] = {}   # accesses bounds.py checks per block -> array
         # per access and space: the array it reached last, tried first (the prologue sets 0)
@@ -131,15 +135,20 @@ class PointerCode:
     def arguments(self, array_args: list) -> PointerArgs:
         """The trailing arguments of a launch whose arrays (ArrayArg, in parameter order) are
         ``array_args``."""
-        from ..precise.memory import launch_addresses
         from .engine import storage_array
-        starts = launch_addresses(array_args)      # the precise engine's addresses
-        pb = np.array([x for a, s in zip(array_args, starts) for x in (s, s + a.data.nbytes)]
-                      or [0, 0], dtype=np.int64)
+        # the precise engine's addresses depend on the arrays' places and sizes alone
+        key = tuple((a.base_addr, a.allocation, a.data.nbytes, a.name) for a in array_args)
+        if key != self._placed[0]:
+            from ..precise.memory import launch_addresses
+            starts = launch_addresses(array_args)
+            pb = np.array([x for a, s in zip(array_args, starts) for x in (s, s + a.data.nbytes)]
+                          or [0, 0], dtype=np.int64)
+            arrays = [(a.name, s, a.data.nbytes) for a, s in zip(array_args, starts)]
+            self._placed = (key, arrays, pb)
+        _, arrays, pb = self._placed
         values = [pb]
-        for t in self.types[Space.GLOBAL]:
-            values += [typed_view(storage_array(a.data), np.dtype(t)) for a in array_args]
-        arrays = [(a.name, s, a.data.nbytes) for a, s in zip(array_args, starts)]
+        for dtype in self.global_dtypes:
+            values += [typed_view(storage_array(a.data), dtype) for a in array_args]
         return PointerArgs(tuple(values), arrays)
 
     # --- instructions ---------------------------------------------------------------------
