@@ -10,6 +10,7 @@ is a fast path, never the definition of the format.
 from __future__ import annotations
 
 import numpy as np
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
 INT_KEYS = ("launch", "block", "warp", "line", "col", "mask", "active", "cycle",

@@ -34,6 +34,7 @@ from pathlib import Path
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit, types, vectorize
 from numba.core import cgutils
 from numba.extending import intrinsic

@@ -26,6 +26,7 @@ was overwritten; it never reports one that did not happen.
 from __future__ import annotations
 
 import numpy as np
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
 RAW, WAR, WAW, WAW_LANES = 0, 1, 2, 3

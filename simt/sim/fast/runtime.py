@@ -13,6 +13,7 @@ Float atomics other than exchange are compare-and-swap loops on the value's bits
 from __future__ import annotations
 
 import numpy as np
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit, types
 from llvmlite import ir
 from numba.core import cgutils

@@ -7,6 +7,7 @@ request. banks.py is the readable per-warp reference; tests check the two agree.
 from __future__ import annotations
 
 import numpy as np
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
 INACTIVE = -1          # the address of an inactive lane in a warp's row of 32

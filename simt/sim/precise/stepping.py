@@ -10,6 +10,7 @@ the lowest block of the batch is a pass over the warps, and only warps with a la
 from __future__ import annotations
 
 import numpy as np
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
 _NONE = np.int32(2**31 - 1)

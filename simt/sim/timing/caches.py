@@ -5,6 +5,7 @@ line tag, a valid-sector mask, a dirty-sector mask and an LRU stamp (memsys.memo
 """
 from __future__ import annotations
 
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
 from . import isa

@@ -26,6 +26,7 @@ data is there), compiled and inlined into the machine's loop:
 from __future__ import annotations
 
 import numpy as np
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
 from . import isa

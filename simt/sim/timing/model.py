@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
 from . import indices as ix, isa, machine, memsys, sass_replay

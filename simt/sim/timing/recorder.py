@@ -14,6 +14,7 @@ model extrapolates from the recorded prefix of the grid.
 from __future__ import annotations
 
 import numpy as np
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
 

@@ -56,6 +56,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
 from ...ir.mir import Op, Reg, Space

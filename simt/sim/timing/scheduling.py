@@ -9,6 +9,7 @@ of all schedulers are numbered scheduler by scheduler (``slot_index``).
 from __future__ import annotations
 
 import numpy as np
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
 INF = 1e300
