@@ -97,7 +97,7 @@ def report(pred: pd.DataFrame, meas: pd.DataFrame) -> str:
     cyc = df[df.part == "cycles"].copy()
     cyc["baseline"] = cyc.apply(baseline, axis=1)
     m, pr, roof = cyc[f"meas:{CYC}"], cyc[f"pred:{CYC}"], cyc["baseline"]
-    p(f"cycles ({CYC}): {len(cyc)} held-out launches, measured once")
+    p(f"cycles ({CYC}): {len(cyc)} launches, measured once (no longer held out)")
     p(f"{'launch':26s} {'measured':>11s} {'simt':>11s} {'ratio':>6s} {'roofline':>11s}  simt's limiter")
     for (_, r), a, b, c in zip(cyc.iterrows(), m, pr, roof):
         p(f"{r['name']:26s} {a:11,.0f} {b:11,.0f} {b / a:6.2f} {c:11,.0f}  {r['limiter']}")
