@@ -22,28 +22,32 @@ _MARKERS = (b"njit", b"vectorize", b"numba.jit")
 _digest: str | None = None
 
 
-def sources(root: str = ROOT) -> list[str]:
-    """The ``.py`` files under ``root`` whose text compiles with numba, in a fixed order."""
-    out = []
+def _numba_files(root: str):
+    """(path, text) of the ``.py`` files under ``root`` whose text compiles with numba, in a
+    fixed order."""
     for dirpath, dirnames, files in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
         for f in sorted(files):
             if f.endswith(".py"):
                 path = os.path.join(dirpath, f)
                 with open(path, "rb") as fh:
-                    if any(m in fh.read() for m in _MARKERS):
-                        out.append(path)
-    return out
+                    text = fh.read()
+                if any(m in text for m in _MARKERS):
+                    yield path, text
+
+
+def sources(root: str = ROOT) -> list[str]:
+    """The ``.py`` files under ``root`` whose text compiles with numba, in a fixed order."""
+    return [path for path, _ in _numba_files(root)]
 
 
 def digest(root: str = ROOT) -> str:
     """SHA-256 over those files' paths (relative to ``root``) and texts."""
     h = hashlib.sha256()
-    for path in sources(root):
+    for path, text in _numba_files(root):
         h.update(os.path.relpath(path, root).encode())
         h.update(b"\0")
-        with open(path, "rb") as fh:
-            h.update(fh.read())
+        h.update(text)
         h.update(b"\0")
     return h.hexdigest()
 

@@ -115,11 +115,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--out", default=str(DATA / "report.txt"))
-    ap.add_argument("--no-sass", action="store_true",
-                    help="replay in program order, as where ptxas or a disassembler is missing (the fallback)")
+    compare.add_no_sass(ap)
     args = ap.parse_args()
-    if args.no_sass:
-        simt.set_module_options({"timing_sass": False})
+    compare.apply_no_sass(args)
     meas = load("imported", Path(args.data))
     meas = meas.rename(columns={c: f"meas:{c}" for c in meas.columns if c not in ("name",)})
     print(f"predicting {len(cases.CASES)} launches on cpu:precise ...")

@@ -18,6 +18,18 @@ METRICS = (CYC, "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_
 SASS_MEASURED, SASS_PREDICTED = "smsp__inst_executed.sum", "smsp__inst_issued.sum"
 
 
+def add_no_sass(ap) -> None:
+    """The reports' ``--no-sass``: predict as where ptxas or a disassembler is missing."""
+    ap.add_argument("--no-sass", action="store_true",
+                    help="replay in program order, as where ptxas or a disassembler is missing (the fallback)")
+
+
+def apply_no_sass(args) -> None:
+    if args.no_sass:
+        import simt
+        simt.set_module_options({"timing_sass": False})
+
+
 def predict(launches, seed: int = 0, progress=print) -> pd.DataFrame:
     rows = []
     for launch in launches:

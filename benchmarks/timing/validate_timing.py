@@ -59,10 +59,10 @@ def main() -> None:
                     help="replay every SM of big launches (module option timing_sample False)")
     ap.add_argument("--arch", default="sm_90",
                     help="the architecture to predict with: sm_90 (shipped) or the path of an H200 file")
-    ap.add_argument("--no-sass", action="store_true",
-                    help="replay in program order, as where ptxas or a disassembler is missing (the fallback)")
+    compare.add_no_sass(ap)
     args = ap.parse_args()
-    wp.set_module_options({"arch": args.arch, "timing_sass": not args.no_sass})
+    wp.set_module_options({"arch": args.arch})
+    compare.apply_no_sass(args)
     if args.full_replay:
         wp.set_module_options({"timing_sample": False})
     only = [s for s in args.only.split(",") if s]

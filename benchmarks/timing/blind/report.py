@@ -158,11 +158,9 @@ def main(default_set: str = "blind") -> None:
     ap.add_argument("--csv", default="", help="write the per-launch table here")
     ap.add_argument("--full-replay", action="store_true",
                     help="replay every SM of big launches (module option timing_sample False)")
-    ap.add_argument("--no-sass", action="store_true",
-                    help="replay in program order, as where ptxas or a disassembler is missing (the fallback)")
+    compare.add_no_sass(ap)
     args = ap.parse_args()
-    if args.no_sass:
-        wp.set_module_options({"timing_sass": False})
+    compare.apply_no_sass(args)
     name = args.set
     out_file = str(ncu.DATA / f"{name}_report.txt") if args.out is None else args.out
     csv_file = Path(args.data) / f"{name}.csv"

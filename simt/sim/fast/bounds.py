@@ -470,20 +470,20 @@ class _Planner:
 
     def _upper(self, f) -> str | None:
         """The bound a guard fact ``x < b`` or ``x <= b`` puts on ``x``, or None."""
-        if f.op not in (Op.LT, Op.LE) or f.bound.type not in _RANGE:
-            return None
-        b = self._interval(f.bound)
-        if not b.hi_bounded:
-            return None
-        return self._value(f"{b.hi} - 1") if f.op is Op.LT else b.hi
+        return self._fact_bound(f, Op.LT, Op.LE, upper=True)
 
     def _lower(self, f) -> str | None:
-        if f.op not in (Op.GT, Op.GE) or f.bound.type not in _RANGE:
+        """The bound a guard fact ``x > b`` or ``x >= b`` puts on ``x``, or None."""
+        return self._fact_bound(f, Op.GT, Op.GE, upper=False)
+
+    def _fact_bound(self, f, strict: Op, loose: Op, upper: bool) -> str | None:
+        if f.op not in (strict, loose) or f.bound.type not in _RANGE:
             return None
         b = self._interval(f.bound)
-        if not b.lo_bounded:
+        if not (b.hi_bounded if upper else b.lo_bounded):
             return None
-        return self._value(f"{b.lo} + 1") if f.op is Op.GT else b.lo
+        end = b.hi if upper else b.lo
+        return self._value(f"{end} {'-' if upper else '+'} 1") if f.op is strict else end
 
     def _narrow(self, iv: _Iv, facts) -> _Iv:
         """``iv`` within the guard facts' bounds."""

@@ -113,9 +113,8 @@ def _plan(prog, arch, tab) -> Schedule:
     candidates = [b for b, blk in enumerate(prog.fn.blocks)
                   if _self_loop(blk) and _groupable(blk) and any(_is_global_load(i) for i in blk.instrs)]
     paths = _if_paths(prog.fn) if HOIST_BRANCHES else []
-    straight = _straight_blocks(prog.fn, set()) if HOIST_STRAIGHT else []
-    branchy = [b for b in range(len(prog.fn.blocks)) if HOIST_LOOP_BRANCHES
-               and any(_is_global_load(i) for x in _loop_path(prog.fn, b) for i in prog.fn.blocks[x].instrs)]
+    straight = _straight_blocks(prog.fn) if HOIST_STRAIGHT else []
+    branchy = _loop_paths(prog.fn) if HOIST_LOOP_BRANCHES else {}
     if not candidates and not paths and not straight and not branchy:
         return Schedule("program order", "no loop with global loads, no loads under small branches, "
                                          "no block with two global loads")
@@ -133,8 +132,8 @@ def _plan(prog, arch, tab) -> Schedule:
     predicated = {int(x) for x, pr, op in zip(df["line"], df["predicate"], df["opcode"]) if op == "LDG" and pr}
     for lp in loops:
         b, u, lbf = lp["mir_loop"], lp["unroll"], lp["loads_before_first_use"]
-        if b not in candidates and u >= 2 and lbf >= 2 and HOIST_LOOP_BRANCHES:
-            path = _loop_path(prog.fn, b)
+        if b not in candidates and u >= 2 and lbf >= 2:
+            path = branchy.get(b)
             if (path and not any(g.block == path[0] for g in groups) and _one_sass_block(df, lp)
                     and all(ins.loc is not None and ins.loc.line in predicated
                             for t in path[1::2] for ins in prog.fn.blocks[t].instrs if _is_global_load(ins))):
@@ -164,8 +163,8 @@ def _plan(prog, arch, tab) -> Schedule:
     n_paths = len(groups)
     if HOIST_STRAIGHT:
         taken = {b for g in groups for b in (g.path or [g.block])}
-        for b in _straight_blocks(prog.fn, taken):
-            if _sass_hoists(df, prog.fn.blocks[b]):
+        for b in straight:
+            if b not in taken and _sass_hoists(df, prog.fn.blocks[b]):
                 g = _path_group(prog, tab, [b], index)
                 if g is not None:
                     groups.append(g)
@@ -249,18 +248,29 @@ def _if_then(fn, x, index, npred, need_load: bool):
     return None
 
 
-def _loop_path(fn, latch: int) -> list[int]:
+def _loop_paths(fn) -> dict[int, list[int]]:
+    """Latch block -> the blocks of its loop (see _loop_path), for the loops whose body
+    branches and holds a global load."""
+    index = {blk.label: k for k, blk in enumerate(fn.blocks)}
+    npred = _predecessors(fn, index)
+    out = {}
+    for b in range(len(fn.blocks)):
+        path = _loop_path(fn, b, index, npred)
+        if any(_is_global_load(i) for x in path for i in fn.blocks[x].instrs):
+            out[b] = path
+    return out
+
+
+def _loop_path(fn, latch: int, index, npred) -> list[int]:
     """The blocks x, then, join, ..., latch of a loop whose body is a chain of small
     branches (``if``/``continue`` around a then-block) closed by ``latch``'s branch back to
     x; [] when the loop is not of that shape."""
-    index = {blk.label: k for k, blk in enumerate(fn.blocks)}
     term = fn.blocks[latch].instrs[-1]
     if term.op is not Op.CBR:
         return []
     heads = [index[label] for label in term.arg if index[label] < latch]
     if len(heads) != 1:
         return []
-    npred = _predecessors(fn, index)
     path, cur = [heads[0]], heads[0]
     while cur != latch:
         tj = _if_then(fn, cur, index, npred, False)
@@ -279,11 +289,11 @@ def _one_sass_block(df, lp) -> bool:
     return body["block"].nunique() == 1
 
 
-def _straight_blocks(fn, taken: set) -> list[int]:
-    """Blocks outside every group that are no one-block loop and hold two or more global
-    loads: ptxas's list scheduler issues a block's independent loads before their uses."""
+def _straight_blocks(fn) -> list[int]:
+    """Blocks that are no one-block loop and hold two or more global loads: ptxas's list
+    scheduler issues a block's independent loads before their uses."""
     return [b for b, blk in enumerate(fn.blocks)
-            if b not in taken and not _self_loop(blk) and _groupable(blk)
+            if not _self_loop(blk) and _groupable(blk)
             and sum(_is_global_load(i) for i in blk.instrs) >= 2]
 
 
@@ -617,15 +627,19 @@ def _iteration(e, end, n, pp, path_blocks, e_step, step_block):
 
 
 @njit(cache=True, nogil=True)
-def _iterations(e, end, n, pp, path_blocks, e_step, step_block):
-    """(complete iterations from ``e``, the entry after them)."""
+def _iterations(e, end, n, pp, u, path_blocks, e_step, step_block):
+    """(complete iterations from ``e``, the entry after them, the entry after the last whole
+    group of ``u`` of them)."""
     k = 0
+    grouped = e
     while True:
         nxt = _iteration(e, end, n, pp, path_blocks, e_step, step_block)
         if nxt < 0:
-            return k, e
+            return k, e, grouped
         k += 1
         e = nxt
+        if k % u == 0:
+            grouped = e
 
 
 @njit(cache=True, nogil=True)
@@ -651,14 +665,11 @@ def _count(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, ptr, e
         while e < ptr[w + 1]:
             b = step_block[e_step[e]]
             if path_len[b] > 0 and unroll[b] >= 2:          # a loop whose body branches
-                k, stop = _iterations(e, ptr[w + 1], path_len[b], path_ptr[b], path_blocks, e_step, step_block)
+                k, stop, first = _iterations(e, ptr[w + 1], path_len[b], path_ptr[b], unroll[b], path_blocks,
+                                             e_step, step_block)
                 if k == 0:
                     stop = e + 1                      # not a whole iteration: the entry as it ran
                 groups = k // unroll[b]
-                first = e
-                for _ in range(groups * unroll[b]):
-                    first = _iteration(first, ptr[w + 1], path_len[b], path_ptr[b], path_blocks, e_step,
-                                       step_block)
                 entries += groups
                 events += groups * n_slots[group_block[b]]
                 for ee in range(first, stop):
@@ -731,7 +742,7 @@ def _fill(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, slot_co
             u = unroll[b]
             if path_len[b] > 0 and u >= 2:               # a loop whose body branches
                 n = path_len[b]
-                k, stop = _iterations(e, ptr[w + 1], n, path_ptr[b], path_blocks, e_step, step_block)
+                k, stop, _ = _iterations(e, ptr[w + 1], n, path_ptr[b], u, path_blocks, e_step, step_block)
                 if k == 0:
                     stop = e + 1                          # not a whole iteration: the entry as it ran
                 gb = group_block[b]
