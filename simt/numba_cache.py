@@ -74,15 +74,20 @@ class _SimtStamp:
         return super().from_function(py_func, py_file)
 
 
-class ProvidedLocator(_SimtStamp, caching.UserProvidedCacheLocator):
+def _numba_class(name: str):
+    """numba's locator class ``name``: public since numba 0.61, ``_name`` before."""
+    return getattr(caching, name, None) or getattr(caching, "_" + name)
+
+
+class ProvidedLocator(_SimtStamp, _numba_class("UserProvidedCacheLocator")):
     """``$NUMBA_CACHE_DIR``, where it is set (as numba's own order has it)."""
 
 
-class InTreeLocator(_SimtStamp, caching.InTreeCacheLocator):
+class InTreeLocator(_SimtStamp, _numba_class("InTreeCacheLocator")):
     """Beside simt's sources (``__pycache__``), where that is writable."""
 
 
-class UserWideLocator(_SimtStamp, caching.UserWideCacheLocator):
+class UserWideLocator(_SimtStamp, _numba_class("UserWideCacheLocator")):
     """numba's user-wide cache directory, where simt's own is not writable."""
 
 
