@@ -254,6 +254,19 @@ def check_warp_only_arguments(kernel: Kernel, adj_inputs, adj_outputs, stream, r
                           LaunchWarning, stacklevel=3)
 
 
+_IMPORTED: tuple = ()
+
+
+def _imported() -> tuple:
+    """(ImportedKernel, launch_imported), imported on first use (simt.ptx_import loads the PTX
+    front end) and kept, off the repeat launch's path."""
+    global _IMPORTED
+    if not _IMPORTED:
+        from .ptx_import.kernel import ImportedKernel, launch_imported
+        _IMPORTED = (ImportedKernel, launch_imported)
+    return _IMPORTED
+
+
 def launch(kernel, dim=None, inputs: Sequence = (), outputs: Sequence = (), adj_inputs: Sequence = (),
            adj_outputs: Sequence = (), device=None, stream=None, adjoint: bool = False,
            record_tape: bool = True, record_cmd: bool = False, max_blocks: int = 0,
@@ -272,9 +285,9 @@ def launch(kernel, dim=None, inputs: Sequence = (), outputs: Sequence = (), adj_
     warn (LaunchWarning): see check_warp_only_arguments. Kernels imported from PTX
     (simt.from_ptx, simt.from_cuda) also take CUDA's ``grid=`` and ``block=`` (x first), and
     ``shared_bytes=`` (dynamic shared memory per block, for ``extern __shared__`` arrays)."""
-    if not isinstance(kernel, Kernel):       # the import is off the repeat launch's path
-        from .ptx_import.kernel import ImportedKernel, launch_imported
-        if isinstance(kernel, ImportedKernel):
+    if not isinstance(kernel, Kernel):
+        imported, launch_imported = _imported()
+        if isinstance(kernel, imported):
             return launch_imported(kernel, dim, inputs, outputs, device, block_dim, grid, block, arch,
                                    max_steps, trace, trace_options, check, raise_on_hazard,
                                    shared_bytes)

@@ -325,3 +325,52 @@ def test_generated_code_does_not_depend_on_the_hash_seed():
                            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}).stdout
             for seed in ("1", "2")]
     assert outs[0] == outs[1] and len(outs[0].split()) == 2
+
+
+def test_the_step_limit_holds_where_a_grid_stride_loop_runs_once(monkeypatch):
+    """The copy for blocks whose loops run once has no step test in the loop; it is taken
+    only where the limit is above every block a thread could run. Each limit gives the error
+    (or none) that the code with the test in the loop gives."""
+    from simt.errors import StepLimitError
+    n = 512
+    x = np.arange(n, dtype=np.float32)
+
+    def outcomes():
+        k = simt.from_ptx(PTX, "saxpy")
+        got = []
+        for limit in range(0, 9):
+            y = simt.zeros(n)
+            try:
+                simt.launch(k, grid=2, block=256, inputs=[n, 2.0, simt.array(x), y], device="cpu",
+                            max_steps=limit)
+                np.testing.assert_array_equal(y.numpy(), 2 * x)
+                got.append(None)
+            except StepLimitError as e:
+                got.append(str(e).splitlines()[0])
+        return got
+
+    once = outcomes()
+    monkeypatch.setattr(codegen._Generator, "_all_once", lambda self: False)
+    assert once == outcomes()
+    assert once[0] is not None and once[-1] is None      # the limit bites, and lets go
+
+
+def test_repeat_launches_bind_the_arrays_given_and_let_go_of_them():
+    """A repeat launch keeps the last launch's arrays bound: the same arrays in other places
+    bind afresh, and arrays the program drops are not kept alive by the kernel."""
+    import gc
+    import weakref
+    k = simt.from_ptx(PTX, "vadd")
+    x = np.arange(64, dtype=np.float32)
+    a, b, c = simt.array(x), simt.array(2 * x), simt.zeros(64)
+    for _ in range(2):
+        simt.launch(k, grid=1, block=64, inputs=[a, b, c, 64], device="cpu")
+        np.testing.assert_array_equal(c.numpy(), 3 * x)
+    simt.launch(k, grid=1, block=64, inputs=[a, a, b, 64], device="cpu")    # other places
+    np.testing.assert_array_equal(b.numpy(), 2 * x)
+    simt.launch(k, grid=1, block=64, inputs=[c, b, a, 64], device="cpu")
+    np.testing.assert_array_equal(a.numpy(), 5 * x)
+    gone = weakref.ref(c._buffer)
+    del c
+    gc.collect()
+    assert gone() is None

@@ -13,6 +13,7 @@ path, which raises the errors it always has.
 from __future__ import annotations
 
 import copy
+import weakref
 
 import numpy as np
 
@@ -82,6 +83,8 @@ class ImportedLauncher:
         self.scalar_types = [p.reg.type for p in fn.params if isinstance(p, ScalarParam)]
         # _Value.convert gives what storage_scalar would where the types agree
         self.exact_scalars = self.scalar_types == [s.type for s in self.slots if type(s) is _Value]
+        self.array_slots = [s for s in self.slots if type(s) is not _Value]
+        self._last: _Bound | None = None     # the last launch's arrays, bound
 
     @staticmethod
     def usable(values: list, pointer_names: list) -> bool:
@@ -95,34 +98,58 @@ class ImportedLauncher:
         values, grid, block = self.kernel.prepare_launch(values, grid, block)
         if grid != self.grid or block != self.block or len(values) != len(self.slots):
             return None
-        args, data, scalars = [], [], []
-        storage_array = self.engine.storage_array
+        scalars, arrays = [], []
         for slot, v in zip(self.slots, values):
             if type(slot) is _Value:
                 value = slot.convert(v)
                 if value is None:
                     return None
                 scalars.append(value)
-                continue
-            if type(v) is not array or v._gpu is not None or v._ir_dtype != slot[1] \
-                    or v.device.memory_space != slot[2]:
-                return None
-            arg = self._bind(slot[0], v)
-            if arg is None:
-                return None
-            args.append(arg)
-            data.append(storage_array(arg.data))
+            else:
+                arrays.append(v)
         for name in self.variables:            # module-level variables the kernel reaches
-            arg = self._bind(name, self.kernel.variable_array(name))
-            if arg is None:
+            arrays.append(self.kernel.variable_array(name))
+        bound = self._last
+        if bound is None or not bound.holds(arrays):
+            bound = self._bind_arrays(arrays)
+            if bound is None:
                 return None
-            args.append(arg)
-            data.append(storage_array(arg.data))
+        else:
+            for v in arrays:
+                if v._unwritten is not None:   # a launch without initcheck counts as writing it
+                    v._unwritten.clear()
         if not self.exact_scalars:
             scalars = [self.engine.storage_scalar(t, x) for t, x in zip(self.scalar_types, scalars)]
-        self.bound.run(data, scalars, tuple(a.shape for a in args),
-                       self.pointers.arguments(args) if self.pointers else None)
+        self.bound.run(bound.data, scalars, bound.shapes, bound.pointer_args)
         return self.result(self.kernel.key, self.bound)
+
+    def _bind_arrays(self, arrays: list) -> "_Bound | None":
+        """The arrays bound as the compiled code takes them (kept for the next launch with
+        the same arrays), or None where one is of another kind than the first launch's."""
+        args = []
+        for k, v in enumerate(arrays):
+            if k < len(self.array_slots):      # a pointer parameter (the rest: variables)
+                name, dtype, memory = self.array_slots[k]
+                if type(v) is not array or v._gpu is not None or v._ir_dtype != dtype \
+                        or v.device.memory_space != memory:
+                    return None
+            else:
+                name = self.variables[k - len(self.array_slots)]
+            arg = self._bind(name, v)
+            if arg is None:
+                return None
+            args.append(arg)
+        storage_array = self.engine.storage_array
+        bound = _Bound(self, arrays, [storage_array(a.data) for a in args], tuple(a.shape for a in args),
+                       self.pointers.arguments(args) if self.pointers else None)
+        self._last = bound
+        return bound
+
+    def _forget(self, ref) -> None:
+        """One of the kept arrays went away: let go of its memory."""
+        bound = self._last
+        if bound is not None and any(r is ref for r in bound.refs):
+            self._last = None
 
     @staticmethod
     def _bind(name: str, v: array) -> ArrayArg | None:
@@ -133,6 +160,29 @@ class ImportedLauncher:
         if v._unwritten is not None:   # a launch without initcheck counts as writing it
             v._unwritten.clear()
         return ArrayArg(buf.reshape(-1), v.shape, v.ptr, name, allocation=v._allocation)
+
+
+class _Bound:
+    """A launch's arrays as the compiled code takes them. It holds the arrays weakly and their
+    buffers through ``data``; when an array goes away, the launcher forgets it (and so lets go
+    of its memory)."""
+
+    __slots__ = ("refs", "buffers", "data", "shapes", "pointer_args")
+
+    def __init__(self, launcher: ImportedLauncher, arrays: list, data: list, shapes: tuple,
+                 pointer_args):
+        self.refs = tuple(weakref.ref(v, launcher._forget) for v in arrays)
+        self.buffers = tuple(v._buffer for v in arrays)
+        self.data, self.shapes, self.pointer_args = data, shapes, pointer_args
+
+    def holds(self, arrays: list) -> bool:
+        """Whether ``arrays`` are the bound arrays, each with the same buffer and on the CPU."""
+        if len(arrays) != len(self.refs):
+            return False
+        for v, ref, buf in zip(arrays, self.refs, self.buffers):
+            if ref() is not v or v._buffer is not buf or v._gpu is not None:
+                return False
+        return True
 
 
 class _Value:

@@ -76,6 +76,7 @@ class Generated:
     parallel_safe: bool = True             # blocks may run on several OS threads
     pointers: pointers.PointerCode | None = None   # byte-addressed memory (trailing arguments)
     stride_latches: frozenset = frozenset()     # labels of blocks ending grid-stride loops
+    arrays_used: tuple = ()                # per array parameter: whether run_blocks takes it
 
 
 class Source:
@@ -268,7 +269,8 @@ class _Generator:
         params = ["cta_begin", "cta_end", "geom", "shapes", "err", "abort", "err_state"]
         if self.logs:
             params += ["lad", "lva", "lky"]
-        params += [f"g{k}" for k in range(len(self.arrays))]
+        used = self._arrays_used(body)
+        params += [f"g{k}" for k in range(len(self.arrays)) if used[k]]
         params += [f"p{k}" for k in range(len(self.scalars))]
         if self.pointers:
             params += self.pointers.params()
@@ -293,7 +295,20 @@ class _Generator:
         return Generated(source, self.instrs, self.layout, self.arrays, self.scalars,
                          has_global_atomics(self.fn), self.plain_atomics, self.logs,
                          self.lockstep, rows, atomic_log.parallel_safe(self.fn), self.pointers,
-                         latches)
+                         latches, tuple(used))
+
+    def _arrays_used(self, body: Source) -> list[bool]:
+        """Per array parameter, whether the code reads it (its elements, length or shape);
+        the prologue lines of those it does not read are dropped from ``body``, and so is
+        the parameter (a byte-addressed kernel reads its arrays through typed views of their
+        bytes: numba unboxes every argument of every call, so fewer is cheaper)."""
+        own = re.compile(r"\s*(g(\d+)_n = g\2\.size|shape(\d+)_\d+ = shapes\[\d+\])$")
+        rest = "\n".join(x for x in body.lines if not own.match(x))
+        used = [re.search(rf"\b(g{k}|g{k}_n|shape{k}_\d+)\b", rest) is not None
+                for k in range(len(self.arrays))]
+        body.lines = [x for x in body.lines
+                      if not ((m := own.match(x)) and not used[int(m.group(2) or m.group(3))])]
+        return used
 
     def _prologue(self, src: Source) -> None:
         for k, name in enumerate(GEOMETRY):
@@ -321,6 +336,8 @@ class _Generator:
             src.add(*self.pointers.block_reset())
         src.add("ctaid_x = cta % gx", "ctaid_y = (cta // gx) % gy", "ctaid_z = cta // (gx * gy)")
         src.add(*self.hoisting.lines)
+        if self.hoisting.latches and not self.lockstep and self._all_once():
+            src.add(f"loops_once = loops_once and max_steps > {len(self.fn.blocks)}")
 
     def branch_condition(self, term: Instr) -> str:
         """A CBR's condition; a guard that no thread of a ``fast`` block takes is skipped
@@ -449,7 +466,9 @@ class _Generator:
                 out.add(*self.writer.write(ins))
 
         try:
-            writer = StructuredWriter(self.layout, write_block, self.fail, self.branch_condition)
+            writer = StructuredWriter(self.layout, write_block, self.fail, self.branch_condition,
+                                      "(not loops_once and steps > max_steps)" if self._all_once()
+                                      else "steps > max_steps")
             out = Source()
             out.indent(depth)
             writer.write(out)
@@ -458,10 +477,20 @@ class _Generator:
         self.structured_returns = writer.any_loop_returns
         return out.lines
 
+    def _all_once(self) -> bool:
+        """Whether every loop's latch is one ``loops_once`` covers: where it is set, no
+        thread repeats a block, so none can exceed the step limit, which the block's test
+        requires to be at least the number of blocks (``_block_header``); the copy for
+        ``loops_once`` then has no step test left and its threads' loop can vectorise."""
+        back = {e[0] for e in cfg.back_edges(self.fn)}
+        ends = {b.label for b in self.fn.blocks if id(b.term) in self.hoisting.latches}
+        return bool(back) and back <= ends
+
     def _lockstep_blocks(self, src: Source) -> None:
         collectives.allocate(src, self.layout, self.slot_counts)
         self._block_header(src)
         collectives.reset_block(src, self.layout, self.slot_counts)
+        start, depth = len(src.lines), src.depth
         src.add("while True:")
         src.indent()
         self._thread_loops(src)
@@ -475,6 +504,15 @@ class _Generator:
         src.add("t += 1")
         src.dedent(3)
         collectives.resolve(src, self.layout, self.slots, self.fail)
+        if self.pointers and self.hoisting.pointers:
+            # As _plain_blocks does: byte-addressed accesses keep their general path beside
+            # the shortcut, which numba does not unswitch on ``slow``; a ``fast`` block runs a
+            # copy of the threads' rounds with ``slow`` False, the checks and general paths gone.
+            pad = "    " * depth
+            rounds = src.lines[start:]
+            fast = [pad + "    " + re.sub(r"\bslow\b", "False", x)[len(pad):] for x in rounds]
+            src.lines[start:] = [pad + "if fast:", *_proven(fast), pad + "else:",
+                                 *(pad + "    " + x[len(pad):] for x in rounds)]
 
     # --- a thread's control flow ---------------------------------------------------------
     def _dispatch(self, src: Source) -> None:

@@ -294,6 +294,13 @@ class BoundLaunch:
             mine = [(np.zeros(ERR_FIELDS, dtype=np.int64), np.zeros(1, dtype=np.int64),
                      np.zeros((3, lanes), dtype=np.int64))]
         abort = mine[0][1]
+        used = variant.arrays_used
+        if all(used):
+            def pick(arrays):
+                return arrays
+        else:             # the arrays run_blocks takes (codegen._arrays_used)
+            def pick(arrays):
+                return [a for a, u in zip(arrays, used) if u]
 
         def run_chunk(begin: int, end: int):
             try:
@@ -305,17 +312,18 @@ class BoundLaunch:
                 mine_data = list(data)
                 for k, family in private:
                     mine_data[k] = private_copy(data[k], family)
-                call(begin, end, geom, flat_shapes, err, abort, err_state, *mine_data, *scalars, *extra)
+                call(begin, end, geom, flat_shapes, err, abort, err_state, *pick(mine_data), *scalars,
+                     *extra)
                 copies.append(mine_data)           # list.append is atomic under the GIL
                 return err, err_state
             if not variant.logs:
-                call(begin, end, geom, flat_shapes, err, abort, err_state, *data, *scalars, *extra)
+                call(begin, end, geom, flat_shapes, err, abort, err_state, *pick(data), *scalars, *extra)
                 return err, err_state
             room = slice(begin * log_rows, end * log_rows)   # this chunk's part of the buffers
             addresses, values, keys = (b[room] if b.size else b for b in buffers)
             addresses, values, keys, count = call(begin, end, geom, flat_shapes, err, abort,
                                                   err_state, addresses, values, keys,
-                                                  *data, *scalars, *extra)
+                                                  *pick(data), *scalars, *extra)
             logs.append((begin, addresses[:count], values[:count], keys[:count]))
             return err, err_state
 

@@ -111,13 +111,15 @@ class PointerCode:
 
     def prologue(self) -> list[str]:
         """Lines before the blocks' loop: the access hints, the windows and their views."""
+        windows = self._windows()
         lines = [*(f"{h} = 0" for h in self.hints),
                  *(x for k in range(len(self.arrays))       # each global array's [start, end)
                    for x in (f"pbs{k} = pb[{2 * k}]", f"pbe{k} = pb[{2 * k + 1}]")),
-                 f"sw = np.zeros({max(self.shared_bytes, 16)}, np.uint8)",
-                 f"lw = np.zeros(max(T, 1) * {max(self.local_bytes, LOCAL_ALIGN)}, np.uint8)"]
+                 *([f"sw = np.zeros({self.shared_bytes}, np.uint8)"] if windows[Space.SHARED] else []),
+                 *([f"lw = np.zeros(max(T, 1) * {self.local_bytes}, np.uint8)"] if windows[Space.LOCAL]
+                   else [])]
         for window, sp in (("sw", Space.SHARED), ("lw", Space.LOCAL)):
-            for t in self.types[sp] if self._windows()[sp] else ():
+            for t in self.types[sp] if windows[sp] else ():
                 size = np.dtype(t).itemsize
                 lines.append(f"{window}_{t} = {window}[:{window}.size - {window}.size % {size}]"
                              f".view(np.{t})")

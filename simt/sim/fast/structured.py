@@ -48,7 +48,7 @@ class StructuredWriter:
     """Writes the body of one thread. ``write_block(src, seg)`` writes a segment's
     instructions (no terminator); ``fail(code, ins, *values)`` the error lines."""
 
-    def __init__(self, layout: Layout, write_block, fail, condition):
+    def __init__(self, layout: Layout, write_block, fail, condition, step_check: str = "steps > max_steps"):
         if layout.has_collectives:
             raise Unstructured("collectives need the suspend/resume dispatch")
         self.layout = layout
@@ -56,6 +56,7 @@ class StructuredWriter:
         self.write_block = write_block
         self.fail = fail
         self.condition = condition          # Instr (CBR) -> expression of its condition
+        self.step_check = step_check        # when a loop's iteration ends the thread (ERR_STEPS)
         fn = layout.fn
         index = {b.label: k for k, b in enumerate(fn.blocks)}
         self.ipdom = {index[a]: (None if b is cfg.EXIT else index[b]) for a, b in cfg.ipdom(fn).items()}
@@ -141,7 +142,7 @@ class StructuredWriter:
         src.indent()
         here = _Open(loop)
         inner = open_ + [here]
-        src.add("if steps > max_steps:")
+        src.add(f"if {self.step_check}:")
         src.add(*("    " + x for x in self.fail(ERR_STEPS, None, str(loop.header))))
         nxt = self._block(src, loop.header, None, inner)
         if nxt is not None:
