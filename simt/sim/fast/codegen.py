@@ -480,7 +480,7 @@ class _Generator:
     def _all_once(self) -> bool:
         """Whether every loop's latch is one ``loops_once`` covers: where it is set, no
         thread repeats a block, so none can exceed the step limit, which the block's test
-        requires to be at least the number of blocks (``_block_header``); the copy for
+        requires to be above the number of blocks (``_block_header``); the copy for
         ``loops_once`` then has no step test left and its threads' loop can vectorise."""
         back = {e[0] for e in cfg.back_edges(self.fn)}
         ends = {b.label for b in self.fn.blocks if id(b.term) in self.hoisting.latches}
