@@ -15,7 +15,7 @@ import numpy as np
 from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
-from . import indices as ix, isa, machine, memsys, sass_replay
+from . import indices as ix, isa, machine, memsys, replay_streams, sass_replay
 from ...errors import SimtError
 
 # what r.bottleneck["limiter"] can be: a unit busy most of the time, else the launch floor,
@@ -115,9 +115,9 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     steps, events = rec.step_arrays()[:3], (rec.ev_n.view(), rec.ev_ptr.view(), rec.ev_same.view())
     n_regs, n_static = prog.nregs, tab.kind.size
     if schedule.groups:
-        rep = sass_replay.replay_tables(prog, arch, tab, schedule)
+        rep = replay_streams.replay_tables(prog, arch, tab, schedule)
         tab, n_regs = rep.tab, rep.n_regs
-        ptr, e_step, e_k, *rest = sass_replay.regroup(rep, ptr, e_step, e_k, *steps, *events)
+        ptr, e_step, e_k, *rest = replay_streams.regroup(rep, ptr, e_step, e_k, *steps, *events)
         steps, events = rest[:3], rest[3:]
     n_kept = ctas.size
     stalls = np.zeros((tab.kind.size, len(ix.STALL_NAMES)), np.float64)
@@ -141,7 +141,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     finally:
         _memory.give(shape, mem)
     if schedule.groups:
-        stalls = sass_replay.fold_stalls(stalls, rep, n_static)
+        stalls = replay_streams.fold_stalls(stalls, rep, n_static)
     # the shared units were busy f times as long per replayed request: per request, as in the full GPU
     # (each read miss's DRAM time was already scaled by g / f: see _scaled)
     for u in (ix.G_L2_BUSY, ix.G_DRAM_BUSY, ix.G_ATOM_BUSY, ix.G_ATOM_HOT):
