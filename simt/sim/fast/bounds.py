@@ -278,11 +278,7 @@ class _Planner:
         ends = [self._only_returns(t), self._only_returns(f)]
         if ends[0] == ends[1]:
             return None
-        self.conds = []
-        self.at = term
-        never_true, never_false = self._decide(term.srcs[0])
-        test = never_true if ends[0] else never_false
-        return None if test == NEVER else ([*self.conds, ("", f"({test})", "")], ends[0])
+        return self._never_taken(term, ends[0])
 
     def _latch_test(self, seg) -> tuple[list[str], bool] | None:
         """A loop's latch whose back edge no thread takes (a grid-stride loop whose stride
@@ -296,11 +292,16 @@ class _Planner:
         back = [h in self.headers.get(label, ()) for h in term.arg]
         if back[0] == back[1]:
             return None
+        return self._never_taken(term, back[0])
+
+    def _never_taken(self, term, arm_is_true: bool) -> tuple[list[str], bool] | None:
+        """The test that no thread of a block takes the CBR ``term``'s true arm (its false
+        arm if not ``arm_is_true``), with ``arm_is_true``; None where it cannot be shown."""
         self.conds = []
         self.at = term
         never_true, never_false = self._decide(term.srcs[0])
-        test = never_true if back[0] else never_false
-        return None if test == NEVER else ([*self.conds, ("", f"({test})", "")], back[0])
+        test = never_true if arm_is_true else never_false
+        return None if test == NEVER else ([*self.conds, ("", f"({test})", "")], arm_is_true)
 
     def _only_returns(self, k: int) -> bool:
         seg = self.layout.segments[k]

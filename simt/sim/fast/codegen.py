@@ -395,12 +395,7 @@ class _Generator:
             pad = "    " * depth
 
             def copy(flags: dict[str, str]) -> list[str]:
-                out = []
-                for x in loop:
-                    for name, value in flags.items():
-                        x = re.sub(rf"\b{name}\b", value, x)
-                    out.append(pad + "    " + x[len(pad):])
-                return _proven(out) if flags.get("slow") == "False" else out
+                return _copy(loop, pad, flags)
 
             copies = []
             if once:
@@ -510,9 +505,8 @@ class _Generator:
             # copy of the threads' rounds with ``slow`` False, the checks and general paths gone.
             pad = "    " * depth
             rounds = src.lines[start:]
-            fast = [pad + "    " + re.sub(r"\bslow\b", "False", x)[len(pad):] for x in rounds]
-            src.lines[start:] = [pad + "if fast:", *_proven(fast), pad + "else:",
-                                 *(pad + "    " + x[len(pad):] for x in rounds)]
+            src.lines[start:] = [pad + "if fast:", *_copy(rounds, pad, {"slow": "False"}), pad + "else:",
+                                 *_copy(rounds, pad, {})]
 
     # --- a thread's control flow ---------------------------------------------------------
     def _dispatch(self, src: Source) -> None:
@@ -636,6 +630,17 @@ def _loop_blocks(fn: Function) -> set[str]:
                 stack.extend(preds.get(b, ()))
         inside |= body
     return inside
+
+
+def _copy(lines: list[str], pad: str, flags: dict[str, str]) -> list[str]:
+    """``lines`` (indented at least ``pad``) one level deeper, each flag (a variable) replaced
+    by its value; with ``slow`` False, without the general paths that leaves unreachable."""
+    out = []
+    for x in lines:
+        for name, value in flags.items():
+            x = re.sub(rf"\b{name}\b", value, x)
+        out.append(pad + "    " + x[len(pad):])
+    return _proven(out) if flags.get("slow") == "False" else out
 
 
 def _proven(lines: list[str]) -> list[str]:
