@@ -92,6 +92,10 @@ class Hoisting:
     accesses: set[int] = field(default_factory=set)
     guards: dict[int, bool] = field(default_factory=dict)
     pointers: dict[int, MemRef] = field(default_factory=dict)   # byte-addressed: the array reached
+    # byte-addressed accesses at ``base + c`` (an immediate): id -> (base, c). Where the block
+    # is ``fast`` that add wraps in no thread (see _pointer_test), so the element index is
+    # base's plus c's: one shift of base serves every access at an offset from it
+    offsets: dict[int, tuple[Reg, int]] = field(default_factory=dict)
     # loop exits (ids of latch CBRs) -> whether their true arm is the back edge, which no
     # thread of a block takes where ``loops_once`` is set (each loop then runs once)
     latches: dict[int, bool] = field(default_factory=dict)
@@ -128,6 +132,7 @@ class _Planner:
         for u, h in cfg.back_edges(fn):
             self.headers.setdefault(u, set()).add(h)
         self.at: Instr | None = None        # the instruction whose operands are being bounded
+        self.position = {id(ins): (b.label, k) for b in fn.blocks for k, ins in enumerate(b.instrs)}
         self.reached: dict[tuple, _Iv] = {}  # (register, its reaching definitions, facts) -> interval
         self.lines: list[str] = []
         self.conds: list[str] = []          # gathered while working out one value
@@ -213,6 +218,9 @@ class _Planner:
         lo = self._value(" + ".join(iv.lo for iv in ivs)) if ivs else "0"
         hi = self._value(" + ".join(iv.hi for iv in ivs)) if ivs else "0"
         out.pointers[id(ins)] = mem
+        offset = self._constant_offset(ins)
+        if offset is not None:
+            out.offsets[id(ins)] = offset
         # every partial sum lies between the array's start and the last address: no add wraps
         return [*dict.fromkeys(self.conds), *(_at_least(iv.lo, "0") for iv in ivs),
                 _at_most(hi, f"{end} - {start} - {size}"), _at_least(lo, "0"),
@@ -233,6 +241,39 @@ class _Planner:
             inner = self._array_plus(base, depth + 1) if isinstance(base, Reg) else None
             if inner is not None:
                 return inner[0], [*inner[1], off]
+        return None
+
+    def _constant_offset(self, ins: Instr) -> tuple[Reg, int] | None:
+        """(base, c) where access ``ins``'s address is ``base + c`` (an immediate) computed in
+        its own block before it, with every copy between, and ``base`` not redefined after the
+        add: at the access, base still holds the value the add read."""
+        where = self.position
+        chain, r = [], ins.srcs[0]
+        for _ in range(8):
+            d = self._single_def(r) if isinstance(r, Reg) else None
+            if not isinstance(d, Instr) or where.get(id(d), ("", 0))[0] != where[id(ins)][0]:
+                return None
+            chain.append(d)
+            if d.op is Op.ADD:
+                break
+            if d.op not in (Op.MOV, Op.BITCAST) or d.srcs[0].type.bits != r.type.bits:
+                return None
+            r = d.srcs[0]
+        else:
+            return None
+        add = chain[-1]
+        order = [where[id(x)][1] for x in (*chain[::-1], ins)]
+        if order != sorted(order) or len(set(order)) != len(order):
+            return None
+        for base, off in (add.srcs, add.srcs[::-1]):
+            if isinstance(base, Reg) and isinstance(off, Imm) and base.type.bits == add.dst.type.bits:
+                d = self._single_def(base)
+                if d is False:
+                    return None
+                label, k = where.get(id(d), ("", -1))
+                if isinstance(d, Instr) and label == where[id(ins)][0] and order[0] < k < order[-1]:
+                    return None
+                return base, int(off.value)
         return None
 
     def _copied(self, r: Reg) -> Instr | None:

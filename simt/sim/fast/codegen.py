@@ -152,6 +152,7 @@ class _Generator:
         self.unchecked: bool | None = None    # which copy of the thread loop (OpWriter.unchecked)
         if self.pointers:
             self.pointers.hoisted = self.hoisting.pointers
+            self.pointers.offsets = self.hoisting.offsets
         self.slots: dict[int, tuple[Scalar, int]] = {}
         if self.lockstep:
             self._assign_slots()

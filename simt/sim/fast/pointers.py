@@ -94,6 +94,7 @@ class PointerCode:
         self._placed: tuple = (None, None, None)    # (places and sizes, arrays, pb) of the last launch
         self.origins = origins(fn)         # the array each address register derives from
         self.hoisted: dict[int, MemRef] = {}   # accesses bounds.py checks per block -> array
+        self.offsets: dict[int, tuple[Reg, int]] = {}   # of those, at base + c (bounds.Hoisting)
         # per access and space: the array it reached last, tried first (the prologue sets 0)
         self.hints = [f"pkl{instr_id(ins)}{'gsl'[SPACE_CODE[sp]]}" for ins in fn.instructions()
                       if _pointer(ins) is not None
@@ -166,7 +167,7 @@ class PointerCode:
         # prologue showed every address in it (bounds.py), and where this one lies in it
         shortcuts = []
         hoisted = self.hoisted.get(id(ins))
-        direct = hoisted and self._direct(ins, ptr, hoisted, pa, val)
+        direct = hoisted and self._direct(ins, ptr, hoisted, pa, val, self.offsets.get(id(ins)))
         if direct:
             shortcuts.append(("not slow", direct[1]))
         origin = self.origins.get(ins.srcs[0].id) if isinstance(ins.srcs[0], Reg) else None
@@ -189,11 +190,15 @@ class PointerCode:
             return str(mem.offset), str(mem.offset + mem.size * mem.elem.nbytes)
         return None
 
-    def _direct(self, ins: Instr, ptr: Pointer, mem: MemRef, pa: str, val) -> tuple[str, list[str]] | None:
+    def _direct(self, ins: Instr, ptr: Pointer, mem: MemRef, pa: str, val,
+                offset: tuple[Reg, int] | None = None) -> tuple[str, list[str]] | None:
         """(whether address ``pa`` lies wholly in ``mem`` and is aligned, the access there), or
         None where ``mem`` is not one the access can reach. The same access the general path
         makes there: arrays do not overlap but as views of one allocation, which share their
-        bytes, and launches place global arrays above the generic shared and local windows."""
+        bytes, and launches place global arrays above the generic shared and local windows.
+        ``offset``: (base, c) where ``pa`` is base + c with no wrap (a hoisted access in a
+        block shown ``fast``); the index is then base's plus c's, which LLVM folds into the
+        access (base's shift is shared by every access at an offset from it)."""
         space = Space.GLOBAL if ptr.space is Space.GENERIC else ptr.space
         bounds = self.span(mem)
         if mem.space is not space or bounds is None:
@@ -207,11 +212,16 @@ class PointerCode:
         px = f"px{self.instr_id(ins)}{'gsl'[SPACE_CODE[space]]}"
         # as uint64 (never negative here): numba then skips its negative-index wraparound,
         # which would keep LLVM from vectorising the thread loop
-        if space is Space.GLOBAL:
-            k = int(start[len("pbs"):])
-            view, index = f"g{k}_{dtype.name}", f"np.uint64(({pa} - {start}) >> {shift})"
-        else:
-            view, index = f"sw_{dtype.name}", f"np.uint64({pa} >> {shift})"
+        byte = pa
+        if offset is not None and offset[1] % dtype.itemsize == 0:
+            byte = f"np.int64({val(offset[0])})"
+        rel = f"{byte} - {start}" if space is Space.GLOBAL else byte
+        index = f"({rel}) >> {shift}" if space is Space.GLOBAL else f"{rel} >> {shift}"
+        if byte != pa and offset[1]:
+            index = f"({index}) + {offset[1] >> shift}"
+        index = f"np.uint64({index})"
+        view = (f"g{int(start[len('pbs'):])}_{dtype.name}" if space is Space.GLOBAL
+                else f"sw_{dtype.name}")
         # [start, end - span] as one unsigned compare (an address below start wraps to a huge
         # offset), and no short-circuit: one branch
         room = (str(max(int(end) - int(start) - span + 1, 0)) if start.isdigit()
