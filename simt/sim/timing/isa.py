@@ -187,7 +187,10 @@ def _loop_control(blk, b: int) -> set[int]:
     return out
 
 
-def tables(prog, arch) -> Tables:
+def tables(prog, arch, fold: dict | None = None) -> Tables:
+    """``fold``: ids of instructions ptxas folds in loops it unrolls completely -> how
+    (folding.folded)."""
+    fold = fold or {}
     ops = arch.data["timing"]["ops"]
     loop_factor = float(arch.data["timing"]["loop_control_factor"])
     branch_cycles = float(arch.data["timing"]["branch_cycles"])
@@ -210,12 +213,20 @@ def tables(prog, arch) -> Tables:
             if gone is not None or (ins.op is Op.BR and blk.targets == (b + 1,)):
                 c = Cost(FREE, NO_PIPE, 0.0, 0.0)      # folded, repeated, or a fall-through jump
                 reads = list(gone or ())
+            elif fold.get(id(ins)) == "simple":        # one simple instruction (folding.py)
+                simple = ops["*.*"]
+                c = Cost(c.kind, PIPES.index(simple[2]), min(c.sass, float(simple[0])),
+                         min(c.latency, float(simple[1])))
+            elif id(ins) in fold:                      # not issued (folding.py)
+                c = Cost(FREE, NO_PIPE, 0.0, 0.0)
+                reads = reads if fold[id(ins)] == "offset" else []
             kind.append(c.kind)
             pipe.append(c.pipe)
             sass.append(c.sass)
             lat.append(c.latency)
             # a conditional branch waits to resolve; a counted loop's (unrolled by ptxas) rarely
-            bpen.append(branch_cycles * (loop_factor if pos in control else 1.0) if ins.op is Op.CBR else 0.0)
+            bpen.append(branch_cycles * (loop_factor if pos in control else 1.0)
+                        if ins.op is Op.CBR and fold.get(id(ins)) is None else 0.0)
             if ins.op in (Op.LD, Op.ST, Op.ATOM):
                 mem_slot.append(slot)
                 slot += 1

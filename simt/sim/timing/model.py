@@ -15,7 +15,7 @@ import numpy as np
 from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
-from . import indices as ix, isa, machine, memsys, replay_streams, sass_replay
+from . import folding, indices as ix, isa, machine, memsys, replay_streams, sass_replay
 from ...errors import SimtError
 
 # what r.bottleneck["limiter"] can be: a unit busy most of the time, else the launch floor,
@@ -84,12 +84,26 @@ def params(arch, shared_per_sm: int):
     return P, pipes, int(l1_lines), int(l2_lines)
 
 
-def _tables(prog, arch):
-    key = ("timing-tables", arch.key)
+def _tables(prog, arch, sass: bool = True):
+    key = ("timing-tables", arch.key, sass)
     t = prog.timing.get(key)
     if t is None:
-        t = prog.timing[key] = isa.tables(prog, arch)
+        loops = folding.unrolled(prog.fn, _sass_table(prog, arch)) if sass else []
+        t = prog.timing[key] = isa.tables(prog, arch, folding.folded(prog.fn, loops))
     return t
+
+
+def _sass_table(prog, arch):
+    """The SASS ptxas makes of the kernel for ``arch``'s target, or None where it cannot be
+    read here (folding then folds nothing: the documented fallback)."""
+    from ...errors import DeviceError
+    from ...gpu import sass
+    if arch.ptx_target not in ("sm_80", "sm_90") or not sass.available():
+        return None
+    try:
+        return sass.sass_of_function(prog.fn, arch.ptx_target)
+    except (DeviceError, OSError, ValueError, KeyError):
+        return None
 
 
 def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: dict,
@@ -98,7 +112,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     a big launch replays a sample of the SMs (see ``sm_sample``); with ``sass``, loops that
     ptxas unrolled replay in its schedule where ptxas is here (sass_replay.py)."""
     t = timing_data(arch)
-    tab = _tables(prog, arch)
+    tab = _tables(prog, arch, sass)
     schedule = sass_replay.plan(prog, arch, tab, sass)
     n = rec.recorded_ctas
     bpsm = max(1, occupancy["blocks_per_sm"])
