@@ -37,7 +37,7 @@ NEEDED_FILES = {
     "probes.csv": "probes", "probes_manifest.csv": "probes",
 }
 # later measurements of some probes (the H200's probes2/probes3) replace earlier ones
-PROBE_PARTS = ("probes", "probes2", "probes3")
+PROBE_PARTS = ("probes", "probes2", "probes3", "probes4")
 # the clock64 fallback (no profiler): per part its manifest, its launch times and, for the CUDA C
 # parts, the SASS of its program; clock.csv for the SM clock
 CLOCK64_FILES = {
@@ -483,6 +483,11 @@ def op_table(df, lat) -> dict:
         "DIV.f64": [*minus("f64_div"), "fp64"], "SQRT.f64": [*minus("f64_sqrt"), "fp64"],
         "MUL.i64": [*minus("i64_mad"), "imad"],
     }
+    # fp64 math functions, where measured (probes4)
+    for key, name, companions in (("EXP.f64", "f64_exp_mul", ("f64_mul",)), ("LOG.f64", "f64_log_add", ("f64_add",)),
+                                  ("SIN.f64", "f64_sin", ()), ("COS.f64", "f64_cos", ()), ("POW.f64", "f64_pow", ())):
+        if name in per:
+            ops[key] = [*minus(name, *companions), "fp64"]
     for div in ("div", "rem"):
         for kind in ("pow2", "const"):
             ops[f"{div.upper()}.i32.{kind}"] = [*minus(f"i32_{div}_{kind}_add", "i32_mad"), "alu"]
@@ -502,6 +507,10 @@ def op_table(df, lat) -> dict:
         ops[f"{name}.f32"] = list(ops["EXP.f32"])
     for name in ("LOG2", "LOG10"):
         ops[f"{name}.f32"] = list(ops["LOG.f32"])
+    for base, names in (("EXP", ("EXP2",)), ("LOG", ("LOG2", "LOG10"))):
+        if f"{base}.f64" in ops:
+            for name in names:
+                ops[f"{name}.f64"] = list(ops[f"{base}.f64"])
     # composites no probe measures: sums of the measured parts they are built from
     s, c = ops["SIN.f32"], ops["DIV.f32"]
     ops["TAN.f32"] = [s[0] + ops["COS.f32"][0] + c[0], s[1] + c[1], "fma"]

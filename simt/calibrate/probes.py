@@ -170,6 +170,31 @@ def d_sqrt(v: wp.float64, c: wp.float64, d: wp.float64):
 
 
 @wp.func
+def d_exp(v: wp.float64, c: wp.float64, d: wp.float64):
+    return wp.exp(v * c)
+
+
+@wp.func
+def d_log(v: wp.float64, c: wp.float64, d: wp.float64):
+    return wp.log(v + c)
+
+
+@wp.func
+def d_sin(v: wp.float64, c: wp.float64, d: wp.float64):
+    return wp.sin(v)
+
+
+@wp.func
+def d_cos(v: wp.float64, c: wp.float64, d: wp.float64):
+    return wp.cos(v)
+
+
+@wp.func
+def d_pow(v: wp.float64, c: wp.float64, d: wp.float64):
+    return wp.pow(v, c)
+
+
+@wp.func
 def l_mad(v: wp.int64, c: wp.int64, d: wp.int64):
     return v * c + d
 
@@ -207,7 +232,14 @@ PROBES = {
     "f64_div": (d_div, wp.float64, 1.5, 2.0, 0.0),
     "f64_sqrt": (d_sqrt, wp.float64, 2.0, 0.0, 0.0),
     "i64_mad": (l_mad, wp.int64, 1, 3, 7),
+    # fp64 math functions (probes4: measured after the others)
+    "f64_exp_mul": (d_exp, wp.float64, 0.5, -1.0, 0.0),
+    "f64_log_add": (d_log, wp.float64, 1.0, 2.0, 0.0),
+    "f64_sin": (d_sin, wp.float64, 1.0, 0.0, 0.0),
+    "f64_cos": (d_cos, wp.float64, 1.0, 0.0, 0.0),
+    "f64_pow": (d_pow, wp.float64, 2.0, 0.9, 0.0),
 }
+PROBES4 = ("f64_exp_mul", "f64_log_add", "f64_sin", "f64_cos", "f64_pow")
 
 _NP = {float: np.float32, int: np.int32, wp.float64: np.float64, wp.int64: np.int64}
 
