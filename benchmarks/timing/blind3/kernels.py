@@ -231,7 +231,8 @@ def pf_likelihood(frame: wp.array2d(dtype=wp.uint8), px: wp.array(dtype=float), 
                   oy: wp.array(dtype=int), ox: wp.array(dtype=int), w: wp.array(dtype=float)):
     """Particle filter's likelihood (Rodinia's particlefilter): each particle reads the frame's
     bytes under a disc of offsets around its position (clamped at the edges), scores them
-    against foreground and background intensities, and scales its weight by exp of the mean."""
+    against foreground and background intensities (228 and 100; the score scaled by 1/128^2
+    so that fp32's exp stays finite), and scales its weight by exp of the mean."""
     i = wp.tid()
     x = int(px[i])
     y = int(py[i])
@@ -242,7 +243,7 @@ def pf_likelihood(frame: wp.array2d(dtype=wp.uint8), px: wp.array(dtype=float), 
         yy = wp.min(wp.max(y + oy[k], 0), hmax)
         xx = wp.min(wp.max(x + ox[k], 0), wmax)
         v = float(frame[yy, xx])
-        acc += ((v - 100.0) * (v - 100.0) - (v - 228.0) * (v - 228.0)) / 50.0
+        acc += ((v - 100.0) * (v - 100.0) - (v - 228.0) * (v - 228.0)) / 16384.0
     w[i] = w[i] * wp.exp(acc / float(oy.shape[0]))
 
 
