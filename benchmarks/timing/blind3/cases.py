@@ -133,8 +133,8 @@ def dwt(n):
     return lambda rng: ([rng.random((n, n), dtype=f32), np.zeros((n, n), f32)], (n // 2, n // 2), (8, 32))
 
 
-def lavamd(nb, per_box=64):
-    """nb^3 unit boxes of 64 particles each, uniform within their box, charges in [0, 1)."""
+def lavamd(nb, per_box=32):
+    """nb^3 unit boxes of 32 particles each, uniform within their box, charges in [0, 1)."""
     def make(rng):
         boxes = nb ** 3
         b = np.arange(boxes)
@@ -265,8 +265,8 @@ LAUNCHES: list[Launch] = [
     Launch("dwt_haar@1024", K.dwt_haar, dwt(1024), "dram"),
     Launch("dwt_haar@4096", K.dwt_haar, dwt(K4), "dram"),
     Launch("lavamd_box@6", K.lavamd_box, lavamd(6), "sfu", VEC4_03),
-    Launch("lavamd_box@11", K.lavamd_box, lavamd(11), "sfu", VEC4_03),
-    Launch("lavamd_staged@11", K.lavamd_staged, lavamd(11), "occupancy", VEC4_03),
+    Launch("lavamd_box@13", K.lavamd_box, lavamd(13), "sfu", VEC4_03),
+    Launch("lavamd_staged@13", K.lavamd_staged, lavamd(13), "occupancy", VEC4_03),
     # Parboil
     Launch("sad@512", K.sad_4x4, sad(512, 512), "issue"),
     Launch("sad@1024", K.sad_4x4, sad(1024, 1024), "issue"),
@@ -307,7 +307,7 @@ PAIRS = [
     ("row / column deriche, 1024", "deriche_rows@1024", "deriche_cols@1024"),
     ("16 / 64K centres streamcluster gain, 1M", "streamcluster_k16@1M", "streamcluster_k64K@1M"),
     ("thread / warp per query b+tree, 64K", "btree_thread@64K", "btree_warp@64K"),
-    ("box by box / all staged lavaMD, 11", "lavamd_box@11", "lavamd_staged@11"),
+    ("box by box / all staged lavaMD, 13", "lavamd_box@13", "lavamd_staged@13"),
     ("clustered / uniform gridding, 1M", "gridding_clustered@1M", "gridding_uniform@1M"),
     ("first / last FFT stage, 4M", "fft_stage_h1@4M", "fft_stage_h2M@4M"),
     ("fp64 / fp32 FFT stage, 4M", "fft_stage_f64_h1024@4M", "fft_stage_h1024@4M"),

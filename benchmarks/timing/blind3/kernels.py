@@ -313,14 +313,14 @@ def box_of(bz: int, by: int, bx: int, nb: int):
 
 @wp.kernel
 def lavamd_box(atoms: wp.array2d(dtype=wp.vec4), nb: int, a2: float, out: wp.array2d(dtype=wp.vec4)):
-    """lavaMD (Rodinia): particles in boxes of a cubic grid (nb a side, 64 particles a box,
+    """lavaMD (Rodinia): particles in boxes of a cubic grid (nb a side, 32 particles a box,
     x, y, z, charge); each particle sums exp(-a2 r^2) potentials and forces over the particles
-    of its own and the neighbouring boxes. A block of 64 per box stages one neighbour box at a
-    time through shared memory (1 KB)."""
-    sx = wp.shared.array(shape=(64,), dtype=float)
-    sy = wp.shared.array(shape=(64,), dtype=float)
-    sz = wp.shared.array(shape=(64,), dtype=float)
-    sq = wp.shared.array(shape=(64,), dtype=float)
+    of its own and the neighbouring boxes. A block of 32 per box stages one neighbour box at a
+    time through shared memory (512 bytes), with a barrier before and after each box."""
+    sx = wp.shared.array(shape=(32,), dtype=float)
+    sy = wp.shared.array(shape=(32,), dtype=float)
+    sz = wp.shared.array(shape=(32,), dtype=float)
+    sq = wp.shared.array(shape=(32,), dtype=float)
     box = wp.block_idx()
     t = wp.thread_idx()
     bz = box // (nb * nb)
@@ -340,7 +340,7 @@ def lavamd_box(atoms: wp.array2d(dtype=wp.vec4), nb: int, a2: float, out: wp.arr
                 sz[t] = other[2]
                 sq[t] = other[3]
                 wp.sync_threads()
-                for p in range(64):
+                for p in range(32):
                     dx = me[0] - sx[p]
                     dy = me[1] - sy[p]
                     dz = me[2] - sz[p]
@@ -356,12 +356,13 @@ def lavamd_box(atoms: wp.array2d(dtype=wp.vec4), nb: int, a2: float, out: wp.arr
 
 @wp.kernel
 def lavamd_staged(atoms: wp.array2d(dtype=wp.vec4), nb: int, a2: float, out: wp.array2d(dtype=wp.vec4)):
-    """The same sums with every neighbour box staged into shared memory at once (27 boxes,
-    27 KB a block, which limits the blocks an SM holds), one barrier, then one loop over all."""
-    sx = wp.shared.array(shape=(1728,), dtype=float)
-    sy = wp.shared.array(shape=(1728,), dtype=float)
-    sz = wp.shared.array(shape=(1728,), dtype=float)
-    sq = wp.shared.array(shape=(1728,), dtype=float)
+    """The same sums with every neighbour box staged into shared memory at once (up to 27
+    boxes, 13.5 KB a block, which limits the blocks an SM holds), one barrier, then one loop
+    over them all."""
+    sx = wp.shared.array(shape=(864,), dtype=float)
+    sy = wp.shared.array(shape=(864,), dtype=float)
+    sz = wp.shared.array(shape=(864,), dtype=float)
+    sq = wp.shared.array(shape=(864,), dtype=float)
     box = wp.block_idx()
     t = wp.thread_idx()
     bz = box // (nb * nb)
@@ -377,7 +378,7 @@ def lavamd_staged(atoms: wp.array2d(dtype=wp.vec4), nb: int, a2: float, out: wp.
                 sy[n + t] = other[1]
                 sz[n + t] = other[2]
                 sq[n + t] = other[3]
-                n += 64
+                n += 32
     wp.sync_threads()
     pot = float(0.0)
     fx = float(0.0)
