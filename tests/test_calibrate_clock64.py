@@ -156,6 +156,8 @@ def test_probe_instructions_from_the_sass_are_the_profilers(probe_loops):
     measurement; and the loop probe's instructions per step exactly."""
     latest = {}
     for part in fitting.PROBE_PARTS:
+        if not (H200 / f"{part}_manifest.csv").exists():     # as the fit: parts measured
+            continue
         for name, g in ncu_csv.load(part, H200).groupby("name", sort=False):
             latest[name] = g
     for name, g in latest.items():
