@@ -145,7 +145,12 @@ def probe_loop(df) -> tuple[int, int]:
         raise CountError("the probe's SASS has no loop")
     k = max(range(len(edges)), key=lambda j: len(_own(df, j)))
     own = _own(df, k)
-    return len(own) - len(_slow_paths(own)), _counter_step(own)
+    slow = _slow_paths(own)
+    if any(op == "CALL" and int(a) not in slow for op, a in zip(own["opcode"], own["addr"])):
+        raise CountError("the probe's operation is a called subroutine (fp64 exp, log, sin, ...): the "
+                         "instructions it runs depend on its branches, so the SASS listing does not give "
+                         "them; only the profiler counts them")
+    return len(own) - len(slow), _counter_step(own)
 
 
 def _slow_paths(body) -> set[int]:
