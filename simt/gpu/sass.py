@@ -207,11 +207,10 @@ def loads_before_first_use(body) -> int:
 
 # ---- MIR loops ------------------------------------------------------------------------------
 
-def mir_loops(fn) -> list[dict]:
-    """Loops of a MIR function that a block closes with a backward branch: per loop the
-    closing block, its first block, its global loads per iteration (inner loops left out)
-    and their source lines."""
-    from ..ir.mir import Op, Space
+def loop_spans(fn) -> list[tuple[int, int]]:
+    """(first block, closing block) of each backward branch of a MIR function, in layout order:
+    a loop is the blocks between its target and it."""
+    from ..ir.mir import Op
     index = {b.label: k for k, b in enumerate(fn.blocks)}
     spans = []
     for b, blk in enumerate(fn.blocks):
@@ -222,6 +221,15 @@ def mir_loops(fn) -> list[dict]:
             t = index.get(label)
             if t is not None and t <= b:
                 spans.append((t, b))
+    return spans
+
+
+def mir_loops(fn) -> list[dict]:
+    """Loops of a MIR function that a block closes with a backward branch: per loop the
+    closing block, its first block, its global loads per iteration (inner loops left out)
+    and their source lines."""
+    from ..ir.mir import Op, Space
+    spans = loop_spans(fn)
     out = []
     for t, b in spans:
         inner = [s for s in spans if s != (t, b) and t <= s[0] and s[1] <= b]

@@ -33,19 +33,9 @@ _FOLDABLE = {Op.CVT, Op.SELECT, Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.MIN, 
 
 
 def spans(fn) -> list[tuple[int, int]]:
-    """(first block, closing block) of every MIR loop: a backward branch and the blocks
-    between its target and it."""
-    index = {b.label: k for k, b in enumerate(fn.blocks)}
-    out = []
-    for b, blk in enumerate(fn.blocks):
-        term = blk.instrs[-1] if blk.instrs else None
-        if term is None or term.op not in (Op.BR, Op.CBR):
-            continue
-        for label in blk.successors:
-            t = index.get(label)
-            if t is not None and t <= b:
-                out.append((t, b))
-    return sorted(set(out))
+    """(first block, closing block) of every MIR loop, each once."""
+    from ...gpu.sass import loop_spans
+    return sorted(set(loop_spans(fn)))
 
 
 def unrolled(fn, df) -> list[tuple[int, int]]:
