@@ -19,14 +19,15 @@ What folds there (``folded``): the loop's own control; loop-invariant pure instr
 registers that hold a constant in every unrolled copy (every definition a pure op of
 immediates and such registers, every one that reads a register inside a completely unrolled
 loop) where they only index memory; and adds of such a constant to a base, where the sum only
-indexes memory.
+indexes memory. The counter's other values cost one simple instruction each (SIMPLE).
 """
 from __future__ import annotations
 
 from ...ir.mir import Imm, Op, Reg
 
-# pure ops: their value depends on their operands alone (isa._PURE, without the copies)
+# ops through which a value may reach an address and still fold into the access's offset
 _ADDRESS = {Op.ADD, Op.SUB, Op.MUL, Op.SHL, Op.CVT, Op.MOV}
+# pure ops: their value depends on their operands alone (isa._PURE's integer and compare ops)
 _FOLDABLE = {Op.CVT, Op.SELECT, Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.MIN, Op.MAX,
              Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.ABS, Op.EQ, Op.NE,
              Op.LT, Op.LE, Op.GT, Op.GE, Op.MOV}
