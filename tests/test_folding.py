@@ -135,3 +135,36 @@ def test_issued_instructions_come_closer_to_the_sass_count():
     sass_count = warps * (len(df) - body + (n // 32) * body)
     assert abs(issued[True] - sass_count) < abs(issued[False] - sass_count)
     np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-5)
+
+
+@wp.kernel
+def taps(x: wp.array(dtype=float), w: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    s = float(0.0)
+    for k in range(17):                        # a constant trip count with a load each time
+        s += w[k] * x[i + k * 64]
+    out[i] = s
+
+
+def test_a_completely_unrolled_loop_with_loads_replays_them_in_flight_together():
+    n = 64                                      # two warps: latency is what the loop costs
+    rng = np.random.default_rng(1)
+    x, w = rng.random(n + 17 * 64, dtype=np.float32), rng.random(17, dtype=np.float32)
+    fn = _fn(taps)
+    df = sass_mod.sass_of_function(fn, "sm_90")
+    assert sass_mod.back_edges(df) == [] and folding.unrolled(fn, df)     # no SASS loop left
+    assert sass_mod.loads_before_first_use(df) >= 2                      # loads issued ahead
+    out = {}
+    for sass_order in (True, False):
+        wp.set_module_options({"timing_sass": sass_order})
+        try:
+            o = wp.zeros(n)
+            r = wp.launch(taps, dim=n, inputs=[wp.array(x), wp.array(w), o], block_dim=64, device="cpu:precise")
+        finally:
+            wp.set_module_options({"timing_sass": True})
+        out[sass_order] = (r.cycles, r.details["timing_schedule"], o.numpy())
+    (hoisted, plan, got), (program, _, _) = out[True], out[False]
+    assert plan["replay"] == "sass" and plan["loops"] and plan["loops"][0]["unroll"] == 17
+    assert hoisted < 0.6 * program               # seventeen loads in flight instead of one
+    want = sum(w[k] * x[np.arange(n) + k * 64].astype(np.float64) for k in range(17))
+    np.testing.assert_allclose(got, want, rtol=1e-5)

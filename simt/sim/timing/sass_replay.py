@@ -148,6 +148,8 @@ def _plan(prog, arch, tab) -> Schedule:
         g = _group(blk, b, u, lbf, index, prog.nregs, kept)
         if g is not None:
             groups.append(g)
+    groups += _unrolled_groups(prog, tab, df, candidates, branchy, predicated,
+                               {b for g in groups for b in (g.path or [g.block])}, index)
     n_loops = len(groups)
     in_loops = {b for g in groups for b in g.path}
     for path in paths:
@@ -171,6 +173,44 @@ def _plan(prog, arch, tab) -> Schedule:
         "; loads under branches ptxas predicated issue as its schedule does" if n_paths > n_loops else "") + (
         "; loads of straight-line code issue together, as ptxas schedules them" if len(groups) > n_paths else "")
     return Schedule("sass" if groups else "program order", why, groups, loops)
+
+
+def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, index) -> list:
+    """Groups for loops ptxas unrolled completely (folding.unrolled: no SASS loop is left for
+    them), as for the loops it unrolled by U: a one-block loop, or a loop whose body branches
+    where the SASS has no branch left among its lines (every then-block predicated). U is
+    the SASS's global loads on the loop's lines over the MIR's per iteration (the trip count),
+    and the loads in flight are counted from the first of them."""
+    from ...gpu.sass import loads_before_first_use
+    from .folding import unrolled
+    out = []
+    for t, b in unrolled(prog.fn, df):
+        path = [b] if t == b and b in candidates else branchy.get(b, [])
+        if not path or path[0] != t or taken & set(path):
+            continue
+        loads = [ins for x in path for ins in prog.fn.blocks[x].instrs if _is_global_load(ins)]
+        lines = {ins.loc.line for ins in loads if ins.loc is not None}
+        at = df[(df["opcode"] == "LDG") & df["line"].isin(lines)]
+        if not lines or len(at) % len(loads):
+            continue
+        u = len(at) // len(loads)
+        lbf = loads_before_first_use(df.loc[at.index[0]:])
+        if u < 2 or lbf < 2:
+            continue
+        if len(path) == 1:
+            kept = [list(tab.src[tab.src_ptr[o]:tab.src_ptr[o + 1]])
+                    for o in range(int(tab.block_first[b]), int(tab.block_first[b] + tab.block_len[b]))]
+            g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, kept)
+        else:
+            mine = {ins.loc.line for x in path for ins in prog.fn.blocks[x].instrs if ins.loc is not None}
+            if (df[df["line"].isin(mine)]["opcode"] == "BRA").any() or not all(
+                    ins.loc is not None and ins.loc.line in predicated
+                    for x in path[1::2] for ins in prog.fn.blocks[x].instrs if _is_global_load(ins)):
+                continue                       # ptxas kept a branch: the program order is its order
+            g = _loop_path_group(prog, tab, path, u, lbf, index)
+        if g is not None:
+            out.append(g)
+    return out
 
 
 def _self_loop(blk) -> bool:
