@@ -40,9 +40,18 @@ def spans(fn) -> list[tuple[int, int]]:
 
 
 def unrolled(fn, df) -> list[tuple[int, int]]:
-    """The loops of ``fn`` (spans) that ptxas unrolled completely, by the SASS table ``df``."""
+    """The loops of ``fn`` (spans) that ptxas unrolled completely, by the SASS table ``df``
+    (read once per function and architecture: the timing tables and the replay both ask)."""
     if df is None or "line" not in df or not (df["line"] >= 0).any():
         return []
+    memo = fn.__dict__.setdefault("_unrolled_loops", {})
+    key = df.attrs.get("arch")
+    if key not in memo:
+        memo[key] = _unrolled(fn, df)
+    return list(memo[key])
+
+
+def _unrolled(fn, df) -> list[tuple[int, int]]:
     loops = spans(fn)
     edges = [(int(t), int(a)) for a, t, op in zip(df["addr"], df["target"], df["opcode"])
              if op == "BRA" and 0 <= t < a]

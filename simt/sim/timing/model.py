@@ -88,22 +88,10 @@ def _tables(prog, arch, sass: bool = True):
     key = ("timing-tables", arch.key, sass)
     t = prog.timing.get(key)
     if t is None:
-        loops = folding.unrolled(prog.fn, _sass_table(prog, arch)) if sass else []
+        # without SASS nothing folds (the documented fallback)
+        loops = folding.unrolled(prog.fn, sass_replay.sass_table(prog, arch)[0]) if sass else []
         t = prog.timing[key] = isa.tables(prog, arch, folding.folded(prog.fn, loops))
     return t
-
-
-def _sass_table(prog, arch):
-    """The SASS ptxas makes of the kernel for ``arch``'s target, or None where it cannot be
-    read here (folding then folds nothing: the documented fallback)."""
-    from ...errors import DeviceError
-    from ...gpu import sass
-    if arch.ptx_target not in ("sm_80", "sm_90") or not sass.available():
-        return None
-    try:
-        return sass.sass_of_function(prog.fn, arch.ptx_target)
-    except (DeviceError, OSError, ValueError, KeyError):
-        return None
 
 
 def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: dict,

@@ -106,9 +106,22 @@ def plan(prog, arch, tab: isa.Tables, enabled: bool = True) -> Schedule:
     return got
 
 
-def _plan(prog, arch, tab) -> Schedule:
+def sass_table(prog, arch):
+    """(the SASS table ptxas makes of the kernel for ``arch``'s target, None) or (None, why it
+    cannot be read here). A refinement: never fail the launch."""
     from ...errors import DeviceError
     from ...gpu import sass
+    if arch.ptx_target not in ("sm_80", "sm_90"):      # an architecture file's target: its SASS
+        return None, f"no SASS for PTX target {arch.ptx_target}"
+    if not sass.available():
+        return None, "ptxas or a disassembler (pip install simt[sass]) is missing"
+    try:
+        return sass.sass_of_function(prog.fn, arch.ptx_target), None
+    except (DeviceError, OSError, ValueError, KeyError) as e:
+        return None, f"reading the SASS failed: {str(e).splitlines()[0] if str(e) else e!r}"
+
+
+def _plan(prog, arch, tab) -> Schedule:
     candidates = [b for b, blk in enumerate(prog.fn.blocks)
                   if _self_loop(blk) and _groupable(blk) and any(_is_global_load(i) for i in blk.instrs)]
     paths = _if_paths(prog.fn) if HOIST_BRANCHES else []
@@ -117,14 +130,9 @@ def _plan(prog, arch, tab) -> Schedule:
     if not candidates and not paths and not straight and not branchy:
         return Schedule("program order", "no loop with global loads, no loads under small branches, "
                                          "no block with two global loads")
-    if arch.ptx_target not in ("sm_80", "sm_90"):      # an architecture file's target: its SASS
-        return Schedule("program order", f"no SASS for PTX target {arch.ptx_target}")
-    if not sass.available():
-        return Schedule("program order", "ptxas or a disassembler (pip install simt[sass]) is missing")
-    try:
-        df = sass.sass_of_function(prog.fn, arch.ptx_target)
-    except (DeviceError, OSError, ValueError, KeyError) as e:   # a refinement: never fail the launch
-        return Schedule("program order", f"reading the SASS failed: {str(e).splitlines()[0] if str(e) else e!r}")
+    df, why = sass_table(prog, arch)
+    if df is None:
+        return Schedule("program order", why)
     loops = df.attrs["loops"]
     groups = []
     index = prog.reg_index
@@ -134,18 +142,14 @@ def _plan(prog, arch, tab) -> Schedule:
         if b not in candidates and u >= 2 and lbf >= 2:
             path = branchy.get(b)
             if (path and not any(g.block == path[0] for g in groups) and _one_sass_block(df, lp)
-                    and all(ins.loc is not None and ins.loc.line in predicated
-                            for t in path[1::2] for ins in prog.fn.blocks[t].instrs if _is_global_load(ins))):
+                    and _loads_predicated(prog.fn, path, predicated)):
                 g = _loop_path_group(prog, tab, path, u, lbf, index)
                 if g is not None:
                     groups.append(g)
             continue
         if b not in candidates or u < 2 or lbf < 2 or any(g.block == b for g in groups):
             continue
-        blk = prog.fn.blocks[b]
-        kept = [list(tab.src[tab.src_ptr[o]:tab.src_ptr[o + 1]])
-                for o in range(int(tab.block_first[b]), int(tab.block_first[b] + tab.block_len[b]))]
-        g = _group(blk, b, u, lbf, index, prog.nregs, kept)
+        g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b))
         if g is not None:
             groups.append(g)
     groups += _unrolled_groups(prog, tab, df, candidates, branchy, predicated,
@@ -155,8 +159,7 @@ def _plan(prog, arch, tab) -> Schedule:
     for path in paths:
         if in_loops & set(path):
             continue
-        if not all(ins.loc is not None and ins.loc.line in predicated
-                   for b in path[1::2] for ins in prog.fn.blocks[b].instrs if _is_global_load(ins)):
+        if not _loads_predicated(prog.fn, path, predicated):
             continue                              # ptxas kept a branch: the program order is its order
         g = _path_group(prog, tab, path, index)
         if g is not None:
@@ -198,19 +201,30 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
         if u < 2 or lbf < 2:
             continue
         if len(path) == 1:
-            kept = [list(tab.src[tab.src_ptr[o]:tab.src_ptr[o + 1]])
-                    for o in range(int(tab.block_first[b]), int(tab.block_first[b] + tab.block_len[b]))]
-            g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, kept)
+            g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b))
         else:
             mine = {ins.loc.line for x in path for ins in prog.fn.blocks[x].instrs if ins.loc is not None}
-            if (df[df["line"].isin(mine)]["opcode"] == "BRA").any() or not all(
-                    ins.loc is not None and ins.loc.line in predicated
-                    for x in path[1::2] for ins in prog.fn.blocks[x].instrs if _is_global_load(ins)):
+            if (df[df["line"].isin(mine)]["opcode"] == "BRA").any() or not _loads_predicated(
+                    prog.fn, path, predicated):
                 continue                       # ptxas kept a branch: the program order is its order
             g = _loop_path_group(prog, tab, path, u, lbf, index)
         if g is not None:
             out.append(g)
     return out
+
+
+def _kept(tab, b: int) -> list:
+    """Per instruction of block ``b``, the sources the timing tables keep (a repeated
+    computation reads the register that holds it)."""
+    first = int(tab.block_first[b])
+    return [list(tab.src[tab.src_ptr[o]:tab.src_ptr[o + 1]]) for o in range(first, first + int(tab.block_len[b]))]
+
+
+def _loads_predicated(fn, path, predicated) -> bool:
+    """Are the global loads of the then-blocks of ``path`` (x, then, join, ...) on source lines
+    whose SASS loads are predicated (``predicated``), i.e. did ptxas drop those branches?"""
+    return all(ins.loc is not None and ins.loc.line in predicated
+               for t in path[1::2] for ins in fn.blocks[t].instrs if _is_global_load(ins))
 
 
 def _self_loop(blk) -> bool:
