@@ -1,6 +1,7 @@
 """simt.sass: the SASS ptxas makes of simt's PTX, against counts made by hand from the source."""
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import simt as wp
@@ -444,3 +445,66 @@ def test_regrouped_branchy_loop_without_hoisting_is_the_program_order():
     grouped, on = _masked(-1.0, True, hoist=False)
     assert len(on["loops"]) == 1 and len(on["loops"][0]["blocks"]) == 3
     assert grouped == program
+
+
+@wp.kernel
+def count_kept(x: wp.array(dtype=float), out: wp.array(dtype=float), count: wp.array(dtype=int)):
+    i = wp.tid()
+    if x[i] > 0.5:
+        slot = wp.atomic_add(count, 0, 1)     # one counter for every thread: ptxas aggregates
+        out[slot] = x[i]
+
+
+@wp.kernel
+def count_by_ballot(x: wp.array(dtype=float), out: wp.array(dtype=float), count: wp.array(dtype=int)):
+    i = wp.tid()
+    keep = x[i] > 0.5
+    mask = wp.ballot_sync(wp.uint32(0xFFFFFFFF), keep)
+    leader = wp.bit_count((mask & (wp.uint32(0) - mask)) - wp.uint32(1))
+    base = int(0)
+    if mask != wp.uint32(0) and wp.lane_id() == leader:
+        base = wp.atomic_add(count, 0, wp.bit_count(mask))
+    base = wp.shfl_sync(wp.uint32(0xFFFFFFFF), base, leader)
+    if keep:
+        below = mask & ((wp.uint32(1) << wp.uint32(wp.lane_id())) - wp.uint32(1))
+        out[base + wp.bit_count(below)] = x[i]
+
+
+@wp.kernel
+def spread_and_float(keys: wp.array(dtype=int), bins: wp.array(dtype=int), total: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(bins, keys[i], 1)           # an address per lane: not aggregated
+    wp.atomic_add(total, 0, 1.0)              # float: not reassociated, not aggregated
+
+
+def _line_of(kernel, text):
+    import inspect
+    lines, first = inspect.getsourcelines(kernel.py_func)
+    return first + next(k for k, s in enumerate(lines) if text in s)
+
+
+def test_ptxas_aggregates_atomics_on_one_counter_per_warp():
+    """An integer atomic at a uniform address becomes a vote, a leader and one atomic a warp
+    in the SASS; an atomic at a per-lane address, or a float one, does not."""
+    assert sass_mod.warp_aggregated_lines(wp.sass(count_kept)) == {_line_of(count_kept, "wp.atomic_add")}
+    assert sass_mod.warp_aggregated_lines(wp.sass(spread_and_float)) == set()
+
+
+def test_an_aggregated_atomic_costs_what_aggregating_by_hand_does():
+    """The per-thread counter and the hand-aggregated one (a ballot, one atomic a warp and a
+    shuffle) send the same atomics to the L2 on the GPU, so they must time alike; without
+    the SASS (the fallback) every lane's atomic is timed and the per-thread one is slower."""
+    n = 132 * 256 * 16
+    x = np.random.default_rng(0).random(n).astype(np.float32)
+
+    def run(kernel):
+        return wp.launch(kernel, n, [wp.array(x), wp.zeros(n), wp.zeros(1, dtype=int)], block_dim=256,
+                         device="cpu:precise").cycles
+    plain, by_hand = run(count_kept), run(count_by_ballot)
+    assert plain == pytest.approx(by_hand, rel=0.25)
+    wp.set_module_options({"timing_sass": False})
+    try:
+        plain_fallback = run(count_kept)
+    finally:
+        wp.set_module_options({"timing_sass": True})
+    assert plain_fallback > 3 * plain

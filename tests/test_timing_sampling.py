@@ -98,3 +98,31 @@ def test_small_launches_replay_every_sm():
     assert r.metrics["simt__sampling_error.pct"] == 0
     assert r.details["sampling"] == {"sms": 132, "of_sms": 132, "blocks": n // 256, "of_blocks": n // 256,
                                      "error_pct": 0.0}
+
+
+@wp.kernel
+def _one_long_block(heavy: int, steps: int, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    s = float(0.0)
+    n = 1
+    if i // 256 == heavy:
+        n = steps                    # a hub vertex's thread: one block runs long
+    for k in range(n):
+        s += x[(i + 97 * k) % 4096]
+    y[i] = s
+
+
+@pytest.mark.parametrize("heavy", [5, 131])
+def test_a_sample_keeps_the_sm_of_the_longest_block(monkeypatch, heavy):
+    """One block of 1056 loops 100x longer than the rest, so the launch ends when its SM
+    does. A sample of the SMs that left that SM out would predict the short blocks' time;
+    the sample must hold it wherever it lies in the grid (SM 5 and SM 131, the last)."""
+    from simt.sim.timing import model
+    monkeypatch.setattr(model, "SAMPLE_ABOVE", 1)
+    n = 132 * 256 * 8
+    x = np.arange(4096, dtype=np.float32)
+    full, sampled = _both_ways(_one_long_block, n, lambda: [heavy, 2000, wp.array(x), wp.zeros(n)])
+    assert sampled.metrics["simt__sampled_sms.sum"] < 132 == full.metrics["simt__sampled_sms.sum"]
+    short = wp.launch(_one_long_block, n, [-1, 2000, wp.array(x), wp.zeros(n)], block_dim=256)
+    assert full.cycles > 3 * short.cycles              # the long block is the launch's time
+    assert sampled.cycles == pytest.approx(full.cycles, rel=0.1)

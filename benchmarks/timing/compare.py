@@ -56,8 +56,8 @@ def issue_slots_scaled(factor: float):
     from simt.sim.timing import model
     original = model._tables
 
-    def scaled(prog, arch):
-        t = original(prog, arch)
+    def scaled(prog, arch, sass=True):
+        t = original(prog, arch, sass)
         return dataclasses.replace(t, sass=t.sass * factor)
     model._tables = scaled
     try:

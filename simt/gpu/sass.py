@@ -284,6 +284,22 @@ def loop_summaries(df, fn=None) -> list[dict]:
     return out
 
 
+_GLOBAL_ATOMICS = ("ATOMG", "REDG", "ATOM", "RED")
+
+
+def warp_aggregated_lines(df) -> set[int]:
+    """Source lines whose global atomics ptxas aggregated per warp: at a uniform address, an
+    integer atomic becomes a vote of the active lanes (VOTEU.ANY), a leader (FLO) and one
+    atomic by the leader alone (predicated), with the lanes' values summed first (REDUX) or
+    counted (POPC) and the old value shared by a shuffle. Such a warp sends one lane's
+    atomic to the L2, not one a lane. Empty without line info (cuobjdump)."""
+    if df is None or "line" not in df or not (df["line"] >= 0).any():
+        return set()
+    votes = set(df.loc[(df["opcode"] == "VOTEU") & df["modifiers"].str.contains("ANY"), "line"])
+    atoms = df[df["opcode"].isin(_GLOBAL_ATOMICS) & (df["predicate"] != "") & df["line"].isin(votes)]
+    return {int(x) for x in atoms["line"] if x >= 0}
+
+
 def _in_order(ml, best, after: int, n_ldg: int) -> bool:
     """Between two MIR loops whose loads share the SASS loop's lines (nvcc's unrolled loop
     and its remainder loop carry one source line), prefer the next one in program order

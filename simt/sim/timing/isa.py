@@ -111,7 +111,8 @@ class Tables:
     dst_ptr: np.ndarray
     dst: np.ndarray
     mem_slot: np.ndarray        # index among its block's memory instructions, or -1
-    float_atomic: np.ndarray    # 1 for float atomics (slower at the L2, CAS loops in shared)
+    atomic: np.ndarray          # ATOM_INT, ATOM_FLOAT (slower at the L2, CAS loops in shared)
+                                # or ATOM_WARP (one lane's atomic a warp: ptxas aggregated it)
     block_first: np.ndarray     # first static index of each block
     block_len: np.ndarray
 
@@ -187,9 +188,24 @@ def _loop_control(blk, b: int) -> set[int]:
     return out
 
 
-def tables(prog, arch, fold: dict | None = None) -> Tables:
+# how a static instruction's atomics reach the L2 (Tables.atomic)
+ATOM_INT, ATOM_FLOAT, ATOM_WARP = 0, 1, 2
+
+
+def _atomic_kind(ins, aggregated) -> int:
+    if ins.op is not Op.ATOM:
+        return ATOM_INT
+    if ins.arg.mem.elem.is_float:
+        return ATOM_FLOAT
+    if ins.arg.mem.space is Space.GLOBAL and ins.loc is not None and ins.loc.line in aggregated:
+        return ATOM_WARP
+    return ATOM_INT
+
+
+def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = frozenset()) -> Tables:
     """``fold``: ids of instructions ptxas folds in loops it unrolls completely -> how
-    (folding.folded)."""
+    (folding.folded); ``aggregated``: source lines whose global integer atomics ptxas
+    aggregates per warp (sass.warp_aggregated_lines)."""
     fold = fold or {}
     ops = arch.data["timing"]["ops"]
     loop_factor = float(arch.data["timing"]["loop_control_factor"])
@@ -232,7 +248,7 @@ def tables(prog, arch, fold: dict | None = None) -> Tables:
                 slot += 1
             else:
                 mem_slot.append(-1)
-            fatom.append(int(ins.op is Op.ATOM and ins.arg.mem.elem.is_float))
+            fatom.append(_atomic_kind(ins, aggregated))
             src.extend(reads)
             dst.extend(index[d.id] for d in ins.dsts)
             src_ptr.append(len(src))

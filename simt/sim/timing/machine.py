@@ -59,7 +59,7 @@ FATOM_LOOP_LAT = 8.0      # latency beyond the rounds (replacing the plain atomi
 
 # what the machine reads: per instruction (isa.tables) ...
 Code = namedtuple("Code", ["kind", "pipe", "sass", "lat", "bpen", "src_ptr", "src", "dst_ptr", "dst",
-                           "mem_slot", "fatom", "blk_first", "blk_len"])
+                           "mem_slot", "atomic", "blk_first", "blk_len"])
 # ... and what the warps recorded (recorder.py): each warp's entries (a recorded block each),
 # their steps, and the memory events (lanes, sectors) of each step's accesses
 Streams = namedtuple("Streams", ["entry_ptr", "entry_step", "entry_k", "step_block", "step_nrun", "step_ev",
@@ -305,7 +305,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     (sp_free, pipe_free, sp_order, sp_slots, sp_ver, sp_last, sp_next, sp_wait, sp_skip, ahead, ahead_t,
      ahead_greedy, ahead_idle) = scheds
     cta_slot, cta_live, cta_arrived, cta_bar_t, cta_where, cta_free, launcher = blocks
-    blk_first, blk_len, mem_slot, fatom = code.blk_first, code.blk_len, code.mem_slot, code.fatom
+    blk_first, blk_len, mem_slot, atomic = code.blk_first, code.blk_len, code.mem_slot, code.atomic
     (entry_ptr, entry_step, entry_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same, sec,
      sec_w) = streams
     issue, srcs, dest, e_first, e_end = tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len, entry_step,
@@ -454,10 +454,10 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
             held = 0.0
             if k == isa.SHARED_LD or k == isa.SHARED_ST or k == isa.SHARED_ATOM:
                 ev = _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, sl_e[g])
-                slots, done = _shared_access(k, fatom[ins], ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat)
+                slots, done = _shared_access(k, atomic[ins] == isa.ATOM_FLOAT, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat)
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
                 ev = _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, sl_e[g])
-                done = global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom[ins], P, H, l1, l2_tag, l2_init,
+                done = global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic[ins], P, H, l1, l2_tag, l2_init,
                                      l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, (atom_free, atom_busy), state,
                                      glob, smstat, ibufs, wbuf, sl_fetch[g])
                 held = state[ST_HELD_UNTIL]

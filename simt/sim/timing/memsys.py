@@ -177,15 +177,16 @@ def _l2_busy(busy, arrive, state, glob):
 
 
 @njit(cache=True, nogil=True)
-def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag, l2_init, l2_valid,
+def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_tag, l2_init, l2_valid,
                    l2_dirty, l2_words, l2_stamp, l2_ready, fifo, atoms, state, glob, smstat, ibufs, wbuf, fetch):
     """A global load, store or atomic of one warp issued at T on SM m: its completion time.
     ``l1``: the SMs' L1s (tags, sets looked at, valid sectors, LRU stamps, when each line's
     data arrives, when the tag stage and the data stage are free); ``atoms``: the atomic
     units' (free, busy) times; ``ibufs``: scratch rows for the lines touched, their sector
     masks, partial writes and the L1 way each missed in; ``fetch``: the warp's DRAM fetches
-    still in flight (how many, until when)."""
+    still in flight (how many, until when); ``atomic``: the instruction's isa.ATOM_* kind."""
     atom_free, atom_busy = atoms
+    fatom = atomic == isa.ATOM_FLOAT
     l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, data_free = l1
     lines_buf, masks_buf, partial_buf = ibufs[0], ibufs[1], ibufs[2]
     n = ev_n[ev]
@@ -210,6 +211,8 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, fatom, P, H, l1, l2_tag
         else:
             masks_buf[f] |= bit
         kq = sec_w[p0 + q]
+        if k == isa.GLOBAL_ATOM and atomic == isa.ATOM_WARP:
+            kq = 1                          # the leader's one atomic for the warp's lanes
         if k == isa.GLOBAL_ATOM:            # lanes on one word take turns at the atomic unit
             per = P[P_ATOM_SAME] if kq > 4 else P[P_ATOM_SPREAD]
             if fatom:

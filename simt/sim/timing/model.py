@@ -17,6 +17,7 @@ from numba import njit
 
 from . import folding, indices as ix, isa, machine, memsys, replay_streams, sass_replay
 from ...errors import SimtError
+from ...gpu import sass as gpu_sass
 
 # what r.bottleneck["limiter"] can be: a unit busy most of the time, else the launch floor,
 # barriers, too few warps resident to hide latency, or latency with the SM as full as it gets
@@ -88,9 +89,11 @@ def _tables(prog, arch, sass: bool = True):
     key = ("timing-tables", arch.key, sass)
     t = prog.timing.get(key)
     if t is None:
-        # without SASS nothing folds (the documented fallback)
-        loops = folding.unrolled(prog.fn, sass_replay.sass_table(prog, arch)[0]) if sass else []
-        t = prog.timing[key] = isa.tables(prog, arch, folding.folded(prog.fn, loops))
+        # without SASS nothing folds and no atomic is aggregated (the documented fallback)
+        df = sass_replay.sass_table(prog, arch)[0] if sass else None
+        loops = folding.unrolled(prog.fn, df) if df is not None else []
+        t = prog.timing[key] = isa.tables(prog, arch, folding.folded(prog.fn, loops),
+                                          gpu_sass.warp_aggregated_lines(df))
     return t
 
 
@@ -107,7 +110,8 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     n_sm = int(arch.sm_count)
     P, pipes, l1_lines, l2_lines = params(arch, bpsm * arch.shared_per_block(shared_per_block)
                                           if shared_per_block else 0)
-    n_run, ctas = sm_sample(rec.work, n, n_sm) if sample else (n_sm, np.arange(n, dtype=np.int64))
+    n_run, ctas = (sm_sample(rec.work, n, n_sm, _heaviest_cta(rec)) if sample
+                   else (n_sm, np.arange(n, dtype=np.int64)))
     f = n_sm / n_run                          # each replayed SM stands for f SMs
     g = f                                     # ... and the lines it reads for g times as many
     if n_run < n_sm:
@@ -135,7 +139,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
         with _machine_lock:
             end = machine.run(
                 machine.Code(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src,
-                             tab.dst_ptr, tab.dst, tab.mem_slot, tab.float_atomic, tab.block_first,
+                             tab.dst_ptr, tab.dst, tab.mem_slot, tab.atomic, tab.block_first,
                              tab.block_len),
                 machine.Streams(ptr, e_step, e_k, *steps, *events, rec.sec.view(), rec.sec_w.view()),
                 machine.Grid(n_kept, warps_per_cta, bpsm, n_run, int(arch.data["schedulers_per_sm"]), n_regs),
@@ -178,15 +182,26 @@ SAMPLE_MIN_SMS = 16        # ... keeping at least this many SMs
 SAMPLE_MIN_BLOCKS = 2      # ... and only when every SM gets at least this many blocks
 
 
-def sm_sample(work: int, n: int, n_sm: int) -> tuple[int, np.ndarray]:
+def _heaviest_cta(rec) -> int:
+    """The recorded block that executed the most warp instructions."""
+    ran = rec.warps.view()
+    if ran.size == 0:
+        return 0
+    return int(np.argmax(np.bincount(ran // rec.warps_per_cta)))
+
+
+def sm_sample(work: int, n: int, n_sm: int, heaviest: int = 0) -> tuple[int, np.ndarray]:
     """Which SMs a big launch replays, and their blocks: (SMs, block ids in grid order).
 
     The machine deals the first wave round-robin, block c to SM c mod n_sm, and later blocks
     to the SM that frees a slot; SMs alike in what they run finish alike, so a launch of at
-    least SAMPLE_MIN_BLOCKS blocks an SM replays SMs [0, r) with the blocks they are dealt
-    (c mod n_sm < r) on a GPU whose shared units (L2 bandwidth and capacity, DRAM, atomic
-    units) are scaled down to r SMs' share. r is n_sm over a power of two, chosen so that
-    about SAMPLE_ABOVE of the ``work`` (warp instructions recorded) is replayed."""
+    least SAMPLE_MIN_BLOCKS blocks an SM replays r SMs [s, s + r) with the blocks they are
+    dealt (s <= c mod n_sm < s + r) on a GPU whose shared units (L2 bandwidth and capacity,
+    DRAM, atomic units) are scaled down to r SMs' share. r is n_sm over a power of two,
+    chosen so that about SAMPLE_ABOVE of the ``work`` (warp instructions recorded) is
+    replayed; s is the lowest start whose SMs include the one dealt the ``heaviest`` block:
+    the launch ends when its slowest SM does, and one long block (a hub vertex's thread, a
+    long row) can be that SM's whole time."""
     all_ctas = np.arange(n, dtype=np.int64)
     if n < SAMPLE_MIN_BLOCKS * n_sm or work <= SAMPLE_ABOVE:
         return n_sm, all_ctas
@@ -196,7 +211,8 @@ def sm_sample(work: int, n: int, n_sm: int) -> tuple[int, np.ndarray]:
     if f == 1:
         return n_sm, all_ctas
     r = n_sm // f
-    return r, all_ctas[all_ctas % n_sm < r]
+    s = max(0, heaviest % n_sm - r + 1)
+    return r, all_ctas[(all_ctas % n_sm >= s) & (all_ctas % n_sm < s + r)]
 
 
 def _scaled(P, l2_lines: int, f: float, g_all: float, g_read: float):

@@ -42,7 +42,7 @@ def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
     """``tab`` with a group block appended per group of ``sched``."""
     nb = tab.block_first.size
     cols = {k: list(getattr(tab, k)) for k in ("kind", "pipe", "sass", "latency", "branch", "mem_slot",
-                                                 "float_atomic")}
+                                                 "atomic")}
     src_ptr, src = list(tab.src_ptr), list(tab.src)
     dst_ptr, dst = list(tab.dst_ptr), list(tab.dst)
     first, length = list(tab.block_first), list(tab.block_len)
@@ -88,7 +88,7 @@ def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
     new = isa.Tables(np.array(cols["kind"], i8), np.array(cols["pipe"], i8), np.array(cols["sass"], f64),
                      np.array(cols["latency"], f64), np.array(cols["branch"], f64),
                      np.array(src_ptr, np.int64), np.array(src, i32), np.array(dst_ptr, np.int64),
-                     np.array(dst, i32), np.array(cols["mem_slot"], i32), np.array(cols["float_atomic"], i8),
+                     np.array(dst, i32), np.array(cols["mem_slot"], i32), np.array(cols["atomic"], i8),
                      np.array(first, np.int64), np.array(length, np.int64))
     n_slots = np.zeros(len(first), np.int64)
     for blk in range(len(first)):
