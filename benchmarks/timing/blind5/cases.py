@@ -301,6 +301,7 @@ LAUNCHES: list[Launch] = [
     Launch("pr_pull_uniform@1M", K.pagerank_pull, pagerank(M, 8 * M, False, False), "l2"),
     Launch("pr_pull_skewed@1M", K.pagerank_pull, pagerank(M, 8 * M, True, False), "latency"),
     Launch("pr_push_uniform@1M", K.pagerank_push, pagerank(M, 8 * M, False, True), "atomic"),
+    Launch("pr_push_skewed@1M", K.pagerank_push, pagerank(M, 8 * M, True, True), "atomic"),
     # checksums
     Launch("crc32_global@64Kx256", K.crc32_global, crc(64 * 1024, 256), "l1"),
     Launch("crc32_shared@64Kx256", K.crc32_shared, crc(64 * 1024, 256), "shared"),

@@ -318,6 +318,7 @@ CHECKS = [
     (L("pr_pull_uniform", K.pagerank_pull, C.pagerank(5000, 40_000, False, False), ""), ref_pr_pull, 1e-5),
     (L("pr_pull_skewed", K.pagerank_pull, C.pagerank(5000, 40_000, True, False), ""), ref_pr_pull, 1e-5),
     (L("pr_push_uniform", K.pagerank_push, C.pagerank(5000, 40_000, False, True), ""), ref_pr_push, 1e-5),
+    (L("pr_push_skewed", K.pagerank_push, C.pagerank(5000, 40_000, True, True), ""), ref_pr_push, 1e-5),
     (L("crc32_global", K.crc32_global, C.crc(512, 64), ""), ref_crc, 0),
     (L("crc32_shared", K.crc32_shared, C.crc(512, 64), ""), ref_crc, 0),
     (L("pip_v64", K.point_in_polygon, C.pip(5000, 64), ""), ref_pip, 1e-3),
