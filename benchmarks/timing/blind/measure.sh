@@ -3,7 +3,7 @@
 # first held-out set (its `validation` part): simt's PTX of every launch under
 # `ncu --clock-control none --csv --print-units base`, caches flushed before every launch
 # (Nsight Compute's default), the same metrics. The set is BLIND_SET (default blind: this
-# folder; blind2: ../blind2, blind3: ../blind3 and blind4: ../blind4, whose measure.sh set
+# folder; blind2: ../blind2, blind3: ../blind3, blind4: ../blind4 and blind5: ../blind5, whose measure.sh set
 # it). Writes to DIR, SET the set's name:
 #
 #   SET.csv              the profiler's raw CSV (long format, base units)
@@ -16,6 +16,7 @@
 #   PYTHONPATH=. bash benchmarks/timing/blind2/measure.sh DIR             # the second set
 #   PYTHONPATH=. bash benchmarks/timing/blind3/measure.sh DIR             # the third set
 #   PYTHONPATH=. bash benchmarks/timing/blind4/measure.sh DIR             # the fourth set
+#   PYTHONPATH=. bash benchmarks/timing/blind5/measure.sh DIR             # the fifth set
 #
 # Run from the repository root. Copy SET.csv, SET_manifest.csv and SET.log into
 # benchmarks/timing/data/h200/ and commit them as they are.
