@@ -187,7 +187,15 @@ def _heaviest_cta(rec) -> int:
     ran = rec.warps.view()
     if ran.size == 0:
         return 0
-    return int(np.argmax(np.bincount(ran // rec.warps_per_cta)))
+    return _argmax_cta(ran, rec.warps_per_cta, rec.recorded_ctas)
+
+
+@njit(cache=True, nogil=True)
+def _argmax_cta(ran, warps_per_cta: int, n_ctas: int) -> int:
+    counts = np.zeros(n_ctas + 1, np.int64)
+    for w in ran:
+        counts[min(w // warps_per_cta, n_ctas)] += 1
+    return int(np.argmax(counts[:n_ctas]))
 
 
 def sm_sample(work: int, n: int, n_sm: int, heaviest: int = 0) -> tuple[int, np.ndarray]:
