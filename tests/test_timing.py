@@ -211,6 +211,34 @@ def test_atomics_to_one_address_serialise_and_are_the_limiter():
     assert 0.8 * (hot.cycles - cold.cycles) < extra < 1.2 * hot.cycles
 
 
+@wp.kernel
+def _add_at(keys: wp.array(dtype=int), fbins: wp.array(dtype=float), ibins: wp.array(dtype=int), as_float: int):
+    i = wp.tid()
+    if as_float == 1:
+        wp.atomic_add(fbins, keys[i], 1.0)
+    else:
+        wp.atomic_add(ibins, keys[i], 1)
+
+
+def test_float_atomics_cost_more_than_integer_ones_only_where_they_wait_on_a_word():
+    """A float add at the L2 must have the previous result on its word before the next one
+    (micro.cu: 3.5 cycles an update to one address against 1.4 for integers), but updates to
+    different words pipeline as integer ones do. So float atomics over many addresses time
+    like integer ones, and on one hot address (or a few) they are much slower."""
+    n = 1 << 18
+
+    def run(keys, as_float):
+        k = wp.array(keys.astype(np.int32), dtype=int)
+        r = wp.launch(_add_at, n, [k, wp.zeros(n), wp.zeros(n, dtype=int), as_float], block_dim=256)
+        assert r.details["bottleneck"]["limiter"] == "atomics"
+        return r.cycles
+    rng = np.random.default_rng(0)
+    spread = rng.permutation(n) % (n // 2)                 # two lanes a word, far apart in time
+    assert run(spread, 1) == pytest.approx(run(spread, 0), rel=0.15)
+    hot = rng.integers(0, 4, n)                            # four words: every update waits
+    assert run(hot, 1) > 1.8 * run(hot, 0)
+
+
 def test_shared_atomics_on_one_address_take_turns():
     # each round waits for its atomic's old value, so the lanes' turns are on the critical
     # path (with the results unused they overlap the loop, as on the GPU)

@@ -55,6 +55,7 @@ SHFL_PIPE = isa.PIPES.index("shfl")
 # (commit d652dae; neither fit_arch.py nor benchmarks/timing/README.md derives them):
 FATOM_LOOP_SASS = 4.0     # issue slots of the loop beyond its rounds (its setup and exit)
 FATOM_ROUND_LSU = 2.0     # shared-pipe cycles a round: its load and its CAS, a wavefront each
+ATOM_RECENT = 8            # lines an atomic unit remembers serving (a float add's word still busy)
 FATOM_LOOP_LAT = 8.0      # latency beyond the rounds (replacing the plain atomic's)
 
 # what the machine reads: per instruction (isa.tables) ...
@@ -324,7 +325,8 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     atom_busy = np.zeros(atom_free.size, np.float64)
     state = np.zeros(N_STATE, np.float64)     # named in indices.py (ST_*)
     ibufs = np.zeros((5, 32), np.int64)       # lines, sector masks, partial writes, L1 and L2 ways of an access
-    wbuf = np.zeros(32, np.float64)
+    wbuf = np.zeros((2, 32), np.float64)     # an atomic's lines' service: lanes shared a word, any
+    atom_line = np.full((atom_free.size, ATOM_RECENT), -1, np.int64)   # the lines each atomic unit served last
     H = np.zeros(33, np.float64)
     for k in range(1, 33):
         H[k] = H[k - 1] + 1.0 / k
@@ -458,7 +460,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
                 ev = _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, sl_e[g])
                 done = global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic[ins], P, H, l1, l2_tag, l2_init,
-                                     l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, (atom_free, atom_busy), state,
+                                     l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, (atom_free, atom_busy, atom_line), state,
                                      glob, smstat, ibufs, wbuf, sl_fetch[g])
                 held = state[ST_HELD_UNTIL]
                 if k != isa.GLOBAL_LD:

@@ -185,7 +185,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     units' (free, busy) times; ``ibufs``: scratch rows for the lines touched, their sector
     masks, partial writes and the L1 way each missed in; ``fetch``: the warp's DRAM fetches
     still in flight (how many, until when); ``atomic``: the instruction's isa.ATOM_* kind."""
-    atom_free, atom_busy = atoms
+    atom_free, atom_busy, atom_line = atoms
     fatom = atomic == isa.ATOM_FLOAT
     l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, data_free = l1
     lines_buf, masks_buf, partial_buf = ibufs[0], ibufs[1], ibufs[2]
@@ -205,7 +205,8 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             lines_buf[n_lines] = line
             masks_buf[n_lines] = bit
             partial_buf[n_lines] = 0
-            wbuf[n_lines] = 0.0
+            wbuf[0, n_lines] = 0.0
+            wbuf[1, n_lines] = 0.0
             f = n_lines
             n_lines += 1
         else:
@@ -215,9 +216,13 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             kq = 1                          # the leader's one atomic for the warp's lanes
         if k == isa.GLOBAL_ATOM:            # lanes on one word take turns at the atomic unit
             per = P[P_ATOM_SAME] if kq > 4 else P[P_ATOM_SPREAD]
-            if fatom:
-                per *= P[P_ATOM_SAME_F] / P[P_ATOM_SAME]
-            wbuf[f] += kq * per
+            # a float add waits for the adder's result before the next one on its word: lanes
+            # that share a word (row 0), or any lane when the unit updated the same line
+            # lately and is still busy (row 1, chosen below); one lane a word pipelines like
+            # an integer add
+            per_f = per * P[P_ATOM_SAME_F] / P[P_ATOM_SAME] if fatom else per
+            wbuf[0, f] += kq * (per_f if kq > 1 else per)
+            wbuf[1, f] += kq * per_f
         elif k == isa.GLOBAL_ST:            # stores: which of the sector's 8 words are written
             partial_buf[f] |= (kq & 0xFF) << (8 * (sec[p0 + q] & 3))
     state[ST_HELD_UNTIL] = 0.0          # out: until when the issuing warp is held by full queues
@@ -268,7 +273,15 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             state[ST_ATOM_FREE] = a1 + nb / P[P_ATOM_PER_CYCLE]
             a0 = max(a1, atom_free[unit])
             state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
-            service = max(wbuf[i], P[P_ATOM_LINE])           # however few lanes it carries
+            hot = False
+            if fatom:                       # queued behind a recent update of the same line
+                for r in range(atom_line.shape[1]):
+                    hot |= atom_line[unit, r] == lines_buf[i]
+                hot &= atom_free[unit] > a1
+                for r in range(atom_line.shape[1] - 1, 0, -1):
+                    atom_line[unit, r] = atom_line[unit, r - 1]
+                atom_line[unit, 0] = lines_buf[i]
+            service = max(wbuf[1 if hot else 0, i], P[P_ATOM_LINE])   # however few lanes it carries
             # with a sample of the SMs, each line stands for P_SAMPLE lines at its unit
             atom_free[unit] = a0 + service * P[P_SAMPLE]
             atom_busy[unit] += service * P[P_SAMPLE]
