@@ -1,0 +1,89 @@
+"""The README's tables of the blind sets, made from the reports' saved outputs
+(data/h200/SET_report.txt, written by blind/report.py --set SET): per set the model's and the
+roofline baseline's MAPE, r of log-cycles and launches within 20%, DRAM bytes within 15% and
+pairs within 20%, then every set's pairs. Prints Markdown; predicts nothing.
+
+    PYTHONPATH=. python3 benchmarks/timing/readme_tables.py
+"""
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from pathlib import Path
+
+sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]
+
+from timing import ncu  # noqa: E402
+
+# newest first; the last set reported before any model change looked at it is the blind one
+SETS = ["blind6", "blind5", "blind4", "blind3", "blind", "blind2"]
+NUMBER = {"blind": 1, "blind2": 2, "blind3": 3, "blind4": 4, "blind5": 5, "blind6": 6}
+STATUS = {"blind6": "blind", "blind5": "reported once blind, looked at since"}
+_SUMMARY = re.compile(r"^(model|roofline baseline)\s+([\d.]+%)\s+([\d.]+)\s+(\d+ of \d+)")
+_PAIR = re.compile(r"^(.*?)\s+([\d.]+)\s+([\d.]+)\s+([+-]\d+%)\s+(no|tie|REVERSED)\s+([\d.]+)$")
+_DRAM = re.compile(r"^DRAM bytes within 15%: (\d+ of \d+)")
+_PAIRS = re.compile(r"^pairs within 20%: (\d+) of (\d+); reversed: (\d+)")
+
+
+def parse(name: str) -> dict | None:
+    path = ncu.DATA / f"{name}_report.txt"
+    if not path.exists():
+        return None
+    text = path.read_text().splitlines()
+    out = {"pairs": []}
+    in_pairs = False
+    for line in text:
+        m = _SUMMARY.match(line)
+        if m:
+            out[m.group(1)] = m.groups()[1:]
+        m = _DRAM.match(line)
+        if m:
+            out["dram"] = m.group(1)
+        m = _PAIRS.match(line)
+        if m:
+            within, total, rev = m.groups()
+            out["pair_summary"] = f"{within} of {total}, " + ("none reversed" if rev == "0" else f"{rev} reversed")
+            in_pairs = False
+        if line.startswith("pair (numerator"):
+            in_pairs = True
+            continue
+        if in_pairs:
+            m = _PAIR.match(line.strip())
+            if m:
+                out["pairs"].append(m.groups())
+    return out
+
+
+def kernels(name: str) -> int:
+    cases = importlib.import_module(f"timing.{name}.cases")
+    return len({launch.kernel for launch in cases.by_name().values()})
+
+
+def main() -> None:
+    parsed = {s: parse(s) for s in SETS}
+    missing = [s for s in SETS if parsed[s] is None]
+    if missing:
+        print(f"(not reported yet: {', '.join(missing)}; run blind/report.py --set SET)\n")
+    sets = [s for s in SETS if parsed[s] is not None]
+    print("| set | mean absolute % error | r of log-cycles | within 20% | DRAM bytes within 15% | pairs within 20% |")
+    print("|---|---|---|---|---|---|")
+    for s in sets:
+        p = parsed[s]
+        mape, r, within = p["model"]
+        n = within.split(" of ")[1]
+        print(f"| set {NUMBER[s]}, {n} launches of {kernels(s)} kernels ({STATUS.get(s, 'looked at')}) | "
+              f"{mape} | {r} | {within} | {p['dram']} | {p['pair_summary']} |")
+        mape, r, within = p["roofline baseline"]
+        print(f"| set {NUMBER[s]}: roofline baseline | {mape} | {r} | {within} | | |")
+    for s in sets:
+        print(f"\nSet {NUMBER[s]}'s pairs:\n")
+        print("| pair (numerator / denominator) | H200 | model | error | roofline |")
+        print("|---|---|---|---|---|")
+        for name, meas, model, err, rev, base in parsed[s]["pairs"]:
+            note = {"REVERSED": " (reversed)", "tie": " (a tie on the H200)"}.get(rev, "")
+            print(f"| {name} | {meas} | {model} | {err}{note} | {base} |")
+
+
+if __name__ == "__main__":
+    main()
