@@ -14,6 +14,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent.parent.parent)]
 
 import simt as wp  # noqa: E402
+from timing.blind import checking  # noqa: E402
 from timing.blind3 import cases as C  # noqa: E402
 from timing.blind3 import kernels as K  # noqa: E402
 from timing.cases import _arrays  # noqa: E402
@@ -351,24 +352,7 @@ def check(launch, reference, tol, device="cpu") -> tuple[bool, str]:
 
 
 def main() -> None:
-    import argparse
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("names", nargs="*", help="checks to run (default: all)")
-    ap.add_argument("--device", default="cpu", help="cpu (default) or cuda: the same checks on a GPU")
-    args = ap.parse_args()
-    failed = ran = 0
-    for launch, ref, tol in CHECKS:
-        if args.names and launch.name not in args.names:
-            continue
-        try:
-            ok, why = check(launch, ref, tol, args.device)
-        except Exception as e:          # report every check, then fail
-            ok, why = False, f"{type(e).__name__}: {e}"
-        ran += 1
-        failed += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {launch.name:26s} {launch.kernel.key:22s} {why}", flush=True)
-    print(f"{ran} kernels checked; {failed} failed")
-    sys.exit(1 if failed else 0)
+    checking.run(CHECKS, check, __doc__)
 
 
 if __name__ == "__main__":

@@ -212,9 +212,9 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         else:
             masks_buf[f] |= bit
         kq = sec_w[p0 + q]
-        if k == isa.GLOBAL_ATOM and atomic == isa.ATOM_WARP:
-            kq = 1                          # the leader's one atomic for the warp's lanes
         if k == isa.GLOBAL_ATOM:            # lanes on one word take turns at the atomic unit
+            if atomic == isa.ATOM_WARP:
+                kq = 1                      # the leader's one atomic for the warp's lanes
             per = P[P_ATOM_SAME] if kq > 4 else P[P_ATOM_SPREAD]
             # a float add waits for the adder's result before the next one on its word: lanes
             # that share a word (row 0), or any lane when the unit updated the same line

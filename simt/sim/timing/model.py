@@ -110,7 +110,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     n_sm = int(arch.sm_count)
     P, pipes, l1_lines, l2_lines = params(arch, bpsm * arch.shared_per_block(shared_per_block)
                                           if shared_per_block else 0)
-    n_run, ctas = (sm_sample(rec.work, n, n_sm, _heaviest_cta(rec)) if sample
+    n_run, ctas = (sm_sample(rec.work, n, n_sm, lambda: _heaviest_cta(rec)) if sample
                    else (n_sm, np.arange(n, dtype=np.int64)))
     f = n_sm / n_run                          # each replayed SM stands for f SMs
     g = f                                     # ... and the lines it reads for g times as many
@@ -198,7 +198,7 @@ def _argmax_cta(ran, warps_per_cta: int, n_ctas: int) -> int:
     return int(np.argmax(counts[:n_ctas]))
 
 
-def sm_sample(work: int, n: int, n_sm: int, heaviest: int = 0) -> tuple[int, np.ndarray]:
+def sm_sample(work: int, n: int, n_sm: int, heaviest=lambda: 0) -> tuple[int, np.ndarray]:
     """Which SMs a big launch replays, and their blocks: (SMs, block ids in grid order).
 
     The machine deals the first wave round-robin, block c to SM c mod n_sm, and later blocks
@@ -207,7 +207,8 @@ def sm_sample(work: int, n: int, n_sm: int, heaviest: int = 0) -> tuple[int, np.
     dealt (s <= c mod n_sm < s + r) on a GPU whose shared units (L2 bandwidth and capacity,
     DRAM, atomic units) are scaled down to r SMs' share. r is n_sm over a power of two,
     chosen so that about SAMPLE_ABOVE of the ``work`` (warp instructions recorded) is
-    replayed; s is the lowest start whose SMs include the one dealt the ``heaviest`` block:
+    replayed; s is the lowest start whose SMs include the one dealt the ``heaviest()`` block
+    (asked only when the launch is sampled):
     the launch ends when its slowest SM does, and one long block (a hub vertex's thread, a
     long row) can be that SM's whole time."""
     all_ctas = np.arange(n, dtype=np.int64)
@@ -219,7 +220,7 @@ def sm_sample(work: int, n: int, n_sm: int, heaviest: int = 0) -> tuple[int, np.
     if f == 1:
         return n_sm, all_ctas
     r = n_sm // f
-    s = max(0, heaviest % n_sm - r + 1)
+    s = max(0, heaviest() % n_sm - r + 1)
     return r, all_ctas[(all_ctas % n_sm >= s) & (all_ctas % n_sm < s + r)]
 
 
