@@ -228,7 +228,7 @@ def embedding(tokens, dim, vocab, zipf):
         else:
             tok = rng.integers(0, vocab, tokens)
         return [tok.astype(i32), rng.standard_normal((tokens, dim)).astype(f32), np.zeros((vocab, dim), f32)], \
-            (tokens, dim), (4, 64)
+            (tokens, dim), (8, 64)
     return make
 
 
