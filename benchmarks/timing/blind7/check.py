@@ -445,7 +445,19 @@ def check(launch, reference, tol, device="cpu") -> tuple[bool, str]:
     return True, f"worst error {worst:.1e}"
 
 
+def rfc8439_ok() -> None:
+    """ref_chacha against RFC 8439's test vector of the block function (section 2.3.2: key
+    00..1f, nonce 00:00:00:09:00:00:00:4a:00:00:00:00, counter 1)."""
+    key = np.frombuffer(bytes(range(32)), "<u4").astype(u32)
+    nonce = np.frombuffer(bytes.fromhex("000000090000004a00000000"), "<u4").astype(u32)
+    ks = ref_chacha([key, nonce, 20, np.zeros((2, 16), u32), None])[4][1]
+    want = [0xE4E7F110, 0x15593BD1, 0x1FDD0F50, 0xC47120A3, 0xC7F4D1C7, 0x0368C033, 0x9AAA2204, 0x4E6CD4C3,
+            0x466482D2, 0x09AA9F07, 0x05D7C214, 0xA2028BD9, 0xD19C12B5, 0xB94E16DE, 0xE883D0CB, 0x4E3C50A2]
+    assert list(ks) == want, "the numpy ChaCha reference does not match RFC 8439"
+
+
 def main() -> None:
+    rfc8439_ok()
     checking.run(CHECKS, check, __doc__)
 
 
