@@ -1,5 +1,7 @@
 """Big launches replay a sample of the SMs (simt/sim/timing/model.py, sm_sample): the sample
 must predict what replaying every SM does, and say how well."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -126,3 +128,47 @@ def test_a_sample_keeps_the_sm_of_the_longest_block(monkeypatch, heavy):
     short = wp.launch(_one_long_block, n, [-1, 2000, wp.array(x), wp.zeros(n)], block_dim=256)
     assert full.cycles > 3 * short.cycles              # the long block is the launch's time
     assert sampled.cycles == pytest.approx(full.cycles, rel=0.1)
+
+
+@wp.kernel
+def _probe_and_stream(table: wp.array(dtype=float), mask: int, probes: int, x: wp.array(dtype=float),
+                      y: wp.array(dtype=float)):
+    i = wp.tid()
+    h = i * 1103515245 + 12345
+    s = x[i]
+    for k in range(probes):
+        h = h * 1664525 + 1013904223
+        s += table[(h >> 8) & mask]
+    y[i] = s
+
+
+@pytest.mark.parametrize("table_kb", [128, 1024])
+def test_a_sample_keeps_in_the_l2_what_the_gpu_keeps(monkeypatch, table_kb):
+    """Every block probes one table at random while it streams its own data through the L2
+    (256 KB here). A table of half the L2 stays there on the GPU (read from DRAM about once)
+    however much private data streams past; one of four times the L2 is read from DRAM again
+    and again. A sample whose L2 is scaled down by the average line's share evicts the small
+    table (its DRAM bytes several times a full replay's), and one that counts every read miss
+    of a shared line as read once by the grid misses the big table's re-reads (a fraction of
+    a full replay's); footprint.py weighs each line instead, and memsys ages and places the
+    lines of the SMs not replayed (within 40% of a full replay's DRAM bytes here)."""
+    from simt.arch import Arch, load_arch
+    from simt.sim.precise import engine
+    from simt.sim.timing import model
+
+    def small_l2(name):
+        arch = load_arch(name)
+        data = copy.deepcopy(arch.data)
+        data["timing"]["l2_bytes"] = 256 << 10
+        return Arch(name, data)
+    monkeypatch.setattr(engine, "load_arch", small_l2)
+    monkeypatch.setattr(model, "SAMPLE_ABOVE", 1)
+    n = 132 * 256 * 4
+    words = table_kb * 256
+    table = np.random.default_rng(1).random(words).astype(np.float32)
+    full, sampled = _both_ways(_probe_and_stream, n,
+                               lambda: [wp.array(table), words - 1, 4, wp.zeros(n), wp.zeros(n)])
+    assert sampled.metrics["simt__sampled_sms.sum"] < 132 == full.metrics["simt__sampled_sms.sum"]
+    # (the sample before footprint.py's weights: 10x and 0.18x the DRAM bytes, 1.14x and 0.41x the cycles)
+    assert sampled.metrics["dram__bytes_read.sum"] == pytest.approx(full.metrics["dram__bytes_read.sum"], rel=0.4)
+    assert sampled.cycles == pytest.approx(full.cycles, rel=0.15)

@@ -13,7 +13,7 @@ from . import isa
  P_SH_FATOM_SASS, P_G_ATOM_LAT, P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_UNITS, P_ATOM_INTERLEAVE,
  P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, P_L2_WRITE_LINE,
  P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_PER_CYCLE,
- P_DRAM_QUEUE, P_ATOM_LINE, P_DRAM_WRITE_QUEUE, P_SAMPLE, P_DRAM_READ_SHARE, N_PARAMS) = range(42)
+ P_DRAM_QUEUE, P_ATOM_LINE, P_DRAM_WRITE_QUEUE, P_SAMPLE, N_PARAMS) = range(41)
 
 # the memory system's running state (machine.py's ``state``, kept by memsys.py)
 (ST_L2_FREE,             # when the L2's queue is next free
@@ -28,7 +28,11 @@ from . import isa
  ST_DRAM_READ_USE,       # the DRAM's recent read time per cycle
  ST_DRAM_USE_TIME,       # the time the recent uses were last aged to
  ST_DRAM_WRITE_USE,      # the DRAM's recent write time per cycle
- N_STATE) = range(13)
+ ST_OTHERS,              # a sampled replay's L2: lines of SMs not replayed still to place
+ ST_OTHERS_N,            # ... and how many were placed
+ ST_REREAD,              # ... the sectors it read of halves it had fetched before
+ ST_REMISS,              # ... and of them, those that missed
+ N_STATE) = range(17)
 
 # stall reasons (columns of the stall table)
 S_WAIT, S_LONG, S_SHORT, S_THROTTLE, S_NOT_SELECTED, S_BARRIER, S_LG_THROTTLE = range(7)

@@ -33,7 +33,7 @@ from numba import njit
 
 from . import isa
 from .indices import (G_ATOM_HOT, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIPE0, M_WARP_CYCLES, N_STATE,
-                      P_ATOM_UNITS, P_BAR_BASE, P_BAR_WARP, P_DISPATCH, P_RETIRE, P_SH_ATOM_LAT,
+                      P_ATOM_UNITS, P_BAR_BASE, P_BAR_WARP, P_DISPATCH, P_RETIRE, P_SAMPLE, P_SH_ATOM_LAT,
                       P_SH_ATOM_SAME_LAT, P_SH_ATOM_SAME_TPUT, P_SH_FATOM_ROUND, P_SH_FATOM_SASS,
                       P_SH_LAT, P_SH_MIN, P_STORE_RETIRE, S_BARRIER, S_LG_THROTTLE, S_LONG,
                       S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT, ST_HELD_UNTIL, ST_L2_FREE)
@@ -317,7 +317,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     # launch; a set's ways are emptied when first looked at (find), a line's valid, dirty and
     # written marks when it is allocated, and its ready time is written by the request that
     # allocates it before any hit reads it, so only the sets' first-look marks are cleared here
-    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo = mem
+    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, line_keys, line_weights = mem
     l1_init[:] = 0
     l2_init[:] = 0
     l1 = (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, lsu_free)
@@ -327,6 +327,11 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     ibufs = np.zeros((5, 32), np.int64)       # lines, sector masks, partial writes, L1 and L2 ways of an access
     wbuf = np.zeros((2, 32), np.float64)     # an atomic's lines' service: lanes shared a word, any
     atom_line = np.full((atom_free.size, ATOM_RECENT), -1, np.int64)   # the lines each atomic unit served last
+    # a sampled replay's L2: what each line stands for (footprint.py), what each way's does,
+    # and a map of the DRAM halves it has read (memsys.fetched_before: 2^26 bits)
+    sampled = P[P_SAMPLE] > 1.0
+    l2x = (line_keys, line_weights, np.ones(l2_tag.shape if sampled else (1, 1, 1), np.float64),
+           np.zeros((1 << 20) if sampled else 1, np.uint64))
     H = np.zeros(33, np.float64)
     for k in range(1, 33):
         H[k] = H[k - 1] + 1.0 / k
@@ -460,7 +465,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
                 ev = _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, sl_e[g])
                 done = global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic[ins], P, H, l1, l2_tag, l2_init,
-                                     l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, (atom_free, atom_busy, atom_line), state,
+                                     l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, l2x, (atom_free, atom_busy, atom_line), state,
                                      glob, smstat, ibufs, wbuf, sl_fetch[g])
                 held = state[ST_HELD_UNTIL]
                 if k != isa.GLOBAL_LD:

@@ -31,17 +31,19 @@ from numba import njit
 
 from . import isa
 from .caches import find, halves, sectors, set_of, victim
+from .footprint import line_weight
 from .indices import (G_ATOM_BUSY, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_WRITE, G_L1_HITS,
                       G_L1_SECTORS, G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT,
                       G_L2_WRITE, M_L1T, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_PER_CYCLE,
-                      P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC, P_DRAM_READ_SHARE,
+                      P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC,
                       P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_QUEUE, P_DRAM_TAIL, P_DRAM_WRITE_COST,
                       P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES,
                       P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_READ_BPC, P_L2_TAIL,
                       P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_SAMPLE, ST_ATOM_FREE,
                       ST_DIRTY_SECTORS, ST_DRAM_FREE, ST_DRAM_READ_USE, ST_DRAM_USE_TIME,
                       ST_DRAM_WRITE_USE, ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE,
-                      ST_LRU_CLOCK, ST_NOW)
+                      ST_LRU_CLOCK, ST_NOW, ST_OTHERS, ST_OTHERS_N, ST_REMISS,
+                      ST_REREAD)
 
 DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
 
@@ -89,8 +91,59 @@ def _dram_recent(now, state):
 
 
 @njit(cache=True, nogil=True)
-def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, state, P,
-              glob, words=0):
+def _aged_victim(s, held, l2_tag, l2_stamp, now):
+    """An empty way of set ``s``, else the one whose line's age (LRU clock ticks since its
+    last use) times the w it stands for is largest."""
+    best = -1
+    oldest = -1.0
+    for u in range(l2_tag.shape[2]):
+        if l2_tag[0, s, u] == -1:
+            return u
+        age = (now - l2_stamp[0, s, u]) * held[0, s, u]
+        if age > oldest:
+            oldest = age
+            best = u
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _sampled_victim(line, s, l2x, l2_tag, l2_init, l2_valid, l2_dirty, l2_stamp, P, state, glob):
+    """A sampled replay's way for ``line`` in set ``s``. The replay sees 1/f of the GPU's
+    accesses, and a line stands for w of the grid's (footprint.py), in [1, f]:
+
+    - beside it, the L2 takes the w - 1 lines it stands for that SMs not replayed allocate
+      at about the same time, placeholders (tag -2, never hit) in sets spread by a hash, so
+      that lines arrive in every set as often as on the GPU;
+    - a line the whole grid shares (w = 1) is used 1/f as often as on the GPU, so a line's
+      age counts w / f of the clock's ticks (here w: the same order), and the lines all SMs
+      share stay as long as on the GPU while the SMs stream private data past them."""
+    keys, weights, held, _ = l2x
+    x = line_weight(keys, weights, line, P[P_SAMPLE])
+    now = state[ST_LRU_CLOCK]
+    sets = l2_tag.shape[1]
+    state[ST_OTHERS] += x - 1.0
+    while state[ST_OTHERS] >= 1.0:
+        state[ST_OTHERS] -= 1.0
+        state[ST_OTHERS_N] += 1.0
+        p = set_of(int(state[ST_OTHERS_N]) + (1 << 40), sets)
+        find(l2_tag, l2_init, 0, p, -3)          # (empties the set when first looked at)
+        v = _aged_victim(p, held, l2_tag, l2_stamp, now)
+        if l2_tag[0, p, v] >= 0 and l2_dirty[0, p, v] != 0:
+            state[ST_DIRTY_SECTORS] -= _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, l2_tag[0, p, v], P,
+                                                     state, glob)
+        l2_tag[0, p, v] = -2
+        l2_valid[0, p, v] = 0
+        l2_dirty[0, p, v] = 0
+        l2_stamp[0, p, v] = int(now)
+        held[0, p, v] = x
+    w = _aged_victim(s, held, l2_tag, l2_stamp, now)
+    held[0, s, w] = x
+    return w
+
+
+@njit(cache=True, nogil=True)
+def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, l2x,
+              state, P, glob, words=0):
     """Look ``mask``'s sectors of ``line`` up in the L2 (allocating the line). Writes mark
     their sectors dirty and the ``words`` they wrote (8 bits a sector); a sector all of whose
     words are written is whole. Returns the mask of sectors that missed (reads only) and the
@@ -100,8 +153,9 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
     w = find(l2_tag, l2_init, 0, s, line)
     state[ST_LRU_CLOCK] += 1
     if w < 0:
-        w = victim(l2_tag, l2_stamp, 0, s)
-        if l2_tag[0, s, w] != -1 and l2_dirty[0, s, w] != 0:
+        w = (_sampled_victim(line, s, l2x, l2_tag, l2_init, l2_valid, l2_dirty, l2_stamp, P, state, glob)
+             if P[P_SAMPLE] > 1.0 else victim(l2_tag, l2_stamp, 0, s))
+        if l2_tag[0, s, w] >= 0 and l2_dirty[0, s, w] != 0:
             n = _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, l2_tag[0, s, w], P, state, glob)
             state[ST_DIRTY_SECTORS] -= n
         l2_tag[0, s, w] = line
@@ -164,6 +218,19 @@ def _dram_read(nbytes, burst_bytes, arrive, P, state, glob):
 
 
 @njit(cache=True, nogil=True)
+def fetched_before(fetched, key) -> bool:
+    """Whether the 64-byte half ``key`` (line * 2 + half) was marked before; marks it. A bit
+    per hash of the key in ``fetched`` (a miss taken for a re-read when two keys share a bit:
+    rare while the replay reads far fewer halves than the map has bits)."""
+    h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(38)
+    h = h % np.uint64(fetched.size * 64)
+    word, bit = h >> np.uint64(6), np.uint64(1) << (h & np.uint64(63))
+    was = (fetched[word] & bit) != 0
+    fetched[word] |= bit
+    return was
+
+
+@njit(cache=True, nogil=True)
 def _l2_queue(nbytes, bpc, arrive, state, glob):
     return _l2_busy(nbytes / bpc, arrive, state, glob)
 
@@ -178,13 +245,16 @@ def _l2_busy(busy, arrive, state, glob):
 
 @njit(cache=True, nogil=True)
 def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_tag, l2_init, l2_valid,
-                   l2_dirty, l2_words, l2_stamp, l2_ready, fifo, atoms, state, glob, smstat, ibufs, wbuf, fetch):
+                   l2_dirty, l2_words, l2_stamp, l2_ready, fifo, l2x, atoms, state, glob, smstat, ibufs, wbuf,
+                   fetch):
     """A global load, store or atomic of one warp issued at T on SM m: its completion time.
     ``l1``: the SMs' L1s (tags, sets looked at, valid sectors, LRU stamps, when each line's
     data arrives, when the tag stage and the data stage are free); ``atoms``: the atomic
     units' (free, busy) times; ``ibufs``: scratch rows for the lines touched, their sector
     masks, partial writes and the L1 way each missed in; ``fetch``: the warp's DRAM fetches
-    still in flight (how many, until when); ``atomic``: the instruction's isa.ATOM_* kind."""
+    still in flight (how many, until when); ``atomic``: the instruction's isa.ATOM_* kind;
+    ``l2x``: a sampled replay's table of what its lines stand for (footprint.py), the w of
+    each L2 way's line, and the 64-byte halves it has read (``fetched_before``)."""
     atom_free, atom_busy, atom_line = atoms
     fatom = atomic == isa.ATOM_FLOAT
     l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, data_free = l1
@@ -245,7 +315,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             n_sec += nb
             glob[G_L2_WRITE] += nb
             _l2_touch(lines_buf[i], mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo,
-                      state, P, glob, partial_buf[i])
+                      l2x, state, P, glob, partial_buf[i])
         busy = n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
         q = _l2_busy(busy, start + P[P_L1_LAT], state, glob)
         state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + q - P[P_QUEUE_ALLOWANCE])
@@ -261,7 +331,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             glob[G_L2_ATOM] += nb
             q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob)
             missed, _ = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
-                               fifo, state, P, glob)
+                               fifo, l2x, state, P, glob)
             extra = 0.0
             glob[G_L2_ATOM_HIT] += nb - sectors(missed)
             if missed:
@@ -328,9 +398,10 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         nn = sectors(need)
         glob[G_L2_READ] += nn
         missed, slot2 = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp,
-                                  l2_ready, fifo, state, P, glob)
+                                  l2_ready, fifo, l2x, state, P, glob)
         hits = nn - sectors(missed)
         glob[G_L2_READ_HIT] += hits
+        state[ST_REREAD] += hits                 # (sectors read again: fetched_before's estimate)
         ready = l2_ready[0, slot2 // l2_tag.shape[2], slot2 % l2_tag.shape[2]]
         if hits and ready > pending:
             pending = ready                  # an L2 hit on a line another SM's miss is still filling
@@ -342,10 +413,28 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             worst_q2 = q2
         if missed:
             pairs = halves(missed)
-            # (a sampled replay's read miss stands for P_DRAM_READ_SHARE of the SMs' share)
-            burst = pairs * P[P_DRAM_FETCH] * P[P_DRAM_READ_SHARE]
+            fetches = float(pairs)
+            if P[P_SAMPLE] > 1.0:
+                # a sampled replay's first read of a half stands for f reads of the GPU's, w of
+                # them the grid's first (one a line: footprint.py) and the rest reads again,
+                # which miss as often as the replay's reads of halves it fetched before do (a
+                # running estimate); a half read again stands for the SMs' share
+                keys, weights, _, fetched = l2x
+                first = line_weight(keys, weights, line, P[P_SAMPLE]) / P[P_SAMPLE]
+                for b in range(2):
+                    half = (missed >> (2 * b)) & 3
+                    if half:
+                        if fetched_before(fetched, line * 2 + b):
+                            state[ST_REREAD] += sectors(half)
+                            state[ST_REMISS] += sectors(half)
+                        else:
+                            again = state[ST_REMISS] / max(1.0, state[ST_REREAD])
+                            share = first + (1.0 - first) * again
+                            fetches -= 1.0 - share
+                            glob[G_L2_READ_HIT] += sectors(half) * (1.0 - share)
+            burst = fetches * P[P_DRAM_FETCH]
             state[ST_L2_FREE] = max(state[ST_L2_FREE], t_l2) + burst / P[P_DRAM_BPC]
-            qd = _dram_read(pairs * P[P_DRAM_FETCH], burst, t_l2 + q2 + P[P_L2_LAT] * 0.5, P, state, glob)
+            qd = _dram_read(burst, burst, t_l2 + q2 + P[P_L2_LAT] * 0.5, P, state, glob)
             if qd > worst_qd:
                 worst_qd = qd
             k_dram += pairs                  # the tail was measured per 64-byte fetch

@@ -15,8 +15,7 @@ import numpy as np
 from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
-from . import folding, indices as ix, isa, machine, memsys, replay_streams, sass_replay
-from ...errors import SimtError
+from . import folding, footprint as fp, indices as ix, isa, machine, memsys, replay_streams, sass_replay
 from ...gpu import sass as gpu_sass
 
 # what r.bottleneck["limiter"] can be: a unit busy most of the time, else the launch floor,
@@ -77,7 +76,6 @@ def params(arch, shared_per_sm: int):
     P[ix.P_ATOM_LINE] = t["atomic_line_cycles"]
     P[ix.P_DRAM_WRITE_QUEUE] = t["dram_write_queue_cycles"]
     P[ix.P_SAMPLE] = 1.0
-    P[ix.P_DRAM_READ_SHARE] = 1.0
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
     line = arch.line_bytes
     l1_lines = max(64, (t["l1_bytes"] - arch.carveout(shared_per_sm)) // line)
@@ -113,10 +111,10 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     n_run, ctas = (sm_sample(rec.work, n, n_sm, lambda: _heaviest_cta(rec)) if sample
                    else (n_sm, np.arange(n, dtype=np.int64)))
     f = n_sm / n_run                          # each replayed SM stands for f SMs
-    g = f                                     # ... and the lines it reads for g times as many
+    lines = fp.none(f)                        # ... and each line it touches for w in [1, f]
     if n_run < n_sm:
-        g_all, g = footprint(rec, ctas, warps_per_cta, n_sm, n_run)
-        P, l2_lines = _scaled(P, l2_lines, f, g_all, g)
+        lines = fp.footprint(rec, ctas, warps_per_cta, n_sm, n_run)
+        P = _scaled(P, f, lines.g_all)
     ptr, e_step, e_k = rec.streams((ctas[:, None] * warps_per_cta + np.arange(warps_per_cta)).reshape(-1))
     steps, events = rec.step_arrays()[:3], (rec.ev_n.view(), rec.ev_ptr.view(), rec.ev_same.view())
     n_regs, n_static = prog.nregs, tab.kind.size
@@ -143,7 +141,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
                              tab.block_len),
                 machine.Streams(ptr, e_step, e_k, *steps, *events, rec.sec.view(), rec.sec_w.view()),
                 machine.Grid(n_kept, warps_per_cta, bpsm, n_run, int(arch.data["schedulers_per_sm"]), n_regs),
-                P, pipes, mem, machine.Results(stalls, cta_start, cta_done, cta_sm, smstat, glob))
+                P, pipes, mem + (lines.keys, lines.weights), machine.Results(stalls, cta_start, cta_done, cta_sm, smstat, glob))
     finally:
         _memory.give(shape, mem)
     if schedule.groups:
@@ -152,11 +150,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     # (each read miss's DRAM time was already scaled by g / f: see _scaled)
     for u in (ix.G_L2_BUSY, ix.G_DRAM_BUSY, ix.G_ATOM_BUSY, ix.G_ATOM_HOT):
         glob[u] /= f
-    # ... but its read misses stood for g SMs' (lines the whole grid shares miss once, not f times)
-    if g < f:
-        misses = glob[ix.G_L2_READ] - glob[ix.G_L2_READ_HIT]
-        glob[ix.G_L2_READ_HIT] += (1.0 - g / f) * misses
-        glob[ix.G_DRAM_READ] *= g / f
+    # (its first reads of a line the grid shares already stood for w / f of a miss: memsys)
     sim_cycles, error = _extrapolate(cta_done, float(end), total_ctas, n / max(1, n_kept))
     if n_run < n_sm:
         error = float(np.hypot(error, _sm_sample_error(cta_done, cta_sm, n_run, sim_cycles)))
@@ -224,136 +218,22 @@ def sm_sample(work: int, n: int, n_sm: int, heaviest=lambda: 0) -> tuple[int, np
     return r, all_ctas[(all_ctas % n_sm >= s) & (all_ctas % n_sm < s + r)]
 
 
-def _scaled(P, l2_lines: int, f: float, g_all: float, g_read: float):
+def _scaled(P, f: float, g_all: float):
     """The GPU-wide units' parameters for a replay of 1/f of the SMs whose lines stand for
-    g_all of the grid's (g_read of the lines read; see ``footprint``): the same load per unit
-    of bandwidth and capacity. Every SM's requests reach the L2 and the atomic units, so
-    their rates scale by f, and so does the DRAM's for writes; the L2 holds the grid's lines,
-    so its capacity scales by g_all, and the DRAM reads each of them once, so a read miss
-    takes g_read / f of a miss's DRAM time."""
+    g_all of the grid's on average (footprint.py): the same load per unit of bandwidth.
+    Every SM's requests reach the L2 and the atomic units, so their rates scale by f, and so
+    does the DRAM's. The L2 keeps its capacity, each replayed line taking the room of the w
+    lines it stands for, and a first read of a line the grid shares takes w / f of a miss's
+    DRAM time (memsys); the bound on dirty data scales by g_all."""
     P = P.copy()
     P[ix.P_L2_READ_BPC] /= f
     P[ix.P_DRAM_BPC] /= f
-    P[ix.P_DRAM_READ_SHARE] = g_read / f
     P[ix.P_L2_WRITE_LINE] *= f
     P[ix.P_L2_WRITE_SECTOR] *= f
     P[ix.P_ATOM_PER_CYCLE] /= f
     P[ix.P_L2_DIRTY_SECTORS] /= g_all
     P[ix.P_SAMPLE] = f
-    return P, max(16, int(l2_lines / g_all))
-
-
-def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int) -> tuple[float, float]:
-    """How many lines of the recorded grid the replayed blocks' lines stand for, each in
-    [1, f] (f = n_sm / n_run): (all lines, for the L2's capacity; lines read, for the DRAM's
-    traffic).
-
-    The sample is the blocks c with c mod n_sm < n_run. A line whose blocks leave residues
-    R (mod n_sm) would be in the sample for a fraction p of the n_sm rotations of that rule,
-    p = (sum over R's circular gaps d of min(n_run, d)) / n_sm, so it stands for 1/p lines (a
-    Horvitz-Thompson estimate over the rotations): a block's private line for f, a line its
-    neighbour block shares for about f/2, a line every block reads for 1. Blocks that stream
-    private data give f, the SMs' share; blocks that all read one matrix give nearly 1, where
-    a sample whose L2 and DRAM were scaled by f would evict, and read from DRAM f times over,
-    lines the whole GPU shares."""
-    f = n_sm / n_run
-    if rec.steps.n == 0 or rec.sec.n == 0:
-        return f, f
-    _, nrun, first_ev, step_warp = rec.step_arrays()
-    # counting lines costs a sort: above a million sectors, count a fixed 1/8 of the lines,
-    # picked by a hash of the line (an estimate of the averages below)
-    thin = 3 if rec.sec.n > (1 << 20) else 0
-    # one int64 key per sector, (line, block, read) packed, sorted: _weights reads each
-    # line's blocks as a set (a plain sort of one array costs a quarter of an argsort)
-    per = 2 * rec.recorded_ctas
-    if (int(rec.sec.view().max()) >> 2) >= (1 << 62) // per:
-        raise SimtError(f"timing model: a global address beyond {(1 << 62) // per * 128:#x} "
-                        "does not fit the footprint's sort keys")
-    keys = _access_keys(nrun, first_ev, step_warp, rec.warps.view(), rec.ev_n.view(), rec.ev_ptr.view(),
-                        rec.ev_same.view(), rec.sec.view(), warps_per_cta, thin, per)
-    if keys.size == 0:
-        return f, f
-    keys.sort()
-    kept = np.zeros(rec.recorded_ctas, np.bool_)
-    kept[ctas] = True
-    return _weights(keys, per, kept, n_sm, n_run)
-
-
-@njit(cache=True, nogil=True)
-def _weights(keys, per, kept, n_sm, n_run):
-    """The averages of 1/p over the kept blocks' lines, and over those of them read
-    (``keys`` sorted: line * per + block * 2 + read)."""
-    f = n_sm / n_run
-    sum_all = n_all = sum_read = n_read = 0.0
-    present = np.zeros(n_sm, np.bool_)
-    i = 0
-    while i < keys.size:
-        j = i
-        line = keys[i] // per
-        sampled = False
-        was_read = False
-        while j < keys.size and keys[j] // per == line:
-            rest = keys[j] - line * per
-            sampled = sampled or kept[rest >> 1]
-            was_read = was_read or (rest & 1) == 1
-            j += 1
-        if sampled:
-            for q in range(i, j):
-                present[((keys[q] - line * per) >> 1) % n_sm] = True
-            first = -1
-            prev = -1
-            covered = 0
-            for rho in range(n_sm):
-                if present[rho]:
-                    present[rho] = False
-                    if prev >= 0:
-                        covered += min(n_run, rho - prev)
-                    else:
-                        first = rho
-                    prev = rho
-            covered += min(n_run, first + n_sm - prev)
-            w = n_sm / covered
-            sum_all += w
-            n_all += 1.0
-            if was_read:
-                sum_read += w
-                n_read += 1.0
-        i = j
-    g_all = sum_all / n_all if n_all > 0 else f
-    g_read = sum_read / n_read if n_read > 0 else f
-    return min(f, max(1.0, g_all)), min(f, max(1.0, g_read))
-
-
-@njit(cache=True, nogil=True)
-def _access_keys(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, ev_kind, sec, warps_per_cta, thin, per):
-    """Per recorded global sector, its 128-byte line, block and whether a load or atomic,
-    packed as line * per + block * 2 + read; with ``thin`` > 0, only lines whose hash's top
-    ``thin`` bits are zero."""
-    n_sec = 0
-    for e in range(ev_n.size):
-        if ev_ptr[e] >= 0:
-            n_sec += ev_n[e]
-    keys = np.empty(n_sec, np.int64)
-    a = 0
-    n_ev = ev_n.size
-    for s in range(nrun.size):
-        n = nrun[s]
-        if n == 0:
-            continue
-        e1 = first_ev[s + 1] if s + 1 < nrun.size else n_ev
-        for e in range(first_ev[s], e1):
-            p0 = ev_ptr[e]
-            if p0 < 0:
-                continue
-            cta = ran[step_warp[s] + (e - first_ev[s]) % n] // warps_per_cta
-            for q in range(ev_n[e]):
-                line = sec[p0 + q] >> 2
-                if thin > 0 and (np.uint64(line) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - thin) != 0:
-                    continue
-                read = 1 if ev_kind[e] != 3 else 0   # the recorder's 1 + kind: 3 is a store
-                keys[a] = line * per + cta * 2 + read
-                a += 1
-    return keys[:a]
+    return P
 
 
 def _sm_sample_error(cta_done, cta_sm, n_run: int, cycles: float) -> float:

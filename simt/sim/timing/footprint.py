@@ -1,0 +1,171 @@
+"""What a sampled replay's lines stand for (model.simulate replays a sample of the SMs of a big
+launch: model.sm_sample).
+
+The sample is the blocks c with c mod n_sm in [s, s + n_run). A line whose blocks leave
+residues R (mod n_sm) would be in the sample for a fraction p of the n_sm rotations of that
+rule, p = (sum over R's circular gaps d of min(n_run, d)) / n_sm, so it stands for w = 1/p
+lines of the whole grid (a Horvitz-Thompson estimate over the rotations), w in [1, f] with
+f = n_sm / n_run: a block's private line stands for f, a line its neighbour block shares for
+about f/2, a line every block reads (a lookup table, a matrix all blocks read, a hash table
+probed at random) for 1.
+
+The replay's L2 holds each line as w lines of the grid's (``line_weight``; memsys): the
+blocks' private lines take f times the room of one, so a sample of 1/f of the SMs streaming
+private data fills the L2 as the whole GPU does, while the lines all SMs share take the room
+they take on the GPU. And the DRAM reads a line the grid shares once, so a sampled replay's
+first read of a line stands for w / f of its SMs' share of the DRAM's traffic, while a line
+read again after the L2 evicted it is read again by every SM that reads it.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
+from numba import njit
+
+_HASH = 0x9E3779B97F4A7C15 - (1 << 64)     # as an int64
+
+
+class Footprint(NamedTuple):
+    g_all: float            # the average w over the replayed blocks' lines
+    g_read: float           # ... over those of them read
+    keys: np.ndarray        # an open-addressing table of the replayed lines (-1: empty slot)
+    weights: np.ndarray     # ... and each one's w
+
+
+def none(f: float) -> Footprint:
+    """No line recorded: every line stands for f."""
+    return Footprint(f, f, np.full(1, -1, np.int64), np.ones(1, np.float64))
+
+
+def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int) -> Footprint:
+    """The lines the replayed blocks ``ctas`` touch, each with the w it stands for, from every
+    recorded block's global accesses (two passes over the recorded sectors, no sort)."""
+    f = n_sm / n_run
+    if rec.steps.n == 0 or rec.sec.n == 0:
+        return none(f)
+    _, nrun, first_ev, step_warp = rec.step_arrays()
+    kept = np.zeros(rec.recorded_ctas, np.bool_)
+    kept[ctas] = True
+    args = (nrun, first_ev, step_warp, rec.warps.view(), rec.ev_n.view(), rec.ev_ptr.view(), rec.ev_same.view(),
+            rec.sec.view(), warps_per_cta)
+    n_kept = _kept_lines(*args, kept)
+    if n_kept == 0:
+        return none(f)
+    size = 1 << max(4, int(2 * n_kept - 1).bit_length())
+    keys = np.full(size, -1, np.int64)
+    words = (n_sm + 63) // 64
+    residues = np.zeros((size, words), np.uint64)
+    read = np.zeros(size, np.bool_)
+    _fill(*args, kept, keys, residues, read, n_sm)
+    weights = np.ones(size, np.float64)
+    g_all, g_read = _weigh(keys, residues, read, weights, n_sm, n_run)
+    return Footprint(g_all, g_read, keys, weights)
+
+
+@njit(cache=True, nogil=True)
+def _slot(keys, line):
+    """The slot of ``line`` in the table, or of the empty slot where it would go."""
+    mask = keys.size - 1
+    i = ((line * _HASH) >> 32) & mask          # int64 arithmetic: the product wraps
+    while keys[i] != -1 and keys[i] != line:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True, nogil=True)
+def line_weight(keys, weights, line, f):
+    """The w of a replayed ``line`` (f, a private line's, where the table does not hold it)."""
+    i = _slot(keys, line)
+    return weights[i] if keys[i] == line else f
+
+
+@njit(cache=True, nogil=True)
+def _blocks(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, warps_per_cta):
+    """Per recorded event of a global access (-1 for the others), the block that made it."""
+    out = np.full(ev_n.size, -1, np.int64)
+    n_ev = ev_n.size
+    for s in range(nrun.size):
+        n = nrun[s]
+        if n == 0:
+            continue
+        e1 = first_ev[s + 1] if s + 1 < nrun.size else n_ev
+        for e in range(first_ev[s], e1):
+            if ev_ptr[e] >= 0:
+                out[e] = ran[step_warp[s] + (e - first_ev[s]) % n] // warps_per_cta
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _kept_lines(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, ev_kind, sec, warps_per_cta, kept):
+    """A bound on how many lines the replayed blocks touch: their accesses' lines, counting a
+    line again only where an access's sectors leave it and come back."""
+    cta = _blocks(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, warps_per_cta)
+    n = 0
+    for e in range(ev_n.size):
+        if cta[e] >= 0 and kept[cta[e]]:
+            last = -1
+            for q in range(ev_n[e]):
+                line = sec[ev_ptr[e] + q] >> 2
+                if line != last:
+                    n += 1
+                    last = line
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _fill(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, ev_kind, sec, warps_per_cta, kept, keys, residues, read,
+          n_sm):
+    """Put the replayed blocks' lines in the table, then mark on each the residues (mod n_sm)
+    of every block that touches it, and whether any reads it (a load or an atomic)."""
+    cta = _blocks(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, warps_per_cta)
+    for e in range(ev_n.size):
+        if cta[e] >= 0 and kept[cta[e]]:
+            for q in range(ev_n[e]):
+                keys[_slot(keys, sec[ev_ptr[e] + q] >> 2)] = sec[ev_ptr[e] + q] >> 2
+    for e in range(ev_n.size):
+        c = cta[e]
+        if c < 0:
+            continue
+        rho = c % n_sm
+        bit = np.uint64(1) << np.uint64(rho & 63)
+        is_read = ev_kind[e] != 3                 # the recorder's 1 + kind: 3 is a store
+        for q in range(ev_n[e]):
+            line = sec[ev_ptr[e] + q] >> 2
+            i = _slot(keys, line)
+            if keys[i] == line:
+                residues[i, rho >> 6] |= bit
+                read[i] |= is_read
+
+
+@njit(cache=True, nogil=True)
+def _weigh(keys, residues, read, weights, n_sm, n_run):
+    """Each line's w from its residues; returns the averages of w over the lines, and over
+    those read."""
+    f = n_sm / n_run
+    sum_all = n_all = sum_read = n_read = 0.0
+    for i in range(keys.size):
+        if keys[i] == -1:
+            continue
+        first = -1
+        prev = -1
+        covered = 0
+        for rho in range(n_sm):
+            if (residues[i, rho >> 6] >> np.uint64(rho & 63)) & np.uint64(1):
+                if prev >= 0:
+                    covered += min(n_run, rho - prev)
+                else:
+                    first = rho
+                prev = rho
+        covered += min(n_run, first + n_sm - prev)
+        w = min(f, max(1.0, n_sm / covered))
+        weights[i] = w
+        sum_all += w
+        n_all += 1.0
+        if read[i]:
+            sum_read += w
+            n_read += 1.0
+    g_all = sum_all / n_all if n_all > 0 else f
+    g_read = sum_read / n_read if n_read > 0 else f
+    return g_all, g_read
