@@ -9,12 +9,13 @@ f = n_sm / n_run: a block's private line stands for f, a line its neighbour bloc
 about f/2, a line every block reads (a lookup table, a matrix all blocks read, a hash table
 probed at random) for 1.
 
-The replay's L2 holds each line as w lines of the grid's (``line_weight``; memsys): the
-blocks' private lines take f times the room of one, so a sample of 1/f of the SMs streaming
-private data fills the L2 as the whole GPU does, while the lines all SMs share take the room
-they take on the GPU. And the DRAM reads a line the grid shares once, so a sampled replay's
-first read of a line stands for w / f of its SMs' share of the DRAM's traffic, while a line
-read again after the L2 evicted it is read again by every SM that reads it.
+The replay's L2 (memsys) keeps its whole capacity: beside each line it allocates, it places
+the w - 1 lines of the grid's that the SMs not replayed allocate at about the same time, and
+it ages a line by its w, so the lines all SMs share stay as long as on the GPU while private
+data streams past them. And the DRAM reads a line the grid shares once: a sampled replay's
+first read of a line stands for w / f of its SMs' share of the DRAM's traffic (plus the
+reads again that miss), while a line read again after the L2 evicted it is read again by
+every SM that reads it.
 """
 from __future__ import annotations
 
@@ -29,14 +30,13 @@ _HASH = 0x9E3779B97F4A7C15 - (1 << 64)     # as an int64
 
 class Footprint(NamedTuple):
     g_all: float            # the average w over the replayed blocks' lines
-    g_read: float           # ... over those of them read
     keys: np.ndarray        # an open-addressing table of the replayed lines (-1: empty slot)
     weights: np.ndarray     # ... and each one's w
 
 
 def none(f: float) -> Footprint:
     """No line recorded: every line stands for f."""
-    return Footprint(f, f, np.full(1, -1, np.int64), np.ones(1, np.float64))
+    return Footprint(f, np.full(1, -1, np.int64), np.ones(1, np.float64))
 
 
 def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int) -> Footprint:
@@ -48,20 +48,17 @@ def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int) 
     _, nrun, first_ev, step_warp = rec.step_arrays()
     kept = np.zeros(rec.recorded_ctas, np.bool_)
     kept[ctas] = True
-    args = (nrun, first_ev, step_warp, rec.warps.view(), rec.ev_n.view(), rec.ev_ptr.view(), rec.ev_same.view(),
-            rec.sec.view(), warps_per_cta)
-    n_kept = _kept_lines(*args, kept)
+    ev_n, ev_ptr, sec = rec.ev_n.view(), rec.ev_ptr.view(), rec.sec.view()
+    cta = _blocks(nrun, first_ev, step_warp, rec.warps.view(), ev_n, ev_ptr, warps_per_cta)
+    n_kept = _kept_lines(cta, kept, ev_n, ev_ptr, sec)
     if n_kept == 0:
         return none(f)
     size = 1 << max(4, int(2 * n_kept - 1).bit_length())
     keys = np.full(size, -1, np.int64)
-    words = (n_sm + 63) // 64
-    residues = np.zeros((size, words), np.uint64)
-    read = np.zeros(size, np.bool_)
-    _fill(*args, kept, keys, residues, read, n_sm)
+    residues = np.zeros((size, (n_sm + 63) // 64), np.uint64)
+    _fill(cta, kept, ev_n, ev_ptr, sec, keys, residues, n_sm)
     weights = np.ones(size, np.float64)
-    g_all, g_read = _weigh(keys, residues, read, weights, n_sm, n_run)
-    return Footprint(g_all, g_read, keys, weights)
+    return Footprint(_weigh(keys, residues, weights, n_sm, n_run), keys, weights)
 
 
 @njit(cache=True, nogil=True)
@@ -98,10 +95,9 @@ def _blocks(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, warps_per_cta):
 
 
 @njit(cache=True, nogil=True)
-def _kept_lines(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, ev_kind, sec, warps_per_cta, kept):
+def _kept_lines(cta, kept, ev_n, ev_ptr, sec):
     """A bound on how many lines the replayed blocks touch: their accesses' lines, counting a
     line again only where an access's sectors leave it and come back."""
-    cta = _blocks(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, warps_per_cta)
     n = 0
     for e in range(ev_n.size):
         if cta[e] >= 0 and kept[cta[e]]:
@@ -115,36 +111,32 @@ def _kept_lines(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, ev_kind, sec, warp
 
 
 @njit(cache=True, nogil=True)
-def _fill(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, ev_kind, sec, warps_per_cta, kept, keys, residues, read,
-          n_sm):
+def _fill(cta, kept, ev_n, ev_ptr, sec, keys, residues, n_sm):
     """Put the replayed blocks' lines in the table, then mark on each the residues (mod n_sm)
-    of every block that touches it, and whether any reads it (a load or an atomic)."""
-    cta = _blocks(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, warps_per_cta)
+    of every block that touches it."""
     for e in range(ev_n.size):
         if cta[e] >= 0 and kept[cta[e]]:
             for q in range(ev_n[e]):
-                keys[_slot(keys, sec[ev_ptr[e] + q] >> 2)] = sec[ev_ptr[e] + q] >> 2
+                line = sec[ev_ptr[e] + q] >> 2
+                keys[_slot(keys, line)] = line
     for e in range(ev_n.size):
         c = cta[e]
         if c < 0:
             continue
         rho = c % n_sm
         bit = np.uint64(1) << np.uint64(rho & 63)
-        is_read = ev_kind[e] != 3                 # the recorder's 1 + kind: 3 is a store
         for q in range(ev_n[e]):
             line = sec[ev_ptr[e] + q] >> 2
             i = _slot(keys, line)
             if keys[i] == line:
                 residues[i, rho >> 6] |= bit
-                read[i] |= is_read
 
 
 @njit(cache=True, nogil=True)
-def _weigh(keys, residues, read, weights, n_sm, n_run):
-    """Each line's w from its residues; returns the averages of w over the lines, and over
-    those read."""
+def _weigh(keys, residues, weights, n_sm, n_run):
+    """Each line's w from its residues; returns the average w over the lines."""
     f = n_sm / n_run
-    sum_all = n_all = sum_read = n_read = 0.0
+    total = n = 0.0
     for i in range(keys.size):
         if keys[i] == -1:
             continue
@@ -161,11 +153,6 @@ def _weigh(keys, residues, read, weights, n_sm, n_run):
         covered += min(n_run, first + n_sm - prev)
         w = min(f, max(1.0, n_sm / covered))
         weights[i] = w
-        sum_all += w
-        n_all += 1.0
-        if read[i]:
-            sum_read += w
-            n_read += 1.0
-    g_all = sum_all / n_all if n_all > 0 else f
-    g_read = sum_read / n_read if n_read > 0 else f
-    return g_all, g_read
+        total += w
+        n += 1.0
+    return total / n if n > 0 else f

@@ -317,7 +317,8 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     # launch; a set's ways are emptied when first looked at (find), a line's valid, dirty and
     # written marks when it is allocated, and its ready time is written by the request that
     # allocates it before any hit reads it, so only the sets' first-look marks are cleared here
-    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, line_keys, line_weights = mem
+    (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
+     fifo, line_keys, line_weights) = mem
     l1_init[:] = 0
     l2_init[:] = 0
     l1 = (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, lsu_free)

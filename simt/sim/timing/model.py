@@ -141,13 +141,13 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
                              tab.block_len),
                 machine.Streams(ptr, e_step, e_k, *steps, *events, rec.sec.view(), rec.sec_w.view()),
                 machine.Grid(n_kept, warps_per_cta, bpsm, n_run, int(arch.data["schedulers_per_sm"]), n_regs),
-                P, pipes, mem + (lines.keys, lines.weights), machine.Results(stalls, cta_start, cta_done, cta_sm, smstat, glob))
+                P, pipes, mem + (lines.keys, lines.weights),
+                machine.Results(stalls, cta_start, cta_done, cta_sm, smstat, glob))
     finally:
         _memory.give(shape, mem)
     if schedule.groups:
         stalls = replay_streams.fold_stalls(stalls, rep, n_static)
     # the shared units were busy f times as long per replayed request: per request, as in the full GPU
-    # (each read miss's DRAM time was already scaled by g / f: see _scaled)
     for u in (ix.G_L2_BUSY, ix.G_DRAM_BUSY, ix.G_ATOM_BUSY, ix.G_ATOM_HOT):
         glob[u] /= f
     # (its first reads of a line the grid shares already stood for w / f of a miss: memsys)
@@ -222,9 +222,9 @@ def _scaled(P, f: float, g_all: float):
     """The GPU-wide units' parameters for a replay of 1/f of the SMs whose lines stand for
     g_all of the grid's on average (footprint.py): the same load per unit of bandwidth.
     Every SM's requests reach the L2 and the atomic units, so their rates scale by f, and so
-    does the DRAM's. The L2 keeps its capacity, each replayed line taking the room of the w
-    lines it stands for, and a first read of a line the grid shares takes w / f of a miss's
-    DRAM time (memsys); the bound on dirty data scales by g_all."""
+    does the DRAM's. The L2 keeps its capacity (memsys places beside each replayed line the
+    lines of the SMs not replayed, and counts a first read of a line the grid shares as w / f
+    of a miss); the bound on dirty data scales by g_all."""
     P = P.copy()
     P[ix.P_L2_READ_BPC] /= f
     P[ix.P_DRAM_BPC] /= f
