@@ -1,0 +1,100 @@
+"""How much of the L2 a line read by many SMs can use, on the H200 and in simt's model.
+
+l2_sharing.cu (profiled once with Nsight Compute; raw CSV in data/h200/l2_sharing.csv) reads a
+buffer twice with one 1024-thread block per SM, the second pass by the same SM (shift 0) or by
+another one (shift 1, shift SMs/2), and gathers random 32-byte sectors of tables of 8-64 MB
+from every SM, eight reads a sector on average. This script prints, per launch, the DRAM bytes
+read against the bytes of the buffer, and for the gathers simt's prediction of the same kernel
+(written here in simt's language, the same hash) on cpu:precise.
+
+    PYTHONPATH=. python3 benchmarks/timing/l2_sharing.py [--no-predict]
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import simt as wp
+
+HERE = Path(__file__).resolve().parent
+CSV = HERE / "data" / "h200" / "l2_sharing.csv"
+
+
+@wp.kernel
+def gather(table: wp.array(dtype=wp.vec4), sectors: wp.uint32, iters: int, out: wp.array(dtype=float)):
+    t = wp.uint32(wp.tid())
+    s = float(0.0)
+    for i in range(iters):
+        h = (t * wp.uint32(0x9E3779B1)) ^ (wp.uint32(i) * wp.uint32(0x85EBCA77))
+        h = h ^ (h >> wp.uint32(15))
+        h = h * wp.uint32(0x2C1B3C6D)
+        h = h ^ (h >> wp.uint32(12))
+        h = h * wp.uint32(0x297A2D39)
+        h = h ^ (h >> wp.uint32(15))
+        v = table[int(h % sectors) * 2]
+        s += v[0]
+    if s == 1234.5:
+        out[int(t)] = s
+
+
+def measured(path: Path) -> pd.DataFrame:
+    """The manifest (the program's own lines) joined with the profiler's metrics."""
+    lines = path.read_text().splitlines()
+    manifest = [l for l in lines if l and l[0].isdigit() or l.startswith("launch,")]
+    prof = [l for l in lines if l.startswith('"')]
+    man = pd.read_csv(io.StringIO("\n".join(manifest)))
+    m = pd.read_csv(io.StringIO("\n".join(prof)), thousands=",")
+    p = m.pivot_table(index="ID", columns="Metric Name", values="Metric Value", aggfunc="first")
+    p.index = p.index.astype(int)
+    return man.set_index("launch").join(p)
+
+
+def predict(mb: int, iters: int, sms: int = 132) -> dict:
+    sectors = (mb << 20) // 32
+    threads = sms * 8 * 256
+    table = wp.zeros((mb << 20) // 16, dtype=wp.vec4, device="cpu:precise")
+    out = wp.zeros(threads, dtype=float, device="cpu:precise")
+    r = wp.launch(gather, dim=threads, inputs=[table, np.uint32(sectors), iters, out],
+                  block_dim=256, device="cpu:precise")
+    return {"pred_dram": r.metrics["dram__bytes_read.sum"],
+            "pred_cycles": r.metrics["sm__cycles_elapsed.max"]}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--no-predict", action="store_true", help="the H200's figures only")
+    args = ap.parse_args()
+    if not CSV.exists():
+        sys.exit(f"{CSV} does not exist: measure first (l2_sharing.cu's header)")
+    df = measured(CSV)
+    df["buffer"] = df.mb * (1 << 20)
+    df["dram/buffer"] = df["dram__bytes_read.sum"] / df.buffer
+    df["l2 hit"] = df["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] / df["lts__t_sectors_srcunit_tex_op_read.sum"]
+    tw = df[df.bench == "read_twice_shift"]
+    print("a buffer read twice, one block per SM; the second pass by the SM `shift` blocks on")
+    print(f"{'MB':>4} {'shift':>6} {'DRAM / buffer':>14} {'second read missed':>19} {'cycles':>10}")
+    for _, r in tw.iterrows():
+        print(f"{r.mb:>4} {r.param:>6} {r['dram/buffer']:>14.2f} {r['dram/buffer'] - 1:>19.0%} "
+              f"{r['sm__cycles_elapsed.max']:>10,.0f}")
+    ga = df[df.bench == "gather"]
+    print("\nrandom 32-byte sectors from every SM, 8 reads a sector on average")
+    print(f"{'MB':>4} {'iters':>6} {'DRAM / table':>13} {'L2 hit':>7} {'cycles':>10}"
+          + ("" if args.no_predict else f" {'simt DRAM / table':>18} {'simt cycles':>12} {'ratio':>6}"))
+    for _, r in ga.iterrows():
+        line = (f"{r.mb:>4} {r.param:>6} {r['dram/buffer']:>13.2f} {r['l2 hit']:>7.2f} "
+                f"{r['sm__cycles_elapsed.max']:>10,.0f}")
+        if not args.no_predict:
+            p = predict(int(r.mb), int(r.param))
+            line += (f" {p['pred_dram'] / r.buffer:>18.2f} {p['pred_cycles']:>12,.0f} "
+                     f"{p['pred_cycles'] / r['sm__cycles_elapsed.max']:>6.2f}")
+        print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
