@@ -6,7 +6,7 @@ they were written under and the conventions.
 """
 import simt as wp
 
-from .kernels import ADLER_MOD, FULL, NMS_B, QG, VS, warp_sum  # noqa: F401
+from .kernels import NMS_B, QG, VS, warp_sum  # noqa: F401  (the constants cases.py reads here)
 
 
 # ---- ML operators -------------------------------------------------------------------------------
