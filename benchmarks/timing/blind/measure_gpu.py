@@ -1,7 +1,8 @@
 """Run every launch of a blind set once on a GPU, for Nsight Compute to profile (measure.sh
 here runs it under ncu), and write the manifest naming each profiled launch in order. The sets:
 ``blind`` (this folder, the default), ``blind2`` (../blind2), ``blind3`` (../blind3), ``blind4``
-(../blind4), ``blind5`` (../blind5), ``blind6`` (../blind6) and ``blind7`` (../blind7), chosen by ``--set``.
+(../blind4), ``blind5`` (../blind5), ``blind6`` (../blind6), ``blind7`` (../blind7) and ``blind8``
+(../blind8), chosen by ``--set``.
 
     python3 benchmarks/timing/blind/measure_gpu.py --manifest blind_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --set blind2 --manifest blind2_manifest.csv
@@ -10,6 +11,7 @@ here runs it under ncu), and write the manifest naming each profiled launch in o
     python3 benchmarks/timing/blind/measure_gpu.py --set blind5 --manifest blind5_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --set blind6 --manifest blind6_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --set blind7 --manifest blind7_manifest.csv
+    python3 benchmarks/timing/blind/measure_gpu.py --set blind8 --manifest blind8_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --manifest m.csv --dry-run
 
 ``--dry-run`` needs no GPU: it builds every launch's inputs on the host, compiles the kernel for
@@ -92,7 +94,8 @@ def measure(cases, launches, writer, device: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--manifest", required=True)
-    ap.add_argument("--set", default="blind", choices=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7"], help="which blind set")
+    ap.add_argument("--set", default="blind", choices=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8"],
+                    help="which blind set")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--only", default="", help="comma-separated launch names")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: PTX and ptxas for every launch, the manifest")

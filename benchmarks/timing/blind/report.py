@@ -2,7 +2,7 @@
 and set beside its Nsight Compute measurement (data/h200/SET.csv, measured once; see the set's
 README.md). The sets: ``blind`` (this folder, the default), ``blind2`` (../blind2),
 ``blind3`` (../blind3), ``blind4`` (../blind4), ``blind5`` (../blind5), ``blind6``
-(../blind6) and ``blind7`` (../blind7).
+(../blind6), ``blind7`` (../blind7) and ``blind8`` (../blind8).
 
 Prints, per launch, the measured and predicted cycles (``sm__cycles_elapsed.max``), the
 roofline baseline (validate_timing.py's, the same definition and constants), the measured and
@@ -16,7 +16,7 @@ within 15%.
 
 This is a report, never an input: nothing here may be used to fit or tune the model.
 
-    PYTHONPATH=. python3 benchmarks/timing/blind/report.py [--set blind2|blind3|blind4|blind5|blind6|blind7] [--only a,b] [--out FILE] [--csv FILE]
+    PYTHONPATH=. python3 benchmarks/timing/blind/report.py [--set blind2|blind3|blind4|blind5|blind6|blind7|blind8] [--only a,b] [--out FILE] [--csv FILE]
 
 The output is also written to data/h200/SET_report.txt (``--out`` to change). Where the set has
 not been measured yet (no data/h200/SET.csv) it says so and exits with status 1, predicting
@@ -153,7 +153,8 @@ def report(pred: pd.DataFrame, meas: pd.DataFrame, pairs) -> tuple[str, pd.DataF
 
 def main(default_set: str = "blind") -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", default=default_set, choices=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7"], help="which blind set")
+    ap.add_argument("--set", default=default_set, choices=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8"],
+                    help="which blind set")
     ap.add_argument("--only", default="", help="comma-separated launch names")
     ap.add_argument("--data", default=str(ncu.DATA), help="folder holding SET.csv and SET_manifest.csv")
     ap.add_argument("--out", default=None, help="write the report here too (default data/h200/SET_report.txt)")
