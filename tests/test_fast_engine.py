@@ -320,3 +320,39 @@ def test_spread_or_not_is_decided_after_timing_each_way_several_times():
     assert chosen[0] is False                     # this thread first (the first launch compiles)
     assert chosen.count(True) == chosen.count(False) == engine.PROBES
     assert compiled.prefer_parallel() is True     # spread was faster, the slow first one aside
+
+
+@wp.kernel
+def _work_queue(head: wp.array(dtype=int), who: wp.array(dtype=int)):
+    n = who.shape[0]
+    while True:
+        i = wp.atomic_add(head, 0, 1)
+        if i >= n:
+            break
+        who[i] = wp.tid()
+
+
+def test_a_work_queue_all_goes_to_the_first_thread_and_the_step_limit_says_why():
+    """Persistent threads pulling from one counter: cpu runs a thread on before the threads
+    after it start, so the first takes every item (and, past the step limit, the error names
+    that order rather than only an endless loop); cpu:precise interleaves warps, so the queue
+    spreads over many threads. Both do every item once."""
+    n = 2000
+    takers = {}
+    for device in ("cpu", "cpu:precise"):
+        head = simt.zeros(1, dtype=int, device=device)
+        who = simt.full(n, -1, dtype=int, device=device)
+        simt.launch(_work_queue, dim=256, inputs=[head, who], block_dim=64, device=device)
+        w = who.numpy()
+        assert (w >= 0).all() and int(head.numpy()[0]) == n + 256
+        takers[device] = len(np.unique(w))
+    assert takers["cpu"] == 1
+    assert takers["cpu:precise"] > 32
+    simt.set_module_options({"max_steps": 500})
+    try:
+        head = simt.zeros(1, dtype=int, device="cpu")
+        who = simt.zeros(n, dtype=int, device="cpu")
+        with pytest.raises(simt.StepLimitError, match="a work queue all goes to the first"):
+            simt.launch(_work_queue, dim=256, inputs=[head, who], block_dim=64, device="cpu")
+    finally:
+        simt.set_module_options({"max_steps": 1_000_000})

@@ -133,5 +133,8 @@ class FaultReport(Diagnostics):
             loc = first.loc
         raise StepLimitError(
             f"a warp executed more than {self.cfg.max_steps} basic blocks: most likely a loop that "
-            "never ends (raise the limit with simt.set_module_options({'max_steps': N}) if it is "
-            "meant to run this long)", self.kernel, loc, **self.thread_details(self.lane))
+            "never ends, or one that waits for other threads or takes work they would share (this "
+            "engine runs a thread on before the threads after it start, so a spin on a flag they "
+            "set never ends and a work queue all goes to the first; cpu:precise interleaves "
+            "warps). Raise the limit with simt.set_module_options({'max_steps': N}) if it is "
+            "meant to run this long", self.kernel, loc, **self.thread_details(self.lane))
