@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 import simt as wp
+from simt.calibrate.ncu_csv import read_metrics
 
 HERE = Path(__file__).resolve().parent
 CSV = HERE / "data" / "h200" / "l2_sharing.csv"
@@ -43,15 +44,14 @@ def gather(table: wp.array(dtype=wp.vec4), sectors: wp.uint32, iters: int, out: 
 
 
 def measured(path: Path) -> pd.DataFrame:
-    """The manifest (the program's own lines) joined with the profiler's metrics."""
+    """The manifest (the program's own lines in the profiler's output) beside the profiler's
+    metrics, a row per launch."""
     lines = path.read_text().splitlines()
-    manifest = [l for l in lines if l and l[0].isdigit() or l.startswith("launch,")]
-    prof = [l for l in lines if l.startswith('"')]
-    man = pd.read_csv(io.StringIO("\n".join(manifest)))
-    m = pd.read_csv(io.StringIO("\n".join(prof)), thousands=",")
-    p = m.pivot_table(index="ID", columns="Metric Name", values="Metric Value", aggfunc="first")
-    p.index = p.index.astype(int)
-    return man.set_index("launch").join(p)
+    manifest = pd.read_csv(io.StringIO("\n".join(l for l in lines if l.startswith("launch,") or l[:1].isdigit())))
+    metrics = read_metrics(path)
+    if len(metrics) != len(manifest):
+        raise ValueError(f"{path}: {len(metrics)} profiled launches but {len(manifest)} in the manifest")
+    return pd.concat([manifest, metrics], axis=1)
 
 
 def predict(mb: int, iters: int, sms: int = 132) -> dict:

@@ -14,11 +14,9 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent.parent.parent)]
 
-import simt as wp  # noqa: E402
 from timing.blind import checking  # noqa: E402
 from timing.blind7 import cases as C  # noqa: E402
 from timing.blind7 import kernels as K  # noqa: E402
-from timing.cases import _arrays  # noqa: E402
 
 f32, f64, u32, U64 = np.float32, np.float64, np.uint32, np.uint64
 hash32 = C.hash32
@@ -410,41 +408,6 @@ CHECKS = [
 ]
 
 
-def check(launch, reference, tol, device="cpu") -> tuple[bool, str]:
-    values, dim, block = launch.make(np.random.default_rng(1))
-    host = [v.copy() if isinstance(v, np.ndarray) else v for v in values]
-    inputs = _arrays(values, launch.dtypes, device)
-    wp.launch(launch.kernel, dim=dim, inputs=inputs, block_dim=block, device=device)
-    cache = {}
-
-    def res(k):
-        if k not in cache:
-            cache[k] = inputs[k].numpy()
-        return cache[k]
-    worst = 0.0
-    for k, want in reference(host).items():
-        fn = None
-        if isinstance(want, tuple):
-            fn, want = want
-        got = res(k)
-        if fn is not None:
-            got = fn(got, res)
-        if np.size(got) != np.size(want):
-            return False, f"argument {k}: {np.size(got)} elements, {np.size(want)} wanted"
-        got = got.reshape(np.shape(want))
-        if got.dtype.kind in "iu":
-            bad = int(np.sum(got != want))
-            if bad > tol * got.size:
-                return False, f"argument {k}: {bad} of {got.size} elements differ"
-            worst = max(worst, bad / got.size)
-            continue
-        err = float(np.max(np.abs(got.astype(f64) - want) / (np.abs(want) + 1.0)))
-        worst = max(worst, err)
-        if not err <= tol:
-            return False, f"argument {k}: relative error {err:.2e}"
-    return True, f"worst error {worst:.1e}"
-
-
 def rfc8439_ok() -> None:
     """ref_chacha against RFC 8439's test vector of the block function (section 2.3.2: key
     00..1f, nonce 00:00:00:09:00:00:00:4a:00:00:00:00, counter 1)."""
@@ -458,7 +421,7 @@ def rfc8439_ok() -> None:
 
 def main() -> None:
     rfc8439_ok()
-    checking.run(CHECKS, check, __doc__)
+    checking.run(CHECKS, checking.check, __doc__)
 
 
 if __name__ == "__main__":
