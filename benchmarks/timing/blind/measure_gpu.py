@@ -34,6 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent.parent.parent)]
 
 import simt as wp  # noqa: E402
+from timing.blind import SETS  # noqa: E402
 
 FIELDS = ["launch", "name", "unroll", "kernel", "dim", "block_dim", "limiter"]
 
@@ -94,8 +95,7 @@ def measure(cases, launches, writer, device: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--manifest", required=True)
-    ap.add_argument("--set", default="blind", choices=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8"],
-                    help="which blind set")
+    ap.add_argument("--set", default="blind", choices=SETS, help="which blind set")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--only", default="", help="comma-separated launch names")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: PTX and ptxas for every launch, the manifest")

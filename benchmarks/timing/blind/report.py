@@ -37,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent.parent.parent)]
 
 import simt as wp  # noqa: E402
+from timing.blind import SETS  # noqa: E402
 from timing import compare, ncu  # noqa: E402
 from timing.validate_timing import baseline  # noqa: E402
 
@@ -153,8 +154,7 @@ def report(pred: pd.DataFrame, meas: pd.DataFrame, pairs) -> tuple[str, pd.DataF
 
 def main(default_set: str = "blind") -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", default=default_set, choices=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8"],
-                    help="which blind set")
+    ap.add_argument("--set", default=default_set, choices=SETS, help="which blind set")
     ap.add_argument("--only", default="", help="comma-separated launch names")
     ap.add_argument("--data", default=str(ncu.DATA), help="folder holding SET.csv and SET_manifest.csv")
     ap.add_argument("--out", default=None, help="write the report here too (default data/h200/SET_report.txt)")
