@@ -176,6 +176,10 @@ def main(default_set: str = "blind") -> None:
     meas = measured(Path(args.data), name)    # first: no prediction is made without a measurement
     only = [s for s in args.only.split(",") if s]
     launches = [l for l in cases.LAUNCHES if not only or l.name in only]
+    unknown = sorted(set(only) - {l.name for l in cases.LAUNCHES})
+    if unknown:
+        sys.exit(f"{name}: no launch named {', '.join(unknown)} (the set's cases.py names its launches). "
+                 f"Nothing was predicted.")
     label = "the blind set" if name == "blind" else f"the blind set {name}"
     print(f"predicting {len(launches)} launches of {label} on cpu:precise ...")
     pred = compare.predict(launches)
