@@ -18,13 +18,17 @@ from timing import ncu  # noqa: E402
 
 # newest first; the last set reported before any model change looked at it is the blind one
 SETS = ["blind7", "blind6", "blind5", "blind4", "blind3", "blind", "blind2"]
-NUMBER = {"blind": 1, "blind2": 2, "blind3": 3, "blind4": 4, "blind5": 5, "blind6": 6, "blind7": 7}
 STATUS = {"blind7": "blind", "blind6": "reported once blind, looked at since",
           "blind5": "reported once blind, looked at since"}
 _SUMMARY = re.compile(r"^(model|roofline baseline)\s+([\d.]+%)\s+([\d.]+)\s+(\d+ of \d+)")
 _PAIR = re.compile(r"^(.*?)\s+([\d.]+)\s+([\d.]+)\s+([+-]\d+%)\s+(no|tie|REVERSED)\s+([\d.]+)$")
 _DRAM = re.compile(r"^DRAM bytes within 15%: (\d+ of \d+)")
 _PAIRS = re.compile(r"^pairs within 20%: (\d+) of (\d+); reversed: (\d+)")
+
+
+def number(name: str) -> int:
+    """blind -> 1, blind2 -> 2, ..."""
+    return int(name[len("blind"):] or 1)
 
 
 def parse(name: str) -> dict | None:
@@ -73,12 +77,12 @@ def main() -> None:
         p = parsed[s]
         mape, r, within = p["model"]
         n = within.split(" of ")[1]
-        print(f"| set {NUMBER[s]}, {n} launches of {kernels(s)} kernels ({STATUS.get(s, 'looked at')}) | "
+        print(f"| set {number(s)}, {n} launches of {kernels(s)} kernels ({STATUS.get(s, 'looked at')}) | "
               f"{mape} | {r} | {within} | {p['dram']} | {p['pair_summary']} |")
         mape, r, within = p["roofline baseline"]
-        print(f"| set {NUMBER[s]}: roofline baseline | {mape} | {r} | {within} | | |")
+        print(f"| set {number(s)}: roofline baseline | {mape} | {r} | {within} | | |")
     for s in sets:
-        print(f"\nSet {NUMBER[s]}'s pairs:\n")
+        print(f"\nSet {number(s)}'s pairs:\n")
         print("| pair (numerator / denominator) | H200 | model | error | roofline |")
         print("|---|---|---|---|---|")
         for name, meas, model, err, rev, base in parsed[s]["pairs"]:
