@@ -108,8 +108,10 @@ import simt as wp
 from simt.sim.trace import writer
 writer.FLUSH_SECONDS = 0.05
 from test_trace_recovery import busy
-x = wp.zeros(4096 * 64)
-wp.launch(busy, 4096 * 64, [x, 20], block_dim=64, device="cpu:trace", trace=sys.argv[1])
+# far more work than the test waits for (a launch of 4096 blocks wrote its whole trace within
+# 3 s, and a test starved of CPU once signalled it only after it had finished)
+x = wp.zeros(65536 * 64)
+wp.launch(busy, 65536 * 64, [x, 20], block_dim=64, device="cpu:trace", trace=sys.argv[1])
 """
 
 
@@ -127,7 +129,9 @@ def test_a_trace_killed_while_written_keeps_what_was_written(tmp_path, sig):
         time.sleep(0.05)
     child.send_signal(sig)
     child.wait(timeout=60)
+    err = child.stderr.read().decode()
     child.stderr.close()
+    assert child.returncode != 0, f"the launch finished before it was signalled:\n{err}"
     with pytest.warns(analysis.TraceDamageWarning, match="cut short|no trailer"):
         df = analysis.load_trace(path)
     assert len(df) > 1000 and df.attrs["end"] is None
