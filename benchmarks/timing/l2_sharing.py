@@ -4,8 +4,10 @@ l2_sharing.cu (profiled once with Nsight Compute; raw CSV in data/h200/l2_sharin
 buffer twice with one 1024-thread block per SM, the second pass by the same SM (shift 0) or by
 another one (shift 1, shift SMs/2), and gathers random 32-byte sectors of tables of 8-64 MB
 from every SM, eight reads a sector on average. This script prints, per launch, the DRAM bytes
-read against the bytes of the buffer, and for the gathers simt's prediction of the same kernel
-(written here in simt's language, the same hash) on cpu:precise.
+read against the bytes of the buffer, and simt's prediction of the same kernel (written here
+in simt's language, the same hash; the read-twice kernel without its grid-wide barrier) on
+cpu:precise. The gathers of tables that fit give the L2's one-sector request rate
+(timing.l2_requests_per_cycle), printed at the end.
 
     PYTHONPATH=. python3 benchmarks/timing/l2_sharing.py [--no-predict]
 """
@@ -43,6 +45,28 @@ def gather(table: wp.array(dtype=wp.vec4), sectors: wp.uint32, iters: int, out: 
         out[int(t)] = s
 
 
+@wp.kernel
+def read_twice_shift(src: wp.array(dtype=wp.vec4), words4: int, shift: int, out: wp.array(dtype=float)):
+    # l2_sharing.cu's kernel less its grid-wide barrier between the passes (cpu:precise runs
+    # the blocks a batch at a time, so a spinning barrier would never open); the blocks do the
+    # same work, so the second pass starts at about the same time on every SM
+    b = wp.block_idx()
+    t = wp.thread_idx()
+    step = wp.grid_dim() * wp.block_dim()
+    acc = float(0.0)
+    for p in range(2):
+        bb = b
+        if p == 1:
+            bb = (b + shift) % wp.grid_dim()
+        k = bb * wp.block_dim() + t
+        while k < words4:
+            v = src[k]
+            acc += v[0] + v[1] + v[2] + v[3]
+            k += step
+    if acc == 1234.5:
+        out[b * wp.block_dim() + t] = acc
+
+
 def measured(path: Path) -> pd.DataFrame:
     """The manifest (the program's own lines in the profiler's output) beside the profiler's
     metrics, a row per launch."""
@@ -65,6 +89,15 @@ def predict(mb: int, iters: int, sms: int = 132) -> dict:
             "pred_cycles": r.metrics["sm__cycles_elapsed.max"]}
 
 
+def predict_twice(mb: int, shift: int, sms: int = 132) -> dict:
+    src = wp.zeros((mb << 20) // 16, dtype=wp.vec4, device="cpu:precise")
+    out = wp.zeros(sms * 1024, dtype=float, device="cpu:precise")
+    r = wp.launch(read_twice_shift, dim=sms * 1024, inputs=[src, (mb << 20) // 16, shift, out],
+                  block_dim=1024, device="cpu:precise")
+    return {"pred_dram": r.metrics["dram__bytes_read.sum"],
+            "pred_cycles": r.metrics["sm__cycles_elapsed.max"]}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-predict", action="store_true", help="the H200's figures only")
@@ -77,10 +110,16 @@ def main() -> int:
     df["l2 hit"] = df["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] / df["lts__t_sectors_srcunit_tex_op_read.sum"]
     tw = df[df.bench == "read_twice_shift"]
     print("a buffer read twice, one block per SM; the second pass by the SM `shift` blocks on")
-    print(f"{'MB':>4} {'shift':>6} {'DRAM / buffer':>14} {'second read missed':>19} {'cycles':>10}")
+    print(f"{'MB':>4} {'shift':>6} {'DRAM / buffer':>14} {'second read missed':>19} {'cycles':>10}"
+          + ("" if args.no_predict else f" {'simt DRAM / buffer':>19} {'simt cycles':>12} {'ratio':>6}"))
     for _, r in tw.iterrows():
-        print(f"{r.mb:>4} {r.param:>6} {r['dram/buffer']:>14.2f} {r['dram/buffer'] - 1:>19.0%} "
-              f"{r['sm__cycles_elapsed.max']:>10,.0f}")
+        line = (f"{r.mb:>4} {r.param:>6} {r['dram/buffer']:>14.2f} {r['dram/buffer'] - 1:>19.0%} "
+                f"{r['sm__cycles_elapsed.max']:>10,.0f}")
+        if not args.no_predict:
+            p = predict_twice(int(r.mb), int(r.param))
+            line += (f" {p['pred_dram'] / r.buffer:>19.2f} {p['pred_cycles']:>12,.0f} "
+                     f"{p['pred_cycles'] / r['sm__cycles_elapsed.max']:>6.2f}")
+        print(line, flush=True)
     ga = df[df.bench == "gather"]
     print("\nrandom 32-byte sectors from every SM, 8 reads a sector on average")
     print(f"{'MB':>4} {'iters':>6} {'DRAM / table':>13} {'L2 hit':>7} {'cycles':>10}"
@@ -93,6 +132,11 @@ def main() -> int:
             line += (f" {p['pred_dram'] / r.buffer:>18.2f} {p['pred_cycles']:>12,.0f} "
                      f"{p['pred_cycles'] / r['sm__cycles_elapsed.max']:>6.2f}")
         print(line, flush=True)
+    fits = ga[ga["dram/buffer"] < 1.05]
+    big = fits.loc[fits.mb.idxmax()]
+    rate = big["lts__t_sectors_srcunit_tex_op_read.sum"] / big["sm__cycles_elapsed.max"]
+    print(f"\nL2 read requests (one sector each) per cycle, gathering the largest table that fits "
+          f"({big.mb} MB): {rate:.2f}  (timing.l2_requests_per_cycle)")
     return 0
 
 

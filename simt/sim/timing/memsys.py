@@ -38,7 +38,8 @@ from .indices import (G_ATOM_BUSY, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_
                       P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC,
                       P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_QUEUE, P_DRAM_TAIL, P_DRAM_WRITE_COST,
                       P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES,
-                      P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_READ_BPC, P_L2_TAIL,
+                      P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS, P_L2_READ_BPC,
+                      P_L2_REQUEST, P_L2_TAIL,
                       P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_SAMPLE, ST_ATOM_FREE,
                       ST_DIRTY_SECTORS, ST_DRAM_FREE, ST_DRAM_READ_USE, ST_DRAM_USE_TIME,
                       ST_DRAM_WRITE_USE, ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE,
@@ -118,7 +119,7 @@ def _sampled_victim(line, s, l2x, l2_tag, l2_init, l2_valid, l2_dirty, l2_stamp,
       age counts w / f of the clock's ticks (here w: the same order), and the lines all SMs
       share stay as long as on the GPU while the SMs stream private data past them."""
     keys, weights, held, _ = l2x
-    x = line_weight(keys, weights, line, P[P_SAMPLE])
+    x = line_weight(keys, weights, line_of(line), P[P_SAMPLE])
     now = state[ST_LRU_CLOCK]
     sets = l2_tag.shape[1]
     state[ST_OTHERS] += x - 1.0
@@ -192,6 +193,75 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
         fill = missed | ((missed & 0x5) << 1) | ((missed & 0xA) >> 1)
         l2_valid[0, s, w] |= fill
     return missed, s * l2_tag.shape[2] + w
+
+
+COPY = 1 << 60          # a line's copy in a partition not its own: its key's mark (lines < 2^59)
+
+
+@njit(cache=True, nogil=True)
+def copy_key(line):
+    """The key of ``line``'s copy in the partition that is not its home (its own sets)."""
+    return COPY | (line << 1) | 1
+
+
+@njit(cache=True, nogil=True)
+def line_of(key):
+    """The line a key names: itself, or the line a copy holds."""
+    return (key ^ COPY) >> 1 if key >= COPY else key
+
+
+@njit(cache=True, nogil=True)
+def home_partition(line, parts):
+    """The L2 partition that holds ``line`` (addresses hashed over the partitions)."""
+    h = (line * 0x2545F4914F6CDD1D) & 0xFFFFFFFFFFFF
+    return (h >> 40) % parts
+
+
+READERS = 4             # l2_valid's bits from here on: the partitions whose SMs read the line
+
+
+@njit(cache=True, nogil=True)
+def _l2_read(line, need, m, n_sm, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, l2x,
+             state, P, glob):
+    """An L1 miss of SM ``m`` asking the L2 for ``need``'s sectors of ``line``: the mask of
+    sectors that missed (DRAM fills them into the line's home partition) and the place
+    whose data the request waits for. With two partitions, SM m of ``n_sm`` reads through
+    its own, the SMs numbered in halves (l2_sharing.cu: a block that reads again what block
+    b + 1 read misses no more than one that reads its own again; block b + SMs/2 misses
+    more): a line homed in the other is looked for in a copy there first, and a hit
+    at home on a line that SMs of both partitions have read leaves such a copy, which takes
+    L2 space like any line (l2_sharing.cu: a random gather from every SM keeps about half
+    of the L2's bytes, while a buffer read twice, by the same SM or another, keeps all)."""
+    parts = int(P[P_L2_PARTS])
+    p = m * parts // n_sm if parts > 1 else 0
+    if parts <= 1 or home_partition(line, parts) == p:
+        missed, slot = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp,
+                                 l2_ready, fifo, l2x, state, P, glob)
+        if parts > 1:
+            ways = l2_tag.shape[2]
+            l2_valid[0, slot // ways, slot % ways] |= 1 << (READERS + p)
+        return missed, slot
+    ways = l2_tag.shape[2]
+    key = copy_key(line)
+    sc = set_of(key, l2_tag.shape[1])
+    wc = find(l2_tag, l2_init, 0, sc, key)
+    if wc >= 0:
+        state[ST_LRU_CLOCK] += 1
+        l2_stamp[0, sc, wc] = int(state[ST_LRU_CLOCK])
+        need = need & ~l2_valid[0, sc, wc]
+        if need == 0:
+            return 0, sc * ways + wc
+    missed, slot = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
+                             fifo, l2x, state, P, glob)
+    s, w = slot // ways, slot % ways
+    readers = (l2_valid[0, s, w] >> READERS) | (1 << p)
+    l2_valid[0, s, w] |= 1 << (READERS + p)
+    hit = need & ~missed
+    if hit and readers != (1 << p):
+        _, slot_c = _l2_touch(key, hit, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
+                              fifo, l2x, state, P, glob)
+        l2_ready[0, slot_c // ways, slot_c % ways] = l2_ready[0, s, w]
+    return missed, slot
 
 
 @njit(cache=True, nogil=True)
@@ -397,8 +467,8 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         n_missed += 1
         nn = sectors(need)
         glob[G_L2_READ] += nn
-        missed, slot2 = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp,
-                                  l2_ready, fifo, l2x, state, P, glob)
+        missed, slot2 = _l2_read(line, need, m, l1_tag.shape[0], l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp,
+                                 l2_ready, fifo, l2x, state, P, glob)
         hits = nn - sectors(missed)
         glob[G_L2_READ_HIT] += hits
         state[ST_REREAD] += hits                 # (sectors read again: fetched_before's estimate)
@@ -408,7 +478,9 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         # hits are read out of the L2 (waiting for its queue); a miss goes on to DRAM, and its
         # fill is written into the L2 after, taking the queue for as long as DRAM takes to
         # deliver it: the stores and hits behind it wait
-        q2 = _l2_busy(hits * 32.0 / P[P_L2_READ_BPC], t_l2, state, glob) if hits else 0.0
+        # a hit takes the L2 for its bytes, and at least a request's time (l2_sharing.cu: random
+        # one-sector hits from every SM come back at about half the rate of sectors streamed)
+        q2 = _l2_busy(max(hits * 32.0 / P[P_L2_READ_BPC], P[P_L2_REQUEST]), t_l2, state, glob) if hits else 0.0
         if q2 > worst_q2:
             worst_q2 = q2
         if missed:

@@ -76,6 +76,10 @@ def params(arch, shared_per_sm: int):
     P[ix.P_ATOM_LINE] = t["atomic_line_cycles"]
     P[ix.P_DRAM_WRITE_QUEUE] = t["dram_write_queue_cycles"]
     P[ix.P_SAMPLE] = 1.0
+    # optional (files from before l2_sharing.cu: one partition, hits limited by bytes alone)
+    P[ix.P_L2_PARTS] = t.get("l2_partitions", 1)
+    rate = t.get("l2_requests_per_cycle")
+    P[ix.P_L2_REQUEST] = 1.0 / rate if rate else 0.0
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
     line = arch.line_bytes
     l1_lines = max(64, (t["l1_bytes"] - arch.carveout(shared_per_sm)) // line)
@@ -227,6 +231,7 @@ def _scaled(P, f: float, g_all: float):
     of a miss); the bound on dirty data scales by g_all."""
     P = P.copy()
     P[ix.P_L2_READ_BPC] /= f
+    P[ix.P_L2_REQUEST] *= f
     P[ix.P_DRAM_BPC] /= f
     P[ix.P_L2_WRITE_LINE] *= f
     P[ix.P_L2_WRITE_SECTOR] *= f
