@@ -1,6 +1,7 @@
 """How much of the L2 a line read by many SMs can use, on the H200 and in simt's model.
 
-l2_sharing.cu (profiled once with Nsight Compute; raw CSV in data/h200/l2_sharing.csv) reads a
+l2_sharing.cu (simt/calibrate/cuda; profiled once with Nsight Compute, raw CSV in
+data/h200/l2_sharing.csv, its manifest's lines also in l2_sharing_manifest.csv) reads a
 buffer twice with one 1024-thread block per SM, the second pass by the same SM (shift 0) or by
 another one (shift 1, shift SMs/2), and gathers random 32-byte sectors of tables of 8-64 MB
 from every SM, eight reads a sector on average. This script prints, per launch, the DRAM bytes
@@ -14,7 +15,6 @@ cpu:precise. The gathers of tables that fit give the L2's one-sector request rat
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 from pathlib import Path
 
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 import simt as wp
-from simt.calibrate.ncu_csv import read_metrics
+from simt.calibrate.ncu_csv import l2_request_rate, load
 
 HERE = Path(__file__).resolve().parent
 CSV = HERE / "data" / "h200" / "l2_sharing.csv"
@@ -67,17 +67,6 @@ def read_twice_shift(src: wp.array(dtype=wp.vec4), words4: int, shift: int, out:
         out[b * wp.block_dim() + t] = acc
 
 
-def measured(path: Path) -> pd.DataFrame:
-    """The manifest (the program's own lines in the profiler's output) beside the profiler's
-    metrics, a row per launch."""
-    lines = path.read_text().splitlines()
-    manifest = pd.read_csv(io.StringIO("\n".join(l for l in lines if l.startswith("launch,") or l[:1].isdigit())))
-    metrics = read_metrics(path)
-    if len(metrics) != len(manifest):
-        raise ValueError(f"{path}: {len(metrics)} profiled launches but {len(manifest)} in the manifest")
-    return pd.concat([manifest, metrics], axis=1)
-
-
 def predict(mb: int, iters: int, sms: int = 132) -> dict:
     sectors = (mb << 20) // 32
     threads = sms * 8 * 256
@@ -104,7 +93,7 @@ def main() -> int:
     args = ap.parse_args()
     if not CSV.exists():
         sys.exit(f"{CSV} does not exist: measure first (l2_sharing.cu's header)")
-    df = measured(CSV)
+    df = load("l2_sharing", CSV.parent)
     df["buffer"] = df.mb * (1 << 20)
     df["dram/buffer"] = df["dram__bytes_read.sum"] / df.buffer
     df["l2 hit"] = df["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] / df["lts__t_sectors_srcunit_tex_op_read.sum"]
@@ -132,11 +121,9 @@ def main() -> int:
             line += (f" {p['pred_dram'] / r.buffer:>18.2f} {p['pred_cycles']:>12,.0f} "
                      f"{p['pred_cycles'] / r['sm__cycles_elapsed.max']:>6.2f}")
         print(line, flush=True)
-    fits = ga[ga["dram/buffer"] < 1.05]
-    big = fits.loc[fits.mb.idxmax()]
-    rate = big["lts__t_sectors_srcunit_tex_op_read.sum"] / big["sm__cycles_elapsed.max"]
+    rate, mb = l2_request_rate(df)
     print(f"\nL2 read requests (one sector each) per cycle, gathering the largest table that fits "
-          f"({big.mb} MB): {rate:.2f}  (timing.l2_requests_per_cycle)")
+          f"({mb:.0f} MB): {rate:.2f}  (timing.l2_requests_per_cycle)")
     return 0
 
 

@@ -52,6 +52,8 @@ NOT_MEASURED_BY_CLOCK64 = {
     "time_offset_ns": "how gpu__time_duration.sum exceeds the SM cycles (an event time counts more of the launch)",
     "launch_floor_cycles": "an empty launch's SM cycles (event times count the launch's own start and end)",
     "l2_dirty_bytes": "the dirty bytes the L2 holds at a kernel's end (dram__bytes_write.sum of micro.cu stream_write)",
+    "l2_requests_per_cycle": "the L2's read requests a cycle (lts__t_sectors_srcunit_tex_op_read.sum of "
+                             "benchmarks/timing/l2_sharing.cu)",
 }
 CLOCK64_NOTE = (" [clock64 fallback: cycles from CUDA-event times at the clock.cu clock (clock64_csv.py); "
                 "instructions, sectors and DRAM bytes computed from the SASS and the manifests (counts.py)]")
@@ -341,6 +343,17 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
                         "the value the model used before it was data")
     t["l2_ways"] = note("l2_ways", 16, "not measured: the L2's associativity in the cache model (sets = lines / ways); "
                         "the value the model used before it was data")
+    t["l2_partitions"] = note("l2_partitions", 2, "not measured by simt calibrate: NVIDIA's A100 and H100 "
+                              "whitepapers (two L2 partitions); benchmarks/timing/l2_sharing.cu shows their effect")
+    if shipped is not None:
+        t["l2_requests_per_cycle"] = not_measured("l2_requests_per_cycle")
+    elif (data / "l2_sharing_manifest.csv").exists():
+        rate, mb = ncu_csv.l2_request_rate(load("l2_sharing"))
+        t["l2_requests_per_cycle"] = note("l2_requests_per_cycle", round(rate, 2),
+                                          f"l2_sharing.cu gather of a {mb:.0f} MB table from every SM (reads after "
+                                          f"the first hit): one-sector L2 read requests per cycle")
+    # (else left out, so L2 hits take the L2 for their bytes alone: a directory measured before
+    # simt calibrate ran l2_sharing.cu)
     t["memory_queue_cycles"] = note("memory_queue_cycles", t["latency"]["l2"],
                                     "not measured: how far a store's or atomic's L2 queue may run ahead of its warp "
                                     "before the warp is held (lg_throttle): one L2 hit, latency.l2")
@@ -428,7 +441,8 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     if shipped is not None:
         for key in sources:
             if key not in NOT_MEASURED_BY_CLOCK64 and key not in ("clock_mhz", "l1_bytes", "dram_peak_bytes_per_second",
-                                                                   "l1_ways", "l2_ways"):
+                                                                   "l1_ways", "l2_ways", "l2_partitions",
+                                                                   "l2_requests_per_cycle"):
                 sources[key] += CLOCK64_NOTE
     t["sources"] = sources
     return t

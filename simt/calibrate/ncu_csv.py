@@ -37,3 +37,13 @@ def load(name: str, data: Path) -> pd.DataFrame:
     if len(metrics) != len(manifest):
         raise ValueError(f"{name}: {len(metrics)} profiled launches but {len(manifest)} in the manifest")
     return pd.concat([manifest.reset_index(drop=True), metrics], axis=1)
+
+
+def l2_request_rate(df: pd.DataFrame) -> tuple[float, float]:
+    """l2_sharing.cu's gathers (``load("l2_sharing", data)``): the one-sector L2 read requests per cycle
+    of the largest table read once from DRAM (every read after a sector's first hits), and
+    that table's size in MB."""
+    ga = df[df.bench == "gather"]
+    fits = ga[ga["dram__bytes_read.sum"] < 1.05 * ga.mb * (1 << 20)]
+    big = fits.loc[fits.mb.idxmax()]
+    return float(big["lts__t_sectors_srcunit_tex_op_read.sum"] / big["sm__cycles_elapsed.max"]), float(big.mb)

@@ -78,6 +78,9 @@ PARTS = {p.name: p for p in (
          "loaded_latency.csv", False, 300),
     Part("micro8", "DRAM latency while the rest of the GPU writes (clock64, no profiler)",
          "micro8.cu", None, "loaded_latency_writes.csv", False, 300),
+    Part("l2_sharing", "the L2's partitions: a buffer read twice, random one-sector gathers from every SM",
+         "l2_sharing.cu", "dram__bytes_read.sum,sm__cycles_elapsed.max,lts__t_sectors_srcunit_tex_op_read.sum,"
+         "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", None, True, 300, ("ncu",)),
     Part("probes", "what each MIR operation costs through simt's own PTX", None, BASE_METRICS, None, True, 600),
     Part("clock", "the SM clock: clock64 spins on every SM timed by CUDA events (the clock64 timer only)",
          "clock.cu", None, clock64_csv.CLOCK_FILE, False, 120, ("clock64",)),
