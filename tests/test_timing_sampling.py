@@ -142,10 +142,11 @@ def _probe_and_stream(table: wp.array(dtype=float), mask: int, probes: int, x: w
     y[i] = s
 
 
-@pytest.mark.parametrize("table_kb", [128, 1024])
+@pytest.mark.parametrize("table_kb", [64, 1024])
 def test_a_sample_keeps_in_the_l2_what_the_gpu_keeps(monkeypatch, table_kb):
     """Every block probes one table at random while it streams its own data through the L2
-    (256 KB here). A table of half the L2 stays there on the GPU (read from DRAM about once)
+    (256 KB here, two partitions of 128 KB, each keeping its own copy of a table every SM
+    reads). A table of half a partition stays there on the GPU (read from DRAM about once)
     however much private data streams past; one of four times the L2 is read from DRAM again
     and again. A sample whose L2 is scaled down by the average line's share evicts the small
     table (its DRAM bytes several times a full replay's), and one that counts every read miss

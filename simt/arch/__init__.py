@@ -203,3 +203,12 @@ def validate(data, path: str) -> None:
                             f"replays {g['line_bytes']}-byte lines of {g['sector_bytes']}-byte sectors "
                             f"and {g['shared_banks']} shared-memory banks of {g['shared_bank_bytes']} "
                             f"bytes only")
+    # optional (a file without them: one partition, L2 hits bound by their bytes alone)
+    parts = data["timing"].get("l2_partitions", 1)
+    if parts not in (1, 2) or isinstance(parts, bool):
+        raise ArchError(f"architecture file {path}: timing.l2_partitions is {parts!r}; the timing model "
+                        f"has one L2 or two partitions")
+    rate = data["timing"].get("l2_requests_per_cycle")
+    if rate is not None and not (isinstance(rate, (int, float)) and rate > 0):
+        raise ArchError(f"architecture file {path}: timing.l2_requests_per_cycle is {rate!r}; it must be a "
+                        f"positive number of L2 read requests a cycle")

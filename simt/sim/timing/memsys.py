@@ -212,56 +212,78 @@ def line_of(key):
 
 @njit(cache=True, nogil=True)
 def home_partition(line, parts):
-    """The L2 partition that holds ``line`` (addresses hashed over the partitions)."""
+    """The L2 partition that takes ``line``'s writes and atomics (addresses hashed over the
+    partitions)."""
     h = (line * 0x2545F4914F6CDD1D) & 0xFFFFFFFFFFFF
     return (h >> 40) % parts
 
 
-READERS = 4             # l2_valid's bits from here on: the partitions whose SMs read the line
+@njit(cache=True, nogil=True)
+def key_in(line, p):
+    """The key of ``line`` in partition ``p``: the line itself in the first, its copy key in
+    the second (the two share the one array of ways, each in its own sets)."""
+    return line if p == 0 else copy_key(line)
+
+
+@njit(cache=True, nogil=True)
+def write_key(line, P):
+    """Where writes and atomics to ``line`` go: its home partition's key."""
+    parts = int(P[P_L2_PARTS])
+    return line if parts <= 1 else key_in(line, home_partition(line, parts))
+
+
+FAR_HIT = 4             # l2_valid's bits from here on: SMs of a partition hit the line from afar
 
 
 @njit(cache=True, nogil=True)
 def _l2_read(line, need, m, n_sm, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, l2x,
              state, P, glob):
     """An L1 miss of SM ``m`` asking the L2 for ``need``'s sectors of ``line``: the mask of
-    sectors that missed (DRAM fills them into the line's home partition) and the place
-    whose data the request waits for. With two partitions, SM m of ``n_sm`` reads through
-    its own, the SMs numbered in halves (l2_sharing.cu: a block that reads again what block
-    b + 1 read misses no more than one that reads its own again; block b + SMs/2 misses
-    more): a line homed in the other is looked for in a copy there first, and a hit
-    at home on a line that SMs of both partitions have read leaves such a copy, which takes
-    L2 space like any line (l2_sharing.cu: a random gather from every SM keeps about half
-    of the L2's bytes, while a buffer read twice, by the same SM or another, keeps all)."""
+    sectors that missed (DRAM fills them) and the place whose data the request waits for.
+
+    With two partitions, SM m of ``n_sm`` reads through its own, the SMs numbered in halves
+    (l2_sharing.cu: a block that reads again what block b + 1 read misses no more than one
+    that reads its own again; block b + SMs/2 misses more). What its partition lacks is
+    looked for in the other; what neither has comes from DRAM into its own. The second time
+    SMs of a partition hit a line in the other, the line is copied into theirs, and the copy
+    takes L2 space like any line (l2_sharing.cu: a random gather from every SM, each line hit
+    from both halves many times, keeps about half of the L2's bytes, while a buffer read
+    twice, the second time by the same SM or by one of the other half, keeps all of them)."""
     parts = int(P[P_L2_PARTS])
-    p = m * parts // n_sm if parts > 1 else 0
-    if parts <= 1 or home_partition(line, parts) == p:
-        missed, slot = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp,
-                                 l2_ready, fifo, l2x, state, P, glob)
-        if parts > 1:
-            ways = l2_tag.shape[2]
-            l2_valid[0, slot // ways, slot % ways] |= 1 << (READERS + p)
-        return missed, slot
+    if parts <= 1:
+        return _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
+                         fifo, l2x, state, P, glob)
+    p = m * parts // n_sm
     ways = l2_tag.shape[2]
-    key = copy_key(line)
-    sc = set_of(key, l2_tag.shape[1])
-    wc = find(l2_tag, l2_init, 0, sc, key)
-    if wc >= 0:
+    near = key_in(line, p)
+    sn = set_of(near, l2_tag.shape[1])
+    wn = find(l2_tag, l2_init, 0, sn, near)
+    if wn >= 0:
         state[ST_LRU_CLOCK] += 1
-        l2_stamp[0, sc, wc] = int(state[ST_LRU_CLOCK])
-        need = need & ~l2_valid[0, sc, wc]
+        l2_stamp[0, sn, wn] = int(state[ST_LRU_CLOCK])
+        need = need & ~l2_valid[0, sn, wn]
         if need == 0:
-            return 0, sc * ways + wc
-    missed, slot = _l2_touch(line, need, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
-                             fifo, l2x, state, P, glob)
-    s, w = slot // ways, slot % ways
-    readers = (l2_valid[0, s, w] >> READERS) | (1 << p)
-    l2_valid[0, s, w] |= 1 << (READERS + p)
-    hit = need & ~missed
-    if hit and readers != (1 << p):
-        _, slot_c = _l2_touch(key, hit, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
-                              fifo, l2x, state, P, glob)
-        l2_ready[0, slot_c // ways, slot_c % ways] = l2_ready[0, s, w]
-    return missed, slot
+            return 0, sn * ways + wn
+    far = key_in(line, 1 - p)
+    sf = set_of(far, l2_tag.shape[1])
+    wf = find(l2_tag, l2_init, 0, sf, far)
+    hit = 0
+    if wf >= 0:
+        hit = need & l2_valid[0, sf, wf]
+    if hit:
+        state[ST_LRU_CLOCK] += 1
+        l2_stamp[0, sf, wf] = int(state[ST_LRU_CLOCK])
+        if l2_valid[0, sf, wf] & (1 << (FAR_HIT + p)):
+            _, slot_c = _l2_touch(near, hit, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp,
+                                  l2_ready, fifo, l2x, state, P, glob)
+            l2_ready[0, slot_c // ways, slot_c % ways] = l2_ready[0, sf, wf]
+        else:
+            l2_valid[0, sf, wf] |= 1 << (FAR_HIT + p)
+    rest = need & ~hit
+    if rest:
+        return _l2_touch(near, rest, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
+                         fifo, l2x, state, P, glob)
+    return 0, sf * ways + wf
 
 
 @njit(cache=True, nogil=True)
@@ -384,7 +406,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             nb = sectors(mask)
             n_sec += nb
             glob[G_L2_WRITE] += nb
-            _l2_touch(lines_buf[i], mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo,
+            _l2_touch(write_key(lines_buf[i], P), mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo,
                       l2x, state, P, glob, partial_buf[i])
         busy = n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
         q = _l2_busy(busy, start + P[P_L1_LAT], state, glob)
@@ -400,7 +422,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             nb = sectors(mask)
             glob[G_L2_ATOM] += nb
             q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob)
-            missed, _ = _l2_touch(lines_buf[i], mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
+            missed, _ = _l2_touch(write_key(lines_buf[i], P), mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
                                fifo, l2x, state, P, glob)
             extra = 0.0
             glob[G_L2_ATOM_HIT] += nb - sectors(missed)

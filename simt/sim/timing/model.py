@@ -76,7 +76,8 @@ def params(arch, shared_per_sm: int):
     P[ix.P_ATOM_LINE] = t["atomic_line_cycles"]
     P[ix.P_DRAM_WRITE_QUEUE] = t["dram_write_queue_cycles"]
     P[ix.P_SAMPLE] = 1.0
-    # optional (files from before l2_sharing.cu: one partition, hits limited by bytes alone)
+    # optional (files from before l2_sharing.cu: one partition, hits limited by bytes alone;
+    # load_arch allows one or two partitions: memsys.py keeps a bit a partition in a byte)
     P[ix.P_L2_PARTS] = t.get("l2_partitions", 1)
     rate = t.get("l2_requests_per_cycle")
     P[ix.P_L2_REQUEST] = 1.0 / rate if rate else 0.0
