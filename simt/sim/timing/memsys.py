@@ -6,8 +6,10 @@ data is there), compiled and inlined into the machine's loop:
   lines a global load brings back take the same stage, a wavefront each (micro9.cu: shared
   wavefronts and L1-hit lines add up, they do not overlap);
 - global memory: the SM's L1 (tag stage one 128-byte line a cycle, a sectored LRU cache);
-  misses go to the one L2 all SMs share (bandwidth queue, sectored LRU cache that fetches
-  64 bytes from DRAM per miss, write-back with a bound on dirty data); DRAM is one queue at
+  misses go to the L2 (bandwidth queue, sectored LRU cache that fetches 64 bytes from DRAM
+  per miss, write-back with a bound on dirty data), two partitions where the architecture
+  says so, each caching what its half of the SMs reads (``_l2_read``; l2_sharing.cu), and a
+  hit takes the queue for its bytes or one request's time; DRAM is one queue at
   its measured bandwidth, and a read's latency grows with the DRAM's recent use, written bytes
   counting with a longer service time than read ones (micro5.cu, micro8.cu). Data written into
   the L2 takes its queue: stores, and the fill of every miss for as long as DRAM takes to
