@@ -67,24 +67,38 @@ def read_twice_shift(src: wp.array(dtype=wp.vec4), words4: int, shift: int, out:
         out[b * wp.block_dim() + t] = acc
 
 
-def predict(mb: int, iters: int, sms: int = 132) -> dict:
-    sectors = (mb << 20) // 32
+def _launch(kernel, threads: int, block: int, inputs) -> tuple[float, float]:
+    """(DRAM bytes read, cycles) of one cpu:precise launch."""
+    r = wp.launch(kernel, dim=threads, inputs=inputs, block_dim=block, device="cpu:precise")
+    return r.metrics["dram__bytes_read.sum"], r.metrics["sm__cycles_elapsed.max"]
+
+
+def predict(mb: int, iters: int, sms: int = 132) -> tuple[float, float]:
     threads = sms * 8 * 256
     table = wp.zeros((mb << 20) // 16, dtype=wp.vec4, device="cpu:precise")
     out = wp.zeros(threads, dtype=float, device="cpu:precise")
-    r = wp.launch(gather, dim=threads, inputs=[table, np.uint32(sectors), iters, out],
-                  block_dim=256, device="cpu:precise")
-    return {"pred_dram": r.metrics["dram__bytes_read.sum"],
-            "pred_cycles": r.metrics["sm__cycles_elapsed.max"]}
+    return _launch(gather, threads, 256, [table, np.uint32((mb << 20) // 32), iters, out])
 
 
-def predict_twice(mb: int, shift: int, sms: int = 132) -> dict:
+def predict_twice(mb: int, shift: int, sms: int = 132) -> tuple[float, float]:
     src = wp.zeros((mb << 20) // 16, dtype=wp.vec4, device="cpu:precise")
     out = wp.zeros(sms * 1024, dtype=float, device="cpu:precise")
-    r = wp.launch(read_twice_shift, dim=sms * 1024, inputs=[src, (mb << 20) // 16, shift, out],
-                  block_dim=1024, device="cpu:precise")
-    return {"pred_dram": r.metrics["dram__bytes_read.sum"],
-            "pred_cycles": r.metrics["sm__cycles_elapsed.max"]}
+    return _launch(read_twice_shift, sms * 1024, 1024, [src, (mb << 20) // 16, shift, out])
+
+
+def _table(rows: pd.DataFrame, head: str, columns, predictor, unit: str, no_predict: bool) -> None:
+    """Print the H200's rows (``columns(r)`` the measured part of each line) and, unless
+    ``no_predict``, simt's DRAM bytes per ``unit`` byte, cycles and their ratio beside them."""
+    label = f"simt DRAM / {unit}"
+    width = len(label) + 1
+    print(head + ("" if no_predict else f" {label:>{width}} {'simt cycles':>12} {'ratio':>6}"))
+    for _, r in rows.iterrows():
+        line = columns(r) + f"{r['sm__cycles_elapsed.max']:>10,.0f}"
+        if not no_predict:
+            dram, cycles = predictor(int(r.mb), int(r.param))
+            line += (f" {dram / r.buffer:>{width}.2f} {cycles:>12,.0f} "
+                     f"{cycles / r['sm__cycles_elapsed.max']:>6.2f}")
+        print(line, flush=True)
 
 
 def main() -> int:
@@ -97,30 +111,16 @@ def main() -> int:
     df["buffer"] = df.mb * (1 << 20)
     df["dram/buffer"] = df["dram__bytes_read.sum"] / df.buffer
     df["l2 hit"] = df["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] / df["lts__t_sectors_srcunit_tex_op_read.sum"]
-    tw = df[df.bench == "read_twice_shift"]
     print("a buffer read twice, one block per SM; the second pass by the SM `shift` blocks on")
-    print(f"{'MB':>4} {'shift':>6} {'DRAM / buffer':>14} {'second read missed':>19} {'cycles':>10}"
-          + ("" if args.no_predict else f" {'simt DRAM / buffer':>19} {'simt cycles':>12} {'ratio':>6}"))
-    for _, r in tw.iterrows():
-        line = (f"{r.mb:>4} {r.param:>6} {r['dram/buffer']:>14.2f} {r['dram/buffer'] - 1:>19.0%} "
-                f"{r['sm__cycles_elapsed.max']:>10,.0f}")
-        if not args.no_predict:
-            p = predict_twice(int(r.mb), int(r.param))
-            line += (f" {p['pred_dram'] / r.buffer:>19.2f} {p['pred_cycles']:>12,.0f} "
-                     f"{p['pred_cycles'] / r['sm__cycles_elapsed.max']:>6.2f}")
-        print(line, flush=True)
-    ga = df[df.bench == "gather"]
+    _table(df[df.bench == "read_twice_shift"],
+           f"{'MB':>4} {'shift':>6} {'DRAM / buffer':>14} {'second read missed':>19} {'cycles':>10}",
+           lambda r: f"{r.mb:>4} {r.param:>6} {r['dram/buffer']:>14.2f} {r['dram/buffer'] - 1:>19.0%} ",
+           predict_twice, "buffer", args.no_predict)
     print("\nrandom 32-byte sectors from every SM, 8 reads a sector on average")
-    print(f"{'MB':>4} {'iters':>6} {'DRAM / table':>13} {'L2 hit':>7} {'cycles':>10}"
-          + ("" if args.no_predict else f" {'simt DRAM / table':>18} {'simt cycles':>12} {'ratio':>6}"))
-    for _, r in ga.iterrows():
-        line = (f"{r.mb:>4} {r.param:>6} {r['dram/buffer']:>13.2f} {r['l2 hit']:>7.2f} "
-                f"{r['sm__cycles_elapsed.max']:>10,.0f}")
-        if not args.no_predict:
-            p = predict(int(r.mb), int(r.param))
-            line += (f" {p['pred_dram'] / r.buffer:>18.2f} {p['pred_cycles']:>12,.0f} "
-                     f"{p['pred_cycles'] / r['sm__cycles_elapsed.max']:>6.2f}")
-        print(line, flush=True)
+    _table(df[df.bench == "gather"],
+           f"{'MB':>4} {'iters':>6} {'DRAM / table':>13} {'L2 hit':>7} {'cycles':>10}",
+           lambda r: f"{r.mb:>4} {r.param:>6} {r['dram/buffer']:>13.2f} {r['l2 hit']:>7.2f} ",
+           predict, "table", args.no_predict)
     rate, mb = l2_request_rate(df)
     print(f"\nL2 read requests (one sector each) per cycle, gathering the largest table that fits "
           f"({mb:.0f} MB): {rate:.2f}  (timing.l2_requests_per_cycle)")

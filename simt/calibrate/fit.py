@@ -441,8 +441,7 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     if shipped is not None:
         for key in sources:
             if key not in NOT_MEASURED_BY_CLOCK64 and key not in ("clock_mhz", "l1_bytes", "dram_peak_bytes_per_second",
-                                                                   "l1_ways", "l2_ways", "l2_partitions",
-                                                                   "l2_requests_per_cycle"):
+                                                                   "l1_ways", "l2_ways", "l2_partitions"):
                 sources[key] += CLOCK64_NOTE
     t["sources"] = sources
     return t
