@@ -227,3 +227,22 @@ def test_a_bug_too_big_to_replay_is_explained():
     assert "too big to replay" in detail and "wrap" in detail and '"dim[0] < 2**29"' in detail
     assert simt.verify(vec4_tail, block_dim=64, assume=NSIZED + ("dim[0] < 2**29",),
                        checks="bounds").verdict("bounds") == "safe"
+
+
+def test_no_history():
+    """The same proof takes the same solver steps whatever the process proved before: z3
+    numbers terms in the order its context meets them, and one shared context once made a
+    2-D stencil's proof run out of steps after other proofs (the call gets a context of its
+    own)."""
+    from formal_corpus.kernels import stencil_2d, GRID2
+
+    def steps():
+        report = simt.verify(stencil_2d, block_dim=(8, 32), assume=GRID2)
+        assert all(report.verdict(c) == "safe" for c in report.checks), report
+        return report.solver_steps
+
+    first = steps()
+    assert first > 0
+    for k, kw in ((tree_reduce, dict(block_dim=64)), (transpose_tile, dict(block_dim=(16, 16), assume=TRANSPOSED))):
+        simt.verify(k, **kw)
+    assert steps() == first

@@ -7,6 +7,7 @@ counterexample that counts only if it replays on cpu:precise.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 
@@ -34,6 +35,7 @@ class Prover:
         self.deadline = time.monotonic() + timeout
         self.facts = list(world.constraints)
         self.traces: dict[str, tuple] = {}
+        self.steps = 0
 
     # ---- the solver ------------------------------------------------------------------
 
@@ -51,12 +53,18 @@ class Prover:
         s.set("timeout", self.remaining_ms())
         return s
 
+    def solve(self, s) -> str:
+        result = str(s.check())
+        # z3 counts steps per context, and each verify has a context of its own
+        self.steps = max(self.steps, s.statistics().get_key_value("rlimit count"))
+        return result
+
     def check(self, *formulas, ms: int = None, want_model: bool = False):
         """"sat", "unsat" or "unknown" for the world's facts and the formulas; with
         want_model, (that, a model or None)."""
         s = self.solver(ms or QUERY_MS)
         s.add(*formulas)
-        result = str(s.check())
+        result = self.solve(s)
         if want_model:
             return result, (s.model() if result == "sat" else None)
         return result
@@ -78,7 +86,7 @@ class Prover:
                 s.add(prefer)
             if threads is not None:
                 s.add(*self.smallness(threads, extent, scalar))
-            if s.check() == z3.sat:
+            if self.solve(s) == "sat":
                 return s.model()
         return None
 
@@ -392,6 +400,28 @@ def verify(kernel, dim=None, block_dim=None, assume=(), checks=CHECKS, timeout: 
                             f"{kernel.index_dims[1]} ints (an n-D block)")
         sig = LaunchSig(ndim, 1)
     fn = kernel.compile(sig)
+    with _fresh_z3_context():
+        return _prove(kernel, fn, dims, block_dim, assume, checks, arch, timeout, start)
+
+
+@contextlib.contextmanager
+def _fresh_z3_context():
+    """Each verify builds its terms in a z3 context of its own. z3 numbers terms in the
+    order its context first meets them, and its rewriting and search order by those numbers,
+    so in one shared context the terms of earlier verifies changed how many steps the same
+    question took (a 2-D stencil's largest question took from 0.95 to 2.1 million steps,
+    depending on what the process had verified before) and so whether it finished within
+    its step limit. z3's Python API builds terms in its default context wherever no context
+    is given, so that default is swapped for the call and put back after."""
+    saved = z3.z3._main_ctx
+    z3.z3._main_ctx = z3.Context()
+    try:
+        yield
+    finally:
+        z3.z3._main_ctx = saved
+
+
+def _prove(kernel, fn, dims, block_dim, assume, checks, arch, timeout, start) -> VerifyReport:
     world = World(fn, dims, block_dim, tuple(assume), arch.max_threads_per_block, arch.max_grid_dims)
     prover = Prover(kernel, fn, world, timeout)
     vacuous = prover.check(z3.BoolVal(True)) == "unsat"
@@ -408,7 +438,7 @@ def verify(kernel, dim=None, block_dim=None, assume=(), checks=CHECKS, timeout: 
                         f.verdict = "unknown"
                         f.detail = "proved only for launches whose barriers do not diverge, which is not proved"
     return VerifyReport(kernel.key, checks, findings, world.assumptions, vacuous,
-                        time.monotonic() - start)
+                        time.monotonic() - start, prover.steps)
 
 
 def _is_int(x) -> bool:

@@ -93,16 +93,19 @@ class Finding:
 
 class VerifyReport:
     """``verdict(check)``: "safe", "unsafe", "unknown" (or "vacuous" when the assumptions
-    contradict each other); ``verdicts``: one row per access site, array or barrier."""
+    contradict each other); ``verdicts``: one row per access site, array or barrier;
+    ``solver_steps``: the solver's resource steps over the whole proof, the same for the same
+    call whatever the process did before (``seconds`` is the wall clock)."""
 
     def __init__(self, kernel_name: str, checks, findings: list[Finding], assumptions: list[str],
-                 vacuous: bool, seconds: float):
+                 vacuous: bool, seconds: float, solver_steps: int = 0):
         self.kernel_name = kernel_name
         self.checks = tuple(checks)
         self.findings = findings
         self.assumptions = list(assumptions)
         self.vacuous = vacuous
         self.seconds = seconds
+        self.solver_steps = solver_steps
 
     def verdict(self, check: str) -> str:
         if check not in self.checks:
