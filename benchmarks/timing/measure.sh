@@ -11,6 +11,7 @@
 #   micro6.csv, micro7.csv                one-element-per-thread and grid-stride streams (micro6/7.cu)
 #   micro9.csv / micro9_manifest.csv      shared and global memory on one L1 data stage (micro9.cu)
 #   micro9_simt.csv / ..._manifest.csv    the same mixes written in simt (micro9_simt.py)
+#   warp_words.csv / ..._manifest.csv     atomics and stores on few words, struct reads (warp_words.py)
 #   l2cap.csv / l2cap_manifest.csv        L2 capacity: reads of a buffer twice, cache control off
 #   probes.csv / probes_manifest.csv      op probes through simt's own PTX (probes.py)
 #   calib.csv / calib_manifest.csv        microbenchmark patterns written in simt (calib.py)
@@ -21,7 +22,7 @@
 # Run from the repository root with PYTHONPATH=. (about 5 minutes on an H200).
 set -uo pipefail
 DIR=${1:?usage: measure.sh DIR [parts]}
-PARTS=${2:-micro,micro2,micro3,micro4,micro5,micro6,micro7,micro8,micro9,l2cap,probes,probes2,probes3,probes4,calib,calib2,validation}
+PARTS=${2:-micro,micro2,micro3,micro4,micro5,micro6,micro7,micro8,micro9,warp_words,l2cap,probes,probes2,probes3,probes4,calib,calib2,validation}
 mkdir -p "$DIR"
 HERE=$(cd "$(dirname "$0")" && pwd)
 has() { [[ ",$PARTS," == *",$1,"* ]]; }
@@ -83,6 +84,13 @@ smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__aver
     --log-file "$DIR/micro9_simt.csv" python3 "$HERE/micro9_simt.py" "$DIR/micro9_simt_manifest.csv" \
     > "$DIR/micro9_simt.log" 2>&1
   echo "micro9_simt: exit $?"
+fi
+if has warp_words; then  # written in simt: the instructions the model predicts, measured
+  timeout 600 "${NCU[@]}" --kernel-name regex:'atomic_add|atomic_or|flag_store|struct_read|soa_read' \
+    --metrics "$VALID,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum" \
+    --log-file "$DIR/warp_words.csv" python3 "$HERE/warp_words.py" --measure "$DIR/warp_words_manifest.csv" \
+    > "$DIR/warp_words.log" 2>&1
+  echo "warp_words: exit $?"
 fi
 if has micro8; then      # timed in-kernel, like micro5
   nvcc -O3 -arch=sm_90 -o /tmp/simt_micro8 "$HERE/micro8.cu" || exit 1
