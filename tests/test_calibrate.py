@@ -103,7 +103,11 @@ def _cuda_sources() -> list[Path]:
 
 def test_every_part_source_is_shipped():
     shipped = {p.name for p in runner.CUDA_DIR.glob("*.cu")}
-    assert {p.source for p in runner.PARTS.values() if p.source} <= shipped
+    assert {p.source for p in runner.PARTS.values() if p.source and p.source.endswith(".cu")} <= shipped
+    import importlib
+    for p in runner.PARTS.values():              # the parts written as simt kernels: modules of simt
+        if p.source and not p.source.endswith(".cu"):
+            assert p.source.startswith("simt.") and hasattr(importlib.import_module(p.source), "main")
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert '"simt.calibrate" = ["cuda/*.cu", "cuda/*.cuh"]' in pyproject
 
@@ -199,6 +203,12 @@ if "simt.calibrate.run_probes" in program:
     for name in ("probes", "probes2", "probes3", "probes4"):
         shutil.copy(Path(DATA) / f"{name}_manifest.csv", manifest.parent / f"{name}_manifest.csv")
         shutil.copy(Path(DATA) / f"{name}.csv", manifest.parent / f"{name}.csv")
+elif "simt.calibrate.warp_words" in program:
+    # a module of simt kernels: it must import; then the H200's manifest and CSV
+    subprocess.run(program[:program.index("--measure")] + ["--help"], check=True, stdout=subprocess.DEVNULL)
+    assert args[args.index("--kernel-name") + 1].startswith("regex:"), args
+    shutil.copy(Path(DATA) / "warp_words_manifest.csv", program[program.index("--measure") + 1])
+    shutil.copy(Path(DATA) / log.name, log)
 else:
     subprocess.run(program, check=True)
     shutil.copy(Path(DATA) / log.name, log)

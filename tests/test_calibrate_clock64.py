@@ -56,10 +56,12 @@ def test_bad_timer_is_refused(capsys, tmp_path):
 
 def test_clock_part_runs_only_under_clock64_and_l2_sharing_only_under_the_profiler():
     assert runner.PARTS["clock"].timers == ("clock64",)
-    # l2_sharing gives only l2_requests_per_cycle, which needs the profiler's L2 counters
+    # l2_sharing gives only l2_requests_per_cycle, which needs the profiler's L2 counters;
+    # warp_words's simt kernels have no self-timed build, so its l1_tag_line_cycles too
     assert runner.PARTS["l2_sharing"].timers == ("ncu",)
-    assert "l2_requests_per_cycle" in fitting.NOT_MEASURED_BY_CLOCK64
-    assert all("clock64" in p.timers for name, p in runner.PARTS.items() if name != "l2_sharing")
+    assert runner.PARTS["warp_words"].timers == ("ncu",)
+    assert {"l2_requests_per_cycle", "l1_tag_line_cycles"} <= set(fitting.NOT_MEASURED_BY_CLOCK64)
+    assert all("clock64" in p.timers for name, p in runner.PARTS.items() if name not in ("l2_sharing", "warp_words"))
 
 
 # ---- counters from the SASS against the profiler's --------------------------------------------
@@ -413,7 +415,7 @@ def test_runner_end_to_end_without_ncu(ideal, tmp_path, monkeypatch):
     arch = runner.calibrate("cuda:0", out, log=lines.append)
     assert arch["calibration"]["timer"] == "clock64"
     assert arch["timing"] == json.loads(out.read_text())["timing"] == ideal[0]
-    assert set(arch["calibration"]["parts_measured"]) == set(runner.PARTS) - {"l2_sharing"}
+    assert set(arch["calibration"]["parts_measured"]) == set(runner.PARTS) - {"l2_sharing", "warp_words"}
     assert "self-timed" in lines[0] and any(line.strip().startswith("launch_floor_cycles = ") for line in lines)
     work = tmp_path / "gpu.calibration"
     assert (work / "micro.sass").exists() and (work / "micro4_times.csv").exists()

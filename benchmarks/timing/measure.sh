@@ -11,7 +11,7 @@
 #   micro6.csv, micro7.csv                one-element-per-thread and grid-stride streams (micro6/7.cu)
 #   micro9.csv / micro9_manifest.csv      shared and global memory on one L1 data stage (micro9.cu)
 #   micro9_simt.csv / ..._manifest.csv    the same mixes written in simt (micro9_simt.py)
-#   warp_words.csv / ..._manifest.csv     atomics and stores on few words, struct reads (warp_words.py)
+#   warp_words.csv / ..._manifest.csv     atomics and stores on few words, struct reads (simt/calibrate/warp_words.py)
 #   l2cap.csv / l2cap_manifest.csv        L2 capacity: reads of a buffer twice, cache control off
 #   probes.csv / probes_manifest.csv      op probes through simt's own PTX (probes.py)
 #   calib.csv / calib_manifest.csv        microbenchmark patterns written in simt (calib.py)
@@ -88,7 +88,7 @@ fi
 if has warp_words; then  # written in simt: the instructions the model predicts, measured
   timeout 600 "${NCU[@]}" --kernel-name regex:'atomic_add|atomic_or|flag_store|struct_read|soa_read' \
     --metrics "$VALID,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum" \
-    --log-file "$DIR/warp_words.csv" python3 "$HERE/warp_words.py" --measure "$DIR/warp_words_manifest.csv" \
+    --log-file "$DIR/warp_words.csv" python3 -m simt.calibrate.warp_words --measure "$DIR/warp_words_manifest.csv" \
     > "$DIR/warp_words.log" 2>&1
   echo "warp_words: exit $?"
 fi

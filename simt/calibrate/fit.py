@@ -54,6 +54,8 @@ NOT_MEASURED_BY_CLOCK64 = {
     "l2_dirty_bytes": "the dirty bytes the L2 holds at a kernel's end (dram__bytes_write.sum of micro.cu stream_write)",
     "l2_requests_per_cycle": "the L2's read requests a cycle (lts__t_sectors_srcunit_tex_op_read.sum of "
                              "benchmarks/timing/l2_sharing.cu)",
+    "l1_tag_line_cycles": "the L1 tag stage's cycles a line (simt/calibrate/warp_words.py's records, simt kernels "
+                          "timed by the profiler's cycles)",
 }
 CLOCK64_NOTE = (" [clock64 fallback: cycles from CUDA-event times at the clock.cu clock (clock64_csv.py); "
                 "instructions, sectors and DRAM bytes computed from the SASS and the manifests (counts.py)]")
@@ -354,6 +356,19 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
                                           f"the first hit): one-sector L2 read requests per cycle")
     # (else left out, so L2 hits take the L2 for their bytes alone: a directory measured before
     # simt calibrate ran l2_sharing.cu)
+    if shipped is not None:
+        t["l1_tag_line_cycles"] = not_measured("l1_tag_line_cycles")
+    elif (data / "warp_words_manifest.csv").exists():
+        # warp_words.py's records 9 floats apart from the first 64K records (L1 hits, 9 lines a
+        # request, no bank conflict), 4M and 8M threads
+        ww = load("warp_words")
+        s9 = ww[ww.case == "stride9_hot"]
+        lines = s9.threads / 32 * 8 * 9 / n_sm
+        t["l1_tag_line_cycles"] = note("l1_tag_line_cycles", round(float(np.polyfit(lines, s9[CYC], 1)[0]), 3),
+                                       "warp_words.py stride9_hot: L1 hits, 9 lines a request and "
+                                       "no bank conflict: cycles per line per SM (the tag stage)")
+    # (else left out, so a load's lines take the L1's tag stage at l1_line_cycles a line and its
+    # data stage a cycle a line: a directory measured before simt calibrate ran warp_words)
     t["memory_queue_cycles"] = note("memory_queue_cycles", t["latency"]["l2"],
                                     "not measured: how far a store's or atomic's L2 queue may run ahead of its warp "
                                     "before the warp is held (lg_throttle): one L2 hit, latency.l2")

@@ -57,12 +57,14 @@ class CalibrationError(SimtError):
 class Part:
     name: str
     what: str
-    source: str | None         # the CUDA C program, or None: the op probes (simt's own PTX)
+    source: str | None         # the CUDA C program (.cu), a module of simt kernels run with --measure
+                               # MANIFEST (simt's own PTX), or None: the op probes
     metrics: str | None        # the profiler's counters; None: the program times itself (clock64)
     stdout: str | None         # where the program's own table goes (the clock64-timed parts)
     manifest: bool             # the program writes a manifest (one row per launch)
     timeout_s: int
     timers: tuple = ("ncu", "clock64")   # the timers the part is measured under
+    kernels: str | None = None            # the profiler's --kernel-name filter, if any
 
 
 PARTS = {p.name: p for p in (
@@ -81,6 +83,9 @@ PARTS = {p.name: p for p in (
     Part("l2_sharing", "the L2's partitions: a buffer read twice, random one-sector gathers from every SM",
          "l2_sharing.cu", "dram__bytes_read.sum,sm__cycles_elapsed.max,lts__t_sectors_srcunit_tex_op_read.sum,"
          "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", None, True, 300, ("ncu",)),
+    Part("warp_words", "atomics of one warp on few words, a flag stored by many warps, records read 8-32 floats "
+         "apart (the L1 tag stage's rate a line)", "simt.calibrate.warp_words", BASE_METRICS, None, True, 300,
+         ("ncu",), "regex:atomic_add|atomic_or|flag_store|struct_read|soa_read"),
     Part("probes", "what each MIR operation costs through simt's own PTX", None, BASE_METRICS, None, True, 600),
     Part("clock", "the SM clock: clock64 spins on every SM timed by CUDA events (the clock64 timer only)",
          "clock.cu", None, clock64_csv.CLOCK_FILE, False, 120, ("clock64",)),
@@ -150,7 +155,7 @@ def _compile(parts: list[Part], arch: str, nvcc: str, bindir: Path, log, self_ti
     bindir.mkdir(parents=True, exist_ok=True)
     jobs = {}
     for p in parts:
-        if p.source is None:
+        if p.source is None or not p.source.endswith(".cu"):
             continue
         exe = bindir / Path(p.source).stem
         cmd = [nvcc, "-O3", f"-arch={arch}", *(["-DSIMT_SELF_TIMED"] if self_timed else []),
@@ -197,10 +202,13 @@ def _run_part(p: Part, exe: Path | None, work: Path, ncu: str | None, env: dict,
     if p.source is None:
         program = probes_program(work / f"{p.name}_manifest.csv", ptx_arch, timer,
                                  env.get("SIMT_TIMES"), sass_arch or ptx_arch)
+    elif not p.source.endswith(".cu"):
+        program = [sys.executable, "-m", p.source, "--measure", str(work / f"{p.name}_manifest.csv")]
     else:
         program = [str(exe)] + ([str(work / f"{p.name}_manifest.csv")] if p.manifest else [])
     if p.metrics is not None and timer == "ncu":
-        cmd = [ncu, *NCU, "--metrics", p.metrics, "--log-file", str(work / f"{p.name}.csv"), *program]
+        cmd = [ncu, *NCU, "--metrics", p.metrics, *(["--kernel-name", p.kernels] if p.kernels else []),
+               "--log-file", str(work / f"{p.name}.csv"), *program]
     else:
         cmd = program
     log_path = work / f"{p.name}.log"

@@ -23,7 +23,9 @@ data is there), compiled and inlined into the machine's loop:
   warp waits for the slowest of all (micro7.cu);
 - atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
   per word, and a line occupies its unit for at least atomic_line_cycles however few lanes
-  it carries.
+  it carries. A float add waits for the previous result on its word only when the unit
+  updated one of the request's words lately; the lanes of one request on one word go at
+  the integer rate (warp_words.py).
 """
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ from .indices import (G_ATOM_BUSY, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_
                       G_L2_WRITE, M_L1T, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_PER_CYCLE,
                       P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC,
                       P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_QUEUE, P_DRAM_TAIL, P_DRAM_WRITE_COST,
-                      P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES,
+                      P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES, P_L1_TAG_LINE,
                       P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS, P_L2_READ_BPC,
                       P_L2_REQUEST, P_L2_TAIL,
                       P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_SAMPLE, ST_ATOM_FREE,
@@ -377,15 +379,17 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             masks_buf[f] |= bit
         kq = sec_w[p0 + q]
         if k == isa.GLOBAL_ATOM:            # lanes on one word take turns at the atomic unit
+            partial_buf[f] |= (kq >> 6) << (8 * (sec[p0 + q] & 3))      # the words touched
+            kq &= 63
             if atomic == isa.ATOM_WARP:
                 kq = 1                      # the leader's one atomic for the warp's lanes
             per = P[P_ATOM_SAME] if kq > 4 else P[P_ATOM_SPREAD]
-            # a float add waits for the adder's result before the next one on its word: lanes
-            # that share a word (row 0), or any lane when the unit updated the same line
-            # lately and is still busy (row 1, chosen below); one lane a word pipelines like
-            # an integer add
+            # a float add waits for the adder's result before the next one on its word when
+            # the unit updated one of the request's words lately and is still busy (row 1,
+            # chosen below); the lanes of one request on one word take turns at the integer
+            # rate (warp_words.py: add_f32 against add_u32, 32 lanes a word)
             per_f = per * P[P_ATOM_SAME_F] / P[P_ATOM_SAME] if fatom else per
-            wbuf[0, f] += kq * (per_f if kq > 1 else per)
+            wbuf[0, f] += kq * per
             wbuf[1, f] += kq * per_f
         elif k == isa.GLOBAL_ST:            # stores: which of the sector's 8 words are written
             partial_buf[f] |= (kq & 0xFF) << (8 * (sec[p0 + q] & 3))
@@ -393,8 +397,10 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     if n_lines == 0:
         return T
     start = max(T, l1t_free[m])
-    l1t_free[m] = start + n_lines * P[P_L1_LINE_CYCLES]
-    smstat[m, M_L1T] += n_lines * P[P_L1_LINE_CYCLES]
+    banked = k == isa.GLOBAL_LD and P[P_L1_TAG_LINE] > 0.0      # warp_words.py, records
+    tag = P[P_L1_TAG_LINE] if banked else P[P_L1_LINE_CYCLES]
+    l1t_free[m] = start + n_lines * tag
+    smstat[m, M_L1T] += n_lines * tag
     state[ST_NOW] = start
     l1sets = l1_tag.shape[1]
     if k == isa.GLOBAL_ST:
@@ -438,17 +444,31 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             a0 = max(a1, atom_free[unit])
             state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
             hot = False
-            if fatom:                       # queued behind a recent update of the same line
+            if fatom:                       # queued behind a recent update of one of its words
+                words = partial_buf[i]
                 for r in range(atom_line.shape[1]):
-                    hot |= atom_line[unit, r] == lines_buf[i]
+                    hot |= atom_line[unit, r, 0] == lines_buf[i] and (atom_line[unit, r, 1] & words) != 0
                 hot &= atom_free[unit] > a1
                 for r in range(atom_line.shape[1] - 1, 0, -1):
-                    atom_line[unit, r] = atom_line[unit, r - 1]
-                atom_line[unit, 0] = lines_buf[i]
+                    atom_line[unit, r, 0] = atom_line[unit, r - 1, 0]
+                    atom_line[unit, r, 1] = atom_line[unit, r - 1, 1]
+                atom_line[unit, 0, 0] = lines_buf[i]
+                atom_line[unit, 0, 1] = words
             service = max(wbuf[1 if hot else 0, i], P[P_ATOM_LINE])   # however few lanes it carries
-            # with a sample of the SMs, each line stands for P_SAMPLE lines at its unit
-            atom_free[unit] = a0 + service * P[P_SAMPLE]
-            atom_busy[unit] += service * P[P_SAMPLE]
+            # with a sample of the SMs, each line's update stands for P_SAMPLE updates; of them,
+            # those on this very line take its unit (all of them for a line every block
+            # updates), and the others, on the w - 1 other lines the line stands for
+            # (footprint.py), are spread over the units (warp_words.py: 32 warps a line
+            # replayed on a sample of consecutive SMs otherwise queued 3x at one unit)
+            here = P[P_SAMPLE]
+            if here > 1.0:
+                here /= line_weight(l2x[0], l2x[1], lines_buf[i], P[P_SAMPLE])
+                spread = service * (P[P_SAMPLE] - here) / units
+                for u in range(units):
+                    atom_free[u] = max(atom_free[u], a1) + spread
+                    atom_busy[u] += spread
+            atom_free[unit] = a0 + service * here
+            atom_busy[unit] += service * here
             glob[G_ATOM_BUSY] += service * P[P_SAMPLE]
             glob[G_ATOM_OPS] += nb
             fin = a0 + service + P[P_G_ATOM_LAT] - P[P_L1_LAT] - same
@@ -567,9 +587,12 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         sw = ibufs[4, i]
         l2_ready[0, sw // l2_tag.shape[2], sw % l2_tag.shape[2]] = done
     # the lines go back to the warp through the L1's data stage, one a cycle, taking turns
-    # with shared-memory wavefronts (micro9.cu)
+    # with shared-memory wavefronts (micro9.cu); where the architecture gives the tag stage's
+    # own rate, the data stage takes a wavefront per word that shares a bank with another
+    # (warp_words.py: lanes 36 bytes apart read 9 lines in half the time that lanes 32 bytes
+    # apart read 8, eight words to a bank)
     s0 = max(T, data_free[m])
-    data_free[m] = s0 + n_lines
+    data_free[m] = s0 + (sec_w[p0] * P[P_L1_LINE_CYCLES] if banked else n_lines)
     return done + (s0 - T)
 
 

@@ -81,6 +81,10 @@ def params(arch, shared_per_sm: int):
     P[ix.P_L2_PARTS] = t.get("l2_partitions", 1)
     rate = t.get("l2_requests_per_cycle")
     P[ix.P_L2_REQUEST] = 1.0 / rate if rate else 0.0
+    # optional (files without it, as simt calibrate writes: a load's lines take the tag stage at the data
+    # stage's rate, and the data stage a cycle a line; with it, the tag stage takes this a
+    # line and the data stage l1_line_cycles a bank wavefront)
+    P[ix.P_L1_TAG_LINE] = t.get("l1_tag_line_cycles", 0.0)
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
     line = arch.line_bytes
     l1_lines = max(64, (t["l1_bytes"] - arch.carveout(shared_per_sm)) // line)

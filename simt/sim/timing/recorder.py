@@ -48,8 +48,11 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
     """Distinct 32-byte sectors of each row of lane addresses (-1: inactive), in lane order,
     written from ``sec_out[start]``; per row the number of sectors. Per sector ``w_out``:
     with ``words`` 1 (atomics), the most lanes on one 4-byte word (what an atomic unit
-    serialises); with 2 (stores), which of its 8 words are written (a bit each; each lane
-    writes ``span`` bytes); else 1. Returns the new end."""
+    serialises; the low 6 bits) and which of its 8 words the lanes touch (a bit each, above
+    them); with 2 (stores), which of its 8 words are written (a bit each; each lane writes
+    ``span`` bytes); with 0 (loads), the row's L1 bank wavefronts in its first sector
+    (``_bank_ways``), 1 in the others; else 1. Returns the new end."""
+    banks = np.empty((32, 130), np.int64)
     pos = start
     for r in range(rows.shape[0]):
         first = pos
@@ -99,18 +102,50 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
         elif words == 1:
             for q in range(first, pos):
                 most = 0
+                touched = 0
                 for lane in range(32):
                     a = rows[r, lane]
                     if a == -1 or (a >> 5) != sec_out[q]:
                         continue
+                    touched |= 1 << ((a >> 2) & 7)
                     n = 0
                     for l2 in range(32):
                         if rows[r, l2] != -1 and (rows[r, l2] >> 2) == (a >> 2):
                             n += 1
                     if n > most:
                         most = n
-                w_out[q] = most
+                w_out[q] = most | (touched << 6)
+        elif words == 0 and pos > first:
+            w_out[first] = _bank_ways(rows, r, span, banks)
     return pos
+
+
+@njit(cache=True, nogil=True)
+def _bank_ways(rows, r, span, banks):
+    """The L1 data stage's wavefronts for one warp's load (row ``r`` of lane addresses, each
+    lane ``span`` bytes): the most distinct 4-byte words that fall in one of the 32 banks
+    (lanes on one word share it). Lanes usually go up by address, so a word is looked for
+    only among the last few listed of its bank."""
+    banks[:, 0] = 0                              # per bank: how many words, then the words
+    most = 1
+    for lane in range(32):
+        a = rows[r, lane]
+        if a == -1:
+            continue
+        for b in range(a >> 2, (a + max(span, 4) - 1) // 4 + 1):
+            k = b & 31
+            n = banks[k, 0]
+            seen = False
+            for j in range(n):
+                if banks[k, 1 + j] == b:
+                    seen = True
+                    break
+            if not seen and n < banks.shape[1] - 1:
+                banks[k, 1 + n] = b
+                banks[k, 0] = n + 1
+                if n + 1 > most:
+                    most = n + 1
+    return most
 
 
 @njit(cache=True, nogil=True)
@@ -215,7 +250,7 @@ class Recorder:
         counts = np.empty(rows.shape[0], np.int64)
         if not self.active:
             scratch = np.empty(rows.shape[0] * 32, np.int64)
-            _sectors(rows, scratch, np.empty(scratch.size, np.int16), 0, counts, 0, span)
+            _sectors(rows, scratch, np.empty(scratch.size, np.int16), 0, counts, 3, span)   # counts only
             return counts
         sec = self.sec.reserve(rows.shape[0] * 32)
         w = self.sec_w.reserve(rows.shape[0] * 32)

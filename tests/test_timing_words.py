@@ -1,0 +1,140 @@
+"""Few words a warp in the timing model, through real kernels (benchmarks/timing/warp_words.py
+measured each on the H200):
+
+- global loads whose lanes read records 36 bytes apart take 9 lines a request with no two
+  lanes in one L1 bank, and run about twice as fast as records 32 bytes apart (8 lines, eight
+  words a bank): the data stage pays bank conflicts, the tag stage lines;
+- a warp's float atomics on one word cost what integer ones cost (the float adder's wait is
+  between updates queued on a word, not between lanes of one request);
+- a sampled replay of atomics whose lines 32 consecutive warps share agrees with replaying
+  every SM (the sample's SMs are consecutive, so their lines are too).
+
+The tests compare orderings and the model with itself, not constants.
+"""
+import copy
+
+import numpy as np
+import pytest
+
+import simt as wp
+from simt.sim.timing.recorder import _bank_ways
+
+
+def banks_oracle(addresses, span=4):
+    """The most distinct 4-byte words any of the 32 banks holds, by brute force."""
+    words = {w for a in addresses if a >= 0 for w in range(a // 4, (a + max(span, 4) - 1) // 4 + 1)}
+    per_bank = [0] * 32
+    for w in words:
+        per_bank[w % 32] += 1
+    return max(per_bank)
+
+
+@pytest.mark.parametrize("stride,span", [(4, 4), (32, 4), (36, 4), (72, 4), (128, 4), (8, 8), (16, 16), (0, 4), (4, 16)])
+def test_bank_ways_against_a_brute_force_count(stride, span):
+    rows = (4096 + np.arange(32) * stride).reshape(1, 32).astype(np.int64)
+    rows[0, 5] = -1                              # an inactive lane
+    assert _bank_ways(rows, 0, span, np.empty((32, 130), np.int64)) == banks_oracle(rows[0], span)
+
+
+def test_bank_ways_random_rows():
+    rng = np.random.default_rng(3)
+    banks = np.empty((32, 130), np.int64)
+    for _ in range(200):
+        rows = (rng.integers(0, 1 << 14, (1, 32)) * 4).astype(np.int64)
+        rows[rng.random((1, 32)) < 0.2] = -1
+        assert _bank_ways(rows, 0, 4, banks) == banks_oracle(rows[0])
+
+
+@pytest.fixture
+def timing_keys(monkeypatch):
+    """``timing_keys(**keys)``: the timing data the launches in a test see, a key set to None
+    removed."""
+    from simt.arch import Arch, load_arch
+    from simt.sim.precise import engine
+
+    def use(**keys):
+        def patched(name):
+            arch = load_arch(name)
+            data = copy.deepcopy(arch.data)
+            for k, v in keys.items():
+                if v is None:
+                    data["timing"].pop(k, None)
+                else:
+                    data["timing"][k] = v
+            return Arch(name, data)
+        monkeypatch.setattr(engine, "load_arch", patched)
+    return use
+
+
+@wp.kernel
+def records(x: wp.array(dtype=float), stride: int, out: wp.array(dtype=float)):
+    i = wp.tid()
+    base = (i % 4096) * stride
+    s = float(0.0)
+    for f in range(8):
+        s += x[base + f]
+    if s == 1234.5:
+        out[i] = s
+
+
+def _records(stride: int) -> int:
+    n = 132 * 4 * 256
+    x = wp.array(np.ones(4096 * stride + 8, np.float32))
+    return wp.launch(records, n, [x, stride, wp.zeros(n)], block_dim=256, device="cpu:precise").cycles
+
+
+def test_records_36_bytes_apart_beat_records_32_bytes_apart(timing_keys):
+    """L1 hits: 9 lines and no bank conflict against 8 lines with eight words a bank."""
+    from simt.arch import load_arch
+    assert "l1_tag_line_cycles" in load_arch("sm_90").data["timing"]
+    assert _records(9) < 0.85 * _records(8)
+    # a file without the tag rate (simt calibrate's): a load's lines take the data stage a cycle each, so the
+    # 9-line request is the slower one
+    timing_keys(l1_tag_line_cycles=None)
+    assert _records(9) > _records(8)
+
+
+def test_bad_tag_rate_is_refused(tmp_path):
+    import json
+    from simt.arch import load_arch
+    from simt.errors import SimtError
+    data = copy.deepcopy(load_arch("sm_90").data)
+    data["timing"]["l1_tag_line_cycles"] = 0
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(SimtError, match="l1_tag_line_cycles"):
+        load_arch(str(path))
+
+
+@wp.kernel
+def warp_word_add(fp: wp.array(dtype=float), ip: wp.array(dtype=int), spacing: int, as_float: int):
+    i = wp.tid()
+    word = (i >> 5) << spacing
+    if as_float == 1:
+        wp.atomic_add(fp, word, 1.0)
+    else:
+        wp.atomic_add(ip, word, 1)
+
+
+def _warp_word_add(n: int, spacing: int, as_float: int, sample: bool = True) -> int:
+    size = (n >> 5 << spacing) + 1
+    wp.set_module_options({"timing_sample": sample})
+    try:
+        r = wp.launch(warp_word_add, n, [wp.zeros(size), wp.zeros(size, dtype=int), spacing, as_float],
+                      block_dim=256, device="cpu:precise")
+    finally:
+        wp.set_module_options({"timing_sample": True})
+    return r.cycles
+
+
+def test_a_warps_float_atomics_on_one_word_cost_what_integer_ones_cost():
+    n = 1 << 18
+    assert _warp_word_add(n, 5, 1) == pytest.approx(_warp_word_add(n, 5, 0), rel=0.05)
+
+
+def test_sampled_atomics_on_lines_shared_by_consecutive_warps_match_the_full_replay():
+    """32 warps a line (spacing 0): the sample's consecutive SMs hold consecutive blocks,
+    whose updates all fall on a few lines; they stand for other SMs' updates on other lines."""
+    n = 1 << 21
+    full = _warp_word_add(n, 0, 0, sample=False)
+    assert _warp_word_add(n, 0, 0) == pytest.approx(full, rel=0.15)
