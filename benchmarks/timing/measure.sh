@@ -91,6 +91,13 @@ if has warp_words; then  # written in simt: the instructions the model predicts,
     --log-file "$DIR/warp_words.csv" python3 -m simt.calibrate.warp_words --measure "$DIR/warp_words_manifest.csv" \
     > "$DIR/warp_words.log" 2>&1
   echo "warp_words: exit $?"
+  # the records again, counting the L1 data stage's wavefronts (a manifest of those launches only)
+  timeout 300 "${NCU[@]}" --kernel-name regex:'struct_read|soa_read' \
+    --metrics sm__cycles_elapsed.max,l1tex__data_pipe_lsu_wavefronts.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum \
+    --log-file "$DIR/warp_words_wavefronts.csv" python3 -m simt.calibrate.warp_words --measure "$DIR/ww_all.csv" \
+    > "$DIR/warp_words_wavefronts.log" 2>&1
+  python3 -c "import pandas as pd; m = pd.read_csv('$DIR/ww_all.csv'); m = m[m.bench == 'struct'].reset_index(drop=True); \
+m['launch'] = range(len(m)); m.to_csv('$DIR/warp_words_wavefronts_manifest.csv', index=False)" && rm -f "$DIR/ww_all.csv"
 fi
 if has micro8; then      # timed in-kernel, like micro5
   nvcc -O3 -arch=sm_90 -o /tmp/simt_micro8 "$HERE/micro8.cu" || exit 1

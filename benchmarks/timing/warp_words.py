@@ -36,6 +36,14 @@ def compare(only) -> int:
         print(f"{family:7s} {name:24s} {threads:>9,d} {m[cyc]:>12,.0f} {p[cyc]:>12,.0f} "
               f"{p[cyc] / m[cyc]:>6.2f} {m['dram__bytes_read.sum'] / 1e6:>8.1f} "
               f"{p['dram__bytes_read.sum'] / 1e6:>8.1f}", flush=True)
+    wf = DATA / "warp_words_wavefronts.csv"
+    if (not only or "struct" in only) and wf.exists():
+        w = load("warp_words_wavefronts", DATA)
+        w["per"] = w["l1tex__data_pipe_lsu_wavefronts.sum"] / w["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+        print("\nthe H200's L1 data-stage wavefronts a load request (measured again for them: "
+              "data/h200/warp_words_wavefronts.csv)")
+        for case, per in w.groupby("case", sort=False)["per"].mean().items():
+            print(f"  {case:16s} {per:6.2f}")
     return 0
 
 
