@@ -2,18 +2,29 @@
 import numpy as np
 import pytest
 
-from simt.sim.timing.recorder import _sectors
+from simt.sim.timing.recorder import _bank_ways, _sectors
+
+
+def bank_wavefronts(row, span: int = 4) -> int:
+    """The L1 data stage's wavefronts of a load: the most distinct 4-byte words any of the 32
+    banks holds, by brute force."""
+    words = {w for a in row if a >= 0 for w in range(a // 4, (a + max(span, 4) - 1) // 4 + 1)}
+    per_bank = [0] * 32
+    for w in words:
+        per_bank[w % 32] += 1
+    return max(per_bank)
 
 
 def reference(row, store: bool, span: int):
     """Distinct 32-byte sectors in the order lanes first touch them (by each lane's first
-    byte); for stores, per sector the bit set of its 4-byte words the lanes write."""
+    byte); for stores, per sector the bit set of its 4-byte words the lanes write; for loads,
+    the row's bank wavefronts in its first sector and 1 in the others."""
     order = []
     for a in row:
         if a != -1 and (a >> 5) not in order:
             order.append(a >> 5)
     if not store:
-        return order, [1] * len(order)
+        return order, [bank_wavefronts(row, span)] + [1] * (len(order) - 1) if order else []
     words = {s: 0 for s in order}
     for a in row:
         if a == -1:
@@ -44,3 +55,33 @@ def test_sectors_and_store_words_match_a_plain_reading(pattern, span):
             want, want_w = reference(row.tolist(), store, span)
             assert sec[3:end].tolist() == want and counts[0] == len(want)
             assert w[3:end].tolist() == want_w
+
+
+@pytest.mark.parametrize("stride,span", [(4, 4), (32, 4), (36, 4), (72, 4), (128, 4), (8, 8), (16, 16), (0, 4), (4, 16)])
+def test_bank_ways_against_a_brute_force_count(stride, span):
+    rows = (4096 + np.arange(32) * stride).reshape(1, 32).astype(np.int64)
+    rows[0, 5] = -1                              # an inactive lane
+    assert _bank_ways(rows, 0, span, np.empty((32, 130), np.int64)) == bank_wavefronts(rows[0].tolist(), span)
+
+
+def test_bank_ways_random_rows():
+    rng = np.random.default_rng(3)
+    banks = np.empty((32, 130), np.int64)
+    for _ in range(200):
+        rows = (rng.integers(0, 1 << 14, (1, 32)) * 4).astype(np.int64)
+        rows[rng.random((1, 32)) < 0.2] = -1
+        assert _bank_ways(rows, 0, 4, banks) == bank_wavefronts(rows[0].tolist())
+
+
+def test_atomic_sectors_carry_the_lanes_on_a_word_and_the_words_touched():
+    """Atomics: per sector the most lanes on one word (low 6 bits) and which of its 8 words
+    the lanes touch (the bits above)."""
+    row = np.full((1, 32), -1, np.int64)
+    row[0, :12] = 4096                           # word 0 of sector 128, 12 lanes
+    row[0, 12:20] = 4096 + 12                    # word 3, 8 lanes
+    row[0, 20] = 4096 + 64                       # sector 130, word 0, one lane
+    sec, w, counts = np.zeros(8, np.int64), np.zeros(8, np.int16), np.zeros(1, np.int64)
+    end = _sectors(row, sec, w, 0, counts, 1, 4)
+    assert sec[:end].tolist() == [128, 130]
+    assert [int(x) & 63 for x in w[:end]] == [12, 1]
+    assert [int(x) >> 6 for x in w[:end]] == [0b1001, 0b1]

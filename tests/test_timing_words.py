@@ -17,32 +17,6 @@ import numpy as np
 import pytest
 
 import simt as wp
-from simt.sim.timing.recorder import _bank_ways
-
-
-def banks_oracle(addresses, span=4):
-    """The most distinct 4-byte words any of the 32 banks holds, by brute force."""
-    words = {w for a in addresses if a >= 0 for w in range(a // 4, (a + max(span, 4) - 1) // 4 + 1)}
-    per_bank = [0] * 32
-    for w in words:
-        per_bank[w % 32] += 1
-    return max(per_bank)
-
-
-@pytest.mark.parametrize("stride,span", [(4, 4), (32, 4), (36, 4), (72, 4), (128, 4), (8, 8), (16, 16), (0, 4), (4, 16)])
-def test_bank_ways_against_a_brute_force_count(stride, span):
-    rows = (4096 + np.arange(32) * stride).reshape(1, 32).astype(np.int64)
-    rows[0, 5] = -1                              # an inactive lane
-    assert _bank_ways(rows, 0, span, np.empty((32, 130), np.int64)) == banks_oracle(rows[0], span)
-
-
-def test_bank_ways_random_rows():
-    rng = np.random.default_rng(3)
-    banks = np.empty((32, 130), np.int64)
-    for _ in range(200):
-        rows = (rng.integers(0, 1 << 14, (1, 32)) * 4).astype(np.int64)
-        rows[rng.random((1, 32)) < 0.2] = -1
-        assert _bank_ways(rows, 0, 4, banks) == banks_oracle(rows[0])
 
 
 @pytest.fixture
