@@ -7,7 +7,6 @@ come back at about half the rate of sectors streamed. The L2 is shrunk here so t
 launches reach its capacity; the tests check orderings against the same model with one
 partition or no request rate, not the constants.
 """
-import copy
 
 import numpy as np
 import pytest
@@ -19,28 +18,11 @@ SMS = 132
 
 
 @pytest.fixture
-def small_l2(monkeypatch):
+def small_l2(timing_data):
     """Set the timing data the launches in a test see: ``small_l2(**timing_keys)``, a key
     set to None removed; the L2 is 256 KB throughout, and the L1s the least the model has
     (64 lines), so that a block's share of a buffer does not stay in its SM's L1."""
-    from simt.arch import Arch, load_arch
-    from simt.sim.precise import engine
-
-    def use(**keys):
-        def patched(name):
-            arch = load_arch(name)
-            data = copy.deepcopy(arch.data)
-            data["timing"]["l2_bytes"] = L2
-            data["timing"]["l2_dirty_bytes"] = L2 // 4
-            data["timing"]["l1_bytes"] = 0
-            for k, v in keys.items():
-                if v is None:
-                    data["timing"].pop(k, None)
-                else:
-                    data["timing"][k] = v
-            return Arch(name, data)
-        monkeypatch.setattr(engine, "load_arch", patched)
-    return use
+    return lambda **keys: timing_data(**{"l2_bytes": L2, "l2_dirty_bytes": L2 // 4, "l1_bytes": 0, **keys})
 
 
 @wp.kernel

@@ -19,27 +19,6 @@ import pytest
 import simt as wp
 
 
-@pytest.fixture
-def timing_keys(monkeypatch):
-    """``timing_keys(**keys)``: the timing data the launches in a test see, a key set to None
-    removed."""
-    from simt.arch import Arch, load_arch
-    from simt.sim.precise import engine
-
-    def use(**keys):
-        def patched(name):
-            arch = load_arch(name)
-            data = copy.deepcopy(arch.data)
-            for k, v in keys.items():
-                if v is None:
-                    data["timing"].pop(k, None)
-                else:
-                    data["timing"][k] = v
-            return Arch(name, data)
-        monkeypatch.setattr(engine, "load_arch", patched)
-    return use
-
-
 @wp.kernel
 def records(x: wp.array(dtype=float), stride: int, out: wp.array(dtype=float)):
     i = wp.tid()
@@ -57,14 +36,14 @@ def _records(stride: int) -> int:
     return wp.launch(records, n, [x, stride, wp.zeros(n)], block_dim=256, device="cpu:precise").cycles
 
 
-def test_records_36_bytes_apart_beat_records_32_bytes_apart(timing_keys):
+def test_records_36_bytes_apart_beat_records_32_bytes_apart(timing_data):
     """L1 hits: 9 lines and no bank conflict against 8 lines with eight words a bank."""
     from simt.arch import load_arch
     assert "l1_tag_line_cycles" in load_arch("sm_90").data["timing"]
     assert _records(9) < 0.85 * _records(8)
     # a file without the tag rate (simt calibrate's): a load's lines take the data stage a cycle each, so the
     # 9-line request is the slower one
-    timing_keys(l1_tag_line_cycles=None)
+    timing_data(l1_tag_line_cycles=None)
     assert _records(9) > _records(8)
 
 

@@ -208,11 +208,7 @@ def validate(data, path: str) -> None:
     if parts not in (1, 2) or isinstance(parts, bool):
         raise ArchError(f"architecture file {path}: timing.l2_partitions is {parts!r}; the timing model "
                         f"has one L2 or two partitions")
-    tag = data["timing"].get("l1_tag_line_cycles")
-    if tag is not None and not (isinstance(tag, (int, float)) and not isinstance(tag, bool) and tag > 0):
-        raise ArchError(f"architecture file {path}: timing.l1_tag_line_cycles is {tag!r}; it must be a "
-                        f"positive number of cycles a line")
-    rate = data["timing"].get("l2_requests_per_cycle")
-    if rate is not None and not (isinstance(rate, (int, float)) and rate > 0):
-        raise ArchError(f"architecture file {path}: timing.l2_requests_per_cycle is {rate!r}; it must be a "
-                        f"positive number of L2 read requests a cycle")
+    for key, what in (("l1_tag_line_cycles", "cycles a line"), ("l2_requests_per_cycle", "L2 read requests a cycle")):
+        v = data["timing"].get(key)
+        if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
+            raise ArchError(f"architecture file {path}: timing.{key} is {v!r}; it must be a positive number of {what}")

@@ -99,7 +99,7 @@ SIZES = (1 << 22, 1 << 24)                               # threads
 
 
 def launches():
-    """(family, name, param, threads, kernel, make) for every launch, in launch order; make(device)
+    """(family, name, threads, kernel, make) for every launch, in launch order; make(device)
     gives the inputs."""
     out = []
     for threads in SIZES:

@@ -126,6 +126,14 @@ def _bank_ways(rows, r, span, banks):
     lane ``span`` bytes): the most distinct 4-byte words that fall in one of the 32 banks
     (lanes on one word share it). Lanes usually go up by address, so a word is looked for
     only among the last few listed of its bank."""
+    lo, hi = -1, -1
+    for lane in range(32):                       # most loads: every word within 128 bytes
+        a = rows[r, lane]
+        if a != -1:
+            lo = a if lo == -1 or a < lo else lo
+            hi = a if a > hi else hi
+    if hi + max(span, 4) - lo <= 128:
+        return 1                                 # 32 consecutive words: one a bank
     banks[:, 0] = 0                              # per bank: how many words, then the words
     most = 1
     for lane in range(32):
