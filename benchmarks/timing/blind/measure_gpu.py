@@ -1,8 +1,8 @@
 """Run every launch of a blind set once on a GPU, for Nsight Compute to profile (measure.sh
 here runs it under ncu), and write the manifest naming each profiled launch in order. The sets:
 ``blind`` (this folder, the default), ``blind2`` (../blind2), ``blind3`` (../blind3), ``blind4``
-(../blind4), ``blind5`` (../blind5), ``blind6`` (../blind6), ``blind7`` (../blind7) and ``blind8``
-(../blind8), chosen by ``--set``.
+(../blind4), ``blind5`` (../blind5), ``blind6`` (../blind6), ``blind7`` (../blind7), ``blind8``
+(../blind8) and ``blind9`` (../blind9), chosen by ``--set``.
 
     python3 benchmarks/timing/blind/measure_gpu.py --manifest blind_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --set blind2 --manifest blind2_manifest.csv
@@ -12,6 +12,7 @@ here runs it under ncu), and write the manifest naming each profiled launch in o
     python3 benchmarks/timing/blind/measure_gpu.py --set blind6 --manifest blind6_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --set blind7 --manifest blind7_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --set blind8 --manifest blind8_manifest.csv
+    python3 benchmarks/timing/blind/measure_gpu.py --set blind9 --manifest blind9_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --manifest m.csv --dry-run
 
 ``--dry-run`` needs no GPU: it builds every launch's inputs on the host, compiles the kernel for
