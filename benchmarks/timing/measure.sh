@@ -12,6 +12,7 @@
 #   micro9.csv / micro9_manifest.csv      shared and global memory on one L1 data stage (micro9.cu)
 #   micro9_simt.csv / ..._manifest.csv    the same mixes written in simt (micro9_simt.py)
 #   warp_words.csv / ..._manifest.csv     atomics and stores on few words, struct reads (simt/calibrate/warp_words.py)
+#   steady_writes.csv / ..._manifest.csv  write-backs of copies after work (steady_writes.py)
 #   l2cap.csv / l2cap_manifest.csv        L2 capacity: reads of a buffer twice, cache control off
 #   probes.csv / probes_manifest.csv      op probes through simt's own PTX (probes.py)
 #   calib.csv / calib_manifest.csv        microbenchmark patterns written in simt (calib.py)
@@ -22,7 +23,7 @@
 # Run from the repository root with PYTHONPATH=. (about 5 minutes on an H200).
 set -uo pipefail
 DIR=${1:?usage: measure.sh DIR [parts]}
-PARTS=${2:-micro,micro2,micro3,micro4,micro5,micro6,micro7,micro8,micro9,warp_words,l2cap,probes,probes2,probes3,probes4,calib,calib2,validation}
+PARTS=${2:-micro,micro2,micro3,micro4,micro5,micro6,micro7,micro8,micro9,warp_words,steady_writes,l2cap,probes,probes2,probes3,probes4,calib,calib2,validation}
 mkdir -p "$DIR"
 HERE=$(cd "$(dirname "$0")" && pwd)
 has() { [[ ",$PARTS," == *",$1,"* ]]; }
@@ -98,6 +99,12 @@ if has warp_words; then  # written in simt: the instructions the model predicts,
     > "$DIR/warp_words_wavefronts.log" 2>&1
   python3 -c "import pandas as pd; m = pd.read_csv('$DIR/ww_all.csv'); m = m[m.bench == 'struct'].reset_index(drop=True); \
 m['launch'] = range(len(m)); m.to_csv('$DIR/warp_words_wavefronts_manifest.csv', index=False)" && rm -f "$DIR/ww_all.csv"
+fi
+if has steady_writes; then  # a copy after dependent sines: the same bytes written back whatever the work
+  timeout 300 "${NCU[@]}" --kernel-name regex:'copy_after_work' --metrics "$VALID" \
+    --log-file "$DIR/steady_writes.csv" python3 "$HERE/steady_writes.py" --measure "$DIR/steady_writes_manifest.csv" \
+    > "$DIR/steady_writes.log" 2>&1
+  echo "steady_writes: exit $?"
 fi
 if has micro8; then      # timed in-kernel, like micro5
   nvcc -O3 -arch=sm_90 -o /tmp/simt_micro8 "$HERE/micro8.cu" || exit 1
