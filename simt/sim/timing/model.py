@@ -156,6 +156,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
         _memory.give(shape, mem)
     if schedule.groups:
         stalls = replay_streams.fold_stalls(stalls, rep, n_static)
+    _steady_writebacks(glob, P, total_ctas / max(1, n))
     # the shared units were busy f times as long per replayed request: per request, as in the full GPU
     for u in (ix.G_L2_BUSY, ix.G_DRAM_BUSY, ix.G_ATOM_BUSY, ix.G_ATOM_HOT):
         glob[u] /= f
@@ -244,6 +245,30 @@ def _scaled(P, f: float, g_all: float):
     P[ix.P_L2_DIRTY_SECTORS] /= g_all
     P[ix.P_SAMPLE] = f
     return P
+
+
+def _steady_writebacks(glob, P, s_p: float) -> None:
+    """The DRAM writes of a grid of which only a prefix was recorded (the first 1/s_p of its
+    blocks: the recorder stops at a budget of warp instructions), in the replay's units.
+
+    The prefix starts with an empty L2, which holds its dirty sectors up to the bound on dirty
+    data (l2_dirty_bytes); the blocks after it dirty about as many sectors again each, and at the
+    end of the kernel the L2 still holds at most the bound. So the grid writes back what the
+    prefix did, plus what the rest dirties beyond the room the bound had left: a kernel that
+    writes far more than the bound writes nearly all of it back, however little its recorded
+    prefix wrote (the replay of a prefix alone would count only the prefix's overflow). Lines
+    the blocks write again and again (bins, a shared result) are dirtied once while they stay
+    dirty, so they add little. The DRAM's busy time grows with the writes."""
+    if s_p <= 1.0 + 1e-9:
+        return
+    dirtied = glob[ix.G_DIRTIED]
+    written = glob[ix.G_DRAM_WRITE] / 32.0
+    room = max(0.0, P[ix.P_L2_DIRTY_SECTORS] - (dirtied - written))
+    extra = max(0.0, dirtied * (s_p - 1.0) - room)       # sectors the rest of the grid writes back
+    # the grid's write-backs, (written + extra), in the prefix's units (the report scales by s_p)
+    delta = 32.0 * ((written + extra) / s_p - written)
+    glob[ix.G_DRAM_WRITE] += delta
+    glob[ix.G_DRAM_BUSY] = max(0.0, glob[ix.G_DRAM_BUSY] + delta * P[ix.P_DRAM_WRITE_COST] / P[ix.P_DRAM_BPC])
 
 
 def _sm_sample_error(cta_done, cta_sm, n_run: int, cycles: float) -> float:
