@@ -15,6 +15,7 @@ import numpy as np
 from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
+from . import sass_slots
 from . import folding, footprint as fp, indices as ix, isa, machine, memsys, replay_streams, sass_replay
 from ...gpu import sass as gpu_sass
 
@@ -101,6 +102,8 @@ def _tables(prog, arch, sass: bool = True):
         loops = folding.unrolled(prog.fn, df) if df is not None else []
         t = prog.timing[key] = isa.tables(prog, arch, folding.folded(prog.fn, loops),
                                           gpu_sass.warp_aggregated_lines(df))
+        if SASS_SLOTS:
+            sass_slots.apply(prog, df, t)          # loops' issue slots from their SASS
     return t
 
 
@@ -181,6 +184,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     return metrics, details
 
 
+SASS_SLOTS = True           # plain loops issue their SASS loop's slots (sass_slots.py)
 SAMPLE_ABOVE = 250_000     # recorded warp instructions above which the SMs are sampled
 SAMPLE_MIN_SMS = 16        # ... keeping at least this many SMs
 SAMPLE_MIN_BLOCKS = 2      # ... and only when every SM gets at least this many blocks

@@ -1,0 +1,122 @@
+"""Issue slots of a loop from the SASS ptxas made of it.
+
+The op table (probes.py) gives each MIR op the SASS instructions it costs alone; in a loop
+ptxas does more and less than the sum: it keeps constants in registers or reloads them, adds
+moves and predicate juggling around a math function's slow path, unrolls and drops part of
+the control. Where the SASS loop stands plainly for one MIR loop, the loop's issue slots per
+iteration are taken from the SASS (a copy of ``dependent sines`` runs 31 SASS instructions an
+iteration where the op table says 25; steady_writes.py on the H200: 32 cycles an iteration,
+one warp instruction a cycle).
+
+Which loops: a MIR loop of one block closing on itself (no branch in its body), and a SASS
+loop of one block (its only branch the back edge; no inner loop, no divergence handling)
+whose instructions' source lines all lie in that MIR block's; ptxas's unroll factor read from
+the loop counter's increment on the MIR increment's source line (``IADD3 R6, R6, 0xb, RZ``:
+11 iterations a pass, for a MIR counter stepping by 1). The loop's ALU instructions' slots
+are scaled so that an iteration issues the SASS loop's instructions over the unroll factor
+(loads, stores and branches keep theirs); a factor outside [0.5, 2] means the two loops do
+not stand for each other after all, and the loop keeps the op table's slots. Without SASS or
+line info, nothing changes (the documented fallback).
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ...gpu.sass import back_edges
+from ...ir.mir import Imm, Op
+from . import isa
+
+SCALE_RANGE = (0.5, 2.0)
+# a loop body with these is not one straight block of work
+_NOT_PLAIN = {"BSSY", "BSYNC", "WARPSYNC", "EXIT", "CALL", "RET", "BRX", "JMP", "BAR", "YIELD"}
+_INC = re.compile(r"^R(\d+),\s*R(\d+)(?:\.reuse)?,\s*(0x[0-9a-fA-F]+|\d+)(?:,\s*RZ)?$")
+
+
+def _plain_sass_loops(df):
+    """(index, rows) of each innermost SASS loop whose only branch is its back edge."""
+    edges = back_edges(df)
+    out = []
+    for k, (start, end) in enumerate(edges):
+        if any(j != k and start <= s and e <= end for j, (s, e) in enumerate(edges)):
+            continue
+        own = df[df["loop"] == k]
+        ops = list(own["opcode"])
+        if not ops or ops[-1] != "BRA" or ops.count("BRA") != 1 or _NOT_PLAIN & set(ops):
+            continue
+        out.append((k, own))
+    return out
+
+
+def _increment(blk, b):
+    """(source line, step) of a self loop's counter increment, or None."""
+    control = isa._loop_control(blk, b)
+    for pos in sorted(control):
+        ins = blk.instrs[pos]
+        if ins.op is Op.ADD and ins.loc is not None:
+            imm = [x for x in ins.srcs if isinstance(x, Imm)]
+            if imm and isinstance(imm[0].value, int) and imm[0].value > 0:
+                return ins.loc.line, int(imm[0].value)
+    return None
+
+
+def _unroll(own, line: int, step: int) -> int:
+    """Iterations a pass of the SASS loop: the largest self-increment on the counter's line
+    over the MIR step; 0 when none reads plainly."""
+    best = 0
+    rows = own[(own["line"] == line) & own["opcode"].isin(["IADD3", "VIADD", "IADD"])]
+    for operands in rows["operands"]:
+        m = _INC.match(str(operands).strip())
+        if m and m.group(1) == m.group(2):
+            v = int(m.group(3), 0)
+            if v % step == 0:
+                best = max(best, v // step)
+    return best
+
+
+def loop_scales(prog, df, tab) -> dict[int, float]:
+    """MIR block -> the factor on its ALU instructions' slots (see the module docstring)."""
+    if df is None or "line" not in df or not (df["line"] >= 0).any():
+        return {}
+    sass_loops = [(k, own, {int(x) for x in own["line"] if x >= 0}) for k, own in _plain_sass_loops(df)]
+    out = {}
+    for b, blk in enumerate(prog.blocks):
+        term = blk.instrs[-1] if blk.instrs else None
+        if term is None or term.op is not Op.CBR or blk.label not in term.arg:
+            continue
+        inc = _increment(blk, b)
+        if inc is None:
+            continue
+        lines = {ins.loc.line for ins in blk.instrs if ins.loc is not None}
+        best = None
+        for k, own, sl in sass_loops:
+            if not sl or not sl <= lines:
+                continue
+            u = _unroll(own, *inc)
+            if u >= 1 and (best is None or u > best[0]):
+                best = (u, len(own))
+        if best is None:
+            continue
+        per_iteration = best[1] / best[0]
+        i0, n = int(tab.block_first[b]), int(tab.block_len[b])
+        slots = tab.sass[i0:i0 + n]
+        alu = tab.kind[i0:i0 + n] == isa.ALU
+        a = float(slots[alu].sum())
+        if a <= 0.0:
+            continue
+        f = (per_iteration - float(slots[~alu].sum())) / a
+        if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
+            out[b] = f
+    return out
+
+
+def apply(prog, df, tab) -> dict[int, float]:
+    """Scale the matched loops' ALU slots in ``tab`` (in place); returns the factors."""
+    scales = loop_scales(prog, df, tab)
+    for b, f in scales.items():
+        i0, n = int(tab.block_first[b]), int(tab.block_len[b])
+        idx = np.arange(i0, i0 + n)
+        idx = idx[tab.kind[idx] == isa.ALU]
+        tab.sass[idx] *= f
+    return scales
