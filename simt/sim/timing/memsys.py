@@ -25,7 +25,9 @@ data is there), compiled and inlined into the machine's loop:
   per word, and a line occupies its unit for at least atomic_line_cycles however few lanes
   it carries. A float add waits for the previous result on its word only when the unit
   updated one of the request's words lately; the lanes of one request on one word go at
-  the integer rate (warp_words.py).
+  the integer rate (warp_words.py). An atomic that misses reads only its own sectors from
+  DRAM (not a load's 64-byte pair: warp_words.py), and leaves them dirty, written back as a
+  store's are.
 """
 from __future__ import annotations
 
@@ -148,7 +150,7 @@ def _sampled_victim(line, s, l2x, l2_tag, l2_init, l2_valid, l2_dirty, l2_stamp,
 
 @njit(cache=True, nogil=True)
 def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, l2x,
-              state, P, glob, words=0):
+              state, P, glob, words=0, pairs=True):
     """Look ``mask``'s sectors of ``line`` up in the L2 (allocating the line). Writes mark
     their sectors dirty and the ``words`` they wrote (8 bits a sector); a sector all of whose
     words are written is whole. Returns the mask of sectors that missed (reads only) and the
@@ -194,10 +196,43 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
         return 0, s * l2_tag.shape[2] + w
     missed = mask & ~l2_valid[0, s, w]
     if missed:
-        # DRAM fetches 64 bytes: a missing sector brings its pair
-        fill = missed | ((missed & 0x5) << 1) | ((missed & 0xA) >> 1)
+        # DRAM fetches 64 bytes for a load: a missing sector brings its pair (an atomic's, its
+        # own 32 bytes: ``pairs`` False)
+        fill = missed | ((missed & 0x5) << 1) | ((missed & 0xA) >> 1) if pairs else missed
         l2_valid[0, s, w] |= fill
     return missed, s * l2_tag.shape[2] + w
+
+
+@njit(cache=True, nogil=True)
+def _sampled_share(line, missed, n_read, l2x, P, state, glob, hit_stat):
+    """Of the sectors ``missed`` of ``line`` that a sampled replay reads from DRAM, those that
+    stand for reads of the GPU's (memsys's load path, footprint.py): a 64-byte half read
+    before counts whole; a first read stands for w / f first reads and reads again that miss
+    as often as the replay's reads again do. Returns the sectors read; the rest count as hits."""
+    keys, weights, _, fetched = l2x
+    first = line_weight(keys, weights, line, P[P_SAMPLE]) / P[P_SAMPLE]
+    for b in range(2):
+        half = (missed >> (2 * b)) & 3
+        if half:
+            if fetched_before(fetched, line * 2 + b):
+                state[ST_REREAD] += sectors(half)
+                state[ST_REMISS] += sectors(half)
+            else:
+                again = state[ST_REMISS] / max(1.0, state[ST_REREAD])
+                share = first + (1.0 - first) * again
+                n_read -= sectors(half) * (1.0 - share)
+                glob[hit_stat] += sectors(half) * (1.0 - share)
+    return n_read
+
+
+@njit(cache=True, nogil=True)
+def _whole(mask):
+    """The word marks (8 bits a sector) of every word of ``mask``'s sectors."""
+    w = 0
+    for b in range(4):
+        if mask & (1 << b):
+            w |= 0xFF << (8 * b)
+    return w
 
 
 COPY = 1 << 60          # a line's copy in a partition not its own: its key's mark (lines < 2^59)
@@ -431,14 +466,25 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             nb = sectors(mask)
             glob[G_L2_ATOM] += nb
             q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob)
-            missed, _ = _l2_touch(write_key(lines_buf[i], P), mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
-                               fifo, l2x, state, P, glob)
+            key = write_key(lines_buf[i], P)
+            missed, _ = _l2_touch(key, mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
+                                  fifo, l2x, state, P, glob, 0, False)
             extra = 0.0
             glob[G_L2_ATOM_HIT] += nb - sectors(missed)
+            state[ST_REREAD] += nb - sectors(missed)
             if missed:
-                pairs = halves(missed)
-                qd = _dram_read(pairs * P[P_DRAM_FETCH], pairs * P[P_DRAM_FETCH], t_arr + q2, P, state, glob)
+                # an atomic that misses reads only its own sectors (warp_words.py: a warp's
+                # atomics on one word read 32 bytes a line from DRAM, not 64); in a sampled
+                # replay, a first read stands for the GPU's first reads and its reads again, as
+                # a load's does (below)
+                n_read = float(sectors(missed))
+                if P[P_SAMPLE] > 1.0:
+                    n_read = _sampled_share(lines_buf[i], missed, n_read, l2x, P, state, glob, G_L2_ATOM_HIT)
+                qd = _dram_read(n_read * 32.0, n_read * 32.0, t_arr + q2, P, state, glob)
                 extra = qd + P[P_DRAM_LAT] - P[P_L2_LAT]
+            # the update leaves its sectors dirty, written back like a store's (whole sectors)
+            _l2_touch(key, mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo,
+                      l2x, state, P, glob, _whole(mask))
             unit = int((lines_buf[i] * 128) // int(P[P_ATOM_INTERLEAVE])) % units
             a1 = max(t_arr + q2 + extra, state[ST_ATOM_FREE])            # the atomic units' total rate
             state[ST_ATOM_FREE] = a1 + nb / P[P_ATOM_PER_CYCLE]
