@@ -180,11 +180,12 @@ def test_regrouping_without_hoisting_changes_nothing(monkeypatch):
     """The group blocks, renamed registers and re-attached memory events replay exactly the
     program order when nothing is moved: only the hoisting changes the cycles."""
     import numpy as np
-    from simt.sim.timing import sass_replay
+    from simt.sim.timing import model, sass_replay
     n = 64
     a = wp.array(np.ones(64 * n, np.float32))
     program, _ = _cycles(row_sum, [a, wp.zeros(64), n], 64, False)
     monkeypatch.setattr(sass_replay, "HOIST", False)
+    monkeypatch.setattr(model, "SASS_SLOTS", False)     # (nor the loop's slots from its SASS: sass_slots.py)
     row_sum.clear_cache()
     try:
         grouped, on = _cycles(row_sum, [a, wp.zeros(64), n], 64, True)
