@@ -204,13 +204,17 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
 
 
 @njit(cache=True, nogil=True)
-def _sampled_share(line, missed, n_read, l2x, P, state, glob, hit_stat):
+def _sampled_share(line, missed, l2x, P, state, glob, hit_stat):
     """Of the sectors ``missed`` of ``line`` that a sampled replay reads from DRAM, those that
-    stand for reads of the GPU's (memsys's load path, footprint.py): a 64-byte half read
-    before counts whole; a first read stands for w / f first reads and reads again that miss
-    as often as the replay's reads again do. Returns the sectors read; the rest count as hits."""
+    do not stand for reads of the GPU's (footprint.py): a first read of a 64-byte half stands
+    for f reads of the GPU's, w of them the grid's first (one a line) and the rest reads again,
+    which miss as often as the replay's reads of halves it fetched before do (a running
+    estimate); a half read again stands for the SMs' share. Counts the part not read as hits
+    (``hit_stat``); returns it as (64-byte halves, sectors)."""
     keys, weights, _, fetched = l2x
     first = line_weight(keys, weights, line, P[P_SAMPLE]) / P[P_SAMPLE]
+    drop_halves = 0.0
+    drop_sectors = 0.0
     for b in range(2):
         half = (missed >> (2 * b)) & 3
         if half:
@@ -220,9 +224,10 @@ def _sampled_share(line, missed, n_read, l2x, P, state, glob, hit_stat):
             else:
                 again = state[ST_REMISS] / max(1.0, state[ST_REREAD])
                 share = first + (1.0 - first) * again
-                n_read -= sectors(half) * (1.0 - share)
-                glob[hit_stat] += sectors(half) * (1.0 - share)
-    return n_read
+                drop_halves += 1.0 - share
+                drop_sectors += sectors(half) * (1.0 - share)
+    glob[hit_stat] += drop_sectors
+    return drop_halves, drop_sectors
 
 
 @njit(cache=True, nogil=True)
@@ -479,7 +484,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                 # a load's does (below)
                 n_read = float(sectors(missed))
                 if P[P_SAMPLE] > 1.0:
-                    n_read = _sampled_share(lines_buf[i], missed, n_read, l2x, P, state, glob, G_L2_ATOM_HIT)
+                    n_read -= _sampled_share(lines_buf[i], missed, l2x, P, state, glob, G_L2_ATOM_HIT)[1]
                 qd = _dram_read(n_read * 32.0, n_read * 32.0, t_arr + q2, P, state, glob)
                 extra = qd + P[P_DRAM_LAT] - P[P_L2_LAT]
             # the update leaves its sectors dirty, written back like a store's (whole sectors)
@@ -578,23 +583,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             pairs = halves(missed)
             fetches = float(pairs)
             if P[P_SAMPLE] > 1.0:
-                # a sampled replay's first read of a half stands for f reads of the GPU's, w of
-                # them the grid's first (one a line: footprint.py) and the rest reads again,
-                # which miss as often as the replay's reads of halves it fetched before do (a
-                # running estimate); a half read again stands for the SMs' share
-                keys, weights, _, fetched = l2x
-                first = line_weight(keys, weights, line, P[P_SAMPLE]) / P[P_SAMPLE]
-                for b in range(2):
-                    half = (missed >> (2 * b)) & 3
-                    if half:
-                        if fetched_before(fetched, line * 2 + b):
-                            state[ST_REREAD] += sectors(half)
-                            state[ST_REMISS] += sectors(half)
-                        else:
-                            again = state[ST_REMISS] / max(1.0, state[ST_REREAD])
-                            share = first + (1.0 - first) * again
-                            fetches -= 1.0 - share
-                            glob[G_L2_READ_HIT] += sectors(half) * (1.0 - share)
+                fetches -= _sampled_share(line, missed, l2x, P, state, glob, G_L2_READ_HIT)[0]
             burst = fetches * P[P_DRAM_FETCH]
             state[ST_L2_FREE] = max(state[ST_L2_FREE], t_l2) + burst / P[P_DRAM_BPC]
             qd = _dram_read(burst, burst, t_l2 + q2 + P[P_L2_LAT] * 0.5, P, state, glob)

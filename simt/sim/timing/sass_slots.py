@@ -27,6 +27,7 @@ import numpy as np
 from ...gpu.sass import back_edges
 from ...ir.mir import Imm, Op
 from . import isa
+from .sass_replay import _self_loop
 
 SCALE_RANGE = (0.5, 2.0)
 # a loop body with these is not one straight block of work
@@ -82,8 +83,7 @@ def loop_scales(prog, df, tab) -> dict[int, float]:
     sass_loops = [(k, own, {int(x) for x in own["line"] if x >= 0}) for k, own in _plain_sass_loops(df)]
     out = {}
     for b, blk in enumerate(prog.blocks):
-        term = blk.instrs[-1] if blk.instrs else None
-        if term is None or term.op is not Op.CBR or blk.label not in term.arg:
+        if not blk.instrs or not _self_loop(blk):
             continue
         inc = _increment(blk, b)
         if inc is None:
