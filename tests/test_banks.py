@@ -60,3 +60,17 @@ def test_compiled_costs_agree_with_the_per_warp_model():
             act = row != INACTIVE
             assert (waves[k], ideal[k]) == shared_wavefronts(row, act, width)
             assert sectors[k] == global_sectors(row, act, width)
+
+
+def test_same_address_lanes_against_a_count():
+    """An atomic's serialisation per warp: the most active lanes on one address."""
+    from simt.sim.precise.memstats import same_address_lanes
+    rng = np.random.default_rng(5)
+    for hi in (1, 3, 16, 1000):
+        rows = rng.integers(0, hi, (50, 32)).astype(np.int64) * 4
+        rows[rng.random(rows.shape) < 0.3] = -1
+        rows[0] = -1                                   # a warp with no lane active
+        out = np.empty(50, np.int64)
+        same_address_lanes(rows, out)
+        want = [max([list(r).count(a) for a in r if a != -1], default=0) for r in rows.tolist()]
+        assert out.tolist() == want

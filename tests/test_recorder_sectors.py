@@ -57,11 +57,16 @@ def test_sectors_and_store_words_match_a_plain_reading(pattern, span):
             assert w[3:end].tolist() == want_w
 
 
+def bank_ways(rows, span, banks):
+    active = rows[0][rows[0] >= 0]
+    return _bank_ways(rows, 0, span, banks, int(active.min()), int(active.max()))
+
+
 @pytest.mark.parametrize("stride,span", [(4, 4), (32, 4), (36, 4), (72, 4), (128, 4), (8, 8), (16, 16), (0, 4), (4, 16)])
 def test_bank_ways_against_a_brute_force_count(stride, span):
     rows = (4096 + np.arange(32) * stride).reshape(1, 32).astype(np.int64)
     rows[0, 5] = -1                              # an inactive lane
-    assert _bank_ways(rows, 0, span, np.empty((32, 130), np.int64)) == bank_wavefronts(rows[0].tolist(), span)
+    assert bank_ways(rows, span, np.empty((32, 130), np.int64)) == bank_wavefronts(rows[0].tolist(), span)
 
 
 def test_bank_ways_random_rows():
@@ -70,7 +75,7 @@ def test_bank_ways_random_rows():
     for _ in range(200):
         rows = (rng.integers(0, 1 << 14, (1, 32)) * 4).astype(np.int64)
         rows[rng.random((1, 32)) < 0.2] = -1
-        assert _bank_ways(rows, 0, 4, banks) == bank_wavefronts(rows[0].tolist())
+        assert bank_ways(rows, 4, banks) == bank_wavefronts(rows[0].tolist())
 
 
 def test_atomic_sectors_carry_the_lanes_on_a_word_and_the_words_touched():
@@ -85,3 +90,28 @@ def test_atomic_sectors_carry_the_lanes_on_a_word_and_the_words_touched():
     assert sec[:end].tolist() == [128, 130]
     assert [int(x) & 63 for x in w[:end]] == [12, 1]
     assert [int(x) >> 6 for x in w[:end]] == [0b1001, 0b1]
+
+
+@pytest.mark.parametrize("pattern", ["unit", "random", "few", "one"])
+def test_atomic_sectors_match_a_plain_reading(pattern):
+    """Per sector of an atomic: the most lanes on any one of its words, and its words touched,
+    against a count over all lanes; rows of several warps at once."""
+    rng = np.random.default_rng(len(pattern))
+    lanes = np.arange(32)
+    rows = np.stack([np.asarray({"unit": 4 * lanes, "random": rng.integers(0, 512, 32) * 4,
+                                 "few": rng.integers(0, 12, 32) * 4, "one": np.full(32, 8)}[pattern],
+                                np.int64) + 256 * int(rng.integers(0, 8)) for _ in range(30)])
+    rows[rng.random(rows.shape) < 0.25] = -1
+    sec, w = np.zeros(40 * 30, np.int64), np.zeros(40 * 30, np.int16)
+    counts = np.zeros(30, np.int64)
+    end = _sectors(rows, sec, w, 0, counts, 1, 4)
+    assert end == counts.sum()
+    pos = 0
+    for row in rows.tolist():
+        order, _ = reference(row, False, 4)
+        for s in order:
+            mine = [a for a in row if a != -1 and a >> 5 == s]
+            most = max(sum(1 for b in row if b != -1 and b >> 2 == a >> 2) for a in mine)
+            touched = sum({1 << ((a >> 2) & 7) for a in mine})
+            assert (sec[pos], int(w[pos]) & 63, int(w[pos]) >> 6) == (s, most, touched)
+            pos += 1

@@ -106,6 +106,8 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
             progress.close()
     values, details = counters.metrics(occupancy, recorder, cfg.num_blocks, fn.shared_bytes,
                                        cfg.timing_sample, cfg.timing_sass)
+    if recorder is not None:
+        recorder.release()
     out = Metrics(values)
     out.details = details
     if checker is not None:

@@ -227,17 +227,24 @@ def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, lat, level_l
 
 @njit(cache=True, nogil=True)
 def same_address_lanes(rows, out):
-    """Per row: the most active lanes sharing one address (atomics to it serialise)."""
+    """Per row: the most active lanes sharing one address (atomics to it serialise). The
+    active addresses are sorted (an insertion sort of at most 32) and the longest run counted."""
+    buf = np.empty(32, np.int64)
     for r in range(rows.shape[0]):
-        worst = 0
+        n = 0
         for l in range(32):
             a = rows[r, l]
             if a == -1:
                 continue
-            n = 0
-            for q in range(32):
-                if rows[r, q] == a:
-                    n += 1
-            if n > worst:
-                worst = n
+            j = n
+            while j > 0 and buf[j - 1] > a:
+                buf[j] = buf[j - 1]
+                j -= 1
+            buf[j] = a
+            n += 1
+        worst = 1 if n else 0
+        run = 1
+        for j in range(1, n):
+            run = run + 1 if buf[j] == buf[j - 1] else 1
+            worst = max(worst, run)
         out[r] = worst

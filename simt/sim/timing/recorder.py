@@ -13,6 +13,8 @@ model extrapolates from the recorded prefix of the grid.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
@@ -43,6 +45,39 @@ class _Grow:
         return self.a[:self.n]
 
 
+class _Buffers:
+    """The recorder's growable arrays, kept from launch to launch as the machine's caches are
+    (model._Memory): a fresh recorder's arrays cost page faults as they grow, about as much
+    as filling them on a launch with a million shared accesses. A finished launch gives its
+    set back (sets above ``KEEP_BYTES`` are dropped); concurrent launches get their own."""
+    KEEP_BYTES = 256 << 20
+    NAMES = ("steps", "warps", "ev_n", "ev_ptr", "ev_same", "sec", "sec_w")
+
+    def __init__(self):
+        self.free: list[dict] = []
+        self.lock = threading.Lock()
+
+    def take(self) -> dict:
+        with self.lock:
+            if self.free:
+                return self.free.pop()
+        return {"steps": _Grow(np.int64, 1024, 4), "warps": _Grow(np.int32), "ev_n": _Grow(np.int32),
+                "ev_ptr": _Grow(np.int64), "ev_same": _Grow(np.int32), "sec": _Grow(np.int64, 4096),
+                "sec_w": _Grow(np.int16, 4096)}
+
+    def give(self, bufs: dict) -> None:
+        if sum(g.a.nbytes for g in bufs.values()) > self.KEEP_BYTES:
+            return
+        for g in bufs.values():
+            g.n = 0
+        with self.lock:
+            if not self.free:
+                self.free.append(bufs)
+
+
+_buffers = _Buffers()
+
+
 @njit(cache=True, nogil=True)
 def _sectors(rows, sec_out, w_out, start, counts, words, span):
     """Distinct 32-byte sectors of each row of lane addresses (-1: inactive), in lane order,
@@ -51,42 +86,66 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
     serialises; the low 6 bits) and which of its 8 words the lanes touch (a bit each, above
     them); with 2 (stores), which of its 8 words are written (a bit each; each lane writes
     ``span`` bytes); with 0 (loads), the row's L1 bank wavefronts in its first sector
-    (``_bank_ways``), 1 in the others; else 1. Returns the new end."""
+    (``_bank_ways``), 1 in the others; else 1. Returns the new end.
+
+    One pass over the lanes lists the sectors and notes each lane's (``lane_q``); the words
+    are then read per lane, not per sector and lane."""
     banks = np.empty((32, 130), np.int64)
+    lane_q = np.empty(32, np.int64)
     pos = start
     for r in range(rows.shape[0]):
         first = pos
         last = -1
+        last_q = -1
         top = -1                                 # the largest sector listed so far: above it, new
+        lo, hi = -1, -1                          # the lowest and highest lane address
+        ascending = True                         # do the active lanes' words go strictly up?
         for lane in range(32):
             a = rows[r, lane]
             if a == -1:
+                lane_q[lane] = -1
                 continue
+            if lo == -1:
+                lo = a
+            elif (a >> 2) <= (hi >> 2):
+                ascending = False
+            lo = a if a < lo else lo
+            hi = a if a > hi else hi
             s = a >> 5
             if s == last:
+                lane_q[lane] = last_q
                 continue
-            found = False
+            q = -1
             if s <= top:
-                for q in range(first, pos):
-                    if sec_out[q] == s:
-                        found = True
+                for x in range(first, pos):
+                    if sec_out[x] == s:
+                        q = x
                         break
-            last = s
-            if not found:
+            if q < 0:
+                q = pos
                 sec_out[pos] = s
                 w_out[pos] = 1
                 pos += 1
                 top = max(top, s)
+            last = s
+            last_q = q
+            lane_q[lane] = q
         counts[r] = pos - first
         if words == 2:
             for q in range(first, pos):
                 w_out[q] = 0
+            if span <= 4:                        # each lane writes one word, in its own sector
+                for lane in range(32):
+                    q = lane_q[lane]
+                    if q >= 0:
+                        w_out[q] |= 1 << ((rows[r, lane] >> 2) & 7)
+                continue
             qp = first                           # the sector of the previous word: look there first
             for lane in range(32):
                 a = rows[r, lane]
                 if a == -1:
                     continue
-                for b in range(a, a + max(span, 4), 4):
+                for b in range(a, a + span, 4):
                     s = b >> 5
                     q = qp
                     if q >= pos or sec_out[q] != s:
@@ -101,38 +160,32 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
                     w_out[q] |= 1 << ((b >> 2) & 7)
         elif words == 1:
             for q in range(first, pos):
-                most = 0
-                touched = 0
-                for lane in range(32):
-                    a = rows[r, lane]
-                    if a == -1 or (a >> 5) != sec_out[q]:
-                        continue
-                    touched |= 1 << ((a >> 2) & 7)
+                w_out[q] = 0
+            for lane in range(32):
+                q = lane_q[lane]
+                if q < 0:
+                    continue
+                a = rows[r, lane]
+                n = 1
+                if not ascending:                # some word may have several lanes: count them
                     n = 0
                     for l2 in range(32):
                         if rows[r, l2] != -1 and (rows[r, l2] >> 2) == (a >> 2):
                             n += 1
-                    if n > most:
-                        most = n
-                w_out[q] = most | (touched << 6)
+                most = max(w_out[q] & 63, n)
+                w_out[q] = most | (((w_out[q] >> 6) | (1 << ((a >> 2) & 7))) << 6)
         elif words == 0 and pos > first:
-            w_out[first] = _bank_ways(rows, r, span, banks)
+            w_out[first] = _bank_ways(rows, r, span, banks, lo, hi)
     return pos
 
 
 @njit(cache=True, nogil=True)
-def _bank_ways(rows, r, span, banks):
+def _bank_ways(rows, r, span, banks, lo, hi):
     """The L1 data stage's wavefronts for one warp's load (row ``r`` of lane addresses, each
-    lane ``span`` bytes): the most distinct 4-byte words that fall in one of the 32 banks
-    (lanes on one word share it). Lanes usually go up by address, so a word is looked for
-    only among the last few listed of its bank."""
-    lo, hi = -1, -1
-    for lane in range(32):                       # most loads: every word within 128 bytes
-        a = rows[r, lane]
-        if a != -1:
-            lo = a if lo == -1 or a < lo else lo
-            hi = a if a > hi else hi
-    if hi + max(span, 4) - lo <= 128:
+    lane ``span`` bytes, the lowest ``lo`` and the highest ``hi``): the most distinct 4-byte
+    words that fall in one of the 32 banks (lanes on one word share it). Lanes usually go up
+    by address, so a word is looked for only among the last few listed of its bank."""
+    if hi + max(span, 4) - lo <= 128:            # most loads: every word within 128 bytes
         return 1                                 # 32 consecutive words: one a bank
     banks[:, 0] = 0                              # per bank: how many words, then the words
     most = 1
@@ -204,13 +257,20 @@ class Recorder:
         self.recording = True
         self.recorded_ctas = 0            # blocks [0, recorded_ctas) are recorded
         self.work = 0                     # warp instructions recorded so far
-        self.steps = _Grow(np.int64, 1024, 4)   # (block, running warps, first event, first warp)
-        self.warps = _Grow(np.int32)
-        self.ev_n = _Grow(np.int32)
-        self.ev_ptr = _Grow(np.int64)
-        self.ev_same = _Grow(np.int32)
-        self.sec = _Grow(np.int64, 4096)
-        self.sec_w = _Grow(np.int16, 4096)
+        self._bufs = _buffers.take()
+        self.steps = self._bufs["steps"]        # (block, running warps, first event, first warp)
+        self.warps = self._bufs["warps"]        # the running warps of each step
+        self.ev_n = self._bufs["ev_n"]          # per event (a warp's memory access): its count,
+        self.ev_ptr = self._bufs["ev_ptr"]      # ... where its sectors start (-1: shared),
+        self.ev_same = self._bufs["ev_same"]    # ... lanes on one address, or 1 + the access kind
+        self.sec = self._bufs["sec"]            # the sectors of the global events
+        self.sec_w = self._bufs["sec_w"]        # ... and what they hold (``_sectors``)
+
+    def release(self) -> None:
+        """The launch is over (nothing reads the recorded arrays again): give them back."""
+        bufs, self._bufs = self._bufs, None
+        if bufs is not None:
+            _buffers.give(bufs)
 
     # --- called by the engine -------------------------------------------------------------
     def batch_started(self, first_cta: int, n_ctas: int) -> None:
