@@ -438,10 +438,12 @@ def test_loop_whose_body_branches_replays_unrolled_with_predicated_loads():
     assert hoisted < 0.6 * program
 
 
-def test_regrouped_branchy_loop_without_hoisting_is_the_program_order():
+def test_regrouped_branchy_loop_without_hoisting_is_the_program_order(monkeypatch):
     """Every lane takes the branch (cut < 0): U iterations as one group entry, its memory
     events re-attached from the iterations the warps ran, replay exactly the program order
     when nothing moves."""
+    from simt.sim.timing import model
+    monkeypatch.setattr(model, "SASS_SLOTS", False)     # (nor the loop's slots from its SASS: sass_slots.py)
     program, _ = _masked(-1.0, False)
     grouped, on = _masked(-1.0, True, hoist=False)
     assert len(on["loops"]) == 1 and len(on["loops"][0]["blocks"]) == 3

@@ -24,7 +24,7 @@ import re
 
 import numpy as np
 
-from ...gpu.sass import back_edges
+from ...gpu.sass import back_edges, loop_spans
 from ...ir.mir import Imm, Op
 from . import isa
 from .sass_replay import _self_loop
@@ -32,7 +32,24 @@ from .sass_replay import _self_loop
 SCALE_RANGE = (0.5, 2.0)
 # a loop body with these is not one straight block of work
 _NOT_PLAIN = {"BSSY", "BSYNC", "WARPSYNC", "EXIT", "CALL", "RET", "BRX", "JMP", "BAR", "YIELD"}
-_INC = re.compile(r"^R(\d+),\s*R(\d+)(?:\.reuse)?,\s*(0x[0-9a-fA-F]+|\d+)(?:,\s*RZ)?$")
+_INC = re.compile(r"^(U?R\d+),\s*(U?R\d+)(?:\.reuse)?,\s*(-?0x[0-9a-fA-F]+|-?\d+)(?:,\s*U?RZ)?$")
+
+
+def _signed(v: int) -> int:
+    """A 32-bit immediate as the signed value it adds (``0xfffffffc``: -4)."""
+    return v - (1 << 32) if v >= (1 << 31) else v
+
+
+def _innermost_sass_loops(df):
+    """(index, rows, source lines) of each innermost SASS loop (no loop inside it)."""
+    edges = back_edges(df)
+    out = []
+    for k, (start, end) in enumerate(edges):
+        if any(j != k and start <= s and e <= end for j, (s, e) in enumerate(edges)):
+            continue
+        own = df[(df["loop"] == k) & (df["opcode"] != "NOP")]
+        out.append((k, own, {int(x) for x in own["line"] if x >= 0}))
+    return out
 
 
 def _plain_sass_loops(df):
@@ -57,21 +74,22 @@ def _increment(blk, b):
         ins = blk.instrs[pos]
         if ins.op is Op.ADD and ins.loc is not None:
             imm = [x for x in ins.srcs if isinstance(x, Imm)]
-            if imm and isinstance(imm[0].value, int) and imm[0].value > 0:
+            if imm and isinstance(imm[0].value, int) and imm[0].value != 0:
                 return ins.loc.line, int(imm[0].value)
     return None
 
 
 def _unroll(own, line: int, step: int) -> int:
     """Iterations a pass of the SASS loop: the largest self-increment on the counter's line
-    over the MIR step; 0 when none reads plainly."""
+    over the MIR step (a counter going down: ``VIADD R9, R9, 0xfffffffc`` over -1 is 4); 0
+    when none reads plainly."""
     best = 0
-    rows = own[(own["line"] == line) & own["opcode"].isin(["IADD3", "VIADD", "IADD"])]
+    rows = own[(own["line"] == line) & own["opcode"].isin(["IADD3", "VIADD", "IADD", "UIADD3"])]
     for operands in rows["operands"]:
         m = _INC.match(str(operands).strip())
         if m and m.group(1) == m.group(2):
-            v = int(m.group(3), 0)
-            if v % step == 0:
+            v = _signed(int(m.group(3), 0))
+            if v * step > 0 and v % step == 0:
                 best = max(best, v // step)
     return best
 
@@ -111,12 +129,81 @@ def loop_scales(prog, df, tab) -> dict[int, float]:
     return out
 
 
-def apply(prog, df, tab) -> dict[int, float]:
-    """Scale the matched loops' ALU slots in ``tab`` (in place); returns the factors."""
+def line_scales(prog, df, tab) -> dict[tuple[int, int], float]:
+    """(MIR block, source line) -> the factor on that line's ALU slots in an innermost MIR loop
+    of several blocks (branches in its body), matched to the innermost SASS loop whose source
+    lines all lie in the MIR loop's (of several, the one ptxas unrolled most, then the
+    longest). Per line, an iteration issues that line's SASS instructions in the loop over the
+    unroll factor: the lines of a branch not taken cost nothing that iteration, as in the MIR.
+    The unroll factor is read as for a one-block loop, else from the loop's global loads
+    against the MIR loop's (``loop_summaries``); a loop whose MIR closes without a counter (a
+    ``while`` loop) is taken as not unrolled. A SASS loop without branches in its body (ptxas
+    predicated the MIR's) is not matched: its iterations issue all of it. A line's factor
+    outside [0.5, 2] (ptxas moved its work elsewhere, or the line holds more than it seems)
+    leaves it alone."""
+    if df is None or "line" not in df or not (df["line"] >= 0).any():
+        return {}
+    blocks = prog.blocks                      # (tab's order; the MIR's blocks, labels alike)
+    if [b.label for b in blocks] != [b.label for b in prog.fn.blocks]:
+        return {}
+    spans = loop_spans(prog.fn)
+    inner = [(t, b) for t, b in spans if t < b
+             and not any(o != (t, b) and t <= o[0] and o[1] <= b for o in spans)]
+    sass_loops = _innermost_sass_loops(df)
+    # a SASS loop with no branch but its back edge ran the MIR loop's branches predicated:
+    # every iteration issues all of it, which per-line factors do not say (left alone)
+    plain = {k for k, _ in _plain_sass_loops(df)}
+    by_loads = {x["loop"]: int(x["unroll"]) for x in df.attrs.get("loops", [])}
+    out = {}
+    for t, b in inner:
+        where: dict[int, list[tuple[int, int]]] = {}         # line -> (block, position)
+        for k in range(t, b + 1):
+            for j, ins in enumerate(blocks[k].instrs):
+                if ins.loc is not None:
+                    where.setdefault(ins.loc.line, []).append((k, j))
+        inc = _increment(blocks[b], b)
+        best = None
+        for k, own, sl in sass_loops:
+            if not sl or not sl <= set(where) or k in plain:
+                continue
+            u = _unroll(own, *inc) if inc is not None else 1
+            if u < 1:                          # the counter does not read plainly: the loads tell
+                u = by_loads.get(k, 0)
+            if u >= 1 and (best is None or (u, len(own)) > (best[0], len(best[1]))):
+                best = (u, own)
+        if best is None:
+            continue
+        u, own = best
+        counts = own["line"].value_counts()
+        for line, places in where.items():
+            n = int(counts.get(line, 0))
+            if n == 0:
+                continue
+            idx = np.array([int(tab.block_first[k]) + j for k, j in places])
+            alu = tab.kind[idx] == isa.ALU
+            a = float(tab.sass[idx[alu]].sum())
+            if a <= 0.0:
+                continue
+            f = (n / u - float(tab.sass[idx[~alu]].sum())) / a
+            if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
+                for k in {k for k, _ in places}:
+                    out[(k, line)] = f
+    return out
+
+
+def apply(prog, df, tab) -> dict:
+    """Scale the matched loops' ALU slots in ``tab`` (in place); returns the factors: per
+    one-block loop (``loop_scales``) and per line of a loop of several blocks (``line_scales``)."""
     scales = loop_scales(prog, df, tab)
+    lines = line_scales(prog, df, tab)
     for b, f in scales.items():
         i0, n = int(tab.block_first[b]), int(tab.block_len[b])
         idx = np.arange(i0, i0 + n)
         idx = idx[tab.kind[idx] == isa.ALU]
         tab.sass[idx] *= f
-    return scales
+    for (b, line), f in lines.items():
+        i0 = int(tab.block_first[b])
+        for j, ins in enumerate(prog.blocks[b].instrs):
+            if ins.loc is not None and ins.loc.line == line and tab.kind[i0 + j] == isa.ALU:
+                tab.sass[i0 + j] *= f
+    return {**scales, **lines}
