@@ -200,7 +200,7 @@ if "simt.calibrate.run_probes" in program:
     # the probes module must import in the environment it is given; then replay the H200's probes
     subprocess.run(program + ["--help"], check=True, stdout=subprocess.DEVNULL)
     manifest = Path(program[program.index("--manifest") + 1])
-    for name in ("probes", "probes2", "probes3", "probes4"):
+    for name in ("probes", "probes2", "probes3", "probes4", "probes5"):
         shutil.copy(Path(DATA) / f"{name}_manifest.csv", manifest.parent / f"{name}_manifest.csv")
         shutil.copy(Path(DATA) / f"{name}.csv", manifest.parent / f"{name}.csv")
 elif "simt.calibrate.warp_words" in program:

@@ -164,7 +164,8 @@ def test_probe_instructions_from_the_sass_are_the_profilers(probe_loops):
         for name, g in ncu_csv.load(part, H200).groupby("name", sort=False):
             latest[name] = g
     uncounted = {name for (name, _), (n, _) in probe_loops.items() if n != n}     # NaN
-    assert uncounted == set(probes.PROBES4)      # the fp64 math functions: called subroutines
+    # the fp64 math functions and 64-bit division: called subroutines
+    assert uncounted == set(probes.PROBES4) | set(probes.DIVISION64)
     for name, g in latest.items():
         if name.endswith("@loop") or name in uncounted:
             continue
@@ -255,6 +256,8 @@ def test_constants_the_fallback_cannot_measure_are_named_and_shipped(ideal):
     by_the_profiler_too = {k for k, v in json.loads(SM90.read_text())["timing"]["sources"].items()
                            if v.startswith("not measured")}
     called = {f"ops.{op}.f64" for op in ("EXP", "EXP2", "LOG", "LOG2", "LOG10", "SIN", "COS", "POW")}
+    called |= {f"ops.{op}.{cls}{kind}" for op in ("DIV", "REM") for cls in ("i64", "u64")
+               for kind in ("", ".const", ".pow2")}      # 64-bit division: a subroutine as well
     assert unmeasured == by_the_profiler_too | set(fitting.NOT_MEASURED_BY_CLOCK64) | called
     for key in called:                           # the profiler's values, named as such
         assert timing["ops"][key[4:]] == shipped["ops"][key[4:]]

@@ -125,7 +125,7 @@ def flatten(timing: dict) -> dict[str, float]:
         if key == "sources":
             continue
         if key == "ops":
-            for op, (slots, latency, _pipe) in value.items():
+            for op, (slots, latency, *_pipe) in value.items():
                 out[f"ops.{op}.sass"], out[f"ops.{op}.latency"] = float(slots), float(latency)
         elif isinstance(value, dict):
             for sub, v in value.items():

@@ -6,6 +6,7 @@
 #   micro2.csv / micro2_manifest.csv      more of them (micro2.cu), and micro3/micro4.csv likewise
 #   probes2.csv / probes2_manifest.csv    op probes added later (constant and varying divisors, loops)
 #   probes4.csv / probes4_manifest.csv    fp64 math function probes (exp, log, sin, cos, pow)
+#   probes5.csv / probes5_manifest.csv    64-bit division probes (signed, unsigned, constant divisor)
 #   loaded_latency.csv                    DRAM and L2 latency under traffic (micro5.cu, clock64, no profiler)
 #   loaded_latency_writes.csv             DRAM latency under write and copy traffic (micro8.cu, likewise)
 #   micro6.csv, micro7.csv                one-element-per-thread and grid-stride streams (micro6/7.cu)
@@ -23,13 +24,14 @@
 # Run from the repository root with PYTHONPATH=. (about 5 minutes on an H200).
 set -uo pipefail
 DIR=${1:?usage: measure.sh DIR [parts]}
-PARTS=${2:-micro,micro2,micro3,micro4,micro5,micro6,micro7,micro8,micro9,warp_words,steady_writes,l2cap,probes,probes2,probes3,probes4,calib,calib2,validation}
+PARTS=${2:-micro,micro2,micro3,micro4,micro5,micro6,micro7,micro8,micro9,warp_words,steady_writes,l2cap,probes,probes2,probes3,probes4,probes5,calib,calib2,validation}
 mkdir -p "$DIR"
 HERE=$(cd "$(dirname "$0")" && pwd)
 has() { [[ ",$PARTS," == *",$1,"* ]]; }
 # probes added after the first measurement (probes2.csv)
 PROBES2=i32_div_pow2_add,i32_rem_pow2_add,i32_div_const_add,i32_rem_const_add,i32_div_vary_add,i32_rem_vary_add,i32_mad,f32_add,f32_add@loop
 PROBES4=f64_exp_mul,f64_log_add,f64_sin,f64_cos,f64_pow
+PROBES5=i64_div_vary_add,i64_rem_vary_add,i64_div_const_add,i64_rem_const_add,u64_div_vary_add,u64_rem_vary_add,i64_mad
 NCU=(ncu --clock-control none --print-units base --csv)
 
 source "$HERE/ncu_metrics.sh"      # BASE and VALID
@@ -125,6 +127,12 @@ if has probes4; then     # fp64 math functions, probed after the others
     python3 "$HERE/measure_gpu.py" --set probes --only "$PROBES4" --manifest "$DIR/probes4_manifest.csv" \
     > "$DIR/probes4.log" 2>&1
   echo "probes4: exit $?"
+fi
+if has probes5; then     # 64-bit division, probed after the others
+  timeout 300 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/probes5.csv" \
+    python3 "$HERE/measure_gpu.py" --set probes --only "$PROBES5" --manifest "$DIR/probes5_manifest.csv" \
+    > "$DIR/probes5.log" 2>&1
+  echo "probes5: exit $?"
 fi
 if has probes3; then     # float min/max re-probed after their lowering changed
   timeout 300 "${NCU[@]}" --metrics "$BASE" --log-file "$DIR/probes3.csv" \

@@ -37,7 +37,7 @@ NEEDED_FILES = {
     "probes.csv": "probes", "probes_manifest.csv": "probes",
 }
 # later measurements of some probes (the H200's probes2/probes3) replace earlier ones
-PROBE_PARTS = ("probes", "probes2", "probes3", "probes4")
+PROBE_PARTS = ("probes", "probes2", "probes3", "probes4", "probes5")
 # the clock64 fallback (no profiler): per part its manifest, its launch times and, for the CUDA C
 # parts, the SASS of its program; clock.csv for the SM clock
 CLOCK64_FILES = {
@@ -452,7 +452,9 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
             note(f"ops.{key}", t["ops"][key], f"not measured: its probe calls the operation, whose "
                                               f"instructions only the profiler counts; the value of {shipped[1]}")
     sources["ops"] = ("probes.py through simt's PTX: SASS instructions and dependent cycles per MIR op "
-                      "(companion ops subtracted); class fallbacks from the micro.cu chains")
+                      "(companion ops subtracted; 64-bit division: probes5); class fallbacks from the micro.cu "
+                      "chains; a fourth entry: warp instructions on the named pipe where they are not the op's "
+                      "slots (float to int: one F2I on the XU pipe, conv_tput.cu)")
     if shipped is not None:
         for key in sources:
             if key not in NOT_MEASURED_BY_CLOCK64 and key not in ("clock_mhz", "l1_bytes", "dram_peak_bytes_per_second",
@@ -534,6 +536,21 @@ def op_table(df, lat) -> dict:
         ops[f"{div.upper()}.i32"] = [*minus(f"i32_{div}_vary_add", "i32_mad"), "alu"]
     cvt = minus("f32_cvt_add", "f32_add")
     ops["CVT.f32>i32"] = ops["CVT.i32>f32"] = [round(cvt[0] / 2, 2), round(cvt[1] / 2, 2), "alu"]
+    # float to int is one F2I, on the XU pipe that MUFU uses (benchmarks/timing/conv_tput.cu on
+    # the H200: 8.23 cycles a warp instruction per scheduler, MUFU's interval 7.82); int to float
+    # (I2FP on sm_90, the FMA pipe at 1.05) keeps the ALU pipe, whose interval is about the same
+    ops["CVT.f32>i32"] = [*ops["CVT.f32>i32"][:2], "mufu", 1.0]
+    # 64-bit division is a called subroutine, a constant divisor too (probes5: on the H200 ptxas
+    # calls the same routine); ``+ d`` is one 64-bit add, subtracted. An unsigned constant
+    # divisor takes the unsigned routine's cost (not probed)
+    add64 = (2.0, 2 * lat["alu"])
+    for div in ("div", "rem"):
+        for key, name in ((".i64", f"i64_{div}_vary_add"), (".i64.const", f"i64_{div}_const_add"),
+                          (".u64", f"u64_{div}_vary_add"), (".u64.const", f"u64_{div}_vary_add")):
+            if name in per:
+                s_, c_ = per[name]
+                ops[f"{div.upper()}{key}"] = [round(max(1.0, s_ - add64[0]), 2),
+                                              round(max(1.0, c_ - add64[1]), 2), "alu"]
     sel = minus("f32_select")
     ops["SELECT.b"] = ops["SELECT.*"] = [1.0, round(sel[1] / 3, 2), "alu"]
     for name in ("SUB", "AND", "OR", "SHR", "NEG", "NOT", "ABS", "MAX", "EQ", "NE", "LT", "LE", "GT", "GE"):
@@ -588,5 +605,9 @@ def op_table(df, lat) -> dict:
     ops["*.f32"] = [1.0, round(lat["fma"], 2), "fma"]
     ops["*.f64"] = [1.0, round(lat["fp64"], 2), "fp64"]
     ops["*.i64"] = [2.0, round(2 * lat["alu"], 2), "alu"]
+    for div in ("DIV", "REM"):       # by a power of two: shifts, not the subroutine
+        for cls in ("i64", "u64"):
+            if f"{div}.{cls}" in ops:
+                ops[f"{div}.{cls}.pow2"] = list(ops["*.i64"])
     ops["*.*"] = [1.0, round(lat["alu"], 2), "alu"]
     return ops

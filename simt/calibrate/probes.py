@@ -199,6 +199,36 @@ def l_mad(v: wp.int64, c: wp.int64, d: wp.int64):
     return v * c + d
 
 
+@wp.func
+def l_div_vary(v: wp.int64, c: wp.int64, d: wp.int64):
+    return c / v + d
+
+
+@wp.func
+def l_rem_vary(v: wp.int64, c: wp.int64, d: wp.int64):
+    return c % v + d
+
+
+@wp.func
+def l_div_const(v: wp.int64, c: wp.int64, d: wp.int64):
+    return v / wp.int64(7) + d
+
+
+@wp.func
+def l_rem_const(v: wp.int64, c: wp.int64, d: wp.int64):
+    return v % wp.int64(7) + d
+
+
+@wp.func
+def u_div_vary(v: wp.uint64, c: wp.uint64, d: wp.uint64):
+    return c / v + d
+
+
+@wp.func
+def u_rem_vary(v: wp.uint64, c: wp.uint64, d: wp.uint64):
+    return c % v + d
+
+
 # name -> (function, element type, x, c, d): inputs keep every chain in a normal range
 PROBES = {
     "f32_add": (f_add, float, 1.0, 0.5, 0.0),
@@ -232,6 +262,13 @@ PROBES = {
     "f64_div": (d_div, wp.float64, 1.5, 2.0, 0.0),
     "f64_sqrt": (d_sqrt, wp.float64, 2.0, 0.0, 0.0),
     "i64_mad": (l_mad, wp.int64, 1, 3, 7),
+    # 64-bit division (probes5: measured after the others)
+    "i64_div_vary_add": (l_div_vary, wp.int64, 1000, 1000007, 3),
+    "i64_rem_vary_add": (l_rem_vary, wp.int64, 1000, 1000007, 3),
+    "i64_div_const_add": (l_div_const, wp.int64, 1000, 3, 100000),
+    "i64_rem_const_add": (l_rem_const, wp.int64, 1000, 3, 100000),
+    "u64_div_vary_add": (u_div_vary, wp.uint64, 1000, 1000007, 3),
+    "u64_rem_vary_add": (u_rem_vary, wp.uint64, 1000, 1000007, 3),
     # fp64 math functions (probes4: measured after the others)
     "f64_exp_mul": (d_exp, wp.float64, 0.5, -1.0, 0.0),
     "f64_log_add": (d_log, wp.float64, 1.0, 2.0, 0.0),
@@ -240,8 +277,12 @@ PROBES = {
     "f64_pow": (d_pow, wp.float64, 2.0, 0.9, 0.0),
 }
 PROBES4 = ("f64_exp_mul", "f64_log_add", "f64_sin", "f64_cos", "f64_pow")
+# 64-bit division: a called subroutine too (the SASS does not count it; the profiler does)
+DIVISION64 = ("i64_div_vary_add", "i64_rem_vary_add", "i64_div_const_add", "i64_rem_const_add", "u64_div_vary_add",
+              "u64_rem_vary_add")
+PROBES5 = DIVISION64 + ("i64_mad",)
 
-_NP = {float: np.float32, int: np.int32, wp.float64: np.float64, wp.int64: np.int64}
+_NP = {float: np.float32, int: np.int32, wp.float64: np.float64, wp.int64: np.int64, wp.uint64: np.uint64}
 
 
 def make_probe(op, dtype, unroll: int):

@@ -7,6 +7,8 @@ simt's own PTX; ops no probe covers fall back to their class (``timing.ops["*.<c
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,11 +50,13 @@ def type_class(ins) -> str:
 
 
 def op_key(ins) -> str:
-    """The key of ``ins`` in the ops table: 'DIV.f32', 'CVT.f32>i32', 'REM.i32.pow2'..."""
+    """The key of ``ins`` in the ops table: 'DIV.f32', 'CVT.f32>i32', 'REM.i32.pow2', 'DIV.u64'..."""
     if ins.op is Op.CVT:
         return f"CVT.{type_class(ins)}>{_dst_class(ins)}"
     key = f"{ins.op.name}.{type_class(ins)}"
-    if ins.op in (Op.DIV, Op.REM) and key.endswith(("i32", "i64")) and isinstance(ins.srcs[1], Imm):
+    if ins.op in (Op.DIV, Op.REM) and key.endswith("i64") and not ins.dsts[0].type.is_signed:
+        key = key[:-3] + "u64"        # 64-bit division is a subroutine, the unsigned one shorter
+    if ins.op in (Op.DIV, Op.REM) and key.endswith(("i32", "i64", "u64")) and isinstance(ins.srcs[1], Imm):
         d = abs(int(ins.srcs[1].value))
         key += ".pow2" if d and d & (d - 1) == 0 else ".const"
     return key
@@ -71,11 +75,14 @@ class Cost:
     pipe: int
     sass: float          # issue slots
     latency: float       # cycles until the result can be used (non-memory kinds)
+    units: float = math.nan     # warp instructions it puts on its pipe (NaN: as many as its slots)
 
 
 def cost(ins, ops: dict, memory_slots: float = 1.0) -> Cost:
-    """The cost of one MIR instruction under the ops table ``ops`` (key -> [sass, latency, pipe]);
-    a memory access takes ``memory_slots`` issue slots (the access and its address arithmetic)."""
+    """The cost of one MIR instruction under the ops table ``ops`` (key -> [sass, latency, pipe]
+    or [sass, latency, pipe, units]: an op whose slots are mostly other pipes' names the warp
+    instructions it puts on ``pipe``, e.g. a float-to-int conversion, one F2I on the XU pipe
+    among its slots); a memory access takes ``memory_slots`` issue slots (the access and its address arithmetic)."""
     op = ins.op
     if op in (Op.LD, Op.ST, Op.ATOM):
         mem = ins.arg.mem if op is Op.ATOM else ins.arg
@@ -94,8 +101,8 @@ def cost(ins, ops: dict, memory_slots: float = 1.0) -> Cost:
     key = op_key(ins)
     entry = (ops.get(key) or ops.get(key.rsplit(".", 1)[0] if key.count(".") > 1 else key)
              or ops.get(f"{op.name}.*") or ops.get(f"*.{type_class(ins)}") or ops["*.*"])
-    sass, latency, pipe = entry
-    return Cost(ALU, PIPES.index(pipe), float(sass), float(latency))
+    sass, latency, pipe, *units = entry
+    return Cost(ALU, PIPES.index(pipe), float(sass), float(latency), float(units[0]) if units else math.nan)
 
 
 @dataclass
@@ -115,6 +122,14 @@ class Tables:
                                 # or ATOM_WARP (one lane's atomic a warp: ptxas aggregated it)
     block_first: np.ndarray     # first static index of each block
     block_len: np.ndarray
+    units: np.ndarray | None = None   # warp instructions each puts on its pipe (NaN: its slots)
+
+    def pipe_busy(self, interval: np.ndarray) -> np.ndarray:
+        """Cycles each instruction holds its pipe of a scheduler: its units (or, where it names
+        none, its issue slots, as sass_slots.py scaled them) times the pipe's interval."""
+        units = self.sass if self.units is None else np.where(np.isnan(self.units), self.sass, self.units)
+        has = (self.pipe >= 0) & (self.pipe < interval.size)
+        return np.where(has, units * interval[np.where(has, self.pipe, 0)], 0.0)
 
 
 # ops ptxas computes at most once per block for the same operands, and folds when constant
@@ -211,7 +226,7 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
     loop_factor = float(arch.data["timing"]["loop_control_factor"])
     branch_cycles = float(arch.data["timing"]["branch_cycles"])
     memory_slots = float(arch.data["timing"]["memory_issue_slots"])
-    kind, pipe, sass, lat, mem_slot, fatom, bpen = [], [], [], [], [], [], []
+    kind, pipe, sass, lat, mem_slot, fatom, bpen, units = [], [], [], [], [], [], [], []
     src_ptr, src, dst_ptr, dst = [0], [], [0], []
     first, length = [], []
     index = prog.reg_index
@@ -224,7 +239,7 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
         for pos, (ins, gone) in enumerate(zip(blk.instrs, away)):
             c = cost(ins, ops, memory_slots)
             if pos in control:
-                c = Cost(c.kind, c.pipe, c.sass * loop_factor, c.latency)
+                c = Cost(c.kind, c.pipe, c.sass * loop_factor, c.latency, c.units)
             reads = [index[s.id] for s in ins.srcs if isinstance(s, Reg)]
             if gone is not None or (ins.op is Op.BR and blk.targets == (b + 1,)):
                 c = Cost(FREE, NO_PIPE, 0.0, 0.0)      # folded, repeated, or a fall-through jump
@@ -240,6 +255,7 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
             pipe.append(c.pipe)
             sass.append(c.sass)
             lat.append(c.latency)
+            units.append(c.units)
             # a conditional branch waits to resolve; a counted loop's (unrolled by ptxas) rarely
             bpen.append(branch_cycles * (loop_factor if pos in control else 1.0)
                         if ins.op is Op.CBR and fold.get(id(ins)) is None else 0.0)
@@ -257,4 +273,4 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
     return Tables(np.array(kind, i8), np.array(pipe, i8), np.array(sass, f64), np.array(lat, f64),
                   np.array(bpen, f64), np.array(src_ptr, np.int64), np.array(src, i32), np.array(dst_ptr, np.int64),
                   np.array(dst, i32), np.array(mem_slot, i32), np.array(fatom, i8),
-                  np.array(first, np.int64), np.array(length, np.int64))
+                  np.array(first, np.int64), np.array(length, np.int64), np.array(units, f64))

@@ -60,7 +60,7 @@ FATOM_LOOP_LAT = 8.0      # latency beyond the rounds (replacing the plain atomi
 
 # what the machine reads: per instruction (isa.tables) ...
 Code = namedtuple("Code", ["kind", "pipe", "sass", "lat", "bpen", "src_ptr", "src", "dst_ptr", "dst",
-                           "mem_slot", "atomic", "blk_first", "blk_len"])
+                           "mem_slot", "atomic", "blk_first", "blk_len", "busy"])
 # ... and what the warps recorded (recorder.py): each warp's entries (a recorded block each),
 # their steps, and the memory events (lanes, sectors) of each step's accesses
 Streams = namedtuple("Streams", ["entry_ptr", "entry_step", "entry_k", "step_block", "step_nrun", "step_ev",
@@ -290,6 +290,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     n_pipes = pipe_interval.size
     nr = max(1, grid.n_regs)
     kind, pipe, sass, lat, bpen = code.kind, code.pipe, code.sass, code.lat, code.bpen
+    busy = code.busy                # cycles each instruction holds its pipe
     src_ptr, src, dst_ptr, dst = code.src_ptr, code.src, code.dst_ptr, code.dst
     stalls, smstat, glob = out.stalls, out.smstat, out.glob
     warps = _new_warps(n_sm * n_sched * SQ, nr)
@@ -359,7 +360,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
             stalls, smstat, SQ, n_sched, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst,
             issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own,
             sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free,
-            pipe_interval, sp_free, sp_last, sp_slots, sp_order)
+            busy, sp_free, sp_last, sp_slots, sp_order)
     while hsize > 0:
         t, sp, ver, hsize = heap_pop(hk, hv, hn, hsize)
         if ver != sp_ver[sp]:
@@ -412,7 +413,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
                     sp, m, t, greedy0, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
                     dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end,
                     sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0, sl_pp,
-                    reg_ready, reg_prod, pipe_free, pipe_interval, sp_free,
+                    reg_ready, reg_prod, pipe_free, busy, sp_free,
                     sp_last, sp_slots, sp_order, stalls, smstat)
                 if n_run < WORTH:          # other warps cut it short: not worth a call for a while
                     sp_skip[sp] = SKIP
@@ -475,8 +476,8 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
                     if T + P[P_STORE_RETIRE] > cta_free[sl_cta[g]]:
                         cta_free[sl_cta[g]] = T + P[P_STORE_RETIRE]
             elif pp < n_pipes:
-                pipe_free[sp, pp] = T + slots * pipe_interval[pp]
-                smstat[m, M_PIPE0 + pp] += slots * pipe_interval[pp]
+                pipe_free[sp, pp] = T + busy[ins]
+                smstat[m, M_PIPE0 + pp] += busy[ins]
             sp_free[sp] = T + slots
             smstat[m, M_ISSUE] += slots
             for p in range(dst_ptr[ins], dst_ptr[ins + 1]):
@@ -569,7 +570,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
                             ahead, stalls, smstat, SQ, n_sched, n_pipes, kind, pipe, sass, lat, bpen,
                             src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e,
                             sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
-                            sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval,
+                            sl_pp, reg_ready, reg_prod, pipe_free, busy,
                             sp_free, sp_last, sp_slots, sp_order)
             greedy = g if not exited and not sl_bar[g] and wake_here == INF else -1
     # the kernel ends when the memory system has applied every store and atomic

@@ -150,7 +150,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
             end = machine.run(
                 machine.Code(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src,
                              tab.dst_ptr, tab.dst, tab.mem_slot, tab.atomic, tab.block_first,
-                             tab.block_len),
+                             tab.block_len, tab.pipe_busy(pipes)),
                 machine.Streams(ptr, e_step, e_k, *steps, *events, rec.sec.view(), rec.sec_w.view()),
                 machine.Grid(n_kept, warps_per_cta, bpsm, n_run, int(arch.data["schedulers_per_sm"]), n_regs),
                 P, pipes, mem + (lines.keys, lines.weights),

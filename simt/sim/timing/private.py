@@ -110,7 +110,7 @@ def run_alone(issue, ins, e, end):
 def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr,
                 dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins,
                 sl_own, sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free,
-                pipe_interval, sp_free, sp_last, sp_slots, sp_order, stalls, smstat):
+                pbusy, sp_free, sp_last, sp_slots, sp_order, stalls, smstat):
     """Scheduler ``sp`` (of SM ``m``) issues from time ``t``, ``greedy`` the warp that issued
     last and may go on without a look at the others (-1: none), while the warp to issue is at
     a private instruction that cannot end it. Returns (t, greedy, idle, instructions
@@ -157,7 +157,7 @@ def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_
             if pipe_free[sp, pp] > dep:
                 stalls[ins, S_THROTTLE] += pipe_free[sp, pp] - dep
                 dep = pipe_free[sp, pp]
-            busy = slots * pipe_interval[pp]
+            busy = pbusy[ins]
             pipe_free[sp, pp] = T + busy
             smstat[m, M_PIPE0 + pp] += busy
         if T > dep:
@@ -249,7 +249,7 @@ def _give2(a, w, lo):
 def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_sched,
                n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
                e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
-               sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
+               sl_pp, reg_ready, reg_prod, pipe_free, pbusy, sp_free, sp_last, sp_slots,
                sp_order):
     """Group ``k``'s share of the private runs of schedulers ``sps``: each from its next
     event's time ``ts``, with no greedy warp, as ``run_private``; results in ``out_*``.
@@ -300,7 +300,7 @@ def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, gro
             0, sp // n_sched, ts[j], -1, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
             dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, w_e, w_end, w_bend,
             w_ins, w_own, w_src, w_sprod, w_c0, w_pp, w_ready, w_prod, w_pipe_free,
-            pipe_interval, w_sp_free, w_sp_last, w_sp_slots, w_sp_order, group_stalls[k],
+            pbusy, w_sp_free, w_sp_last, w_sp_slots, w_sp_order, group_stalls[k],
             group_smstat[k])
         out_t[j] = t
         out_greedy[j] = greedy + lo if greedy >= 0 else -1
@@ -328,14 +328,14 @@ def _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, gro
 def run_ahead(sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_sched,
               n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
               e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
-              sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
+              sl_pp, reg_ready, reg_prod, pipe_free, pbusy, sp_free, sp_last, sp_slots,
               sp_order):
     """``_run_group`` for every group, on numba's threads."""
     for k in prange(GROUPS):
         _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_sched,
                    n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
                    e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
-                   sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
+                   sl_pp, reg_ready, reg_prod, pipe_free, pbusy, sp_free, sp_last, sp_slots,
                    sp_order)
 
 
@@ -343,7 +343,7 @@ def run_ahead(sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_s
 def run_ahead_waiting(sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead, stalls, smstat, SQ,
                       n_sched, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs,
                       dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src,
-                      sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free,
+                      sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free, pbusy, sp_free,
                       sp_last, sp_slots, sp_order):
     """Run ahead (``run_ahead``) every scheduler that waits for its next event (``sp_next``)
     with none of its warps at a barrier (``sp_wait``); the machine calls it once no block is
@@ -383,14 +383,14 @@ def run_ahead_waiting(sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead
         run_ahead(sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_sched,
                   n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
                   e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
-                  sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
+                  sl_pp, reg_ready, reg_prod, pipe_free, pbusy, sp_free, sp_last, sp_slots,
                   sp_order)
     else:          # not worth waking the threads: the same groups, one after another
         for k in range(GROUPS):
             _run_group(k, sps, ts, group, out_t, out_greedy, out_idle, group_stalls, group_smstat, SQ, n_sched,
                        n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls,
                        e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
-                       sl_pp, reg_ready, reg_prod, pipe_free, pipe_interval, sp_free, sp_last, sp_slots,
+                       sl_pp, reg_ready, reg_prod, pipe_free, pbusy, sp_free, sp_last, sp_slots,
                        sp_order)
     for j in range(n):
         ahead[sps[j]] = 1

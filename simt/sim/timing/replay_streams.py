@@ -41,7 +41,7 @@ def replay_tables(prog, arch, tab: isa.Tables, sched: Schedule) -> Replay:
 def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
     """``tab`` with a group block appended per group of ``sched``."""
     nb = tab.block_first.size
-    cols = {k: list(getattr(tab, k)) for k in ("kind", "pipe", "sass", "latency", "branch", "mem_slot",
+    cols = {k: list(getattr(tab, k)) for k in ("kind", "pipe", "sass", "latency", "branch", "mem_slot", "units",
                                                  "atomic")}
     src_ptr, src = list(tab.src_ptr), list(tab.src)
     dst_ptr, dst = list(tab.dst_ptr), list(tab.dst)
@@ -89,7 +89,7 @@ def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
                      np.array(cols["latency"], f64), np.array(cols["branch"], f64),
                      np.array(src_ptr, np.int64), np.array(src, i32), np.array(dst_ptr, np.int64),
                      np.array(dst, i32), np.array(cols["mem_slot"], i32), np.array(cols["atomic"], i8),
-                     np.array(first, np.int64), np.array(length, np.int64))
+                     np.array(first, np.int64), np.array(length, np.int64), np.array(cols["units"], f64))
     n_slots = np.zeros(len(first), np.int64)
     for blk in range(len(first)):
         ms = new.mem_slot[first[blk]:first[blk] + length[blk]]
