@@ -1,7 +1,8 @@
 """Conversion throughput on the H200 from conv_tput.cu's profile (data/h200/conv_tput.csv):
 per kernel, the slope between n = 256 and n = 1024 of SM cycles over the warp instructions a
-scheduler issued to each pipe. Evidence for a known gap (benchmarks/timing/README.md); the
-model does not use it yet.
+scheduler issued to each pipe. The op table puts a float-to-int conversion on the XU pipe from
+it (simt/calibrate/fit.py: one F2I, at the interval of the pipe MUFU uses, 7.82 against the
+8.23 measured here); int-to-float keeps the ALU pipe, whose interval is about the FMA pipe's.
 
     python3 benchmarks/timing/conv_tput.py
 """
