@@ -535,11 +535,12 @@ def op_table(df, lat) -> dict:
         # a divisor in a register: the probe whose divisor changes every step
         ops[f"{div.upper()}.i32"] = [*minus(f"i32_{div}_vary_add", "i32_mad"), "alu"]
     cvt = minus("f32_cvt_add", "f32_add")
-    ops["CVT.f32>i32"] = ops["CVT.i32>f32"] = [round(cvt[0] / 2, 2), round(cvt[1] / 2, 2), "alu"]
+    half = [round(cvt[0] / 2, 2), round(cvt[1] / 2, 2)]
     # float to int is one F2I, on the XU pipe that MUFU uses (benchmarks/timing/conv_tput.cu on
     # the H200: 8.23 cycles a warp instruction per scheduler, MUFU's interval 7.82); int to float
     # (I2FP on sm_90, the FMA pipe at 1.05) keeps the ALU pipe, whose interval is about the same
-    ops["CVT.f32>i32"] = [*ops["CVT.f32>i32"][:2], "mufu", 1.0]
+    ops["CVT.f32>i32"] = [*half, "mufu", 1.0]
+    ops["CVT.i32>f32"] = [*half, "alu"]
     # 64-bit division is a called subroutine, a constant divisor too (probes5: on the H200 ptxas
     # calls the same routine); ``+ d`` is one 64-bit add, subtracted. An unsigned constant
     # divisor takes the unsigned routine's cost (not probed)
