@@ -34,7 +34,11 @@ A100 = {
                  "A100: 40 MB of L2 in two partitions, at the H200's measured effective fraction"),
     "l2_read_bytes_per_cycle": (None, "scaled from the H200 by SM count (108 / 132)"),
     "l2_dirty_bytes": (None, "scaled from the H200 by L2 size (40 / 60 MB)"),
+    "pipe_interval.fma": (2.0, "A100 whitepaper: 64 FP32 lanes an SM (19.5 TFLOPS at 1410 MHz on 108 SMs), 16 a "
+                               "scheduler: a warp's FFMA every other cycle (the H200 has 32 a scheduler)"),
 }
+# sm_80 has no VIADD: ptxas adds with IADD3, an ALU instruction (an add is the FMA pipe's on sm_90)
+ALU_ADDS = ("ADD.i32", "SUB.i32")
 
 
 def main() -> None:
@@ -54,6 +58,10 @@ def main() -> None:
         else:
             t[key] = value
         sources[key] = source
+    for key in ALU_ADDS:
+        t["ops"][key] = t["ops"]["XOR.i32"][:2] + ["alu", 1.0]
+    sources["ops"] = (sources["ops"] + "; on sm_80 ADD.i32 and SUB.i32 are IADD3s on the ALU pipe (no VIADD "
+                      "before sm_90)")
     t["sources"] = sources
     t["note"] = ("sm_80 cannot be measured here: published A100 figures where they exist, the H200's "
                  "measured values (same SM generation) elsewhere; see 'sources'.")

@@ -43,6 +43,7 @@ INSTRUCTIONS = {
     "tput_ffma": ("_Z11k_ffma_tputPfffi", r"FFMA", False),
     "tput_imad": ("_Z11k_imad_tputPiiii", r"IMAD", False),
     "tput_ialu2": ("_Z11k_ialu_tputPiiii", r"LOP3\.LUT", False),
+    "tput_lop3": ("_Z11k_lop3_tputPiiii", r"LOP3\.LUT", False),
     "tput_dfma": ("_Z11k_dfma_tputPdddi", r"DFMA", False),
     "tput_mufu": ("_Z11k_mufu_tputPfi", r"MUFU\.RSQ", False),
     "tput_shfl": ("_Z11k_shfl_tputPfi", r"SHFL\.BFLY", False),

@@ -193,7 +193,10 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     # issue: pipe rates per scheduler (warp instructions per cycle) from the throughput kernels
     def rate(bench):
         return 1.0 / slope(micro, bench, x=INST) / (n_sched * n_sm)
-    pipes = {"fma": rate("tput_ffma"), "alu": rate("tput_ialu2"), "imad": rate("tput_imad"),
+    # the ALU pipe alone: tput_lop3 (tput_ialu2's adds of an immediate are VIADDs, FMA-pipe instructions
+    # on sm_90, so its rate is the two pipes' together; pipe_mix.cu's profile of the pipes shows it)
+    alu_bench = "tput_lop3" if (micro["bench"] == "tput_lop3").any() else "tput_ialu2"
+    pipes = {"fma": rate("tput_ffma"), "alu": rate(alu_bench), "imad": rate("tput_imad"),
              "fp64": rate("tput_dfma"), "mufu": rate("tput_mufu"), "shfl": rate("tput_shfl"), "branch": 1.0}
     t["pipe_interval"] = {p: round(1.0 / r, 3) for p, r in pipes.items()}
     sources["pipe_interval"] = ("micro.cu tput_*: 8 blocks of 256 per SM, 8 independent chains: cycles per warp "
@@ -487,7 +490,15 @@ def l2_bytes_from_time(micro2) -> int:
     return int(cross * (1 << 20))
 
 
+ALU_UNITS = "sm__inst_executed_pipe_alu.sum"
+
+
 def op_table(df, lat) -> dict:
+    """Per MIR op [SASS instructions, dependent cycles, pipe] or, on the ALU pipe, [..., "alu", ALU
+    warp instructions]: an op of several instructions puts only some on the ALU pipe (the rest on
+    the FMA pipe, the uniform datapath...), and the ALU pipe takes a warp instruction every other
+    cycle (micro.cu tput_lop3), so what binds is its ALU instructions, not its slots. Those come
+    from the probes' ``sm__inst_executed_pipe_alu.sum`` where the profiler counted it."""
     per = {}
     for name, g in df.groupby("name", sort=False):
         if name.endswith("@loop"):
@@ -495,30 +506,59 @@ def op_table(df, lat) -> dict:
         a, b = g[g.unroll == 8].iloc[-1], g[g.unroll == 16].iloc[-1]
         n = 8 * _steps(b, probes.STEPS)
         if np.isfinite(a[INST]) and np.isfinite(b[INST]):   # (the clock64 fallback counts most)
-            per[name] = ((b[INST] - a[INST]) / n, (b[CYC] - a[CYC]) / n)
+            alu = (b[ALU_UNITS] - a[ALU_UNITS]) / n if ALU_UNITS in g else np.nan
+            per[name] = ((b[INST] - a[INST]) / n, (b[CYC] - a[CYC]) / n, alu)
 
     def minus(name, *companions):
-        s, c = per[name]
+        s, c, _ = per[name]
         for comp in companions:
             s -= per[comp][0]
             c -= per[comp][1]
         return [round(max(1.0, s), 2), round(max(1.0, c), 2)]
+
+    def alu(name, *companions, share=1.0, less=0.0):
+        """ALU warp instructions of the op (NaN where not counted): the probe's, less its
+        companions' and ``less``, times ``share``."""
+        u = per[name][2] - sum(per[c][2] for c in companions) - less
+        return u * share
+
+    def entry(pipe, name, *companions, share=1.0, less=0.0):
+        s, c = minus(name, *companions) if share == 1.0 else [x * share for x in minus(name, *companions)]
+        e = [round(s, 2), round(c, 2), pipe]
+        u = alu(name, *companions, share=share, less=less)
+        if pipe == "alu" and np.isfinite(u):
+            e.append(round(float(np.clip(u, 0.0, s)), 2))
+        return e
+
+    def int_op(name, alu_left):
+        """An integer op that ptxas may put on the ALU or the FMA pipe (an add: IADD3, or VIADD or
+        IMAD.IADD; a shift by a constant: SHF or IMAD.SHL): either pipe ("alu|imad", the machine
+        balances them per block) where the probe's ALU count, less its companion's, leaves under
+        half an instruction for it; else the ALU's."""
+        e = entry("alu", name, share=0.5)
+        if np.isfinite(alu_left) and alu_left < 0.5:
+            return e[:2] + ["alu|imad", 1.0]
+        return e[:3] + [1.0] if np.isfinite(alu_left) else e[:3]
+    # the companion in i32_xor_add and i32_shift_xor is an XOR: one LOP3, an ALU instruction (pipe_mix.cu)
+    xor_pair = alu("i32_xor_add")
+    shift_pair = alu("i32_shift_xor")
     ops = {
-        "ADD.f32": [*minus("f32_add"), "fma"], "SUB.f32": [*minus("f32_add"), "fma"],
-        "MUL.f32": [*minus("f32_mul"), "fma"], "DIV.f32": [*minus("f32_div"), "fma"],
-        "SQRT.f32": [*minus("f32_sqrt"), "fma"], "SIN.f32": [*minus("f32_sin"), "fma"],
-        "COS.f32": [*minus("f32_cos"), "fma"], "EXP.f32": [*minus("f32_exp_mul", "f32_mul"), "fma"],
-        "LOG.f32": [*minus("f32_log_add", "f32_add"), "fma"], "POW.f32": [*minus("f32_pow"), "fma"],
-        "FLOOR.f32": [*minus("f32_floor_add", "f32_add"), "alu"],
-        "MAX.f32": [*minus("f32_mul_max", "f32_mul"), "alu"], "MIN.f32": [*minus("f32_mul_max", "f32_mul"), "alu"],
-        "ADD.i32": [*[x / 2 for x in minus("i32_xor_add")], "alu"],
-        "XOR.i32": [*[x / 2 for x in minus("i32_xor_add")], "alu"],
-        "SHL.i32": [*[x / 2 for x in minus("i32_shift_xor")], "alu"],
-        "MUL.i32": [*minus("i32_mad"), "imad"],
-        "MIN.i32": [*minus("i32_min_add"), "alu"],
-        "ADD.f64": [*minus("f64_add"), "fp64"], "MUL.f64": [*minus("f64_mul"), "fp64"],
-        "DIV.f64": [*minus("f64_div"), "fp64"], "SQRT.f64": [*minus("f64_sqrt"), "fp64"],
-        "MUL.i64": [*minus("i64_mad"), "imad"],
+        "ADD.f32": entry("fma", "f32_add"), "SUB.f32": entry("fma", "f32_add"),
+        "MUL.f32": entry("fma", "f32_mul"), "DIV.f32": entry("fma", "f32_div"),
+        "SQRT.f32": entry("fma", "f32_sqrt"), "SIN.f32": entry("fma", "f32_sin"),
+        "COS.f32": entry("fma", "f32_cos"), "EXP.f32": entry("fma", "f32_exp_mul", "f32_mul"),
+        "LOG.f32": entry("fma", "f32_log_add", "f32_add"), "POW.f32": entry("fma", "f32_pow"),
+        "FLOOR.f32": entry("alu", "f32_floor_add", "f32_add"),
+        "MAX.f32": entry("alu", "f32_mul_max", "f32_mul"), "MIN.f32": entry("alu", "f32_mul_max", "f32_mul"),
+        "ADD.i32": int_op("i32_xor_add", xor_pair - 1.0),
+        "XOR.i32": entry("alu", "i32_xor_add", share=0.5)[:3] + ([1.0] if np.isfinite(xor_pair) else []),
+        "SHL.i32": entry("alu", "i32_shift_xor", share=0.5)[:3] + ([1.0] if np.isfinite(shift_pair) else []),
+        "SHL.i32.imm": int_op("i32_shift_xor", shift_pair - 1.0),
+        "MUL.i32": entry("imad", "i32_mad"),
+        "MIN.i32": entry("alu", "i32_min_add"),
+        "ADD.f64": entry("fp64", "f64_add"), "MUL.f64": entry("fp64", "f64_mul"),
+        "DIV.f64": entry("fp64", "f64_div"), "SQRT.f64": entry("fp64", "f64_sqrt"),
+        "MUL.i64": entry("imad", "i64_mad"),
     }
     # fp64 math functions, where measured (probes4). They are called subroutines, mostly integer
     # and uniform-datapath work around a minority of fp64 instructions (on the H200's SASS of the
@@ -528,19 +568,19 @@ def op_table(df, lat) -> dict:
     for key, name, companions in (("EXP.f64", "f64_exp_mul", ("f64_mul",)), ("LOG.f64", "f64_log_add", ("f64_add",)),
                                   ("SIN.f64", "f64_sin", ()), ("COS.f64", "f64_cos", ()), ("POW.f64", "f64_pow", ())):
         if name in per:
-            ops[key] = [*minus(name, *companions), "alu"]
+            ops[key] = entry("alu", name, *companions)
     for div in ("div", "rem"):
         for kind in ("pow2", "const"):
-            ops[f"{div.upper()}.i32.{kind}"] = [*minus(f"i32_{div}_{kind}_add", "i32_mad"), "alu"]
+            ops[f"{div.upper()}.i32.{kind}"] = entry("alu", f"i32_{div}_{kind}_add", "i32_mad")
         # a divisor in a register: the probe whose divisor changes every step
-        ops[f"{div.upper()}.i32"] = [*minus(f"i32_{div}_vary_add", "i32_mad"), "alu"]
+        ops[f"{div.upper()}.i32"] = entry("alu", f"i32_{div}_vary_add", "i32_mad")
     cvt = minus("f32_cvt_add", "f32_add")
     half = [round(cvt[0] / 2, 2), round(cvt[1] / 2, 2)]
     # float to int is one F2I, on the XU pipe that MUFU uses (benchmarks/timing/conv_tput.cu on
     # the H200: 8.23 cycles a warp instruction per scheduler, MUFU's interval 7.82); int to float
-    # (I2FP on sm_90, the FMA pipe at 1.05) keeps the ALU pipe, whose interval is about the same
+    # is I2FP on sm_90, an FMA-pipe instruction (conv_tput.cu: 1.05 cycles a warp instruction)
     ops["CVT.f32>i32"] = [*half, "mufu", 1.0]
-    ops["CVT.i32>f32"] = [*half, "alu"]
+    ops["CVT.i32>f32"] = [*half, "fma"]
     # 64-bit division is a called subroutine, a constant divisor too (probes5: on the H200 ptxas
     # calls the same routine); ``+ d`` is one 64-bit add, subtracted. An unsigned constant
     # divisor takes the unsigned routine's cost (not probed)
@@ -549,13 +589,18 @@ def op_table(df, lat) -> dict:
         for key, name in ((".i64", f"i64_{div}_vary_add"), (".i64.const", f"i64_{div}_const_add"),
                           (".u64", f"u64_{div}_vary_add"), (".u64.const", f"u64_{div}_vary_add")):
             if name in per:
-                s_, c_ = per[name]
+                s_, c_, a_ = per[name]
                 ops[f"{div.upper()}{key}"] = [round(max(1.0, s_ - add64[0]), 2),
                                               round(max(1.0, c_ - add64[1]), 2), "alu"]
+                if np.isfinite(a_):    # the add's two ALU instructions (IADD3, IADD3.X) subtracted
+                    ops[f"{div.upper()}{key}"].append(round(float(np.clip(a_ - add64[0], 0.0, s_ - add64[0])), 2))
     sel = minus("f32_select")
     ops["SELECT.b"] = ops["SELECT.*"] = [1.0, round(sel[1] / 3, 2), "alu"]
-    for name in ("SUB", "AND", "OR", "SHR", "NEG", "NOT", "ABS", "MAX", "EQ", "NE", "LT", "LE", "GT", "GE"):
-        ops.setdefault(f"{name}.i32", list(ops["ADD.i32"]))
+    ops.setdefault("SUB.i32", list(ops["ADD.i32"]))
+    # logic, shifts by a register, compares, min/max, negation: one ALU instruction each (LOP3, SHF,
+    # ISETP, SEL on the ALU pipe alone: pipe_mix.cu)
+    for name in ("AND", "OR", "SHR", "NEG", "NOT", "ABS", "MAX", "EQ", "NE", "LT", "LE", "GT", "GE"):
+        ops.setdefault(f"{name}.i32", list(ops["XOR.i32"]))
     for name in ("EQ", "NE", "LT", "LE", "GT", "GE", "ABS", "NEG", "ISNAN", "ISINF"):
         ops.setdefault(f"{name}.f32", [1.0, ops["ADD.i32"][1], "alu"])
     for name in ("CEIL", "ROUND", "TRUNC"):
@@ -595,7 +640,7 @@ def op_table(df, lat) -> dict:
     # simple ALU instructions
     ops["RINT.f32"] = list(ops["FLOOR.f32"])
     ops["COPYSIGN.f32"] = [1.0, ops["ADD.i32"][1], "alu"]
-    ops["POPC.i32"] = list(ops["ADD.i32"])
+    ops["POPC.i32"] = list(ops["XOR.i32"])
     ops["RSQRT.f32"] = [1.0, round(lat["mufu"], 2), "mufu"]
     ops["SHFL.*"] = [1.0, round(lat["shfl"], 2), "shfl"]
     ops["VOTE.*"] = [1.0, round(lat["alu"], 2), "alu"]

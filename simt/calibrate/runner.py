@@ -45,7 +45,7 @@ BASE_METRICS = ",".join([
     "lts__t_sector_hit_rate.pct", "lts__t_sectors_op_red.sum", "lts__t_sectors_op_atom.sum",
     "l1tex__t_sector_hit_rate.pct", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "dram__cycles_elapsed.avg.per_second"])
+    "dram__cycles_elapsed.avg.per_second", "sm__inst_executed_pipe_alu.sum"])
 NCU = ["--clock-control", "none", "--print-units", "base", "--csv"]
 
 

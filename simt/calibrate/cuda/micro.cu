@@ -215,6 +215,22 @@ __global__ void k_ialu_tput(int *out, int a, int b, int n) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
+__global__ void k_lop3_tput(int *out, int a, int b, int n) {   // ALU pipe alone: one LOP3 a step
+  int v[8];
+#pragma unroll
+  for (int k = 0; k < 8; k++) v[k] = threadIdx.x + k;
+  for (int i = 0; i < n; i++) {
+#pragma unroll
+    for (int u = 0; u < 8; u++)
+#pragma unroll
+      for (int k = 0; k < 8; k++) v[k] = (v[k] & (a + u)) ^ (b ^ u);
+  }
+  int s = 0;
+#pragma unroll
+  for (int k = 0; k < 8; k++) s ^= v[k];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
 __global__ void k_dfma_tput(double *out, double a, double b, int n) {
   double v[8];
 #pragma unroll
@@ -476,6 +492,7 @@ int main(int argc, char **argv) {
       TIMED k_ffma_tput<<<grid, block>>>(fout, 0.999f, 0.5f, n); done("tput_ffma", "n", n, grid, block, warps * 64 * n);
       TIMED k_imad_tput<<<grid, block>>>(iout, 3, 7, n); done("tput_imad", "n", n, grid, block, warps * 64 * n);
       TIMED k_ialu_tput<<<grid, block>>>(iout, 0x55, 7, n); done("tput_ialu2", "n", n, grid, block, warps * 64 * n);
+      TIMED k_lop3_tput<<<grid, block>>>(iout, 0x5f3759df, 0x2d, n); done("tput_lop3", "n", n, grid, block, warps * 64 * n);
       TIMED k_dfma_tput<<<grid, block>>>(dout, 0.999, 0.5, n / 4); done("tput_dfma", "n", n / 4, grid, block, warps * 64 * (n / 4));
       TIMED k_mufu_tput<<<grid, block>>>(fout, n / 4); done("tput_mufu", "n", n / 4, grid, block, warps * 64 * (n / 4));
       TIMED k_shfl_tput<<<grid, block>>>(fout, n / 4); done("tput_shfl", "n", n / 4, grid, block, warps * 64 * (n / 4));

@@ -50,12 +50,15 @@ def type_class(ins) -> str:
 
 
 def op_key(ins) -> str:
-    """The key of ``ins`` in the ops table: 'DIV.f32', 'CVT.f32>i32', 'REM.i32.pow2', 'DIV.u64'..."""
+    """The key of ``ins`` in the ops table: 'DIV.f32', 'CVT.f32>i32', 'REM.i32.pow2', 'DIV.u64',
+    'SHL.i32.imm'... (a key the table lacks falls back to the key without its last part)"""
     if ins.op is Op.CVT:
         return f"CVT.{type_class(ins)}>{_dst_class(ins)}"
     key = f"{ins.op.name}.{type_class(ins)}"
     if ins.op in (Op.DIV, Op.REM) and key.endswith("i64") and not ins.dsts[0].type.is_signed:
         key = key[:-3] + "u64"        # 64-bit division is a subroutine, the unsigned one shorter
+    if ins.op is Op.SHL and key == "SHL.i32" and isinstance(ins.srcs[1], Imm):
+        key += ".imm"                 # by a constant: an IMAD.SHL on sm_90 (the FMA pipe), not an SHF
     if ins.op in (Op.DIV, Op.REM) and key.endswith(("i32", "i64", "u64")) and isinstance(ins.srcs[1], Imm):
         d = abs(int(ins.srcs[1].value))
         key += ".pow2" if d and d & (d - 1) == 0 else ".const"
@@ -76,6 +79,7 @@ class Cost:
     sass: float          # issue slots
     latency: float       # cycles until the result can be used (non-memory kinds)
     units: float = math.nan     # warp instructions it puts on its pipe (NaN: as many as its slots)
+    alt: int = -1               # the other pipe it may take (an entry "alu|imad"), or -1
 
 
 def cost(ins, ops: dict, memory_slots: float = 1.0) -> Cost:
@@ -102,7 +106,28 @@ def cost(ins, ops: dict, memory_slots: float = 1.0) -> Cost:
     entry = (ops.get(key) or ops.get(key.rsplit(".", 1)[0] if key.count(".") > 1 else key)
              or ops.get(f"{op.name}.*") or ops.get(f"*.{type_class(ins)}") or ops["*.*"])
     sass, latency, pipe, *units = entry
-    return Cost(ALU, PIPES.index(pipe), float(sass), float(latency), float(units[0]) if units else math.nan)
+    first, _, other = pipe.partition("|")
+    return Cost(ALU, PIPES.index(first), float(sass), float(latency), float(units[0]) if units else math.nan,
+                PIPES.index(other) if other else -1)
+
+
+def balance(pipe: list, alt: list, busy: list, interval) -> None:
+    """Put each instruction that may take either of two pipes (an add ptxas makes an IADD3, an
+    ALU instruction, or a VIADD or IMAD.IADD, the FMA pipe's) on the one its block has loaded less
+    so far, in program order, as ptxas balances them (the H200: benchmarks/timing/pipe_mix.cu and
+    the pipe profile of the blind sets' issue-bound launches). ``busy``: each instruction's
+    warp instructions on its pipe; lists of one block, changed in place."""
+    load = {}
+    for k, p in enumerate(pipe):
+        if alt[k] < 0 and p < len(interval):
+            load[p] = load.get(p, 0.0) + busy[k] * interval[p]
+    for k, a in enumerate(alt):
+        if a < 0:
+            continue
+        p = pipe[k]
+        if load.get(a, 0.0) + busy[k] * interval[a] < load.get(p, 0.0) + busy[k] * interval[p]:
+            pipe[k] = p = a
+        load[p] = load.get(p, 0.0) + busy[k] * interval[p]
 
 
 @dataclass
@@ -226,6 +251,7 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
     loop_factor = float(arch.data["timing"]["loop_control_factor"])
     branch_cycles = float(arch.data["timing"]["branch_cycles"])
     memory_slots = float(arch.data["timing"]["memory_issue_slots"])
+    interval = [float(arch.data["timing"]["pipe_interval"][p]) for p in PIPES]
     kind, pipe, sass, lat, mem_slot, fatom, bpen, units = [], [], [], [], [], [], [], []
     src_ptr, src, dst_ptr, dst = [0], [], [0], []
     first, length = [], []
@@ -236,10 +262,11 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
         slot = 0
         away = _compiled_away(blk.instrs, index)
         control = _loop_control(blk, b)
+        alt = []
         for pos, (ins, gone) in enumerate(zip(blk.instrs, away)):
             c = cost(ins, ops, memory_slots)
             if pos in control:
-                c = Cost(c.kind, c.pipe, c.sass * loop_factor, c.latency, c.units)
+                c = Cost(c.kind, c.pipe, c.sass * loop_factor, c.latency, c.units, c.alt)
             reads = [index[s.id] for s in ins.srcs if isinstance(s, Reg)]
             if gone is not None or (ins.op is Op.BR and blk.targets == (b + 1,)):
                 c = Cost(FREE, NO_PIPE, 0.0, 0.0)      # folded, repeated, or a fall-through jump
@@ -253,6 +280,7 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
                 reads = reads if fold[id(ins)] == "offset" else []
             kind.append(c.kind)
             pipe.append(c.pipe)
+            alt.append(c.alt)
             sass.append(c.sass)
             lat.append(c.latency)
             units.append(c.units)
@@ -269,6 +297,12 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
             dst.extend(index[d.id] for d in ins.dsts)
             src_ptr.append(len(src))
             dst_ptr.append(len(dst))
+        if any(a >= 0 for a in alt):
+            at = first[-1]
+            block_pipe = pipe[at:]
+            balance(block_pipe, alt, [u if not math.isnan(u) else s_ for u, s_ in zip(units[at:], sass[at:])],
+                    interval)
+            pipe[at:] = block_pipe
     i8, i32, f64 = np.int8, np.int32, np.float64
     return Tables(np.array(kind, i8), np.array(pipe, i8), np.array(sass, f64), np.array(lat, f64),
                   np.array(bpen, f64), np.array(src_ptr, np.int64), np.array(src, i32), np.array(dst_ptr, np.int64),
