@@ -9,6 +9,11 @@
   inline sequence of about 25), so a loop of 64-bit remainders takes longer than the same loop
   in 32 bits (the probes' counts: 71 SASS instructions an unsigned 64-bit remainder, 24 a
   32-bit one).
+- The ALU pipe (logic, shifts, compares, selects, three-input adds) takes a warp instruction
+  every other cycle on the H200, the FMA pipe one a cycle (benchmarks/timing/pipe_mix.cu:
+  LOP3 alone 1.94 cycles an instruction per scheduler, FFMA 1.00), and ptxas puts adds on the
+  FMA pipe as VIADD or IMAD.IADD, so a loop of logic runs about twice as long as the same
+  number of float multiply-adds, and one of an add beside each logic op about as fast (1.07).
 """
 import numpy as np
 import pytest
@@ -104,3 +109,81 @@ def test_64_bit_division_keys_by_signedness_and_divisor():
     from simt.arch import load_arch
     ops = load_arch("sm_90").data["timing"]["ops"]
     assert all(k in ops for k in keys)
+
+
+@wp.kernel
+def logic_chains(x: wp.array(dtype=int), c: int, d: int, n: int, out: wp.array(dtype=int)):
+    i = wp.tid()
+    a = x[i]
+    b = a + 1
+    e = a + 2
+    f = a + 3
+    for k in range(n):
+        a = (a & c) ^ d
+        b = (b & c) ^ d
+        e = (e & c) ^ d
+        f = (f & c) ^ d
+    out[i] = a ^ b ^ e ^ f
+
+
+@wp.kernel
+def add_logic_chains(x: wp.array(dtype=int), c: int, d: int, n: int, out: wp.array(dtype=int)):
+    i = wp.tid()
+    a = x[i]
+    b = a + 1
+    e = a + 2
+    f = a + 3
+    for k in range(n):
+        a = (a + c) ^ d
+        b = (b + c) ^ d
+        e = (e + c) ^ d
+        f = (f + c) ^ d
+    out[i] = a ^ b ^ e ^ f
+
+
+@wp.kernel
+def fma_chains(x: wp.array(dtype=float), c: float, d: float, n: int, out: wp.array(dtype=float)):
+    i = wp.tid()
+    a = x[i]
+    b = a + 1.0
+    e = a + 2.0
+    f = a + 3.0
+    for k in range(n):
+        a = a * c + d
+        b = b * c + d
+        e = e * c + d
+        f = f * c + d
+    out[i] = a + b + e + f
+
+
+def _chains(kernel, n=512):
+    if kernel is fma_chains:
+        args = [wp.array(np.linspace(0, 1, N, dtype=np.float32)), 0.999, 0.001, n, wp.zeros(N, dtype=float)]
+    else:
+        args = [wp.array(np.arange(N, dtype=np.int32)), 0x5F3759DF, 0x2D, n, wp.zeros(N, dtype=int)]
+    return wp.launch(kernel, N, args, block_dim=256)
+
+
+def test_a_loop_of_logic_is_bound_by_the_alu_pipe_at_half_the_fma_rate():
+    logic, fma = _chains(logic_chains), _chains(fma_chains)
+    assert logic.details["bottleneck"]["limiter"] == "alu"
+    assert fma.details["bottleneck"]["limiter"] != "alu"
+    # the same number of MIR ops a loop; the H200 runs LOP3s at 1.94 cycles, FFMAs at 1.00
+    assert logic.cycles > 1.5 * fma.cycles
+
+
+def test_adds_beside_logic_share_the_work_with_the_fma_pipe():
+    logic, mixed = _chains(logic_chains), _chains(add_logic_chains)
+    assert mixed.metrics["smsp__inst_executed.sum"] == pytest.approx(logic.metrics["smsp__inst_executed.sum"], rel=0.02)
+    # VIADD and LOP3 on two pipes: 1.07 cycles an instruction on the H200, against 1.94 for LOP3s alone
+    assert mixed.cycles < 0.75 * logic.cycles
+
+
+def test_add_op_takes_either_pipe_and_a_constant_shift_its_own_key():
+    from simt.arch import load_arch
+    ops = load_arch("sm_90").data["timing"]["ops"]
+    assert ops["ADD.i32"][2] == "alu|imad" and ops["XOR.i32"][2] == "alu"
+    assert load_arch("sm_80").data["timing"]["ops"]["ADD.i32"][2] == "alu"     # no VIADD before sm_90
+    pipe, alt, busy = [isa.PIPES.index("alu")] * 3, [-1, isa.PIPES.index("imad"), -1], [1.0, 1.0, 1.0]
+    isa.balance(pipe, alt, busy, [1.0, 2.0, 2.0, 2.0, 8.0, 4.0, 1.0])
+    assert pipe[1] == isa.PIPES.index("imad")          # the ALU already has two of the block's ops
