@@ -201,9 +201,13 @@ def apply(prog, df, tab) -> dict:
         idx = np.arange(i0, i0 + n)
         idx = idx[tab.kind[idx] == isa.ALU]
         tab.sass[idx] *= f
+        if tab.units is not None:       # the warp instructions on their pipes scale with them
+            tab.units[idx] *= f
     for (b, line), f in lines.items():
         i0 = int(tab.block_first[b])
         for j, ins in enumerate(prog.blocks[b].instrs):
             if ins.loc is not None and ins.loc.line == line and tab.kind[i0 + j] == isa.ALU:
                 tab.sass[i0 + j] *= f
+                if tab.units is not None:
+                    tab.units[i0 + j] *= f
     return {**scales, **lines}
