@@ -14,6 +14,7 @@
   LOP3 alone 1.94 cycles an instruction per scheduler, FFMA 1.00), and ptxas puts adds on the
   FMA pipe as VIADD or IMAD.IADD, so a loop of logic runs about twice as long as the same
   number of float multiply-adds, and one of an add beside each logic op about as fast (1.07).
+  Two logic ops on three operands are one LOP3.
 """
 import numpy as np
 import pytest
@@ -164,19 +165,28 @@ def _chains(kernel, n=512):
     return wp.launch(kernel, N, args, block_dim=256)
 
 
+def _per_instruction(r):
+    return r.cycles / r.metrics["smsp__inst_issued.sum"]
+
+
 def test_a_loop_of_logic_is_bound_by_the_alu_pipe_at_half_the_fma_rate():
     logic, fma = _chains(logic_chains), _chains(fma_chains)
     assert logic.details["bottleneck"]["limiter"] == "alu"
     assert fma.details["bottleneck"]["limiter"] != "alu"
-    # the same number of MIR ops a loop; the H200 runs LOP3s at 1.94 cycles, FFMAs at 1.00
-    assert logic.cycles > 1.5 * fma.cycles
+    # the H200 runs LOP3s at 1.94 cycles an instruction per scheduler, FFMAs at 1.00
+    assert _per_instruction(logic) > 1.5 * _per_instruction(fma)
+
+
+def test_two_logic_ops_on_three_operands_issue_one_lop3():
+    logic, mixed = _chains(logic_chains), _chains(add_logic_chains)
+    # (a & c) ^ d is one LOP3 (pipe_mix.cu k_lop3's SASS); (a + c) ^ d an add and a LOP3
+    assert logic.metrics["smsp__inst_issued.sum"] < 0.7 * mixed.metrics["smsp__inst_issued.sum"]
 
 
 def test_adds_beside_logic_share_the_work_with_the_fma_pipe():
     logic, mixed = _chains(logic_chains), _chains(add_logic_chains)
-    assert mixed.metrics["smsp__inst_executed.sum"] == pytest.approx(logic.metrics["smsp__inst_executed.sum"], rel=0.02)
     # VIADD and LOP3 on two pipes: 1.07 cycles an instruction on the H200, against 1.94 for LOP3s alone
-    assert mixed.cycles < 0.75 * logic.cycles
+    assert _per_instruction(mixed) < 0.75 * _per_instruction(logic)
 
 
 def test_add_op_takes_either_pipe_and_a_constant_shift_its_own_key():

@@ -205,6 +205,60 @@ def _compiled_away(instrs, index):
     return out
 
 
+_LOGIC = {Op.AND, Op.OR, Op.XOR, Op.NOT}
+
+
+def _logic_fused(instrs, index, reads: dict) -> set[int]:
+    """Positions in one block of 32-bit logic ops (and, or, xor, not) that ptxas folds into a
+    later one's LOP3: a LOP3 computes any function of three operands, so an op whose result
+    only one later logic op of the block reads (``reads``: how many instructions of the program
+    read each register) joins it while their operands together number at most three
+    (``(b & c) | (~b & d)``: one LOP3, not four instructions). Greedy, in program order. And
+    the two shifts of a rotate, which ptxas makes one funnel shift."""
+    leaves: dict[int, frozenset] = {}      # position -> the operands its fused tree reads
+    last_def: dict[int, int] = {}          # register -> position of its latest write so far
+    fused: set[int] = set()
+
+    def operand(x):
+        return ("imm", x.value) if isinstance(x, Imm) else ("r", index[x.id])
+    defs: dict[int, object] = {}           # register -> the instruction that last wrote it
+    for pos, ins in enumerate(instrs):
+        if ins.op is Op.OR and len(ins.dsts) == 1 and type_class(ins) == "i32" and \
+                all(isinstance(x, Reg) for x in ins.srcs):
+            # a rotate, (x << s) | (x >> (32 - s)): one funnel shift (SHF.L.W), so the shifts are
+            # folded into it and the OR is the rotate's one ALU instruction
+            parts = [defs.get(index[x.id]) for x in ins.srcs]
+            regs = [index[x.id] for x in ins.srcs]
+            if all(p is not None for p in parts) and {parts[0][1].op, parts[1][1].op} == {Op.SHL, Op.SHR} and \
+                    all(reads.get(r, 0) == 1 for r in regs) and isinstance(parts[0][1].srcs[0], Reg) and \
+                    isinstance(parts[1][1].srcs[0], Reg) and \
+                    index[parts[0][1].srcs[0].id] == index[parts[1][1].srcs[0].id]:
+                fused.update(p[0] for p in parts)
+                for d in ins.dsts:
+                    defs[index[d.id]] = (pos, ins)
+                    last_def[index[d.id]] = pos
+                continue
+        if ins.op in _LOGIC and len(ins.dsts) == 1 and type_class(ins) == "i32":
+            own = frozenset()
+            joined = []
+            for x in ins.srcs:
+                r = index[x.id] if isinstance(x, Reg) else None
+                at = last_def.get(r) if r is not None else None
+                if at is not None and at in leaves and reads.get(r, 0) == 1 and at not in fused:
+                    if len(own | leaves[at] | {operand(y) for y in ins.srcs if y is not x}) <= 3:
+                        own = own | leaves[at]
+                        joined.append(at)
+                        continue
+                own = own | {operand(x)}
+            if len(own) <= 3:
+                fused.update(joined)
+                leaves[pos] = own
+        for d in ins.dsts:
+            last_def[index[d.id]] = pos
+            defs[index[d.id]] = (pos, ins)
+    return fused
+
+
 def _loop_control(blk, b: int) -> set[int]:
     """Positions in a loop's back-edge block of its control: the branch, the compare that
     decides it and the counter's increment. ptxas unrolls such loops, so these cost only a
@@ -256,17 +310,25 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
     src_ptr, src, dst_ptr, dst = [0], [], [0], []
     first, length = [], []
     index = prog.reg_index
+    reads_of: dict[int, int] = {}          # register -> instructions of the program that read it
+    for blk in prog.blocks:
+        for ins in blk.instrs:
+            for r in {index[x.id] for x in ins.srcs if isinstance(x, Reg)}:
+                reads_of[r] = reads_of.get(r, 0) + 1
     for b, blk in enumerate(prog.blocks):
         first.append(len(kind))
         length.append(len(blk.instrs))
         slot = 0
         away = _compiled_away(blk.instrs, index)
+        for pos in _logic_fused(blk.instrs, index, reads_of):
+            if away[pos] is None:          # folded into a later LOP3: issues nothing, reads pass on
+                away[pos] = tuple(index[x.id] for x in blk.instrs[pos].srcs if isinstance(x, Reg))
         control = _loop_control(blk, b)
         alt = []
         for pos, (ins, gone) in enumerate(zip(blk.instrs, away)):
             c = cost(ins, ops, memory_slots)
             if pos in control:
-                c = Cost(c.kind, c.pipe, c.sass * loop_factor, c.latency, c.units, c.alt)
+                c = Cost(c.kind, c.pipe, c.sass * loop_factor, c.latency, c.units * loop_factor, c.alt)
             reads = [index[s.id] for s in ins.srcs if isinstance(s, Reg)]
             if gone is not None or (ins.op is Op.BR and blk.targets == (b + 1,)):
                 c = Cost(FREE, NO_PIPE, 0.0, 0.0)      # folded, repeated, or a fall-through jump
