@@ -516,32 +516,31 @@ def op_table(df, lat) -> dict:
             c -= per[comp][1]
         return [round(max(1.0, s), 2), round(max(1.0, c), 2)]
 
-    def alu(name, *companions, share=1.0, less=0.0):
-        """ALU warp instructions of the op (NaN where not counted): the probe's, less its
-        companions' and ``less``, times ``share``."""
-        u = per[name][2] - sum(per[c][2] for c in companions) - less
-        return u * share
-
-    def entry(pipe, name, *companions, share=1.0, less=0.0):
-        s, c = minus(name, *companions) if share == 1.0 else [x * share for x in minus(name, *companions)]
-        e = [round(s, 2), round(c, 2), pipe]
-        u = alu(name, *companions, share=share, less=less)
+    def entry(pipe, name, *companions):
+        """[slots, cycles, pipe] of the op, and on the ALU pipe its ALU warp instructions where
+        the profiler counted them: the probe's less its companions'."""
+        e = [*minus(name, *companions), pipe]
+        u = per[name][2] - sum(per[c][2] for c in companions)
         if pipe == "alu" and np.isfinite(u):
-            e.append(round(float(np.clip(u, 0.0, s)), 2))
+            e.append(round(float(np.clip(u, 0.0, e[0])), 2))
         return e
 
-    def int_op(name, alu_left):
-        """An integer op that ptxas may put on the ALU or the FMA pipe (an add: IADD3, or VIADD or
-        IMAD.IADD; a shift by a constant: SHF or IMAD.SHL): either pipe ("alu|imad", the machine
-        balances them per block) where the probe's ALU count, less its companion's, leaves under
-        half an instruction for it; else the ALU's."""
-        e = entry("alu", name, share=0.5)
-        if np.isfinite(alu_left) and alu_left < 0.5:
-            return e[:2] + ["alu|imad", 1.0]
-        return e[:3] + [1.0] if np.isfinite(alu_left) else e[:3]
-    # the companion in i32_xor_add and i32_shift_xor is an XOR: one LOP3, an ALU instruction (pipe_mix.cu)
-    xor_pair = alu("i32_xor_add")
-    shift_pair = alu("i32_shift_xor")
+    def pair_op(name, either: bool):
+        """One of the two ops of probe ``name``, whose other is an XOR (one LOP3, an ALU
+        instruction: pipe_mix.cu). The XOR, or an op like it: one ALU instruction. The other
+        (``either``: an add, a shift by a constant), which ptxas may make an IADD3 or SHF or a
+        VIADD, IMAD.IADD or IMAD.SHL on the FMA pipe: either pipe ("alu|imad", balanced per
+        block by the machine) where the probe's ALU count, less the XOR's, leaves under half an
+        instruction for it; else the ALU's."""
+        s, c = minus(name)
+        e = [round(s / 2, 2), round(c / 2, 2), "alu"]
+        left = per[name][2] - 1.0
+        if not np.isfinite(left):
+            return e
+        if either and left < 0.5:
+            e[2] = "alu|imad"
+        return e + [1.0]
+
     ops = {
         "ADD.f32": entry("fma", "f32_add"), "SUB.f32": entry("fma", "f32_add"),
         "MUL.f32": entry("fma", "f32_mul"), "DIV.f32": entry("fma", "f32_div"),
@@ -550,10 +549,8 @@ def op_table(df, lat) -> dict:
         "LOG.f32": entry("fma", "f32_log_add", "f32_add"), "POW.f32": entry("fma", "f32_pow"),
         "FLOOR.f32": entry("alu", "f32_floor_add", "f32_add"),
         "MAX.f32": entry("alu", "f32_mul_max", "f32_mul"), "MIN.f32": entry("alu", "f32_mul_max", "f32_mul"),
-        "ADD.i32": int_op("i32_xor_add", xor_pair - 1.0),
-        "XOR.i32": entry("alu", "i32_xor_add", share=0.5)[:3] + ([1.0] if np.isfinite(xor_pair) else []),
-        "SHL.i32": entry("alu", "i32_shift_xor", share=0.5)[:3] + ([1.0] if np.isfinite(shift_pair) else []),
-        "SHL.i32.imm": int_op("i32_shift_xor", shift_pair - 1.0),
+        "ADD.i32": pair_op("i32_xor_add", True), "XOR.i32": pair_op("i32_xor_add", False),
+        "SHL.i32": pair_op("i32_shift_xor", False), "SHL.i32.imm": pair_op("i32_shift_xor", True),
         "MUL.i32": entry("imad", "i32_mad"),
         "MIN.i32": entry("alu", "i32_min_add"),
         "ADD.f64": entry("fp64", "f64_add"), "MUL.f64": entry("fp64", "f64_mul"),

@@ -208,43 +208,48 @@ def _compiled_away(instrs, index):
 _LOGIC = {Op.AND, Op.OR, Op.XOR, Op.NOT}
 
 
+def _rotate_shifts(ins, defs: dict, index, reads: dict):
+    """Positions of the two shifts of a rotate, ``(x << s) | (x >> (32 - s))``, that ``ins``
+    (an OR) completes, each read only there; or None. ptxas makes the rotate one funnel shift
+    (SHF.L.W): the OR stands for it, the shifts are folded in."""
+    if not all(isinstance(x, Reg) for x in ins.srcs):
+        return None
+    regs = [index[x.id] for x in ins.srcs]
+    parts = [defs.get(r) for r in regs]
+    if any(p is None or reads.get(r, 0) != 1 for p, r in zip(parts, regs)):
+        return None
+    shifts = [p[1] for p in parts]
+    if {x.op for x in shifts} != {Op.SHL, Op.SHR} or not all(isinstance(x.srcs[0], Reg) for x in shifts):
+        return None
+    if index[shifts[0].srcs[0].id] != index[shifts[1].srcs[0].id]:
+        return None
+    return [p[0] for p in parts]
+
+
 def _logic_fused(instrs, index, reads: dict) -> set[int]:
     """Positions in one block of 32-bit logic ops (and, or, xor, not) that ptxas folds into a
     later one's LOP3: a LOP3 computes any function of three operands, so an op whose result
     only one later logic op of the block reads (``reads``: how many instructions of the program
     read each register) joins it while their operands together number at most three
     (``(b & c) | (~b & d)``: one LOP3, not four instructions). Greedy, in program order. And
-    the two shifts of a rotate, which ptxas makes one funnel shift."""
+    the two shifts of a rotate (``_rotate_shifts``)."""
     leaves: dict[int, frozenset] = {}      # position -> the operands its fused tree reads
-    last_def: dict[int, int] = {}          # register -> position of its latest write so far
+    defs: dict[int, tuple] = {}            # register -> (position, instruction) of its latest write
     fused: set[int] = set()
 
     def operand(x):
         return ("imm", x.value) if isinstance(x, Imm) else ("r", index[x.id])
-    defs: dict[int, object] = {}           # register -> the instruction that last wrote it
     for pos, ins in enumerate(instrs):
-        if ins.op is Op.OR and len(ins.dsts) == 1 and type_class(ins) == "i32" and \
-                all(isinstance(x, Reg) for x in ins.srcs):
-            # a rotate, (x << s) | (x >> (32 - s)): one funnel shift (SHF.L.W), so the shifts are
-            # folded into it and the OR is the rotate's one ALU instruction
-            parts = [defs.get(index[x.id]) for x in ins.srcs]
-            regs = [index[x.id] for x in ins.srcs]
-            if all(p is not None for p in parts) and {parts[0][1].op, parts[1][1].op} == {Op.SHL, Op.SHR} and \
-                    all(reads.get(r, 0) == 1 for r in regs) and isinstance(parts[0][1].srcs[0], Reg) and \
-                    isinstance(parts[1][1].srcs[0], Reg) and \
-                    index[parts[0][1].srcs[0].id] == index[parts[1][1].srcs[0].id]:
-                fused.update(p[0] for p in parts)
-                for d in ins.dsts:
-                    defs[index[d.id]] = (pos, ins)
-                    last_def[index[d.id]] = pos
-                continue
-        if ins.op in _LOGIC and len(ins.dsts) == 1 and type_class(ins) == "i32":
+        i32 = len(ins.dsts) == 1 and type_class(ins) == "i32"
+        shifts = _rotate_shifts(ins, defs, index, reads) if i32 and ins.op is Op.OR else None
+        if shifts is not None:
+            fused.update(shifts)
+        elif i32 and ins.op in _LOGIC:
             own = frozenset()
             joined = []
             for x in ins.srcs:
-                r = index[x.id] if isinstance(x, Reg) else None
-                at = last_def.get(r) if r is not None else None
-                if at is not None and at in leaves and reads.get(r, 0) == 1 and at not in fused:
+                at = defs[index[x.id]][0] if isinstance(x, Reg) and index[x.id] in defs else None
+                if at in leaves and reads.get(index[x.id], 0) == 1 and at not in fused:
                     if len(own | leaves[at] | {operand(y) for y in ins.srcs if y is not x}) <= 3:
                         own = own | leaves[at]
                         joined.append(at)
@@ -254,7 +259,6 @@ def _logic_fused(instrs, index, reads: dict) -> set[int]:
                 fused.update(joined)
                 leaves[pos] = own
         for d in ins.dsts:
-            last_def[index[d.id]] = pos
             defs[index[d.id]] = (pos, ins)
     return fused
 
