@@ -185,6 +185,8 @@ class Batch(Diagnostics):
             self._level_latency = np.array([lat["l1"], lat["l2"], lat["dram"]], dtype=np.int64)
             self._atomic_latency = int(lat["atomic_global"])
         self.warp_wavefronts = np.zeros(n // 32, dtype=np.int64)
+        lat = timing.isolated_latency(arch)
+        self._shared_latency = (lat["shared"], lat["atomic_shared"])    # [is an atomic]
         # per memory instruction of a step and running warp: latency, interval, conflict cycles;
         # without a per-warp timeline nothing reads them, and one scratch serves every step
         most = max((len(t.mem_instrs) for t in self.timings), default=0)
@@ -423,15 +425,17 @@ class Batch(Diagnostics):
         sel = self.sel()
         mem = st.mem
         nbytes = nbytes or mem.elem.nbytes
-        i = np.ascontiguousarray(np.asarray(self.pick(idx), dtype=np.int64).reshape(-1))
+        i = self.pick(idx)
+        i = i.reshape(-1) if isinstance(i, np.ndarray) and i.dtype.kind == "i" else \
+            np.asarray(i, dtype=np.int64).reshape(-1)    # numba takes either integer width
         n_rows = self.n_running
         slot = self.mem_slot
         self.mem_slot += 1
         k = self.prog.instr_id[id(ins)]
         rec = self.recorder
         if st.is_shared:
-            lat = timing.isolated_latency(self.arch)["atomic_shared" if ins.op is Op.ATOM else "shared"]
-            warps, rows, waves, ideal = record_shared(
+            lat = self._shared_latency[ins.op is Op.ATOM]
+            warps, rows, waves, ideal, n_waves, n_ideal = record_shared(
                 sel, i, mem.offset, nbytes, width * nbytes, n_rows, self.warp_wavefronts,
                 self.mem_lat[slot], self.mem_iv[slot], self.mem_extra[slot], lat)
             same = None
@@ -442,7 +446,7 @@ class Batch(Diagnostics):
                 self.mem_lat[slot] += same - 1
             if rec is not None:
                 rec.shared(waves, same)
-            self.counters.memory(k, n_rows, int(waves.sum()), int(ideal.sum()), 0)
+            self.counters.memory(k, n_rows, n_waves, n_ideal, 0)
             if self.listener is not None:
                 self.listener.memory(self, ins, warps, rows, width * nbytes, waves=waves, ideal=ideal)
             return
@@ -450,7 +454,7 @@ class Batch(Diagnostics):
             record_global(sel, i, st.base_addr, nbytes, n_rows, st.seen_sectors, st.batch_sectors,
                           self.mem_lat[slot], self._level_latency, self._atomic_latency,
                           ins.op is Op.ATOM)
-        addr = st.base_addr + i * nbytes
+        addr = st.base_addr + i.astype(np.int64, copy=False) * nbytes
         warps, rows = rows_from_lanes(sel, addr if addr.size == sel.size else np.repeat(addr, sel.size), n_rows)
         sectors = rec.global_(rows, 1 if ins.op is Op.ATOM else 2 if ins.op is Op.ST else 0,
                               width * nbytes)

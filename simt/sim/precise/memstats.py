@@ -67,8 +67,8 @@ def _one_word_per_bank(row, bank_words):
         a = row[l]
         if a == -1:
             continue
-        wd = a // 4
-        b = wd % 32
+        wd = a >> 2              # offsets are not negative
+        b = wd & 31
         bit = np.int64(1) << b
         if used & bit:
             if bank_words[b, 0] != wd:
@@ -93,15 +93,15 @@ def shared_costs(rows, width, waves, ideal):
     bank_words = np.empty((32, 128), dtype=np.int64)
     for r in range(rows.shape[0]):
         row = rows[r]
-        if r > 0 and _same_pattern(row, rows[r - 1]):
-            # every address moved by one multiple of 4 bytes: the banks rotate, costs stay
-            waves[r] = waves[r - 1]
-            ideal[r] = ideal[r - 1]
-            continue
         if wpl == 1 and _one_word_per_bank(row, bank_words):
             # 4-byte words, no two in one bank (the common case: consecutive words, or a
             # broadcast): one wavefront, the ideal
             waves[r] = ideal[r] = 1
+            continue
+        if r > 0 and _same_pattern(row, rows[r - 1]):
+            # every address moved by one multiple of 4 bytes: the banks rotate, costs stay
+            waves[r] = waves[r - 1]
+            ideal[r] = ideal[r - 1]
             continue
         lanes = base_lanes
         if lanes < 32:
@@ -196,18 +196,23 @@ def _addresses(n, idx, base, nbytes):
 def record_shared(sel, idx, base, nbytes, width, n_rows, warp_wavefronts, lat, iv, extra,
                   base_latency):
     """One shared access of a step: rows, costs, per-warp latency/interval/conflict cycles,
-    per-warp wavefront totals. Returns (warps, rows, wavefronts, ideal) for listeners."""
+    per-warp wavefront totals. Returns (warps, rows, wavefronts, ideal) for listeners, and
+    the wavefronts' and ideal wavefronts' totals."""
     warps, rows = rows_from_lanes(sel, _addresses(sel.size, idx, base, nbytes), n_rows)
     waves = np.empty(n_rows, dtype=np.int64)
     ideal = np.empty(n_rows, dtype=np.int64)
     shared_costs(rows, width, waves, ideal)
+    n_waves = 0
+    n_ideal = 0
     for r in range(n_rows):
         e = waves[r] - ideal[r]
         lat[r] = base_latency + waves[r] - 1
         iv[r] = 1 + e
         extra[r] = e
         warp_wavefronts[warps[r]] += waves[r]
-    return warps, rows, waves, ideal
+        n_waves += waves[r]
+        n_ideal += ideal[r]
+    return warps, rows, waves, ideal, n_waves, n_ideal
 
 
 @njit(cache=True, nogil=True)
