@@ -8,13 +8,21 @@ predicts it twice, replaying every SM (module option ``timing_sample`` False) an
 and prints both cycle counts, the sampled one's error against the full replay, the error the
 launch reported (``simt__sampling_error.pct``), and both launches' seconds.
 
-    PYTHONPATH=. python3 benchmarks/timing/check_sampling.py [--only NAME,...]
+A launch whose blocks on SMs far apart share more data than half the L2 holds replays every
+SM (model.SHARED_ABOVE: a sample's L2 misses what the GPU reads again). ``--wide`` checks
+that rule on launches of the blind sets that gather at random from big shared data (graph
+walks, hash probes, sparse solves), with ``--sample-wide`` sampling them all the same, to
+show what the sample would say.
 
-Its last output is data/check_sampling.txt.
+    PYTHONPATH=. python3 benchmarks/timing/check_sampling.py [--only NAME,...] [--wide [--sample-wide]]
+
+Its last outputs are data/check_sampling.txt and (``--wide --sample-wide``)
+data/check_sampling_wide.txt.
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from pathlib import Path
 
@@ -27,6 +35,20 @@ import simt as wp  # noqa: E402
 from simt import suite  # noqa: E402
 from bench_trace import KERNELS, launch  # noqa: E402
 from timing import cases  # noqa: E402
+
+
+WIDE = ["blind6:hash_probe_l50@4M", "blind6:merge_path_p32@16M", "blind6:list_rank_random@8M",
+        "blind7:walk_powerlaw@1M", "blind7:hash_build_l50@4M", "blind7:gemver_cols@4096",
+        "blind8:sptrsv_thread@1M", "blind8:bvh_random@1M", "blind8:boris_random@8M", "blind8:spmv_coo@1Mx32M",
+        "blind10:xs_unionized@512K"]
+
+
+def wide_launches():
+    """The blind sets' launches named in ``WIDE``, as ``launches`` gives them."""
+    for item in WIDE:
+        setname, name = item.split(":")
+        (one,) = [x for x in importlib.import_module(f"timing.{setname}.cases").LAUNCHES if x.name == name]
+        yield name, lambda one=one: cases.run(one)
 
 
 def launches():
@@ -47,17 +69,25 @@ def timed(go, sample: bool):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="comma-separated launch names")
+    ap.add_argument("--wide", action="store_true", help="the blind sets' launches of WIDE instead")
+    ap.add_argument("--sample-wide", action="store_true",
+                    help="sample them even so (model.SHARED_ABOVE set to infinity)")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
+    if a.sample_wide:
+        from simt.sim.timing import model
+        model.SHARED_ABOVE = float("inf")
     print(f"{'launch':34s} {'SMs':>4s} {'full cycles':>12s} {'sampled':>10s} {'error':>7s} "
-          f"{'reported':>8s} {'full s':>7s} {'sampled s':>9s}")
+          f"{'reported':>8s} {'full s':>7s} {'sampled s':>9s} {'full DRAM MB':>12s} {'sampled':>8s}")
     errors, reported, saved = [], [], []
-    for name, go in launches():
+    for name, go in (wide_launches() if a.wide else launches()):
         if only and name not in only:
             continue
         t_s, rs = timed(go, True)
         sms = int(rs.metrics.get("simt__sampled_sms.sum", 0))
         if sms >= 132:
+            if a.wide:
+                print(f"{name:34s} {sms:4d}  (not sampled: every SM replays)", flush=True)
             continue                         # not sampled: nothing to compare
         t_f, rf = timed(go, False)
         err = 100.0 * (rs.cycles - rf.cycles) / rf.cycles
@@ -65,8 +95,9 @@ def main() -> int:
         errors.append(abs(err))
         reported.append(rep)
         saved.append(t_f / t_s)
+        mb = [r.metrics["dram__bytes_read.sum"] / 1e6 for r in (rf, rs)]
         print(f"{name:34s} {sms:4d} {rf.cycles:12,d} {rs.cycles:10,d} {err:+6.1f}% {rep:7.1f}% "
-              f"{t_f:7.2f} {t_s:9.2f}", flush=True)
+              f"{t_f:7.2f} {t_s:9.2f} {mb[0]:12.1f} {mb[1]:8.1f}", flush=True)
     wp.set_module_options({"timing_sample": True})
     if errors:
         print(f"\n{len(errors)} sampled launches: mean |error| {np.mean(errors):.1f}%, worst {max(errors):.1f}%; "

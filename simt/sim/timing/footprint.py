@@ -61,6 +61,14 @@ def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int) 
     return Footprint(_weigh(keys, residues, weights, n_sm, n_run), keys, weights)
 
 
+def widely_shared_bytes(lines: Footprint, f: float) -> float:
+    """The bytes of the grid's lines that blocks on SMs far apart read (w <= f / 2: more than
+    a neighbouring block's, as a stencil's rows are), as the replayed lines' weights estimate
+    them (a line's w stands for w of the grid's)."""
+    w = lines.weights[(lines.keys != -1) & (lines.weights <= f / 2)]
+    return 128.0 * float(w.sum())
+
+
 @njit(cache=True, nogil=True)
 def _slot(keys, line):
     """The slot of ``line`` in the table, or of the empty slot where it would go."""

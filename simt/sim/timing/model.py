@@ -126,7 +126,12 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     lines = fp.none(f)                        # ... and each line it touches for w in [1, f]
     if n_run < n_sm:
         lines = fp.footprint(rec, ctas, warps_per_cta, n_sm, n_run)
-        P = _scaled(P, f, lines.g_all)
+        if fp.widely_shared_bytes(lines, f) > SHARED_ABOVE * float(t["l2_bytes"]):
+            # data SMs far apart share that the L2 cannot hold: every SM replays (SHARED_ABOVE)
+            n_run, ctas = n_sm, np.arange(n, dtype=np.int64)
+            f, lines = 1.0, fp.none(1.0)
+        else:
+            P = _scaled(P, f, lines.g_all)
     ptr, e_step, e_k = rec.streams((ctas[:, None] * warps_per_cta + np.arange(warps_per_cta)).reshape(-1))
     steps, events = rec.step_arrays()[:3], (rec.ev_n.view(), rec.ev_ptr.view(), rec.ev_same.view())
     n_regs, n_static = prog.nregs, tab.kind.size
@@ -188,6 +193,15 @@ SASS_SLOTS = True           # plain loops issue their SASS loop's slots (sass_sl
 SAMPLE_ABOVE = 250_000     # recorded warp instructions above which the SMs are sampled
 SAMPLE_MIN_SMS = 16        # ... keeping at least this many SMs
 SAMPLE_MIN_BLOCKS = 2      # ... and only when every SM gets at least this many blocks
+# ... and only when the data that blocks on SMs far apart read (footprint.widely_shared_bytes)
+# fits in this share of the L2 (half: a partition's, each caching its own copy of what its
+# SMs read; a stencil's rows, which neighbouring blocks share, do not count). A
+# sample's L2 stands for the lines of the SMs it does not replay by weights and placeholders
+# (footprint.py, memsys._sampled_victim), which keep what the GPU keeps while the shared data
+# fits; gathers at random from more than the L2 holds (graph walks, hash probes, a binary
+# search of a big table) read again what the GPU's L2 evicted, and a sample counted 0.4-0.6x
+# the DRAM reads of the full replay (check_sampling.py)
+SHARED_ABOVE = 0.5
 
 
 def _heaviest_cta(rec) -> int:
