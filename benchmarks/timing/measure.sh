@@ -13,6 +13,7 @@
 #   micro9.csv / micro9_manifest.csv      shared and global memory on one L1 data stage (micro9.cu)
 #   micro9_simt.csv / ..._manifest.csv    the same mixes written in simt (micro9_simt.py)
 #   warp_words.csv / ..._manifest.csv     atomics and stores on few words, struct reads (simt/calibrate/warp_words.py)
+#   hot_words.csv / ..._manifest.csv      atomics of every warp on a few hot words (hot_words.py)
 #   steady_writes.csv / ..._manifest.csv  write-backs of copies after work (steady_writes.py)
 #   l2cap.csv / l2cap_manifest.csv        L2 capacity: reads of a buffer twice, cache control off
 #   probes.csv / probes_manifest.csv      op probes through simt's own PTX (probes.py)
@@ -87,6 +88,13 @@ smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__aver
     --log-file "$DIR/micro9_simt.csv" python3 "$HERE/micro9_simt.py" "$DIR/micro9_simt_manifest.csv" \
     > "$DIR/micro9_simt.log" 2>&1
   echo "micro9_simt: exit $?"
+fi
+if has hot_words; then   # written in simt, as warp_words (not in the default parts: not fitted)
+  timeout 300 "${NCU[@]}" --kernel-name regex:hot_add \
+    --metrics "$VALID,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum" \
+    --log-file "$DIR/hot_words.csv" python3 "$HERE/hot_words.py" --measure "$DIR/hot_words_manifest.csv" \
+    > "$DIR/hot_words.log" 2>&1
+  echo "hot_words: exit $?"
 fi
 if has warp_words; then  # written in simt: the instructions the model predicts, measured
   timeout 600 "${NCU[@]}" --kernel-name regex:'atomic_add|atomic_or|flag_store|struct_read|soa_read' \

@@ -428,10 +428,14 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             # a float add waits for the adder's result before the next one on its word when
             # the unit updated one of the request's words lately and is still busy (row 1,
             # chosen below); the lanes of one request on one word take turns at the integer
-            # rate (warp_words.py: add_f32 against add_u32, 32 lanes a word)
+            # rate (warp_words.py: add_f32 against add_u32, 32 lanes a word). The sectors'
+            # turns at the integer rate add up, and a float sector's waits overlap the
+            # others' turns: the line takes the longer of the two (hot_words.py: every warp's
+            # lanes at random over 32-128 words, three or so a word in a sector, float adds as
+            # fast as integer ones; 8 or 32 lanes on one word, 2.4x slower)
             per_f = per * P[P_ATOM_SAME_F] / P[P_ATOM_SAME] if fatom else per
             wbuf[0, f] += kq * per
-            wbuf[1, f] += kq * per_f
+            wbuf[1, f] = max(wbuf[1, f], kq * per_f)
         elif k == isa.GLOBAL_ST:            # stores: which of the sector's 8 words are written
             partial_buf[f] |= (kq & 0xFF) << (8 * (sec[p0 + q] & 3))
     state[ST_HELD_UNTIL] = 0.0          # out: until when the issuing warp is held by full queues
@@ -506,7 +510,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                     atom_line[unit, r, 1] = atom_line[unit, r - 1, 1]
                 atom_line[unit, 0, 0] = lines_buf[i]
                 atom_line[unit, 0, 1] = words
-            service = max(wbuf[1 if hot else 0, i], P[P_ATOM_LINE])   # however few lanes it carries
+            service = max(max(wbuf[0, i], wbuf[1, i]) if hot else wbuf[0, i], P[P_ATOM_LINE])   # however few lanes it carries
             # with a sample of the SMs, each line's update stands for P_SAMPLE updates; of them,
             # those on this very line take its unit (all of them for a line every block
             # updates), and the others, on the w - 1 other lines the line stands for
