@@ -4,8 +4,8 @@
 # `ncu --clock-control none --csv --print-units base`, caches flushed before every launch
 # (Nsight Compute's default), the same metrics. The set is BLIND_SET (default blind: this
 # folder; blind2: ../blind2, blind3: ../blind3, blind4: ../blind4, blind5: ../blind5, blind6:
-# ../blind6, blind7: ../blind7, blind8: ../blind8, blind9: ../blind9, blind10: ../blind10 and
-# blind11: ../blind11, whose measure.sh set it). Writes to DIR, SET the set's name:
+# ../blind6, blind7: ../blind7, blind8: ../blind8, blind9: ../blind9, blind10: ../blind10,
+# blind11: ../blind11 and blind12: ../blind12, whose measure.sh set it). Writes to DIR, SET the set's name:
 #
 #   SET.csv              the profiler's raw CSV (long format, base units)
 #   SET_manifest.csv     the launches in profiled order (name, kernel, dim, block_dim)
@@ -24,6 +24,7 @@
 #   PYTHONPATH=. bash benchmarks/timing/blind9/measure.sh DIR             # the ninth set
 #   PYTHONPATH=. bash benchmarks/timing/blind10/measure.sh DIR            # the tenth set
 #   PYTHONPATH=. bash benchmarks/timing/blind11/measure.sh DIR            # the eleventh set
+#   PYTHONPATH=. bash benchmarks/timing/blind12/measure.sh DIR            # the twelfth set
 #
 # Run from the repository root. Copy SET.csv, SET_manifest.csv and SET.log into
 # benchmarks/timing/data/h200/ and commit them as they are.
