@@ -167,7 +167,7 @@ def test_shared_data_the_l2_cannot_hold_replays_every_sm(monkeypatch):
     again as the probes evict each other. A sample's weights and placeholders stand for the
     SMs not replayed by averages that hold while the shared data fits; here the sample counted
     0.86x the full replay's DRAM reads and 0.88x its cycles, and on the random walks and hash
-    probes of blind sets 6-8 0.4-0.6x the DRAM reads. So the launch replays every SM, and it
+    probes of blind sets 6-8 0.15-0.9x the DRAM reads. So the launch replays every SM, and it
     is the full replay."""
     full, again = _probe_with_small_l2(monkeypatch, 1024)
     assert full.metrics["simt__sampled_sms.sum"] == again.metrics["simt__sampled_sms.sum"] == 132

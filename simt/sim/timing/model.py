@@ -199,7 +199,7 @@ SAMPLE_MIN_BLOCKS = 2      # ... and only when every SM gets at least this many 
 # sample's L2 stands for the lines of the SMs it does not replay by weights and placeholders
 # (footprint.py, memsys._sampled_victim), which keep what the GPU keeps while the shared data
 # fits; gathers at random from more than the L2 holds (graph walks, hash probes, a binary
-# search of a big table) read again what the GPU's L2 evicted, and a sample counted 0.4-0.6x
+# search of a big table) read again what the GPU's L2 evicted, and a sample counted 0.15-0.9x
 # the DRAM reads of the full replay (check_sampling.py)
 SHARED_ABOVE = 0.5
 
