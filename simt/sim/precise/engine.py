@@ -173,6 +173,8 @@ class Batch(Diagnostics):
         self.pc[t >= cfg.threads_per_block] = self.done_pc   # padding lanes of a partial warp
         self.warp_steps = np.zeros(n // 32, dtype=np.int64)  # blocks executed per warp
         self.warps_per_cta = lanes_per_cta // 32
+        lat = timing.isolated_latency(arch)
+        self._shared_latency = (lat["shared"], lat["atomic_shared"])    # [is an atomic]
         if isolated:
             self.times = WarpTimes(prog.nregs, n // 32, self.warps_per_cta, arch)
             self.isolated_stalls = np.zeros((sum(len(b.instrs) for b in prog.blocks), 5), np.int64)
@@ -181,12 +183,9 @@ class Batch(Diagnostics):
             for st in self.storage.values():        # sectors this batch's blocks touched (an L1)
                 if not st.is_shared:
                     st.batch_sectors = np.zeros_like(st.seen_sectors)
-            lat = timing.isolated_latency(arch)
             self._level_latency = np.array([lat["l1"], lat["l2"], lat["dram"]], dtype=np.int64)
             self._atomic_latency = int(lat["atomic_global"])
         self.warp_wavefronts = np.zeros(n // 32, dtype=np.int64)
-        lat = timing.isolated_latency(arch)
-        self._shared_latency = (lat["shared"], lat["atomic_shared"])    # [is an atomic]
         # per memory instruction of a step and running warp: latency, interval, conflict cycles;
         # without a per-warp timeline nothing reads them, and one scratch serves every step
         most = max((len(t.mem_instrs) for t in self.timings), default=0)

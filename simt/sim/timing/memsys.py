@@ -510,7 +510,8 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                     atom_line[unit, r, 1] = atom_line[unit, r - 1, 1]
                 atom_line[unit, 0, 0] = lines_buf[i]
                 atom_line[unit, 0, 1] = words
-            service = max(max(wbuf[0, i], wbuf[1, i]) if hot else wbuf[0, i], P[P_ATOM_LINE])   # however few lanes it carries
+            # the longer of the integer turns and (hot) a float sector's wait, however few lanes it carries
+            service = max(wbuf[0, i], wbuf[1, i] if hot else 0.0, P[P_ATOM_LINE])
             # with a sample of the SMs, each line's update stands for P_SAMPLE updates; of them,
             # those on this very line take its unit (all of them for a line every block
             # updates), and the others, on the w - 1 other lines the line stands for
