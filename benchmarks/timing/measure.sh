@@ -14,6 +14,7 @@
 #   micro9_simt.csv / ..._manifest.csv    the same mixes written in simt (micro9_simt.py)
 #   warp_words.csv / ..._manifest.csv     atomics and stores on few words, struct reads (simt/calibrate/warp_words.py)
 #   hot_words.csv / ..._manifest.csv      atomics of every warp on a few hot words (hot_words.py)
+#   hot_stores.csv / ..._manifest.csv     a flag every warp stores, after a stream or a sweep (hot_stores.py)
 #   steady_writes.csv / ..._manifest.csv  write-backs of copies after work (steady_writes.py)
 #   l2cap.csv / l2cap_manifest.csv        L2 capacity: reads of a buffer twice, cache control off
 #   probes.csv / probes_manifest.csv      op probes through simt's own PTX (probes.py)
@@ -95,6 +96,12 @@ if has hot_words; then   # written in simt, as warp_words (not in the default pa
     --log-file "$DIR/hot_words.csv" python3 "$HERE/hot_words.py" --measure "$DIR/hot_words_manifest.csv" \
     > "$DIR/hot_words.log" 2>&1
   echo "hot_words: exit $?"
+fi
+if has hot_stores; then   # written in simt, as hot_words (not in the default parts: not fitted)
+  timeout 300 "${NCU[@]}" --kernel-name regex:'flag_stream|ccl_' --metrics "$VALID" \
+    --log-file "$DIR/hot_stores.csv" python3 "$HERE/hot_stores.py" --measure "$DIR/hot_stores_manifest.csv" \
+    > "$DIR/hot_stores.log" 2>&1
+  echo "hot_stores: exit $?"
 fi
 if has warp_words; then  # written in simt: the instructions the model predicts, measured
   timeout 600 "${NCU[@]}" --kernel-name regex:'atomic_add|atomic_or|flag_store|struct_read|soa_read' \
