@@ -33,7 +33,17 @@ from . import isa
  ST_OTHERS_N,            # ... and how many were placed
  ST_REREAD,              # ... the sectors it read of halves it had fetched before
  ST_REMISS,              # ... and of them, those that missed
- N_STATE) = range(17)
+ ST_WARP,                # the issuing warp's slot (global_access reads it)
+ N_STATE) = range(18)
+
+# an SM's recent stores to one sector (machine.py's ``l1_store``, kept by memsys.py): LS_ENTRIES
+# rows of (the sector and the words it wrote: sector * 256 + a bit a word, -1 for none; when its
+# acknowledgement comes back; the warp that stored it), then a row of (when a store queued behind
+# one of them is sent, while a store of its words may join it; until when that store holds the
+# SM's requests behind it; its sector and words)
+LS_ENTRIES = 16
+LS_KEY, LS_ACK, LS_WARP = 0, 1, 2
+LS_PENDING, LS_HOLD, LS_PKEY = 0, 1, 2
 
 # stall reasons (columns of the stall table)
 S_WAIT, S_LONG, S_SHORT, S_THROTTLE, S_NOT_SELECTED, S_BARRIER, S_LG_THROTTLE = range(7)

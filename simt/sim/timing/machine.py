@@ -32,11 +32,11 @@ from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all 
 from numba import njit
 
 from . import isa
-from .indices import (G_ATOM_HOT, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIPE0, M_WARP_CYCLES, N_STATE,
+from .indices import (G_ATOM_HOT, LS_ENTRIES, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIPE0, M_WARP_CYCLES, N_STATE,
                       P_ATOM_UNITS, P_BAR_BASE, P_BAR_WARP, P_DISPATCH, P_RETIRE, P_SAMPLE, P_SH_ATOM_LAT,
                       P_SH_ATOM_SAME_LAT, P_SH_ATOM_SAME_TPUT, P_SH_FATOM_ROUND, P_SH_FATOM_SASS,
                       P_SH_LAT, P_SH_MIN, P_STORE_RETIRE, S_BARRIER, S_LG_THROTTLE, S_LONG,
-                      S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT, ST_HELD_UNTIL, ST_L2_FREE)
+                      S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT, ST_HELD_UNTIL, ST_L2_FREE, ST_WARP)
 from .memsys import global_access
 from .private import (WORTH, is_private, private_work, run_ahead_waiting, run_alone, run_private,
                       tables)
@@ -322,7 +322,9 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
      fifo, line_keys, line_weights) = mem
     l1_init[:] = 0
     l2_init[:] = 0
-    l1 = (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, lsu_free)
+    l1_store = np.zeros((n_sm, LS_ENTRIES + 1, 3), np.float64)    # each SM's recent one-sector stores
+    l1_store[:, :LS_ENTRIES, 0] = -1.0                                 # (memsys.py, indices.py)
+    l1 = (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, lsu_free, l1_store)
     atom_free = np.zeros(max(1, int(P[P_ATOM_UNITS])), np.float64)
     atom_busy = np.zeros(atom_free.size, np.float64)
     state = np.zeros(N_STATE, np.float64)     # named in indices.py (ST_*)
@@ -466,6 +468,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
                 slots, done = _shared_access(k, atomic[ins] == isa.ATOM_FLOAT, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat)
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
                 ev = _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, sl_e[g])
+                state[ST_WARP] = g
                 done = global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic[ins], P, H, l1, l2_tag, l2_init,
                                      l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, l2x, (atom_free, atom_busy, atom_line), state,
                                      glob, smstat, ibufs, wbuf, sl_fetch[g])

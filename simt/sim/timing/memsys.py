@@ -38,7 +38,7 @@ from numba import njit
 from . import isa
 from .caches import find, halves, sectors, set_of, victim
 from .footprint import line_weight
-from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_WRITE, G_L1_HITS,
+from .indices import (LS_ACK, LS_ENTRIES, LS_HOLD, LS_KEY, LS_PENDING, LS_PKEY, LS_WARP, G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_WRITE, G_L1_HITS,
                       G_L1_SECTORS, G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT,
                       G_L2_WRITE, M_L1T, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_PER_CYCLE,
                       P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC,
@@ -50,7 +50,7 @@ from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_RE
                       ST_DIRTY_SECTORS, ST_DRAM_FREE, ST_DRAM_READ_USE, ST_DRAM_USE_TIME,
                       ST_DRAM_WRITE_USE, ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE,
                       ST_LRU_CLOCK, ST_NOW, ST_OTHERS, ST_OTHERS_N, ST_REMISS,
-                      ST_REREAD)
+                      ST_REREAD, ST_WARP)
 
 DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
 
@@ -381,6 +381,19 @@ def _l2_busy(busy, arrive, state, glob):
 
 
 @njit(cache=True, nogil=True)
+def _recent_store(rows, key):
+    """The row of an SM's recent one-sector stores (``l1_store[m]``) that holds ``key``, else
+    the one whose acknowledgement came back first (to be written over)."""
+    best = 0
+    for r in range(LS_ENTRIES):
+        if rows[r, LS_KEY] == key:
+            return rows[r]
+        if rows[r, LS_ACK] < rows[best, LS_ACK]:
+            best = r
+    return rows[best]
+
+
+@njit(cache=True, nogil=True)
 def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_tag, l2_init, l2_valid,
                    l2_dirty, l2_words, l2_stamp, l2_ready, fifo, l2x, atoms, state, glob, smstat, ibufs, wbuf,
                    fetch):
@@ -394,7 +407,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     each L2 way's line, and the 64-byte halves it has read (``fetched_before``)."""
     atom_free, atom_busy, atom_line = atoms
     fatom = atomic == isa.ATOM_FLOAT
-    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, data_free = l1
+    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, data_free, l1_store = l1
     lines_buf, masks_buf, partial_buf = ibufs[0], ibufs[1], ibufs[2]
     n = ev_n[ev]
     p0 = ev_ptr[ev]
@@ -442,6 +455,22 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     if n_lines == 0:
         return T
     start = max(T, l1t_free[m])
+    # a warp's store to the words of one sector that another warp of the SM stored last, its
+    # acknowledgement not yet back, waits for it in the SM's queue to the L2, and holds every
+    # request behind it but a store of those words right behind it, which goes with it (hot_stores.py: a flag
+    # every warp of a sweep raises costs each SM an L2 round trip a warp; warp_words.py: flag
+    # stores alone, back to back, cost little more than a word a warp). The queues and caches
+    # take a held request at its time here (``start``), and it completes ``delay`` later
+    one = float(sec[p0] * 256 + (sec_w[p0] & 0xFF)) if k == isa.GLOBAL_ST and n == 1 else -1.0
+    q_row = l1_store[m, LS_ENTRIES]
+    if q_row[LS_PENDING] > start and one == q_row[LS_PKEY]:
+        l1t_free[m] = start + P[P_L1_LINE_CYCLES]
+        smstat[m, M_L1T] += P[P_L1_LINE_CYCLES]
+        return _recent_store(l1_store[m], one)[LS_ACK]
+    delay = 0.0
+    if q_row[LS_HOLD] > start:
+        delay = q_row[LS_HOLD] - start
+        q_row[LS_PENDING] = 0.0
     banked = k == isa.GLOBAL_LD and P[P_L1_TAG_LINE] > 0.0      # warp_words.py, records
     tag = P[P_L1_TAG_LINE] if banked else P[P_L1_LINE_CYCLES]
     l1t_free[m] = start + n_lines * tag
@@ -464,7 +493,21 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         busy = n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
         q = _l2_busy(busy, start + P[P_L1_LAT], state, glob)
         state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + q - P[P_QUEUE_ALLOWANCE])
-        return start + q + P[P_L2_LAT]          # when the L2 acknowledges the store
+        ack = start + delay + q + P[P_L2_LAT]       # when the L2 acknowledges the store
+        if one >= 0.0:
+            e = _recent_store(l1_store[m], one)
+            if e[LS_KEY] == one and e[LS_ACK] > start + delay and e[LS_WARP] != state[ST_WARP]:
+                send = e[LS_ACK]                         # when the last is acknowledged
+                q_row[LS_PENDING] = send
+                q_row[LS_HOLD] = send
+                q_row[LS_PKEY] = one
+                ack = send + q + P[P_L2_LAT]
+            e[LS_KEY] = one
+            e[LS_ACK] = ack
+            e[LS_WARP] = state[ST_WARP]
+        if delay > 0.0:
+            state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], start + delay - P[P_QUEUE_ALLOWANCE])
+        return ack
     if k == isa.GLOBAL_ATOM:
         done = start
         t_arr = start + P[P_L1_LAT]
@@ -531,7 +574,9 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             fin = a0 + service + P[P_G_ATOM_LAT] - P[P_L1_LAT] - same
             if fin > done:
                 done = fin
-        return done
+        if delay > 0.0:
+            state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], start + delay - P[P_QUEUE_ALLOWANCE])
+        return done + delay
     # loads
     l1_hit_lines = 0
     pending = 0.0            # a hit on a line whose data is still on its way waits for it
@@ -634,7 +679,9 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     # apart read 8, eight words to a bank)
     s0 = max(T, data_free[m])
     data_free[m] = s0 + (sec_w[p0] * P[P_L1_LINE_CYCLES] if banked else n_lines)
-    return done + (s0 - T)
+    if delay > 0.0:
+        state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], start + delay - P[P_QUEUE_ALLOWANCE])
+    return done + (s0 - T) + delay
 
 
 def memory_arrays(n_sm: int, l1_lines: int, l1_ways: int, l2_lines: int, l2_ways: int,
