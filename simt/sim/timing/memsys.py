@@ -381,16 +381,17 @@ def _l2_busy(busy, arrive, state, glob):
 
 
 @njit(cache=True, nogil=True)
-def _recent_store(rows, key):
-    """The row of an SM's recent one-sector stores (``l1_store[m]``) that holds ``key``, else
-    the one whose acknowledgement came back first (to be written over)."""
+def _recent_store(l1_store, m, key):
+    """The row of SM ``m``'s recent one-sector stores (``l1_store[m]``) that holds ``key``, else
+    the one whose acknowledgement came back first (to be written over). (Indices, not views:
+    numba counts references on every view made in the machine's loop.)"""
     best = 0
     for r in range(LS_ENTRIES):
-        if rows[r, LS_KEY] == key:
-            return rows[r]
-        if rows[r, LS_ACK] < rows[best, LS_ACK]:
+        if l1_store[m, r, LS_KEY] == key:
+            return r
+        if l1_store[m, r, LS_ACK] < l1_store[m, best, LS_ACK]:
             best = r
-    return rows[best]
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -462,15 +463,14 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     # stores alone, back to back, cost little more than a word a warp). The queues and caches
     # take a held request at its time here (``start``), and it completes ``delay`` later
     one = float(sec[p0] * 256 + (sec_w[p0] & 0xFF)) if k == isa.GLOBAL_ST and n == 1 else -1.0
-    q_row = l1_store[m, LS_ENTRIES]
-    if q_row[LS_PENDING] > start and one == q_row[LS_PKEY]:
+    if l1_store[m, LS_ENTRIES, LS_PENDING] > start and one == l1_store[m, LS_ENTRIES, LS_PKEY]:
         l1t_free[m] = start + P[P_L1_LINE_CYCLES]
         smstat[m, M_L1T] += P[P_L1_LINE_CYCLES]
-        return _recent_store(l1_store[m], one)[LS_ACK]
+        return l1_store[m, _recent_store(l1_store, m, one), LS_ACK]
     delay = 0.0
-    if q_row[LS_HOLD] > start:
-        delay = q_row[LS_HOLD] - start
-        q_row[LS_PENDING] = 0.0
+    if l1_store[m, LS_ENTRIES, LS_HOLD] > start:
+        delay = l1_store[m, LS_ENTRIES, LS_HOLD] - start
+        l1_store[m, LS_ENTRIES, LS_PENDING] = 0.0
     banked = k == isa.GLOBAL_LD and P[P_L1_TAG_LINE] > 0.0      # warp_words.py, records
     tag = P[P_L1_TAG_LINE] if banked else P[P_L1_LINE_CYCLES]
     l1t_free[m] = start + n_lines * tag
@@ -495,16 +495,17 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + q - P[P_QUEUE_ALLOWANCE])
         ack = start + delay + q + P[P_L2_LAT]       # when the L2 acknowledges the store
         if one >= 0.0:
-            e = _recent_store(l1_store[m], one)
-            if e[LS_KEY] == one and e[LS_ACK] > start + delay and e[LS_WARP] != state[ST_WARP]:
-                send = e[LS_ACK]                         # when the last is acknowledged
-                q_row[LS_PENDING] = send
-                q_row[LS_HOLD] = send
-                q_row[LS_PKEY] = one
+            e = _recent_store(l1_store, m, one)
+            if (l1_store[m, e, LS_KEY] == one and l1_store[m, e, LS_ACK] > start + delay
+                    and l1_store[m, e, LS_WARP] != state[ST_WARP]):
+                send = l1_store[m, e, LS_ACK]            # when the last is acknowledged
+                l1_store[m, LS_ENTRIES, LS_PENDING] = send
+                l1_store[m, LS_ENTRIES, LS_HOLD] = send
+                l1_store[m, LS_ENTRIES, LS_PKEY] = one
                 ack = send + q + P[P_L2_LAT]
-            e[LS_KEY] = one
-            e[LS_ACK] = ack
-            e[LS_WARP] = state[ST_WARP]
+            l1_store[m, e, LS_KEY] = one
+            l1_store[m, e, LS_ACK] = ack
+            l1_store[m, e, LS_WARP] = state[ST_WARP]
         if delay > 0.0:
             state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], start + delay - P[P_QUEUE_ALLOWANCE])
         return ack
