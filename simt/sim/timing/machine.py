@@ -32,8 +32,8 @@ from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all 
 from numba import njit
 
 from . import isa
-from .indices import (G_ATOM_HOT, LS_ENTRIES, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIPE0, M_WARP_CYCLES, N_STATE,
-                      P_ATOM_UNITS, P_BAR_BASE, P_BAR_WARP, P_DISPATCH, P_RETIRE, P_SAMPLE, P_SH_ATOM_LAT,
+from .indices import (G_ATOM_HOT, LS_ENTRIES, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIPE0, M_WARP_CYCLES,
+                      N_STATE, P_ATOM_UNITS, P_BAR_BASE, P_BAR_WARP, P_DISPATCH, P_RETIRE, P_SAMPLE, P_SH_ATOM_LAT,
                       P_SH_ATOM_SAME_LAT, P_SH_ATOM_SAME_TPUT, P_SH_FATOM_ROUND, P_SH_FATOM_SASS,
                       P_SH_LAT, P_SH_MIN, P_STORE_RETIRE, S_BARRIER, S_LG_THROTTLE, S_LONG,
                       S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT, ST_HELD_UNTIL, ST_L2_FREE, ST_WARP)

@@ -38,8 +38,8 @@ from numba import njit
 from . import isa
 from .caches import find, halves, sectors, set_of, victim
 from .footprint import line_weight
-from .indices import (LS_ACK, LS_ENTRIES, LS_HOLD, LS_KEY, LS_PENDING, LS_PKEY, LS_WARP, G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_WRITE, G_L1_HITS,
-                      G_L1_SECTORS, G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT,
+from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_WRITE, G_L1_HITS,
+                      LS_ACK, LS_ENTRIES, LS_HOLD, LS_KEY, LS_PENDING, LS_PKEY, LS_WARP, G_L1_SECTORS, G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT,
                       G_L2_WRITE, M_L1T, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_PER_CYCLE,
                       P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC,
                       P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_QUEUE, P_DRAM_TAIL, P_DRAM_WRITE_COST,
@@ -456,12 +456,12 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     if n_lines == 0:
         return T
     start = max(T, l1t_free[m])
-    # a warp's store to the words of one sector that another warp of the SM stored last, its
+    # a warp's store to the words of one sector that another warp of the SM stored, its
     # acknowledgement not yet back, waits for it in the SM's queue to the L2, and holds every
-    # request behind it but a store of those words right behind it, which goes with it (hot_stores.py: a flag
-    # every warp of a sweep raises costs each SM an L2 round trip a warp; warp_words.py: flag
-    # stores alone, back to back, cost little more than a word a warp). The queues and caches
-    # take a held request at its time here (``start``), and it completes ``delay`` later
+    # request behind it but a store of those words right behind it, which goes with it
+    # (hot_stores.py: a flag every warp of a sweep raises costs each SM about an L2 round trip
+    # a store; flag stores back to back, nothing between them, 26-43 cycles). The queues and
+    # caches take a held request at its time here (``start``); it completes ``delay`` later
     one = float(sec[p0] * 256 + (sec_w[p0] & 0xFF)) if k == isa.GLOBAL_ST and n == 1 else -1.0
     if l1_store[m, LS_ENTRIES, LS_PENDING] > start and one == l1_store[m, LS_ENTRIES, LS_PKEY]:
         l1t_free[m] = start + P[P_L1_LINE_CYCLES]
