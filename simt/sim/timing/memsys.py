@@ -472,6 +472,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     if l1_store[m, LS_ENTRIES, LS_HOLD] > start:
         delay = l1_store[m, LS_ENTRIES, LS_HOLD] - start
         l1_store[m, LS_ENTRIES, LS_PENDING] = 0.0
+        state[ST_HELD_UNTIL] = start + delay - P[P_QUEUE_ALLOWANCE]     # the warp waits with its request
     banked = k == isa.GLOBAL_LD and P[P_L1_TAG_LINE] > 0.0      # warp_words.py, records
     tag = P[P_L1_TAG_LINE] if banked else P[P_L1_LINE_CYCLES]
     l1t_free[m] = start + n_lines * tag
@@ -507,8 +508,6 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             l1_store[m, e, LS_KEY] = one
             l1_store[m, e, LS_ACK] = ack
             l1_store[m, e, LS_WARP] = state[ST_WARP]
-        if delay > 0.0:
-            state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], start + delay - P[P_QUEUE_ALLOWANCE])
         return ack
     if k == isa.GLOBAL_ATOM:
         done = start
@@ -576,8 +575,6 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             fin = a0 + service + P[P_G_ATOM_LAT] - P[P_L1_LAT] - same
             if fin > done:
                 done = fin
-        if delay > 0.0:
-            state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], start + delay - P[P_QUEUE_ALLOWANCE])
         return done + delay
     # loads
     l1_hit_lines = 0
@@ -681,8 +678,6 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     # apart read 8, eight words to a bank)
     s0 = max(T, data_free[m])
     data_free[m] = s0 + (sec_w[p0] * P[P_L1_LINE_CYCLES] if banked else n_lines)
-    if delay > 0.0:
-        state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], start + delay - P[P_QUEUE_ALLOWANCE])
     return done + (s0 - T) + delay
 
 
