@@ -168,3 +168,37 @@ def test_a_completely_unrolled_loop_with_loads_replays_them_in_flight_together()
     assert hoisted < 0.6 * program               # seventeen loads in flight instead of one
     want = sum(w[k] * x[np.arange(n) + k * 64].astype(np.float64) for k in range(17))
     np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+@wp.kernel
+def table_scan(t: wp.array(dtype=float), x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    tab = wp.shared.array(shape=(64,), dtype=float)
+    s0 = wp.thread_idx()
+    tab[s0] = t[s0]
+    wp.sync_threads()
+    v = x[wp.tid()]
+    best = float(-1.0e30)
+    for p in range(64):                        # a loop over a table in shared memory, no global load
+        c = tab[p] * v
+        if c > best:
+            best = c
+    out[wp.tid()] = best
+
+
+def test_a_loop_over_shared_memory_replays_its_loads_in_flight_together():
+    n = 64                                      # two warps: the loads' latency is what the loop costs
+    rng = np.random.default_rng(2)
+    t, x = rng.random(64, dtype=np.float32), rng.random(n, dtype=np.float32)
+    out = {}
+    for sass_order in (True, False):
+        wp.set_module_options({"timing_sass": sass_order})
+        try:
+            o = wp.zeros(n)
+            r = wp.launch(table_scan, dim=n, inputs=[wp.array(t), wp.array(x), o], block_dim=64, device="cpu:precise")
+        finally:
+            wp.set_module_options({"timing_sass": True})
+        out[sass_order] = (r.cycles, r.details["timing_schedule"], o.numpy())
+    (hoisted, plan, got), (program, _, _) = out[True], out[False]
+    assert plan["replay"] == "sass" and plan["loops"]
+    assert hoisted < 0.8 * program               # the table's loads of several iterations in flight
+    np.testing.assert_allclose(got, (t[None, :] * x[:, None]).max(axis=1), rtol=1e-6)

@@ -13,11 +13,11 @@ the instruction is in, -1 outside loops. ``df.attrs`` holds the summaries:
 
 - ``registers``: registers per thread (``ptxas -v``);
 - ``loops``: per SASS loop, a dict: ``loop``, ``start``/``end`` (addresses), ``lines`` (source
-  lines of its global loads), ``global_loads`` (LDG in its body, inner loops left out),
+  lines of its global and shared loads), ``global_loads`` (LDG and LDS in its body, inner loops left out),
   ``mir_loop`` (index of the MIR block that closes the source loop it was made from, or -1),
-  ``mir_loads`` (global loads per iteration of that MIR loop), ``unroll`` (source iterations
+  ``mir_loads`` (global and shared loads per iteration of that MIR loop), ``unroll`` (source iterations
   per back edge: ``global_loads / mir_loads``, 0 when unknown), ``loads_before_first_use``
-  (global loads the body issues before the first instruction that reads the first load's
+  (global and shared loads the body issues before the first instruction that reads the first load's
   result: the loads a warp has in flight);
 - ``tool``: the disassembler used (nvdisasm gives source lines; cuobjdump does not).
 
@@ -190,13 +190,13 @@ def _reads(op: str, operands: str) -> set[int]:
 
 
 def loads_before_first_use(body) -> int:
-    """Global loads issued, in order, before the first read of the first one's result."""
+    """Global and shared loads issued, in order, before the first read of the first one's result."""
     loads = 0
     dest: set[int] = set()
     for op, mods, operands in zip(body["opcode"], body["modifiers"], body["operands"]):
         if dest and _reads(op, operands) & dest:
             break
-        if op == "LDG":
+        if op in ("LDG", "LDS"):
             loads += 1
             if not dest:
                 first = operands.split(",", 1)[0]
@@ -226,7 +226,7 @@ def loop_spans(fn) -> list[tuple[int, int]]:
 
 def mir_loops(fn) -> list[dict]:
     """Loops of a MIR function that a block closes with a backward branch: per loop the
-    closing block, its first block, its global loads per iteration (inner loops left out)
+    closing block, its first block, its global and shared loads per iteration (inner loops left out)
     and their source lines."""
     from ..ir.mir import Op, Space
     spans = loop_spans(fn)
@@ -238,7 +238,7 @@ def mir_loops(fn) -> list[dict]:
             if any(s[0] <= k <= s[1] for s in inner):
                 continue
             for ins in fn.blocks[k].instrs:
-                if ins.op is Op.LD and ins.arg.space is Space.GLOBAL:
+                if ins.op is Op.LD and ins.arg.space in (Space.GLOBAL, Space.SHARED):
                     loads += 1
                     if ins.loc is not None:
                         lines.add(ins.loc.line)
@@ -256,7 +256,7 @@ def _labels(term) -> list[str]:
 
 
 def loop_summaries(df, fn=None) -> list[dict]:
-    """Per SASS loop: its global loads, the MIR loop it comes from, unroll factor and loads
+    """Per SASS loop: its global and shared loads, the MIR loop it comes from, unroll factor and loads
     in flight (see the module docstring)."""
     mloops = mir_loops(fn) if fn is not None else []
     out = []
@@ -264,7 +264,7 @@ def loop_summaries(df, fn=None) -> list[dict]:
     for k, (start, end) in sorted(enumerate(back_edges(df)), key=lambda e: e[1]):
         body = df[(df["addr"] >= start) & (df["addr"] <= end)]
         own = body[body["loop"] == k]
-        ldg = own[own["opcode"] == "LDG"]
+        ldg = own[own["opcode"].isin(["LDG", "LDS"])]
         lines = set(int(x) for x in ldg["line"] if x >= 0)
         best, best_n = None, 0
         with_loads = [ml for ml in mloops if ml["loads"]]

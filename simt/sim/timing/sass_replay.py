@@ -12,7 +12,7 @@ and the loads issued before the first use) and rewrites what the machine replays
 - for each loop the MIR closes within one block and ptxas unrolled (U >= 2) with at least
   two loads issued before the first use, a *group block*: U copies of the loop body,
   registers renamed per copy (so a hoisted load of copy j does not overwrite the value copy
-  j-1 still reads), list-scheduled so that the group's global loads, with their address
+  j-1 still reads), list-scheduled so that the group's global and shared loads, with their address
   arithmetic, come as early as their dependences allow: first every load whose address
   depends on no load of the group, then the rest (a gather, a load under a branch on a
   loaded value), as ptxas places them; everything else keeps its order, and every register
@@ -37,7 +37,7 @@ their dependences allow, the then-block's instructions after the branch conditio
 predicated on, a load never before a store to its own memory space), and a warp's stream
 that runs the whole chain becomes one entry of it; warps that skip a branch keep the order.
 
-Straight-line code is the third: a block (no loop of its own) with two or more global loads,
+Straight-line code is the third: a block (no loop of its own) with two or more global and shared loads,
 such as a stencil's ``in[i - 1] + in[i] + in[i + 1] + ...``, whose loads the SASS issues two
 or more of before the first use (found by their source lines) is a path group of one block,
 its loads as early as their dependences allow.
@@ -123,20 +123,20 @@ def sass_table(prog, arch):
 
 def _plan(prog, arch, tab) -> Schedule:
     candidates = [b for b, blk in enumerate(prog.fn.blocks)
-                  if _self_loop(blk) and _groupable(blk) and any(_is_global_load(i) for i in blk.instrs)]
+                  if _self_loop(blk) and _groupable(blk) and any(_is_load(i) for i in blk.instrs)]
     paths = _if_paths(prog.fn) if HOIST_BRANCHES else []
     straight = _straight_blocks(prog.fn) if HOIST_STRAIGHT else []
     branchy = _loop_paths(prog.fn) if HOIST_LOOP_BRANCHES else {}
     if not candidates and not paths and not straight and not branchy:
-        return Schedule("program order", "no loop with global loads, no loads under small branches, "
-                                         "no block with two global loads")
+        return Schedule("program order", "no loop with global and shared loads, no loads under small branches, "
+                                         "no block with two global and shared loads")
     df, why = sass_table(prog, arch)
     if df is None:
         return Schedule("program order", why)
     loops = df.attrs["loops"]
     groups = []
     index = prog.reg_index
-    predicated = {int(x) for x, pr, op in zip(df["line"], df["predicate"], df["opcode"]) if op == "LDG" and pr}
+    predicated = {int(x) for x, pr, op in zip(df["line"], df["predicate"], df["opcode"]) if op in ("LDG", "LDS") and pr}
     for lp in loops:
         b, u, lbf = lp["mir_loop"], lp["unroll"], lp["loads_before_first_use"]
         if b not in candidates and u >= 2 and lbf >= 2:
@@ -182,7 +182,7 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
     """Groups for loops ptxas unrolled completely (folding.unrolled: no SASS loop is left for
     them), as for the loops it unrolled by U: a one-block loop, or a loop whose body branches
     where the SASS has no branch left among its lines (every then-block predicated). U is
-    the SASS's global loads on the loop's lines over the MIR's per iteration (the trip count),
+    the SASS's global and shared loads on the loop's lines over the MIR's per iteration (the trip count),
     and the loads in flight are counted from the first of them."""
     from ...gpu.sass import loads_before_first_use
     from .folding import unrolled
@@ -191,9 +191,9 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
         path = [b] if t == b and b in candidates else branchy.get(b, [])
         if not path or path[0] != t or taken & set(path):
             continue
-        loads = [ins for x in path for ins in prog.fn.blocks[x].instrs if _is_global_load(ins)]
+        loads = [ins for x in path for ins in prog.fn.blocks[x].instrs if _is_load(ins)]
         lines = {ins.loc.line for ins in loads if ins.loc is not None}
-        at = df[(df["opcode"] == "LDG") & df["line"].isin(lines)]
+        at = df[df["opcode"].isin(["LDG", "LDS"]) & df["line"].isin(lines)]
         if not lines or len(at) % len(loads):
             continue
         u = len(at) // len(loads)
@@ -221,10 +221,10 @@ def _kept(tab, b: int) -> list:
 
 
 def _loads_predicated(fn, path, predicated) -> bool:
-    """Are the global loads of the then-blocks of ``path`` (x, then, join, ...) on source lines
+    """Are the global and shared loads of the then-blocks of ``path`` (x, then, join, ...) on source lines
     whose SASS loads are predicated (``predicated``), i.e. did ptxas drop those branches?"""
     return all(ins.loc is not None and ins.loc.line in predicated
-               for t in path[1::2] for ins in fn.blocks[t].instrs if _is_global_load(ins))
+               for t in path[1::2] for ins in fn.blocks[t].instrs if _is_load(ins))
 
 
 def _self_loop(blk) -> bool:
@@ -250,7 +250,7 @@ MAX_THEN = 16           # instructions of a then-block ptxas predicates (ours: i
 
 
 def _if_paths(fn) -> list[list[int]]:
-    """Chains x, then, join, then, join, ... of small branches around global loads (see the
+    """Chains x, then, join, then, join, ... of small branches around global and shared loads (see the
     module's docstring), with at least two such loads; blocks in no loop group."""
     index = {blk.label: b for b, blk in enumerate(fn.blocks)}
     npred = _predecessors(fn, index)
@@ -296,7 +296,7 @@ def _if_then(fn, x, index, npred, need_load: bool):
         if (t not in (x, j) and npred.get(t, 0) == 1 and last.op is Op.BR and index[last.arg] == j
                 and j != x and len(tb.instrs) <= MAX_THEN and _groupable(tb)
                 and not any(i.op is Op.ST for i in tb.instrs)
-                and (not need_load or any(_is_global_load(i) for i in tb.instrs))):
+                and (not need_load or any(_is_load(i) for i in tb.instrs))):
             return t, j
     return None
 
@@ -309,7 +309,7 @@ def _loop_paths(fn) -> dict[int, list[int]]:
     out = {}
     for b in range(len(fn.blocks)):
         path = _loop_path(fn, b, index, npred)
-        if any(_is_global_load(i) for x in path for i in fn.blocks[x].instrs):
+        if any(_is_load(i) for x in path for i in fn.blocks[x].instrs):
             out[b] = path
     return out
 
@@ -343,29 +343,32 @@ def _one_sass_block(df, lp) -> bool:
 
 
 def _straight_blocks(fn) -> list[int]:
-    """Blocks that are no one-block loop and hold two or more global loads: ptxas's list
+    """Blocks that are no one-block loop and hold two or more global and shared loads: ptxas's list
     scheduler issues a block's independent loads before their uses."""
     return [b for b, blk in enumerate(fn.blocks)
             if not _self_loop(blk) and _groupable(blk)
-            and sum(_is_global_load(i) for i in blk.instrs) >= 2]
+            and sum(_is_load(i) for i in blk.instrs) >= 2]
 
 
 def _sass_hoists(df, blk) -> bool:
     """Does the SASS issue two or more of this block's loads before the first use of the
     first? Its loads are found by their source lines; without line info (cuobjdump), no."""
     from ...gpu.sass import loads_before_first_use
-    lines = {ins.loc.line for ins in blk.instrs if _is_global_load(ins) and ins.loc is not None}
-    at = df[(df["opcode"] == "LDG") & df["line"].isin(lines)]
+    lines = {ins.loc.line for ins in blk.instrs if _is_load(ins) and ins.loc is not None}
+    at = df[df["opcode"].isin(["LDG", "LDS"]) & df["line"].isin(lines)]
     for sblock in dict.fromkeys(at["block"]):
         rows = df[df["block"] == sblock]
-        first = rows[(rows["opcode"] == "LDG") & rows["line"].isin(lines)].index[0]
+        first = rows[rows["opcode"].isin(["LDG", "LDS"]) & rows["line"].isin(lines)].index[0]
         if loads_before_first_use(rows.loc[first:]) >= 2:
             return True
     return False
 
 
-def _is_global_load(ins) -> bool:
-    return ins.op is Op.LD and ins.arg.space is Space.GLOBAL
+def _is_load(ins) -> bool:
+    """A global or a shared load: ptxas hoists both ahead of their uses (a loop over a
+    table in shared memory issues its LDS of several iterations before the first use, as a
+    loop over global memory does its LDG)."""
+    return ins.op is Op.LD and ins.arg.space in (Space.GLOBAL, Space.SHARED)
 
 
 def _group(blk, b, u, lbf, index, nregs, kept) -> GroupBlock | None:
@@ -421,7 +424,7 @@ def _path_group(prog, tab, path: list, index) -> GroupBlock | None:
             instrs.append(ins)
             extra.append({guard} if j % 2 == 1 else set())    # predicated on the branch's condition
         guard = len(seq) - 1                      # this block's branch
-    loads = sum(_is_global_load(i) for i in instrs)
+    loads = sum(_is_load(i) for i in instrs)
     order = _schedule(instrs, seq, srcs, dsts, extra, False, True)
     if order is None:
         return None
@@ -509,7 +512,7 @@ def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space:
     for i in range(m):
         raw = [p for p in preds[i] if set(dsts[p]) & set(srcs[i]) or p in extra[i]]
         tainted[i] = any(tainted[p] or instrs[p].op is Op.LD for p in raw)
-    movable = [i for i in range(m) if _is_global_load(instrs[i]) and not tainted[i]]
+    movable = [i for i in range(m) if _is_load(instrs[i]) and not tainted[i]]
     if later_copy_needed and not any(seq[i][0] > 0 for i in movable):
         return None                              # nothing of a later copy can move up
     if not later_copy_needed and len(movable) < 2:
@@ -527,7 +530,7 @@ def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space:
             out.add(i)
             stack.extend(preds[i])
         return out
-    loads = [i for i in range(m) if HOIST and _is_global_load(instrs[i])]
+    loads = [i for i in range(m) if HOIST and _is_load(instrs[i])]
     first = closure(i for i in loads if not tainted[i])
     slice_ = closure(loads)
     order, done, waiting = [], [False] * m, [len(p) for p in preds]
