@@ -128,8 +128,8 @@ def _plan(prog, arch, tab) -> Schedule:
     straight = _straight_blocks(prog.fn) if HOIST_STRAIGHT else []
     branchy = _loop_paths(prog.fn) if HOIST_LOOP_BRANCHES else {}
     if not candidates and not paths and not straight and not branchy:
-        return Schedule("program order", "no loop with global and shared loads, no loads under small branches, "
-                                         "no block with two global and shared loads")
+        return Schedule("program order", "no loop with global loads, no loads under small branches, "
+                                         "no block with two global loads")
     df, why = sass_table(prog, arch)
     if df is None:
         return Schedule("program order", why)
