@@ -30,7 +30,7 @@ Loads under small branches are the other case: ``if i < n: v = a[i]`` then ``s[t
 the same for ``b``. ptxas predicates such a branch (an ``@P LDG``, no jump) and issues both
 loads before the first store; the MIR replay would wait out the first load's latency before
 the second issues. A *path group* is such a chain of blocks (a block ending in a conditional
-branch, its one-block then-branch holding a global load and nothing that writes memory, the
+branch, its one-block then-branch holding a global or shared load and nothing that writes memory, the
 join, and on while the join starts another such branch) whose loads the SASS shows
 predicated: its instructions form one block, scheduled as a group's are (loads as early as
 their dependences allow, the then-block's instructions after the branch condition they are
@@ -128,8 +128,8 @@ def _plan(prog, arch, tab) -> Schedule:
     straight = _straight_blocks(prog.fn) if HOIST_STRAIGHT else []
     branchy = _loop_paths(prog.fn) if HOIST_LOOP_BRANCHES else {}
     if not candidates and not paths and not straight and not branchy:
-        return Schedule("program order", "no loop with global loads, no loads under small branches, "
-                                         "no block with two global loads")
+        return Schedule("program order", "no loop with global or shared loads, no loads under small "
+                                         "branches, no block with two loads")
     df, why = sass_table(prog, arch)
     if df is None:
         return Schedule("program order", why)
@@ -285,7 +285,7 @@ def _predecessors(fn, index) -> dict:
 
 def _if_then(fn, x, index, npred, need_load: bool):
     """(then, join) where block ``x`` ends in a branch around a small then-block that holds
-    no store (and, with ``need_load``, a global load), else None."""
+    no store (and, with ``need_load``, a global or shared load), else None."""
     term = fn.blocks[x].instrs[-1]
     if term.op is not Op.CBR:
         return None
@@ -303,7 +303,7 @@ def _if_then(fn, x, index, npred, need_load: bool):
 
 def _loop_paths(fn) -> dict[int, list[int]]:
     """Latch block -> the blocks of its loop (see _loop_path), for the loops whose body
-    branches and holds a global load."""
+    branches and holds a global or shared load."""
     index = {blk.label: k for k, blk in enumerate(fn.blocks)}
     npred = _predecessors(fn, index)
     out = {}
@@ -472,7 +472,7 @@ def _loop_path_group(prog, tab, path: list, u: int, lbf: int, index) -> GroupBlo
 
 
 def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space: bool) -> list | None:
-    """The group's order: every global load as early as its dependences allow (a gather
+    """The group's order: every global and shared load as early as its dependences allow (a gather
     right after the load of its index), the rest in program order; None when no load can
     move. Dependences: registers (read-after-write, write-after-read, write-after-write),
     ``extra`` (per instruction), loads after the stores before them (``by_space``: those to
@@ -517,7 +517,7 @@ def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space:
         return None                              # nothing of a later copy can move up
     if not later_copy_needed and len(movable) < 2:
         return None
-    # as ptxas does, every global load of the group goes as early as its dependences allow:
+    # as ptxas does, every global and shared load of the group goes as early as its dependences allow:
     # first the loads whose address depends on no load of the group, with what they wait
     # for, then the rest (a gather after all of them, not right after its index's load,
     # which would wait that load out before the next one issues); the rest keeps its order
