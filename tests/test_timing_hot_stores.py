@@ -9,7 +9,9 @@ hot_stores.py measured each on the H200):
 - flag stores back to back, nothing between them, go together: the flag alone costs little
   more than a word per warp;
 - only stores to the same words wait: warps that store one word each of a shared sector (a
-  result per warp) run as a word per line does.
+  result per warp) run as a word per line does;
+- a sweep held behind its flag names the SM's memory queue as its limiter (lg_queue), not
+  latency or occupancy.
 
 The tests compare orderings and the model with itself, not constants.
 """
@@ -58,3 +60,18 @@ def test_back_to_back_flags_go_together():
 def test_a_word_per_warp_in_a_shared_sector_does_not_wait():
     shared = _cycles(N // 32, 1)           # warp w stores word w: eight warps a sector
     assert shared < 1.2 * _cycles(N // 32, 32)
+
+
+def test_a_sweep_held_behind_its_flag_names_the_memory_queue():
+    # no unit is busy: the flagged sweep's warps wait for room in the SM's global-memory queue,
+    # held behind the flag stores, which more resident warps would not hide; the same sweep
+    # storing a word per warp is not limited by that queue
+    n = 1 << 20
+    runs = {}
+    for lines in (1, n // 32):
+        a = [wp.zeros(n, dtype=int) for _ in range(3)]
+        runs[lines] = wp.launch(flag_stream, n, [*a, lines, 32, 1], block_dim=256, device="cpu:precise")
+    held = runs[1].bottleneck
+    assert held["limiter"] == "lg_queue", held["why"]
+    assert "lg_throttle" in held["why"]
+    assert runs[n // 32].bottleneck["limiter"] != "lg_queue"

@@ -20,9 +20,10 @@ from . import folding, footprint as fp, indices as ix, isa, machine, memsys, rep
 from ...gpu import sass as gpu_sass
 
 # what r.bottleneck["limiter"] can be: a unit busy most of the time, else the launch floor,
-# barriers, too few warps resident to hide latency, or latency with the SM as full as it gets
+# barriers, the SM's global-memory queue held full (Nsight Compute's lg_throttle stall), too
+# few warps resident to hide latency, or latency with the SM as full as it gets
 UNITS = ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "shared", "l1", "l2", "dram", "atomics")
-LIMITERS = UNITS + ("launch", "barriers", "occupancy", "latency")
+LIMITERS = UNITS + ("launch", "barriers", "lg_queue", "occupancy", "latency")
 
 # the occupancy limits (Arch.occupancy) as a reader names them
 RESOURCES = {"warps": "warps per SM", "blocks": "blocks per SM", "registers": "registers",
@@ -441,6 +442,16 @@ def _bottleneck(units, stalls, elapsed, sim_cycles, floor, resident) -> dict:
     if named["barrier"] > 0.5 * sum(waits.values()):
         return {**out, "limiter": "barriers", "pct_of_peak": pct,
                 "why": "warps spend most of their waiting at barriers"}
+    # no unit busy, yet warps wait for room in the SM's global-memory queue: requests held in
+    # it (a store waiting for the acknowledgement of another warp's store to its words, and
+    # the requests behind it), which more warps would not hide
+    queued = named["lg_throttle"] / max(named["lg_throttle"] + sum(waits.values()), 1e-9)
+    if queued > 0.5:
+        return {**out, "limiter": "lg_queue", "pct_of_peak": pct,
+                "why": f"no unit is busier than {pct:.0f}% ({unit}), yet {100.0 * queued:.0f}% of the "
+                       f"warps' waiting is for room in the SM's global-memory queue (lg_throttle): "
+                       f"its requests are held (for example behind a store that waits for the "
+                       f"acknowledgement of another warp's store to the same words)"}
     occ = resident["occupancy"]
     if theoretical < 100.0 and resident["fills_gpu"]:
         resource = RESOURCES[occ["limiter"]]
