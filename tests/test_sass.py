@@ -60,10 +60,10 @@ def test_lines_map_back_to_the_source():
 def test_runtime_trip_count_loop_is_unrolled_with_loads_hoisted():
     df = wp.sass(row_sum)
     loops = [lp for lp in df.attrs["loops"] if lp["mir_loads"]]
-    main = max(loops, key=lambda lp: lp["global_loads"])
+    main = max(loops, key=lambda lp: lp["loads"])
     assert main["mir_loads"] == 1                   # one load per source iteration
     assert main["unroll"] >= 2
-    assert main["global_loads"] == main["unroll"] * main["mir_loads"]
+    assert main["loads"] == main["unroll"] * main["mir_loads"]
     assert main["loads_before_first_use"] >= 2
     body = df[df["loop"] == main["loop"]]
     assert (body["opcode"] == "BRA").sum() == 1     # one back edge per unrolled group
@@ -72,7 +72,7 @@ def test_runtime_trip_count_loop_is_unrolled_with_loads_hoisted():
 def test_pointer_chase_keeps_one_load_in_flight():
     df = wp.sass(chase)
     for lp in df.attrs["loops"]:
-        if lp["global_loads"]:
+        if lp["loads"]:
             assert lp["loads_before_first_use"] == 1
 
 
@@ -98,8 +98,8 @@ def test_cuobjdump_without_line_info_still_finds_the_loop(monkeypatch):
     finally:
         fn.__dict__.pop("_sass_cache", None)
     assert df.attrs["tool"] == "cuobjdump" and (df["line"] == -1).all()
-    main = max(df.attrs["loops"], key=lambda lp: lp["global_loads"])
-    assert main["unroll"] >= 2 and main["global_loads"] == main["unroll"]
+    main = max(df.attrs["loops"], key=lambda lp: lp["loads"])
+    assert main["unroll"] >= 2 and main["loads"] == main["unroll"]
 
 
 def test_missing_disassembler_names_the_extra(monkeypatch):
@@ -128,7 +128,7 @@ def test_independent_loads_in_a_loop_overlap_at_low_occupancy():
     hoisted, on = _cycles(row_sum, [a, out, n], 64, True)
     assert off["replay"] == "program order" and "switched off" in off["why"]
     assert on["replay"] == "sass"
-    main = max(wp.sass(row_sum).attrs["loops"], key=lambda lp: lp["global_loads"])
+    main = max(wp.sass(row_sum).attrs["loops"], key=lambda lp: lp["loads"])
     assert on["loops"][0]["unroll"] == main["unroll"] >= 2
     assert hoisted < 0.8 * program              # several loads in flight instead of one
     assert np.allclose(out.numpy(), n)
@@ -383,9 +383,9 @@ def test_unrolled_loop_matches_nvccs_main_loop_not_its_remainder():
     by_block = {ml["last"]: ml for ml in sass_mod.mir_loops(fn)}
     assert sorted(ml["loads"] for ml in by_block.values()) == [1, 4]     # remainder and main loop
     sass_loops = on["sass_loops"]
-    biggest = max(sass_loops, key=lambda lp: lp["global_loads"])
+    biggest = max(sass_loops, key=lambda lp: lp["loads"])
     assert by_block[biggest["mir_loop"]]["loads"] == 4
-    assert biggest["unroll"] * 4 == biggest["global_loads"]
+    assert biggest["unroll"] * 4 == biggest["loads"]
     assert on["loops"] and on["loops"][0]["block"] == biggest["mir_loop"]
     assert hoisted < 0.7 * program
 
@@ -427,7 +427,7 @@ def test_loop_whose_body_branches_replays_unrolled_with_predicated_loads():
     branch, and issues the four a-loads together, then the four predicated b-loads: two
     memory latencies per four iterations where the MIR's order waits out two per iteration."""
     df = wp.sass(masked_rows)
-    lp = max(df.attrs["loops"], key=lambda x: x["global_loads"])
+    lp = max(df.attrs["loops"], key=lambda x: x["loads"])
     body = df[(df["addr"] >= lp["start"]) & (df["addr"] <= lp["end"])]
     assert body["block"].nunique() == 1                      # no branch left inside the loop
     assert (body[body["opcode"] == "LDG"]["predicate"] != "").sum() == lp["unroll"]   # the b-loads

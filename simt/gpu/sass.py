@@ -13,10 +13,10 @@ the instruction is in, -1 outside loops. ``df.attrs`` holds the summaries:
 
 - ``registers``: registers per thread (``ptxas -v``);
 - ``loops``: per SASS loop, a dict: ``loop``, ``start``/``end`` (addresses), ``lines`` (source
-  lines of its global and shared loads), ``global_loads`` (LDG and LDS in its body, inner loops left out),
+  lines of its global and shared loads), ``loads`` (LDG and LDS in its body, inner loops left out),
   ``mir_loop`` (index of the MIR block that closes the source loop it was made from, or -1),
   ``mir_loads`` (global and shared loads per iteration of that MIR loop), ``unroll`` (source iterations
-  per back edge: ``global_loads / mir_loads``, 0 when unknown), ``loads_before_first_use``
+  per back edge: ``loads / mir_loads``, 0 when unknown), ``loads_before_first_use``
   (global and shared loads the body issues before the first instruction that reads the first load's
   result: the loads a warp has in flight);
 - ``tool``: the disassembler used (nvdisasm gives source lines; cuobjdump does not).
@@ -264,7 +264,7 @@ def loop_summaries(df, fn=None) -> list[dict]:
     for k, (start, end) in sorted(enumerate(back_edges(df)), key=lambda e: e[1]):
         body = df[(df["addr"] >= start) & (df["addr"] <= end)]
         own = body[body["loop"] == k]
-        ldg = own[own["opcode"].isin(["LDG", "LDS"])]
+        ldg = own[own["opcode"].isin(["LDG", "LDS"])]           # global and shared loads
         lines = set(int(x) for x in ldg["line"] if x >= 0)
         best, best_n = None, 0
         with_loads = [ml for ml in mloops if ml["loads"]]
@@ -278,7 +278,7 @@ def loop_summaries(df, fn=None) -> list[dict]:
             after = best["last"]
         unroll = round(best_n / best["loads"]) if best is not None else 0
         out.append({"loop": k, "start": start, "end": end, "lines": sorted(lines),
-                    "global_loads": len(ldg), "mir_loop": best["last"] if best else -1,
+                    "loads": len(ldg), "mir_loop": best["last"] if best else -1,
                     "mir_loads": best["loads"] if best else 0, "unroll": int(unroll),
                     "loads_before_first_use": loads_before_first_use(own)})
     return out
