@@ -202,3 +202,44 @@ def test_a_loop_over_shared_memory_replays_its_loads_in_flight_together():
     assert plan["replay"] == "sass" and plan["loops"]
     assert hoisted < 0.8 * program               # the table's loads of several iterations in flight
     np.testing.assert_allclose(got, (t[None, :] * x[:, None]).max(axis=1), rtol=1e-6)
+
+
+@wp.kernel
+def local_vector(a: wp.array(dtype=float), out: wp.array(dtype=float), reps: int):
+    """A local vector of 32 floats indexed by the counters of loops ptxas unrolls completely
+    (too long for simt to unroll), inside a runtime loop: the SASS keeps the vector in
+    registers, and the loop variable ``m`` is reused by a loop of its own before them."""
+    i = wp.tid()
+    v = wp.vector(length=32, dtype=float)
+    for m in range(32):
+        v[m] = a[i * 32 + m]
+    for r in range(reps):                      # a runtime trip count: a loop in the SASS
+        for m in range(32):
+            v[m] = v[m] * 0.5 + float(r)
+    s = float(0.0)
+    for m in range(32):
+        s += v[m]
+    out[i] = s
+
+
+def test_a_local_vector_indexed_by_an_unrolled_counter_costs_no_instructions_to_index():
+    # the MIR indexes the vector by compares of the counter with each element's position and
+    # a select per element; ptxas knows the counter in each copy and issues none of them:
+    # the model's issued instructions are counted against the SASS's (static count, no
+    # branch but the runtime loop's, so every warp issues the same)
+    n, reps = 4096, 4
+    a = np.arange(n * 32, dtype=np.float32) / 1024
+    out = wp.zeros(n)
+    r = wp.launch(local_vector, dim=n, inputs=[wp.array(a), out, reps], block_dim=128, device="cpu:precise")
+    want = a.reshape(n, 32).astype(np.float64)
+    for k in range(reps):
+        want = want * 0.5 + k
+    np.testing.assert_allclose(out.numpy(), want.sum(axis=1), rtol=1e-5)
+    fn = _fn(local_vector)
+    df = sass_mod.sass_of_function(fn, "sm_90")
+    (start, end), = sass_mod.back_edges(df)
+    body = int(((df["addr"] >= start) & (df["addr"] <= end)).sum())
+    sass_count = (n // 32) * (len(df) - body + reps * body)
+    assert r.metrics["smsp__inst_issued.sum"] < 1.5 * sass_count
+    # every loop over the vector is read as unrolled, the runtime loop is not
+    assert len(folding.unrolled(fn, df)) == 3

@@ -12,14 +12,20 @@ feed anything but an address stay.
 
 Which loops: a MIR loop (a span of blocks closed by a backward branch) whose instructions'
 source lines sit, in the SASS, at a loop depth below the MIR loop's own (no SASS loop is left
-for it) — read from the SASS table (simt.gpu.sass) with nvdisasm's line info. Without SASS
-or line info, nothing is folded.
+for it; a loop whose own lines have no SASS instruction, only an inner loop's, is judged by
+its inner loops' lines, and one whose lines all hold code outside it too, by those lines) — read from the SASS table (simt.gpu.sass) with nvdisasm's line info.
+Without SASS or line info, nothing is folded.
 
 What folds there (``folded``): the loop's own control; loop-invariant pure instructions;
 registers that hold a constant in every unrolled copy (every definition a pure op of
 immediates and such registers, every one that reads a register inside a completely unrolled
 loop) where they only index memory; and adds of such a constant to a base, where the sum only
-indexes memory. The counter's other values cost one simple instruction each (SIMPLE).
+indexes memory. A local vector indexed by the counter (``k[m] += ...`` over
+``wp.vector(length=64)``) lowers to a compare of the index with each element's position and a
+select per element; ptxas knows the index in each copy and keeps the vector in registers, so
+compares that are constant in every copy and only decide selects fold, and so do the selects
+they decide (the copy names one register: no instruction). The counter's other values cost
+one simple instruction each (SIMPLE).
 """
 from __future__ import annotations
 
@@ -31,6 +37,7 @@ _ADDRESS = {Op.ADD, Op.SUB, Op.MUL, Op.SHL, Op.CVT, Op.MOV}
 _FOLDABLE = {Op.CVT, Op.SELECT, Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.MIN, Op.MAX,
              Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.ABS, Op.EQ, Op.NE,
              Op.LT, Op.LE, Op.GT, Op.GE, Op.MOV}
+_COMPARES = {Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE}
 
 
 def spans(fn) -> list[tuple[int, int]]:
@@ -69,6 +76,10 @@ def _unrolled(fn, df) -> list[tuple[int, int]]:
                              if not any(s <= k <= e for s, e in inner)))
         outside = set().union(*(lines_of[k] for k in range(len(fn.blocks)) if not t <= k <= b))
         lines = {x for x in mine - outside if x in depth_at}
+        if not lines:                         # no SASS line of its own only (``for m in range(8):``
+            whole = set().union(*(lines_of[k] for k in range(t, b + 1)))    # around an inner loop,
+            lines = {x for x in whole - outside if x in depth_at} or \
+                {x for x in whole if x in depth_at}         # or its line shared with its set-up)
         if lines and max(depth_at[x] for x in lines) < depth:
             out.append((t, b))
     return out
@@ -133,6 +144,31 @@ def folded(fn, loops: list[tuple[int, int]]) -> dict[int, str]:
         memo[r] = ok
         return ok
 
+    # instructions whose value is the same constant in every unrolled copy, definition by
+    # definition: each source read from the definitions that reach it (a loop variable ``n``
+    # reused by several loops, one of them not unrolled, is still constant in the copies of
+    # the unrolled one)
+    reach = _reaching(fn)                     # id(ins) -> per register source, its definitions
+    where = {id(ins): k for k, blk in enumerate(fn.blocks) for ins in blk.instrs}
+    cins = {id(i) for ds in defs.values() for _, i in ds
+            if pure(i) and not (reach[id(i)] and where[id(i)] not in inside)}
+    changed = True
+    while changed:
+        changed = False
+        for ds in defs.values():
+            for _, i in ds:
+                if id(i) in cins and any(not src or any(id(d) not in cins for d in src)
+                                         for src in reach[id(i)]):
+                    cins.discard(id(i))
+                    changed = True
+
+    def selects_only(r: int) -> bool:
+        """Whether register ``r`` is only ever the condition of selects."""
+        users = readers.get(r, [])
+        return bool(users) and all(
+            u.op is Op.SELECT and isinstance(u.srcs[0], Reg) and u.srcs[0].id == r
+            and not any(isinstance(x, Reg) and x.id == r for x in u.srcs[1:]) for u in users)
+
     out: dict[int, str] = {}
     for t, b in loops:
         body = [ins for k in range(t, b + 1) for ins in fn.blocks[k].instrs]
@@ -164,10 +200,60 @@ def folded(fn, loops: list[tuple[int, int]]) -> dict[int, str]:
                 elif (ins.op in (Op.ADD, Op.SUB) and addressing(d)
                       and any(isinstance(x, Imm) or x.id in const for x in ins.srcs)):
                     out[id(ins)] = OFFSET         # base + offset: the access's immediate
+                elif id(ins) in cins and ins.op in _COMPARES and selects_only(d):
+                    out[id(ins)] = READY          # a local vector's index test: known per copy
+                elif (ins.op is Op.SELECT and isinstance(ins.srcs[0], Reg) and selects_only(ins.srcs[0].id)
+                      and reach[id(ins)][0] and all(id(i) in cins for i in reach[id(ins)][0])):
+                    out[id(ins)] = OFFSET         # the element the copy names: a register, no instruction
                 elif d in const and ins.op is not Op.MOV:
                     out[id(ins)] = SIMPLE
         out.update(dict.fromkeys(_control(fn.blocks[b]), READY))
     return out
+
+
+def _reaching(fn) -> dict[int, list]:
+    """id(ins) -> for each register source of ``ins``, the definitions (instructions) that
+    reach it: the usual forward data flow over the blocks."""
+    index = {blk.label: k for k, blk in enumerate(fn.blocks)}
+    preds: list[list[int]] = [[] for _ in fn.blocks]
+    for k, blk in enumerate(fn.blocks):
+        for label in blk.successors:
+            preds[index[label]].append(k)
+    gen = []
+    for blk in fn.blocks:
+        last: dict[int, object] = {}
+        for ins in blk.instrs:
+            for d in ins.dsts:
+                last[d.id] = ins
+        gen.append(last)
+    out: list[dict[int, frozenset]] = [{} for _ in fn.blocks]
+    ins_of: dict[int, object] = {}
+    changed = True
+    while changed:
+        changed = False
+        for k in range(len(fn.blocks)):
+            into: dict[int, set] = {}
+            for p in preds[k]:
+                for r, ds in out[p].items():
+                    into.setdefault(r, set()).update(ds)
+            new = {r: frozenset(ds) for r, ds in into.items() if r not in gen[k]}
+            for r, ins in gen[k].items():
+                ins_of[id(ins)] = ins
+                new[r] = frozenset((id(ins),))
+            if new != out[k]:
+                out[k], changed = new, True
+    reach: dict[int, list] = {}
+    for k, blk in enumerate(fn.blocks):
+        cur: dict[int, frozenset] = {}
+        for p in preds[k]:
+            for r, ds in out[p].items():
+                cur[r] = cur.get(r, frozenset()) | ds
+        for ins in blk.instrs:
+            reach[id(ins)] = [[ins_of[i] for i in cur.get(x.id, ())] for x in ins.srcs if isinstance(x, Reg)]
+            for d in ins.dsts:
+                cur[d.id] = frozenset((id(ins),))
+                ins_of[id(ins)] = ins
+    return reach
 
 
 def _control(blk) -> list[int]:
