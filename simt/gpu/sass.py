@@ -228,7 +228,6 @@ def mir_loops(fn) -> list[dict]:
     """Loops of a MIR function that a block closes with a backward branch: per loop the
     closing block, its first block, its global and shared loads per iteration (inner loops left out)
     and their source lines."""
-    from ..ir.mir import Op, Space
     spans = loop_spans(fn)
     out = []
     for t, b in spans:
@@ -238,12 +237,19 @@ def mir_loops(fn) -> list[dict]:
             if any(s[0] <= k <= s[1] for s in inner):
                 continue
             for ins in fn.blocks[k].instrs:
-                if ins.op is Op.LD and ins.arg.space in (Space.GLOBAL, Space.SHARED):
+                if is_load(ins):
                     loads += 1
                     if ins.loc is not None:
                         lines.add(ins.loc.line)
         out.append({"first": t, "last": b, "loads": loads, "lines": lines})
     return out
+
+
+def is_load(ins) -> bool:
+    """A MIR load of global or shared memory: what ptxas issues as LDG or LDS, and hoists
+    ahead of its uses."""
+    from ..ir.mir import Op, Space
+    return ins.op is Op.LD and ins.arg.space in (Space.GLOBAL, Space.SHARED)
 
 
 def _labels(term) -> list[str]:

@@ -13,8 +13,9 @@ feed anything but an address stay.
 Which loops: a MIR loop (a span of blocks closed by a backward branch) whose instructions'
 source lines sit, in the SASS, at a loop depth below the MIR loop's own (no SASS loop is left
 for it; a loop whose own lines have no SASS instruction, only an inner loop's, is judged by
-its inner loops' lines, and one whose lines all hold code outside it too, by those lines) — read from the SASS table (simt.gpu.sass) with nvdisasm's line info.
-Without SASS or line info, nothing is folded.
+its inner loops' lines, and one whose lines all hold code outside it too, by those lines) —
+read from the SASS table (simt.gpu.sass) with nvdisasm's line info. Without SASS or line
+info, nothing is folded.
 
 What folds there (``folded``): the loop's own control; loop-invariant pure instructions;
 registers that hold a constant in every unrolled copy (every definition a pure op of
@@ -29,7 +30,7 @@ one simple instruction each (SIMPLE).
 """
 from __future__ import annotations
 
-from ...ir.mir import Imm, Op, Reg
+from ...ir.mir import COMPARE, Imm, Op, Reg
 
 # ops through which a value may reach an address and still fold into the access's offset
 _ADDRESS = {Op.ADD, Op.SUB, Op.MUL, Op.SHL, Op.CVT, Op.MOV}
@@ -37,7 +38,6 @@ _ADDRESS = {Op.ADD, Op.SUB, Op.MUL, Op.SHL, Op.CVT, Op.MOV}
 _FOLDABLE = {Op.CVT, Op.SELECT, Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.MIN, Op.MAX,
              Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR, Op.NEG, Op.NOT, Op.ABS, Op.EQ, Op.NE,
              Op.LT, Op.LE, Op.GT, Op.GE, Op.MOV}
-_COMPARES = {Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE}
 
 
 def spans(fn) -> list[tuple[int, int]]:
@@ -157,8 +157,7 @@ def folded(fn, loops: list[tuple[int, int]]) -> dict[int, str]:
         changed = False
         for ds in defs.values():
             for _, i in ds:
-                if id(i) in cins and any(not src or any(id(d) not in cins for d in src)
-                                         for src in reach[id(i)]):
+                if id(i) in cins and any(not src or not src <= cins for src in reach[id(i)]):
                     cins.discard(id(i))
                     changed = True
 
@@ -200,10 +199,10 @@ def folded(fn, loops: list[tuple[int, int]]) -> dict[int, str]:
                 elif (ins.op in (Op.ADD, Op.SUB) and addressing(d)
                       and any(isinstance(x, Imm) or x.id in const for x in ins.srcs)):
                     out[id(ins)] = OFFSET         # base + offset: the access's immediate
-                elif id(ins) in cins and ins.op in _COMPARES and selects_only(d):
+                elif id(ins) in cins and ins.op in COMPARE and selects_only(d):
                     out[id(ins)] = READY          # a local vector's index test: known per copy
                 elif (ins.op is Op.SELECT and isinstance(ins.srcs[0], Reg) and selects_only(ins.srcs[0].id)
-                      and reach[id(ins)][0] and all(id(i) in cins for i in reach[id(ins)][0])):
+                      and reach[id(ins)][0] and reach[id(ins)][0] <= cins):
                     out[id(ins)] = OFFSET         # the element the copy names: a register, no instruction
                 elif d in const and ins.op is not Op.MOV:
                     out[id(ins)] = SIMPLE
@@ -212,47 +211,37 @@ def folded(fn, loops: list[tuple[int, int]]) -> dict[int, str]:
 
 
 def _reaching(fn) -> dict[int, list]:
-    """id(ins) -> for each register source of ``ins``, the definitions (instructions) that
-    reach it: the usual forward data flow over the blocks."""
+    """id(ins) -> for each register source of ``ins``, the ids of the definitions that reach
+    it: the usual forward data flow over the blocks."""
     index = {blk.label: k for k, blk in enumerate(fn.blocks)}
     preds: list[list[int]] = [[] for _ in fn.blocks]
     for k, blk in enumerate(fn.blocks):
         for label in blk.successors:
             preds[index[label]].append(k)
-    gen = []
-    for blk in fn.blocks:
-        last: dict[int, object] = {}
-        for ins in blk.instrs:
-            for d in ins.dsts:
-                last[d.id] = ins
-        gen.append(last)
+    gen = [{d.id: id(ins) for ins in blk.instrs for d in ins.dsts} for blk in fn.blocks]
     out: list[dict[int, frozenset]] = [{} for _ in fn.blocks]
-    ins_of: dict[int, object] = {}
+
+    def entering(k: int) -> dict[int, frozenset]:
+        into: dict[int, frozenset] = {}
+        for p in preds[k]:
+            for r, ds in out[p].items():
+                into[r] = into.get(r, frozenset()) | ds
+        return into
+
     changed = True
     while changed:
         changed = False
         for k in range(len(fn.blocks)):
-            into: dict[int, set] = {}
-            for p in preds[k]:
-                for r, ds in out[p].items():
-                    into.setdefault(r, set()).update(ds)
-            new = {r: frozenset(ds) for r, ds in into.items() if r not in gen[k]}
-            for r, ins in gen[k].items():
-                ins_of[id(ins)] = ins
-                new[r] = frozenset((id(ins),))
+            new = entering(k) | {r: frozenset((i,)) for r, i in gen[k].items()}
             if new != out[k]:
                 out[k], changed = new, True
     reach: dict[int, list] = {}
     for k, blk in enumerate(fn.blocks):
-        cur: dict[int, frozenset] = {}
-        for p in preds[k]:
-            for r, ds in out[p].items():
-                cur[r] = cur.get(r, frozenset()) | ds
+        cur = entering(k)
         for ins in blk.instrs:
-            reach[id(ins)] = [[ins_of[i] for i in cur.get(x.id, ())] for x in ins.srcs if isinstance(x, Reg)]
+            reach[id(ins)] = [cur.get(x.id, frozenset()) for x in ins.srcs if isinstance(x, Reg)]
             for d in ins.dsts:
                 cur[d.id] = frozenset((id(ins),))
-                ins_of[id(ins)] = ins
     return reach
 
 

@@ -58,7 +58,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...ir.mir import Op, Reg, Space
+from ...gpu.sass import is_load as _is_load   # global and shared: ptxas hoists both
+from ...ir.mir import Op, Reg
 from . import isa
 
 
@@ -362,13 +363,6 @@ def _sass_hoists(df, blk) -> bool:
         if loads_before_first_use(rows.loc[first:]) >= 2:
             return True
     return False
-
-
-def _is_load(ins) -> bool:
-    """A global or a shared load: ptxas hoists both ahead of their uses (a loop over a
-    table in shared memory issues its LDS of several iterations before the first use, as a
-    loop over global memory does its LDG)."""
-    return ins.op is Op.LD and ins.arg.space in (Space.GLOBAL, Space.SHARED)
 
 
 def _group(blk, b, u, lbf, index, nregs, kept) -> GroupBlock | None:
