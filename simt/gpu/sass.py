@@ -6,8 +6,10 @@ the first one, folds address arithmetic and moves uniform values to the uniform 
 This module assembles a kernel's PTX (with ``.loc`` line info) for an architecture,
 disassembles the cubin and parses it into a pandas DataFrame, one row per instruction:
 
-    addr, opcode, modifiers, operands, predicate, line, block, loop
+    addr, opcode, modifiers, operands, predicate, line, function, block, loop
 
+``function`` names the function the instruction is in: the kernel's own, or a subroutine
+ptxas calls from it (a division's or a square root's slow path, ``$__internal_...``).
 ``loop`` is the innermost loop (a backward branch and the code between its target and it)
 the instruction is in, -1 outside loops. ``df.attrs`` holds the summaries:
 
@@ -95,6 +97,8 @@ def disassemble(cubin: bytes) -> tuple[str, str]:
 
 _INSTR = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 _LABEL = re.compile(r"^\s*(\.L_x_\d+):")
+_FUNCTION = re.compile(r"^\s*\.type\s+([$\w.]+),\s*@function")
+_NAME = re.compile(r"^\s*([$\w.]+):\s*$")
 _LINE = re.compile(r'//## File "(.*)", line (\d+)')
 _PRED = re.compile(r"^(@!?U?P(?:T|\d+))\s+")
 _TARGET = re.compile(r"`\((\.L_x_\d+)\)|^(0x[0-9a-f]+)$")
@@ -110,7 +114,16 @@ def parse(text: str):
     import pandas as pd
     rows, labels, pending = [], {}, []
     line = -1
+    functions, function = set(), ""
     for raw in text.splitlines():
+        m = _FUNCTION.match(raw)
+        if m:
+            functions.add(m.group(1))
+            continue
+        m = _NAME.match(raw)
+        if m and m.group(1) in functions:
+            function = m.group(1)
+            continue
         m = _LINE.search(raw)
         if m:
             line = int(m.group(2))
@@ -133,8 +146,10 @@ def parse(text: str):
         head, _, operands = body.partition(" ")
         opcode, *mods = head.split(".")
         rows.append({"addr": addr, "opcode": opcode, "modifiers": ".".join(mods),
-                     "operands": operands.strip(), "predicate": pred, "line": line})
-    df = pd.DataFrame(rows, columns=["addr", "opcode", "modifiers", "operands", "predicate", "line"])
+                     "operands": operands.strip(), "predicate": pred, "line": line,
+                     "function": function})
+    df = pd.DataFrame(rows, columns=["addr", "opcode", "modifiers", "operands", "predicate", "line",
+                                     "function"])
     target = []
     for op, operands in zip(df["opcode"], df["operands"]):
         t = _TARGET.search(operands.strip()) if op in ("BRA", "BSSY", "CALL") else None

@@ -30,6 +30,8 @@ from . import isa
 from .sass_replay import _self_loop
 
 SCALE_RANGE = (0.5, 2.0)
+OUTER = True                # an outer loop's iteration issues its SASS loop's own slots (outer_loops)
+STRAIGHT = True             # code outside loops issues its SASS lines' slots (straight_scales)
 # a loop body with these is not one straight block of work
 _NOT_PLAIN = {"BSSY", "BSYNC", "WARPSYNC", "EXIT", "CALL", "RET", "BRX", "JMP", "BAR", "YIELD"}
 _INC = re.compile(r"^(U?R\d+),\s*(U?R\d+)(?:\.reuse)?,\s*(-?0x[0-9a-fA-F]+|-?\d+)(?:,\s*U?RZ)?$")
@@ -191,11 +193,176 @@ def line_scales(prog, df, tab) -> dict[tuple[int, int], float]:
     return out
 
 
+_CALLEE = re.compile(r"`\(([^)]+)\)")
+_SLOW_PATH = "$__internal_"          # ptxas's own subroutines: a division's, a root's slow path
+
+
+def _callee(operands: str) -> str:
+    m = _CALLEE.search(str(operands))
+    return m.group(1) if m else ""
+
+
+def _issued(rows):
+    """Rows a warp issues on its way through a function: NOPs, the closing self-branch and the
+    blocks that call a slow path (ptxas's ``$__internal_`` subroutines) left out."""
+    slow = set(rows.loc[(rows["opcode"] == "CALL")
+                        & rows["operands"].map(lambda o: _callee(o).startswith(_SLOW_PATH)), "block"])
+    return rows[(rows["opcode"] != "NOP") & ~rows["block"].isin(slow)
+                & ~((rows["opcode"] == "BRA") & (rows["target"] == rows["addr"]))]
+
+
+def _straight_counts(df) -> tuple[dict[int, int], set[int]]:
+    """(source line -> the SASS instructions a warp issues for it outside loops: the kernel's
+    own, and for each call of a function simt emitted (fp64 math), that function's (its slow
+    paths left out), counted on the calling line; the lines that call such a function)."""
+    if "function" not in df:
+        rows = _issued(df)
+        return rows[(rows["loop"] == -1) & (rows["line"] >= 0)]["line"].value_counts().to_dict(), set()
+    by_function = {name: _issued(rows) for name, rows in df.groupby("function", sort=False)}
+
+    def size(name: str, depth: int = 0) -> int:
+        rows = by_function.get(name)
+        if rows is None or depth > 4:
+            return 0
+        calls = rows.loc[rows["opcode"] == "CALL", "operands"].map(_callee)
+        return len(rows) + sum(size(c, depth + 1) for c in calls)
+
+    main = by_function[df["function"].iloc[0]]
+    main = main[(main["loop"] == -1) & (main["line"] >= 0)]
+    out, calling = main["line"].value_counts().to_dict(), set()
+    for line, operands in zip(main.loc[main["opcode"] == "CALL", "line"],
+                              main.loc[main["opcode"] == "CALL", "operands"]):
+        out[int(line)] = out.get(int(line), 0) + size(_callee(operands))
+        calling.add(int(line))
+    return out, calling
+
+
+def straight_scales(prog, df, tab) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]]]:
+    """(MIR block, source line) -> the factor on that line's ALU slots, for code outside loops.
+    The op table prices each op as ptxas compiles it alone; in a kernel a math function's
+    SASS grows by its range checks and the moves around its slow path (a Mish in fp32: 143
+    SASS instructions a warp on the H200, the op table's sum 111). Per source line that no
+    MIR loop shares, the line issues its SASS instructions outside SASS loops (slow-path
+    subroutines and the blocks calling them left out, a function simt emitted counted at each
+    call; ALU slots scaled, loads, stores and branches keeping theirs). A line whose factor falls outside [0.5, 2] (ptxas credited its
+    instructions to a neighbouring line) is pooled with the others such: one factor over their
+    sums, used where it falls inside the range. A line calling a function simt emitted has its
+    count for certain (the callee's instructions are the call's): its factor has no upper
+    bound (an fp64 tanh, priced as one fp64 op by the op table for want of a probe, is a call
+    of over 100 SASS instructions), and it scales the issue slots alone: the callee's
+    instructions are mostly not the op's pipe's (the second set returned: those keys)."""
+    if df is None or "line" not in df or not (df["line"] >= 0).any():
+        return {}, set()
+    blocks = prog.blocks
+    if [b.label for b in blocks] != [b.label for b in prog.fn.blocks]:
+        return {}, set()
+    in_loop = set()
+    for t, b in loop_spans(prog.fn):
+        in_loop.update(range(t, b + 1))
+    where: dict[int, list[tuple[int, int]]] = {}             # line -> (block, position)
+    loop_lines = set()
+    for k, blk in enumerate(blocks):
+        for j, ins in enumerate(blk.instrs):
+            if ins.loc is None:
+                continue
+            if k in in_loop:
+                loop_lines.add(ins.loc.line)
+            else:
+                where.setdefault(ins.loc.line, []).append((k, j))
+    loop_lines |= {int(x) for x in df.loc[df["loop"] != -1, "line"] if x >= 0}
+    counts, calling = _straight_counts(df)
+    out, pool = {}, []
+    for line, places in where.items():
+        if line in loop_lines:
+            continue
+        idx = np.array([int(tab.block_first[k]) + j for k, j in places])
+        alu = tab.kind[idx] == isa.ALU
+        a, other = float(tab.sass[idx[alu]].sum()), float(tab.sass[idx[~alu]].sum())
+        n = int(counts.get(line, 0))
+        if a <= 0.0:
+            continue
+        f = (n - other) / a
+        if SCALE_RANGE[0] <= f <= (np.inf if line in calling else SCALE_RANGE[1]):
+            out.update({(k, line): f for k in {k for k, _ in places}})
+        else:
+            pool.append((places, n, other, a))
+    if pool:
+        f = (sum(p[1] for p in pool) - sum(p[2] for p in pool)) / sum(p[3] for p in pool)
+        if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
+            for places, *_ in pool:
+                line = prog.blocks[places[0][0]].instrs[places[0][1]].loc.line
+                out.update({(k, line): f for k in {k for k, _ in places}})
+    return out, {(k, line) for k, line in out if line in calling}
+
+
+def _depths(spans) -> list[int]:
+    return [sum(1 for o in spans if o != sp and o[0] <= sp[0] and sp[1] <= o[1]) for sp in spans]
+
+
+def outer_loops(prog, df, tab) -> dict[int, float]:
+    """MIR block closing an outer loop (one with loops inside) -> the issue slots its iteration
+    lacks against the SASS, put on its back-edge branch. ptxas keeps such a loop rolled; an
+    iteration issues the SASS loop's own instructions (its inner loops' left out): the
+    convergence barriers around a divergent inner loop (BSSY, BSYNC), constants reloaded for
+    it, the counter and its compare, that the op table prices at a fraction of a slot (as if
+    unrolled) or not at all. An LZ match search's window loop: 22 SASS instructions an
+    iteration where the MIR's own blocks sum to 10.5 slots. Matched as the SASS loop at the
+    same depth whose own lines all lie in the MIR loop's and share most lines with its own
+    blocks; not when ptxas unrolled it (its counter's increment reads a factor over 1), nor
+    when the SASS has fewer (left alone, as where the counts differ by over 4x)."""
+    if df is None or "line" not in df or not (df["line"] >= 0).any():
+        return {}
+    blocks = prog.blocks
+    if [b.label for b in blocks] != [b.label for b in prog.fn.blocks]:
+        return {}
+    spans = loop_spans(prog.fn)
+    depth = _depths(spans)
+    edges = back_edges(df)
+    sdepth = _depths(edges)
+    out = {}
+    for (t, b), dm in zip(spans, depth):
+        inner = [o for o in spans if o != (t, b) and t <= o[0] and o[1] <= b]
+        if not inner:
+            continue
+        own = [k for k in range(t, b + 1) if not any(o[0] <= k <= o[1] for o in inner)]
+        lines = {ins.loc.line for k in range(t, b + 1) for ins in blocks[k].instrs if ins.loc is not None}
+        own_lines = {ins.loc.line for k in own for ins in blocks[k].instrs if ins.loc is not None}
+        best = None
+        for k, ((start, end), ds) in enumerate(zip(edges, sdepth)):
+            if ds != dm or not any(j != k and start <= s_ and e_ <= end for j, (s_, e_) in enumerate(edges)):
+                continue
+            rows = _issued(df[df["loop"] == k])
+            sl = {int(x) for x in rows["line"] if x >= 0}
+            if not sl or not sl <= lines:
+                continue
+            score = len(sl & own_lines)
+            if best is None or score > best[0]:
+                best = (score, rows)
+        if best is None or best[0] == 0:
+            continue
+        rows = best[1]
+        inc = _increment(blocks[b], b)
+        if inc is not None and _unroll(rows, *inc) > 1:
+            continue
+        idx = np.concatenate([np.arange(int(tab.block_first[k]), int(tab.block_first[k] + tab.block_len[k]))
+                              for k in own])
+        have = float(tab.sass[idx].sum())
+        extra = len(rows) - have
+        if have > 0.0 and 0.0 < extra and len(rows) <= 4.0 * have:
+            out[b] = extra
+    return out
+
+
 def apply(prog, df, tab) -> dict:
     """Scale the matched loops' ALU slots in ``tab`` (in place); returns the factors: per
     one-block loop (``loop_scales``) and per line of a loop of several blocks (``line_scales``)."""
     scales = loop_scales(prog, df, tab)
     lines = line_scales(prog, df, tab)
+    slots_only: set = set()
+    if STRAIGHT:
+        straight, slots_only = straight_scales(prog, df, tab)
+        lines.update(straight)
+    outer = outer_loops(prog, df, tab) if OUTER else {}
     for b, f in scales.items():
         i0, n = int(tab.block_first[b]), int(tab.block_len[b])
         idx = np.arange(i0, i0 + n)
@@ -207,7 +374,12 @@ def apply(prog, df, tab) -> dict:
         i0 = int(tab.block_first[b])
         for j, ins in enumerate(prog.blocks[b].instrs):
             if ins.loc is not None and ins.loc.line == line and tab.kind[i0 + j] == isa.ALU:
-                tab.sass[i0 + j] *= f
                 if tab.units is not None:
-                    tab.units[i0 + j] *= f
-    return {**scales, **lines}
+                    if (b, line) not in slots_only:
+                        tab.units[i0 + j] *= f
+                    elif np.isnan(tab.units[i0 + j]):      # (the pipe's share stays the op's)
+                        tab.units[i0 + j] = tab.sass[i0 + j]
+                tab.sass[i0 + j] *= f
+    for b, extra in outer.items():          # the back edge issues what the iteration lacks
+        tab.sass[int(tab.block_first[b] + tab.block_len[b]) - 1] += extra
+    return {**scales, **lines, **{("outer", b): x for b, x in outer.items()}}
