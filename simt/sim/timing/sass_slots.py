@@ -30,6 +30,7 @@ from . import isa
 from .sass_replay import _self_loop
 
 SCALE_RANGE = (0.5, 2.0)
+EXTRA = True                # a line with more SASS than twice its slots issues the rest (_extra)
 OUTER = True                # an outer loop's iteration issues its SASS loop's own slots (outer_loops)
 STRAIGHT = True             # code outside loops issues its SASS lines' slots (straight_scales)
 # a loop body with these is not one straight block of work
@@ -131,7 +132,16 @@ def loop_scales(prog, df, tab) -> dict[int, float]:
     return out
 
 
-def line_scales(prog, df, tab) -> dict[tuple[int, int], float]:
+def _extra(extras, tab, idx, want: float) -> None:
+    """The issue slots a line lacks against its SASS, put on its first instruction that issues
+    (where ``extras`` is a dict)."""
+    have = float(tab.sass[idx].sum())
+    issuing = idx[tab.sass[idx] > 0.0]
+    if extras is not None and want > have and issuing.size:
+        extras[int(issuing.min())] = extras.get(int(issuing.min()), 0.0) + want - have
+
+
+def line_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, int], float]:
     """(MIR block, source line) -> the factor on that line's ALU slots in an innermost MIR loop
     of several blocks (branches in its body), matched to the innermost SASS loop whose source
     lines all lie in the MIR loop's (of several, the one ptxas unrolled most, then the
@@ -184,12 +194,12 @@ def line_scales(prog, df, tab) -> dict[tuple[int, int], float]:
             idx = np.array([int(tab.block_first[k]) + j for k, j in places])
             alu = tab.kind[idx] == isa.ALU
             a = float(tab.sass[idx[alu]].sum())
-            if a <= 0.0:
-                continue
-            f = (n / u - float(tab.sass[idx[~alu]].sum())) / a
+            f = (n / u - float(tab.sass[idx[~alu]].sum())) / a if a > 0.0 else np.inf
             if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
                 for k in {k for k, _ in places}:
                     out[(k, line)] = f
+            elif f > SCALE_RANGE[1]:              # (addresses on the uniform datapath, ...)
+                _extra(extras, tab, idx, n / u)
     return out
 
 
@@ -237,7 +247,8 @@ def _straight_counts(df) -> tuple[dict[int, int], set[int]]:
     return out, calling
 
 
-def straight_scales(prog, df, tab) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]]]:
+def straight_scales(prog, df, tab, extras: dict | None = None) \
+        -> tuple[dict[tuple[int, int], float], set[tuple[int, int]]]:
     """(MIR block, source line) -> the factor on that line's ALU slots, for code outside loops.
     The op table prices each op as ptxas compiles it alone; in a kernel a math function's
     SASS grows by its range checks and the moves around its slow path (a Mish in fp32: 143
@@ -280,18 +291,22 @@ def straight_scales(prog, df, tab) -> tuple[dict[tuple[int, int], float], set[tu
         a, other = float(tab.sass[idx[alu]].sum()), float(tab.sass[idx[~alu]].sum())
         n = int(counts.get(line, 0))
         if a <= 0.0:
+            _extra(extras, tab, idx, n)
             continue
         f = (n - other) / a
         if SCALE_RANGE[0] <= f <= (np.inf if line in calling else SCALE_RANGE[1]):
             out.update({(k, line): f for k in {k for k, _ in places}})
         else:
-            pool.append((places, n, other, a))
+            pool.append((places, idx, n, other, a))
     if pool:
-        f = (sum(p[1] for p in pool) - sum(p[2] for p in pool)) / sum(p[3] for p in pool)
+        f = (sum(p[2] for p in pool) - sum(p[3] for p in pool)) / sum(p[4] for p in pool)
         if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
             for places, *_ in pool:
                 line = prog.blocks[places[0][0]].instrs[places[0][1]].loc.line
                 out.update({(k, line): f for k in {k for k, _ in places}})
+        else:
+            for _, idx, n, *_ in pool:
+                _extra(extras, tab, idx, n)
     return out, {(k, line) for k, line in out if line in calling}
 
 
@@ -357,10 +372,11 @@ def apply(prog, df, tab) -> dict:
     """Scale the matched loops' ALU slots in ``tab`` (in place); returns the factors: per
     one-block loop (``loop_scales``) and per line of a loop of several blocks (``line_scales``)."""
     scales = loop_scales(prog, df, tab)
-    lines = line_scales(prog, df, tab)
+    extras: dict[int, float] = {}
+    lines = line_scales(prog, df, tab, extras if EXTRA else None)
     slots_only: set = set()
     if STRAIGHT:
-        straight, slots_only = straight_scales(prog, df, tab)
+        straight, slots_only = straight_scales(prog, df, tab, extras if EXTRA else None)
         lines.update(straight)
     outer = outer_loops(prog, df, tab) if OUTER else {}
     for b, f in scales.items():
@@ -382,4 +398,6 @@ def apply(prog, df, tab) -> dict:
                 tab.sass[i0 + j] *= f
     for b, extra in outer.items():          # the back edge issues what the iteration lacks
         tab.sass[int(tab.block_first[b] + tab.block_len[b]) - 1] += extra
+    for i, extra in extras.items():         # a line's SASS beyond what its ALU slots can scale to
+        tab.sass[i] += extra
     return {**scales, **lines, **{("outer", b): x for b, x in outer.items()}}
