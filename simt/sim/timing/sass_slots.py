@@ -25,11 +25,12 @@ import re
 import numpy as np
 
 from ...gpu.sass import back_edges, loop_spans
-from ...ir.mir import Imm, Op
+from ...ir.mir import Imm, Op, Reg
 from . import isa
 from .sass_replay import _self_loop
 
 SCALE_RANGE = (0.5, 2.0)
+UNROLLED = True             # a loop ptxas unrolled completely issues its lines' SASS over its trips
 EXTRA = True                # a line with more SASS than twice its slots issues the rest (_extra)
 OUTER = True                # an outer loop's iteration issues its SASS loop's own slots (outer_loops)
 STRAIGHT = True             # code outside loops issues its SASS lines' slots (straight_scales)
@@ -310,6 +311,97 @@ def straight_scales(prog, df, tab, extras: dict | None = None) \
     return out, {(k, line) for k, line in out if line in calling}
 
 
+_TRIP_COMPARE = {Op.LT: 0, Op.LE: 1, Op.GT: 0, Op.GE: 1, Op.NE: 0}
+
+
+def trip_count(prog, t: int, b: int) -> int:
+    """Iterations of the MIR loop (t, b) where its counter starts, steps and stops at
+    constants (``for j in range(4)``: a MOV of 0 before the loop, an ADD of 1 and a compare
+    with 4 in its latch); 0 where it does not read so."""
+    blocks = prog.blocks
+    blk = blocks[b]
+    control = isa._loop_control(blk, b)
+    inc = cmp = None
+    for pos in sorted(control):
+        ins = blk.instrs[pos]
+        if ins.op in (Op.ADD, Op.SUB) and inc is None:
+            inc = ins
+        elif ins.op in _TRIP_COMPARE:
+            cmp = ins
+    if inc is None or cmp is None or not inc.dsts:
+        return 0
+    step = next((x.value for x in inc.srcs if isinstance(x, Imm)), None)
+    bound = next((x.value for x in cmp.srcs if isinstance(x, Imm)), None)
+    if not isinstance(step, int) or not isinstance(bound, int) or step == 0:
+        return 0
+    step = -step if inc.op is Op.SUB else step
+    counter = inc.dsts[0].id
+    if not (isinstance(cmp.srcs[0], Reg) and cmp.srcs[0].id == counter):
+        return 0
+    inits = [ins.srcs[0].value for k, bl in enumerate(blocks) if not t <= k <= b for ins in bl.instrs
+             if ins.op is Op.MOV and ins.dsts and ins.dsts[0].id == counter and isinstance(ins.srcs[0], Imm)]
+    if len(inits) != 1 or not isinstance(inits[0], int):
+        return 0
+    stop = bound + _TRIP_COMPARE[cmp.op] * (1 if step > 0 else -1)
+    n = -(-(stop - inits[0]) // step) if step > 0 else -(-(inits[0] - stop) // -step)
+    return max(0, int(n)) if cmp.op is not Op.NE or (stop - inits[0]) % step == 0 else 0
+
+
+def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, int], float]:
+    """(MIR block, source line) -> the factor on that line's ALU slots in a loop that ptxas
+    unrolled completely (folding.unrolled) and whose trip count is constant: the line's SASS
+    instructions over the iterations (of it and of the unrolled loops around it) are what an
+    iteration issues. A Bezier patch's ``for j in range(4)`` around simt's own unrolled
+    ``for i``: a control point's read issues 53 SASS instructions an iteration where the op
+    table says 37. Lines the loop shares with code outside it are left alone; a loop inside
+    a loop that stayed rolled too (its lines' instructions are per iteration of that one)."""
+    if df is None or "line" not in df or not (df["line"] >= 0).any():
+        return {}
+    from .folding import unrolled
+    blocks = prog.blocks
+    if [b.label for b in blocks] != [b.label for b in prog.fn.blocks]:
+        return {}
+    spans = loop_spans(prog.fn)
+    done = set(unrolled(prog.fn, df))
+    counts = _issued(df[df["function"] == df["function"].iloc[0]] if "function" in df else df)
+    counts = counts[counts["loop"] == -1]["line"].value_counts()
+    out = {}
+    for t, b in done:
+        around = [o for o in spans if o[0] <= t and b <= o[1]]
+        if any(o not in done for o in around):
+            continue
+        trips = 1
+        for o in around:
+            trips *= trip_count(prog, *o)
+        if trips <= 0:
+            continue
+        inner = [o for o in spans if o != (t, b) and t <= o[0] and o[1] <= b]
+        where: dict[int, list[tuple[int, int]]] = {}
+        elsewhere = set()
+        for k, blk in enumerate(blocks):
+            own = t <= k <= b and not any(o[0] <= k <= o[1] for o in inner)
+            for j, ins in enumerate(blk.instrs):
+                if ins.loc is None:
+                    continue
+                if own:
+                    where.setdefault(ins.loc.line, []).append((k, j))
+                else:
+                    elsewhere.add(ins.loc.line)
+        for line, places in where.items():
+            n = int(counts.get(line, 0))
+            if line in elsewhere or n == 0:
+                continue
+            idx = np.array([int(tab.block_first[k]) + j for k, j in places])
+            alu = tab.kind[idx] == isa.ALU
+            a = float(tab.sass[idx[alu]].sum())
+            f = (n / trips - float(tab.sass[idx[~alu]].sum())) / a if a > 0.0 else np.inf
+            if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
+                out.update({(k, line): f for k in {k for k, _ in places}})
+            elif f > SCALE_RANGE[1]:
+                _extra(extras, tab, idx, n / trips)
+    return out
+
+
 def _depths(spans) -> list[int]:
     return [sum(1 for o in spans if o != sp and o[0] <= sp[0] and sp[1] <= o[1]) for sp in spans]
 
@@ -374,6 +466,8 @@ def apply(prog, df, tab) -> dict:
     scales = loop_scales(prog, df, tab)
     extras: dict[int, float] = {}
     lines = line_scales(prog, df, tab, extras if EXTRA else None)
+    if UNROLLED:
+        lines.update(unrolled_scales(prog, df, tab, extras if EXTRA else None))
     slots_only: set = set()
     if STRAIGHT:
         straight, slots_only = straight_scales(prog, df, tab, extras if EXTRA else None)
