@@ -344,3 +344,34 @@ def test_a_completely_unrolled_loop_issues_its_sass_over_its_trips(monkeypatch):
     assert issued() == pytest.approx(measured, rel=0.15)
     monkeypatch.setattr(sass_slots, "UNROLLED", False)
     assert issued() < 0.85 * measured
+
+
+@wp.kernel
+def rounds(seed: wp.uint32, out: wp.array(dtype=wp.uint32)):
+    i = wp.tid()
+    a = wp.uint32(i) ^ seed
+    b = wp.uint32(0xEFCDAB89)
+    for r in range(64):
+        f = wp.uint32(0)
+        if r < 16:
+            f = (a & b) | (~a & seed)
+        elif r < 32:
+            f = a ^ b
+        else:
+            f = b | ~a
+        a, b = b, a + f + wp.uint32(r)
+    out[i] = a ^ b
+
+
+def test_an_unrolled_loop_that_branches_on_its_counter_keeps_its_slots():
+    """Each unrolled copy of MD5-like rounds holds one of the round functions (a branch on the
+    counter, folded), so a line's SASS over the trips is not what an iteration of the MIR runs
+    there: such a loop is left to the op table."""
+    fn = rounds.compile(LaunchSig(1, 1))
+    prog = prepare(fn)
+    df = wp.sass(rounds)
+    from simt.sim.timing import folding, isa
+    assert folding.unrolled(fn, df)                      # ptxas did unroll it completely
+    tab = isa.tables(prog, load_arch("sm_90"), folding.folded(fn, folding.unrolled(fn, df)))
+    extras = {}
+    assert sass_slots.unrolled_scales(prog, df, tab, extras) == {} and extras == {}

@@ -353,8 +353,12 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
     instructions over the iterations (of it and of the unrolled loops around it) are what an
     iteration issues. A Bezier patch's ``for j in range(4)`` around simt's own unrolled
     ``for i``: a control point's read issues 53 SASS instructions an iteration where the op
-    table says 37. Lines the loop shares with code outside it are left alone; a loop inside
-    a loop that stayed rolled too (its lines' instructions are per iteration of that one)."""
+    table says 37. Only loops whose every iteration runs all their blocks: a line under a
+    branch on the counter runs in some copies only (MD5's round functions: each in 16 of 64),
+    and the copies' counts are not the MIR's per iteration. A line with no SASS instruction (ptxas folded it: a constant of the counter) issues nothing; one
+    with more than twice its ALU slots issues the rest on its first instruction. Lines the
+    loop shares with code outside it are left alone; a loop inside a loop that stayed rolled
+    too (its lines' instructions are per iteration of that one)."""
     if df is None or "line" not in df or not (df["line"] >= 0).any():
         return {}
     from .folding import unrolled
@@ -387,19 +391,39 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
                     where.setdefault(ins.loc.line, []).append((k, j))
                 else:
                     elsewhere.add(ins.loc.line)
+        if not _every_iteration(blocks, t, b) >= set(range(t, b + 1)):
+            continue
         for line, places in where.items():
             n = int(counts.get(line, 0))
-            if line in elsewhere or n == 0:
+            if line in elsewhere:
                 continue
             idx = np.array([int(tab.block_first[k]) + j for k, j in places])
             alu = tab.kind[idx] == isa.ALU
             a = float(tab.sass[idx[alu]].sum())
             f = (n / trips - float(tab.sass[idx[~alu]].sum())) / a if a > 0.0 else np.inf
-            if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
+            if 0.0 <= f <= SCALE_RANGE[1]:
                 out.update({(k, line): f for k in {k for k, _ in places}})
             elif f > SCALE_RANGE[1]:
                 _extra(extras, tab, idx, n / trips)
     return out
+
+
+def _every_iteration(blocks, t: int, b: int) -> set[int]:
+    """Blocks of the loop (t, b) that every iteration runs: those every path from its head to
+    its latch passes through (the head and the latch among them)."""
+    def reaches(skip: int) -> bool:
+        seen, todo = {t}, [t]
+        while todo:
+            k = todo.pop()
+            if k == b:
+                return True
+            for s_ in blocks[k].targets:
+                if k < s_ <= b and s_ != skip and s_ not in seen:     # forward edges: one iteration
+                    seen.add(s_)
+                    todo.append(s_)
+        return False
+
+    return {t, b} | {k for k in range(t + 1, b) if not reaches(k)}
 
 
 def _depths(spans) -> list[int]:
