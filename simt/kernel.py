@@ -261,7 +261,8 @@ def ptx(k: Kernel, arch: str = "sm_90", dim_ndim: int = 1, block_ndim: int = 1,
 
 def sass(k: Kernel, arch: str = "sm_90", dim_ndim: int = 1, block_ndim: int = 1):
     """The SASS ptxas makes of the kernel's PTX, one row per instruction (a pandas DataFrame:
-    opcode, modifiers, operands, predicate, source line, basic block, loop); ``.attrs`` holds
+    opcode, modifiers, operands, predicate, source line, the function it is in: the kernel's or
+    a subroutine ptxas calls, basic block, loop); ``.attrs`` holds
     the registers and per loop its unroll factor and loads in flight (simt/gpu/sass.py).
     DeviceError without ptxas or a disassembler (``pip install simt[sass]``)."""
     from .gpu.sass import sass_of_function
