@@ -28,7 +28,7 @@ from simt.arch import load_arch  # noqa: E402
 from simt.sim.precise.engine import prepare  # noqa: E402
 from simt.sim.timing import model, sass_replay  # noqa: E402
 
-SETS = ["validation", "blind"] + [f"blind{k}" for k in range(2, 14)]
+SETS = ["validation", "blind"] + [f"blind{k}" for k in range(2, 15)]
 
 
 class _Planned(Exception):
