@@ -195,8 +195,8 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
         loads = [ins for x in path for ins in prog.fn.blocks[x].instrs if _is_load(ins)]
         lines = {ins.loc.line for ins in loads if ins.loc is not None}
         at = df[df["opcode"].isin(["LDG", "LDS"]) & df["line"].isin(lines)]
-        if not lines or len(at) % len(loads):
-            continue
+        if not lines or not len(at) or len(at) % len(loads):
+            continue                           # (no LDG or LDS on its lines: nothing to group)
         u = len(at) // len(loads)
         lbf = loads_before_first_use(df.loc[at.index[0]:])
         if u < 2 or lbf < 2:
