@@ -37,7 +37,7 @@ def load(folder: Path) -> pd.DataFrame:
         d = d[(d["meas:sass"] > 0) & d["pred:sass"].notna()].copy()
         d["set"] = f.stem
         d["sass_ratio"] = d["pred:sass"] / d["meas:sass"]
-        frames.append(d[["set", "name", "sass_ratio", "ratio", "limiter"]])
+        frames.append(d[["set", "name", "sass_ratio", "ratio"]])
     if not frames:
         raise SystemExit(f"no per-launch tables with SASS counts in {folder} (report.py --csv writes them)")
     return pd.concat(frames, ignore_index=True)
@@ -61,10 +61,10 @@ def main(argv=None) -> None:
         print(f"{name:<12} {s['launches']:>8} {s['median']:>7.2f} {s['within 10%']:>11} {s['within 25%']:>11}")
     s = summary(d)
     print(f"{'all':<12} {s['launches']:>8} {s['median']:>7.2f} {s['within 10%']:>11} {s['within 25%']:>11}")
-    print(f"\nthe {args.worst} launches furthest off (model / H200 SASS instructions; cycles ratio; limiter):")
+    print(f"\nthe {args.worst} launches furthest off (model / H200: SASS instructions, cycles):")
     far = d.assign(off=np.abs(np.log(d["sass_ratio"]))).sort_values("off", ascending=False).head(args.worst)
     for r in far.itertuples():
-        print(f"  {r.set:<8} {r.name:<34} {r.sass_ratio:5.2f}x   cycles {r.ratio:5.2f}x   {r.limiter}")
+        print(f"  {r.set:<10} {r.name:<34} {r.sass_ratio:5.2f}x   cycles {r.ratio:5.2f}x")
 
 
 if __name__ == "__main__":
