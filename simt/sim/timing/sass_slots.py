@@ -1,4 +1,5 @@
-"""Issue slots of a loop from the SASS ptxas made of it.
+"""Issue slots from the SASS ptxas made: of a loop, of an outer loop's own instructions, of
+a completely unrolled loop's lines and of the lines outside loops.
 
 The op table (probes.py) gives each MIR op the SASS instructions it costs alone; in a loop
 ptxas does more and less than the sum: it keeps constants in registers or reloads them, adds
@@ -15,8 +16,11 @@ the loop counter's increment on the MIR increment's source line (``IADD3 R6, R6,
 11 iterations a pass, for a MIR counter stepping by 1). The loop's ALU instructions' slots
 are scaled so that an iteration issues the SASS loop's instructions over the unroll factor
 (loads, stores and branches keep theirs); a factor outside [0.5, 2] means the two loops do
-not stand for each other after all, and the loop keeps the op table's slots. Without SASS or
-line info, nothing changes (the documented fallback).
+not stand for each other after all, and the loop keeps the op table's slots. The same per
+source line: in a loop of several blocks (``line_scales``), in a loop ptxas unrolled completely
+(``unrolled_scales``) and outside loops (``straight_scales``); an outer loop's iteration issues
+its SASS loop's own instructions (``outer_loops``). Without SASS or line info, nothing changes
+(the documented fallback).
 """
 from __future__ import annotations
 
@@ -256,13 +260,15 @@ def straight_scales(prog, df, tab, extras: dict | None = None) \
     SASS instructions a warp on the H200, the op table's sum 111). Per source line that no
     MIR loop shares, the line issues its SASS instructions outside SASS loops (slow-path
     subroutines and the blocks calling them left out, a function simt emitted counted at each
-    call; ALU slots scaled, loads, stores and branches keeping theirs). A line whose factor falls outside [0.5, 2] (ptxas credited its
-    instructions to a neighbouring line) is pooled with the others such: one factor over their
-    sums, used where it falls inside the range. A line calling a function simt emitted has its
-    count for certain (the callee's instructions are the call's): its factor has no upper
-    bound (an fp64 tanh, priced as one fp64 op by the op table for want of a probe, is a call
-    of over 100 SASS instructions), and it scales the issue slots alone: the callee's
-    instructions are mostly not the op's pipe's (the second set returned: those keys)."""
+    call; ALU slots scaled, loads, stores and branches keeping theirs). A line whose factor
+    falls outside [0.5, 2] (ptxas credited its instructions to a neighbouring line) is pooled
+    with the others such: one factor over their sums, used where it falls inside the range;
+    where it does not, each line with more SASS than slots issues the rest (``_extra``). A
+    line calling a function simt emitted has its count for certain (the callee's instructions
+    are the call's): its factor has no upper bound (an fp64 tanh, priced as one fp64 op by the
+    op table for want of a probe, is a call of over 100 SASS instructions), and it scales the
+    issue slots alone: the callee's instructions are mostly not the op's pipe's (the second
+    set returned: those keys)."""
     if df is None or "line" not in df or not (df["line"] >= 0).any():
         return {}, set()
     blocks = prog.blocks
@@ -355,10 +361,11 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
     ``for i``: a control point's read issues 53 SASS instructions an iteration where the op
     table says 37. Only loops whose every iteration runs all their blocks: a line under a
     branch on the counter runs in some copies only (MD5's round functions: each in 16 of 64),
-    and the copies' counts are not the MIR's per iteration. A line with no SASS instruction (ptxas folded it: a constant of the counter) issues nothing; one
-    with more than twice its ALU slots issues the rest on its first instruction. Lines the
-    loop shares with code outside it are left alone; a loop inside a loop that stayed rolled
-    too (its lines' instructions are per iteration of that one)."""
+    and the copies' counts are not the MIR's per iteration. A line with no SASS instruction
+    (ptxas folded it: a constant of the counter) issues nothing; one with more than twice its
+    ALU slots issues the rest on its first instruction. Lines the loop shares with code outside
+    it are left alone, and so is a loop inside a loop that stayed rolled (its lines'
+    instructions are per iteration of that one)."""
     if df is None or "line" not in df or not (df["line"] >= 0).any():
         return {}
     from .folding import unrolled
@@ -379,6 +386,8 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
             trips *= trip_count(prog, *o)
         if trips <= 0:
             continue
+        if not _every_iteration(blocks, t, b) >= set(range(t, b + 1)):
+            continue
         inner = [o for o in spans if o != (t, b) and t <= o[0] and o[1] <= b]
         where: dict[int, list[tuple[int, int]]] = {}
         elsewhere = set()
@@ -391,12 +400,10 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
                     where.setdefault(ins.loc.line, []).append((k, j))
                 else:
                     elsewhere.add(ins.loc.line)
-        if not _every_iteration(blocks, t, b) >= set(range(t, b + 1)):
-            continue
         for line, places in where.items():
-            n = int(counts.get(line, 0))
             if line in elsewhere:
                 continue
+            n = int(counts.get(line, 0))
             idx = np.array([int(tab.block_first[k]) + j for k, j in places])
             alu = tab.kind[idx] == isa.ALU
             a = float(tab.sass[idx[alu]].sum())
@@ -485,8 +492,11 @@ def outer_loops(prog, df, tab) -> dict[int, float]:
 
 
 def apply(prog, df, tab) -> dict:
-    """Scale the matched loops' ALU slots in ``tab`` (in place); returns the factors: per
-    one-block loop (``loop_scales``) and per line of a loop of several blocks (``line_scales``)."""
+    """Scale the matched loops' and lines' ALU slots in ``tab`` and add the issue slots they
+    lack (in place); returns the factors: per one-block loop (``loop_scales``), per line of a
+    loop of several blocks (``line_scales``), of a loop ptxas unrolled completely
+    (``unrolled_scales``) and outside loops (``straight_scales``), and per outer loop the
+    slots its back edge gained (``outer_loops``, keyed ("outer", block))."""
     scales = loop_scales(prog, df, tab)
     extras: dict[int, float] = {}
     lines = line_scales(prog, df, tab, extras if EXTRA else None)
