@@ -146,6 +146,14 @@ def _extra(extras, tab, idx, want: float) -> None:
         extras[int(issuing.min())] = extras.get(int(issuing.min()), 0.0) + want - have
 
 
+def _line_slots(tab, places) -> tuple[np.ndarray, float, float]:
+    """(static indices, ALU slots, other slots) of a line's MIR instructions at ``places``
+    ((block, position) pairs)."""
+    idx = np.array([int(tab.block_first[k]) + j for k, j in places])
+    alu = tab.kind[idx] == isa.ALU
+    return idx, float(tab.sass[idx[alu]].sum()), float(tab.sass[idx[~alu]].sum())
+
+
 def line_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, int], float]:
     """(MIR block, source line) -> the factor on that line's ALU slots in an innermost MIR loop
     of several blocks (branches in its body), matched to the innermost SASS loop whose source
@@ -196,10 +204,8 @@ def line_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
             n = int(counts.get(line, 0))
             if n == 0:
                 continue
-            idx = np.array([int(tab.block_first[k]) + j for k, j in places])
-            alu = tab.kind[idx] == isa.ALU
-            a = float(tab.sass[idx[alu]].sum())
-            f = (n / u - float(tab.sass[idx[~alu]].sum())) / a if a > 0.0 else np.inf
+            idx, a, other = _line_slots(tab, places)
+            f = (n / u - other) / a if a > 0.0 else np.inf
             if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
                 for k in {k for k, _ in places}:
                     out[(k, line)] = f
@@ -293,9 +299,7 @@ def straight_scales(prog, df, tab, extras: dict | None = None) \
     for line, places in where.items():
         if line in loop_lines:
             continue
-        idx = np.array([int(tab.block_first[k]) + j for k, j in places])
-        alu = tab.kind[idx] == isa.ALU
-        a, other = float(tab.sass[idx[alu]].sum()), float(tab.sass[idx[~alu]].sum())
+        idx, a, other = _line_slots(tab, places)
         n = int(counts.get(line, 0))
         if a <= 0.0:
             _extra(extras, tab, idx, n)
@@ -404,10 +408,8 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
             if line in elsewhere:
                 continue
             n = int(counts.get(line, 0))
-            idx = np.array([int(tab.block_first[k]) + j for k, j in places])
-            alu = tab.kind[idx] == isa.ALU
-            a = float(tab.sass[idx[alu]].sum())
-            f = (n / trips - float(tab.sass[idx[~alu]].sum())) / a if a > 0.0 else np.inf
+            idx, a, other = _line_slots(tab, places)
+            f = (n / trips - other) / a if a > 0.0 else np.inf
             if 0.0 <= f <= SCALE_RANGE[1]:
                 out.update({(k, line): f for k in {k for k, _ in places}})
             elif f > SCALE_RANGE[1]:
