@@ -18,6 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from timing.blind5.kernels import point_in_polygon  # noqa: E402
 from timing.blind6.kernels import lz_match, mish  # noqa: E402
 from timing.blind12.kernels_media import BZ_RES as BZ, bezier_bernstein  # noqa: E402
+from timing.blind.kernels import gemm_tiled  # noqa: E402
+from timing.blind7.kernels import philox_uniform  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not sass.available(), reason="ptxas and a disassembler are needed")
 
@@ -303,3 +305,50 @@ def test_an_unrolled_loop_that_branches_on_its_counter_keeps_its_slots():
     tab = isa.tables(prog, load_arch("sm_90"), folding.folded(fn, folding.unrolled(fn, df)))
     extras = {}
     assert sass_slots.unrolled_scales(prog, df, tab, extras) == {} and extras == {}
+
+
+# ---- a rolled loop around unrolled ones (nest_scales); fewer SASS than the op table (_fit) -------
+
+def test_a_rolled_loop_around_unrolled_ones_issues_its_sass(monkeypatch):
+    """A GEMM with 32x32 shared tiles: ptxas keeps the tile loop rolled and unrolls the
+    ``for kk in range(32)`` inside it completely, folding the addresses into the loads' offsets
+    and merging four of ``a_s[ty, kk]``'s loads into one LDS.128: an accumulation line issues
+    an FFMA and a quarter of a load a ``kk``, where the op table says a load with its address
+    arithmetic, a multiply and an add. The H200 executed 1,588 SASS instructions a warp (set 1,
+    gemm_tiled@128, Nsight Compute), the op table's sum 2,749; the model issues within 10% of
+    the H200's, and without the nest's SASS (NEST off) over 30% more."""
+    n = 128
+    rng = np.random.default_rng(4)
+    a, b, c = (wp.array(rng.random((n, n), dtype=np.float32), device="cpu:precise") for _ in range(3))
+
+    def issued():
+        r = wp.launch(gemm_tiled, dim=(n // 4, n), inputs=[a, b, c, 1.5, 0.5], device="cpu:precise",
+                      block_dim=(8, 32))
+        return r.metrics["smsp__inst_issued.sum"] / (n * n // 4 // 32)
+
+    measured = _measured_per_warp("gemm_tiled@128", n * n // 4, "blind")
+    assert issued() == pytest.approx(measured, rel=0.10)
+    monkeypatch.setattr(sass_slots, "NEST", False)
+    assert issued() > 1.3 * measured
+
+
+def test_code_ptxas_makes_smaller_issues_its_sass(monkeypatch):
+    """Philox4x32-10, its ten rounds unrolled by simt: a 32x32->64-bit product and the halves
+    taken from it are one IMAD.WIDE.U32 in the SASS, where the op table prices 64-bit multiplies,
+    shifts and masks; the lines' SASS is a fifth of their slots, ptxas crediting part of it to
+    neighbouring lines (the pool of such lines: factor 0.2). The H200 executed 112 SASS
+    instructions a warp (set 7, philox@64K); the model issues within 10% of that, and with the
+    pool held to factors of 0.5 or more and no line's loads made cheaper (LOWER 0.5, FEWER off:
+    the rules before) over 1.5 times as many."""
+    n = 1 << 14
+
+    def issued():
+        out = wp.zeros(4 * n, dtype=float, device="cpu:precise")
+        r = wp.launch(philox_uniform, dim=n, inputs=[np.uint32(7), out], device="cpu:precise", block_dim=256)
+        return r.metrics["smsp__inst_issued.sum"] / (n // 32)
+
+    measured = _measured_per_warp("philox@64K", n, "blind7")
+    assert issued() == pytest.approx(measured, rel=0.10)
+    monkeypatch.setattr(sass_slots, "LOWER", 0.5)
+    monkeypatch.setattr(sass_slots, "FEWER", False)
+    assert issued() > 1.5 * measured

@@ -33,11 +33,14 @@ from ...ir.mir import Imm, Op, Reg
 from . import isa
 from .sass_replay import _self_loop
 
-SCALE_RANGE = (0.5, 2.0)
+SCALE_RANGE = (0.5, 2.0)     # a line's own factor outside loops (straight_scales)
+LOWER = 0.0                 # the least factor of a loop's, a line's in a loop and a pool's
 UNROLLED = True             # a loop ptxas unrolled completely issues its lines' SASS over its trips
 EXTRA = True                # a line with more SASS than twice its slots issues the rest (_extra)
 OUTER = True                # an outer loop's iteration issues its SASS loop's own slots (outer_loops)
 STRAIGHT = True             # code outside loops issues its SASS lines' slots (straight_scales)
+FEWER = True                # a line with fewer SASS than its accesses' slots issues that many (_fit)
+NEST = True                 # a rolled loop around completely unrolled ones issues its SASS (nest_scales)
 # a loop body with these is not one straight block of work
 _NOT_PLAIN = {"BSSY", "BSYNC", "WARPSYNC", "EXIT", "CALL", "RET", "BRX", "JMP", "BAR", "YIELD"}
 _INC = re.compile(r"^(U?R\d+),\s*(U?R\d+)(?:\.reuse)?,\s*(-?0x[0-9a-fA-F]+|-?\d+)(?:,\s*U?RZ)?$")
@@ -102,7 +105,7 @@ def _unroll(own, line: int, step: int) -> int:
     return best
 
 
-def loop_scales(prog, df, tab) -> dict[int, float]:
+def loop_scales(prog, df, tab, extras: dict | None = None) -> dict[int, float]:
     """MIR block -> the factor on its ALU instructions' slots (see the module docstring)."""
     if df is None or "line" not in df or not (df["line"] >= 0).any():
         return {}
@@ -132,8 +135,11 @@ def loop_scales(prog, df, tab) -> dict[int, float]:
         if a <= 0.0:
             continue
         f = (per_iteration - float(slots[~alu].sum())) / a
-        if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
+        if LOWER <= f <= SCALE_RANGE[1]:
             out[b] = f
+        elif f < 0.0 and FEWER and extras is not None:   # (its accesses' addresses folded)
+            out[b] = 0.0
+            _fewer(extras, tab, np.arange(i0, i0 + n), per_iteration)
     return out
 
 
@@ -144,6 +150,40 @@ def _extra(extras, tab, idx, want: float) -> None:
     issuing = idx[tab.sass[idx] > 0.0]
     if extras is not None and want > have and issuing.size:
         extras[int(issuing.min())] = extras.get(int(issuing.min()), 0.0) + want - have
+
+
+def _fewer(extras, tab, idx, want: float) -> None:
+    """Fewer issue slots for the accesses (and other non-ALU instructions) at ``idx``, whose
+    slots sum to more than the ``want`` their line issues in the SASS: the op table prices an
+    access with its address arithmetic, which ptxas folds into the access's offset in unrolled
+    code, and merges neighbouring shared loads into one LDS.128 (their ALU slots go to 0)."""
+    other = idx[(tab.kind[idx] != isa.ALU) & (tab.sass[idx] > 0.0)]
+    have = float(tab.sass[other].sum())
+    if extras is None or have <= want or not other.size:
+        return
+    for i in other:
+        extras[int(i)] = extras.get(int(i), 0.0) + (want / have - 1.0) * float(tab.sass[i])
+
+
+def _fit(out, extras, tab, keys, idx, a: float, other: float, want: float, lo: float | None = None) -> bool:
+    """Give a line's MIR instructions (static indices ``idx``; ALU slots ``a``, the rest
+    ``other``) the ``want`` issue slots its SASS has: its ALU slots scaled by a factor in
+    [lo, 2] (``out[key]`` for each key), the rest put on its first instruction past 2
+    (``_extra``), or, short of its accesses' slots, its ALU at 0 and its accesses fewer
+    (``_fewer``). False where the factor falls in [0, lo): left to the caller."""
+    f = (want - other) / a if a > 0.0 else (np.inf if want > other else -np.inf if want < other else 1.0)
+    lo = LOWER if lo is None else lo
+    if lo <= f <= SCALE_RANGE[1]:
+        out.update({k: f for k in keys} if a > 0.0 else {})
+    elif f > SCALE_RANGE[1]:
+        _extra(extras, tab, idx, want)
+    elif f < 0.0:
+        if FEWER and extras is not None:
+            out.update({k: 0.0 for k in keys} if a > 0.0 else {})
+            _fewer(extras, tab, idx, want)
+    else:
+        return False
+    return True
 
 
 def _line_slots(tab, places) -> tuple[np.ndarray, float, float]:
@@ -205,12 +245,7 @@ def line_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
             if n == 0:
                 continue
             idx, a, other = _line_slots(tab, places)
-            f = (n / u - other) / a if a > 0.0 else np.inf
-            if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
-                for k in {k for k, _ in places}:
-                    out[(k, line)] = f
-            elif f > SCALE_RANGE[1]:              # (addresses on the uniform datapath, ...)
-                _extra(extras, tab, idx, n / u)
+            _fit(out, extras, tab, [(k, line) for k in {k for k, _ in places}], idx, a, other, n / u)
     return out
 
 
@@ -310,14 +345,14 @@ def straight_scales(prog, df, tab, extras: dict | None = None) \
         else:
             pool.append((places, idx, n, other, a))
     if pool:
-        f = (sum(p[2] for p in pool) - sum(p[3] for p in pool)) / sum(p[4] for p in pool)
-        if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
-            for places, *_ in pool:
-                line = prog.blocks[places[0][0]].instrs[places[0][1]].loc.line
-                out.update({(k, line): f for k in {k for k, _ in places}})
-        else:
+        keys = [(k, prog.blocks[places[0][0]].instrs[places[0][1]].loc.line)
+                for places, *_ in pool for k in {k for k, _ in places}]
+        want, other, a = (sum(p[j] for p in pool) for j in (2, 3, 4))
+        if want - other > SCALE_RANGE[1] * a:          # each line with more SASS issues the rest
             for _, idx, n, *_ in pool:
                 _extra(extras, tab, idx, n)
+        else:
+            _fit(out, extras, tab, keys, np.concatenate([p[1] for p in pool]), a, other, want)
     return out, {(k, line) for k, line in out if line in calling}
 
 
@@ -409,11 +444,79 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
                 continue
             n = int(counts.get(line, 0))
             idx, a, other = _line_slots(tab, places)
-            f = (n / trips - other) / a if a > 0.0 else np.inf
-            if 0.0 <= f <= SCALE_RANGE[1]:
-                out.update({(k, line): f for k in {k for k, _ in places}})
-            elif f > SCALE_RANGE[1]:
-                _extra(extras, tab, idx, n / trips)
+            _fit(out, extras, tab, [(k, line) for k in {k for k, _ in places}], idx, a, other, n / trips, lo=0.0)
+    return out
+
+
+def nest_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, int], float]:
+    """(MIR block, source line) -> the factor on that line's ALU slots in a loop ptxas kept
+    rolled around loops it unrolled completely (constant trip counts): a tiled product's
+    ``for k0`` tile loop around its ``for kk in range(32)``. The SASS loop stands for the whole
+    nest; an iteration of it issues a line's SASS instructions there, over ptxas's unroll
+    factor of the rolled loop and over the trips of the unrolled loops the line lies in (a
+    32x32-tile GEMM's ``acc0 += a_s[ty, kk] * bv``: 74 SASS instructions a tile, one FFMA and a
+    quarter of an LDS.128 a ``kk``, where the op table says a load, a multiply and an add).
+    Matched as the innermost SASS loop whose lines all lie in the nest's and that shares most
+    of its lines. Only nests whose every iteration runs all their blocks (an inner loop's entry
+    check aside: its trips are constant), as for ``unrolled_scales``; lines the nest shares with
+    code outside it, or whose copies lie at different depths of it, are left alone. A factor
+    under 0 (the line's loads already cost more than its SASS) leaves the line alone; over 2,
+    the line issues the rest on its first instruction (``_extra``)."""
+    if df is None or "line" not in df or not (df["line"] >= 0).any():
+        return {}
+    from .folding import unrolled
+    blocks = prog.blocks
+    if [b.label for b in blocks] != [b.label for b in prog.fn.blocks]:
+        return {}
+    spans = loop_spans(prog.fn)
+    done = set(unrolled(prog.fn, df))
+    sass_loops = _innermost_sass_loops(df)
+    out = {}
+    for t, b in spans:
+        inner = [o for o in spans if o != (t, b) and t <= o[0] and o[1] <= b]
+        if not inner or (t, b) in done or any(o not in done for o in inner):
+            continue
+        trips = {o: trip_count(prog, *o) for o in inner}
+        if min(trips.values()) <= 0:
+            continue
+        covered = _every_iteration(blocks, t, b).union(*(range(o[0], o[1] + 1) for o in inner))
+        if not covered >= set(range(t, b + 1)):
+            continue
+        where: dict[int, list[tuple[int, int]]] = {}
+        elsewhere = set()
+        for k, blk in enumerate(blocks):
+            for j, ins in enumerate(blk.instrs):
+                if ins.loc is not None:
+                    if t <= k <= b:
+                        where.setdefault(ins.loc.line, []).append((k, j))
+                    else:
+                        elsewhere.add(ins.loc.line)
+        best = None
+        for k, own, sl in sass_loops:
+            if sl and sl <= set(where) and (best is None or len(sl) > best[0]):
+                best = (len(sl), k, own)
+        if best is None:
+            continue
+        _, k, own = best
+        inc = _increment(blocks[b], b)
+        u = _unroll(own, *inc) if inc is not None else 1
+        if u < 1:
+            continue
+        counts = _issued(own)["line"].value_counts()
+
+        def depth(k_: int) -> int:          # the trips of the unrolled loops block k_ lies in
+            n = 1
+            for o, m in trips.items():
+                n *= m if o[0] <= k_ <= o[1] else 1
+            return n
+
+        for line, places in where.items():
+            reps = {depth(k_) for k_, _ in places}
+            if line in elsewhere or len(reps) != 1:
+                continue
+            want = int(counts.get(line, 0)) / u / reps.pop()
+            idx, a, other = _line_slots(tab, places)
+            _fit(out, extras, tab, [(k_, line) for k_ in {k_ for k_, _ in places}], idx, a, other, want, lo=0.0)
     return out
 
 
@@ -499,11 +602,13 @@ def apply(prog, df, tab) -> dict:
     loop of several blocks (``line_scales``), of a loop ptxas unrolled completely
     (``unrolled_scales``) and outside loops (``straight_scales``), and per outer loop the
     slots its back edge gained (``outer_loops``, keyed ("outer", block))."""
-    scales = loop_scales(prog, df, tab)
     extras: dict[int, float] = {}
+    scales = loop_scales(prog, df, tab, extras if EXTRA else None)
     lines = line_scales(prog, df, tab, extras if EXTRA else None)
     if UNROLLED:
         lines.update(unrolled_scales(prog, df, tab, extras if EXTRA else None))
+    if NEST:
+        lines.update(nest_scales(prog, df, tab, extras if EXTRA else None))
     slots_only: set = set()
     if STRAIGHT:
         straight, slots_only = straight_scales(prog, df, tab, extras if EXTRA else None)
