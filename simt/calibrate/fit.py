@@ -56,6 +56,8 @@ NOT_MEASURED_BY_CLOCK64 = {
                              "benchmarks/timing/l2_sharing.cu)",
     "l1_tag_line_cycles": "the L1 tag stage's cycles a line (simt/calibrate/warp_words.py's records, simt kernels "
                           "timed by the profiler's cycles)",
+    "store_merge_lines": "the most lines of a store request that merges with the one before it "
+                         "(simt/calibrate/cuda/store_merge.cu, timed by the profiler's cycles)",
 }
 CLOCK64_NOTE = (" [clock64 fallback: cycles from CUDA-event times at the clock.cu clock (clock64_csv.py); "
                 "instructions, sectors and DRAM bytes computed from the SASS and the manifests (counts.py)]")
@@ -99,6 +101,34 @@ def loaded_latency(data: Path, csv: str, column: str, value: str, amount: str, u
     base = float(latency[df.stream_blocks == 0].iloc[0])
     moved = df[amount][busy] * unit_bytes / df.stream_cycles[busy].clip(lower=1)
     return latency[busy] - base, moved
+
+
+STORE_MERGE_SOURCE = ("store_merge.cu (store_merge.py): a thread's K words stored back to back against the same "
+                      "with 16 dependent FMAs between them; a request of this many lines merges (back to back, "
+                      "the launch takes under 0.75 of the time: out[K*i + j] at 2 and 4 lines, out[2K*i + j] at 4) "
+                      "and one of more does not (8 lines)")
+
+
+def store_merge_lines(df) -> int:
+    """store_merge.cu's launches (``load("store_merge")``): the most lines a store request may
+    have and still merge with the warp's store before it, back to back: the largest count of
+    lines whose every kernel of K >= 2 stores runs in under 0.75 of its time with the stores
+    apart (16 dependent FMAs between them); 0 where none does."""
+    cyc = df.set_index(["bench", "value"])["sm__cycles_elapsed.max"]
+    merges = {}
+    for bench in sorted(set(df.bench)):
+        kind, k = bench.rstrip("0123456789"), int(bench[len(bench.rstrip("0123456789")):])
+        if kind == "planes" or k < 2:
+            continue
+        lines = k if kind == "interleaved" else 2 * k             # (half: out[2K*i + j])
+        ok = cyc[(bench, 0)] < 0.75 * cyc[(bench, 16)]
+        merges[lines] = merges.get(lines, True) and bool(ok)
+    best = 0
+    for lines in sorted(merges):
+        if not merges[lines]:
+            break
+        best = lines
+    return best
 
 
 def queue_fit(extra, rho) -> float:
@@ -372,6 +402,12 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
                                        "no bank conflict: cycles per line per SM (the tag stage)")
     # (else left out, so a load's lines take the L1's tag stage at l1_line_cycles a line and its
     # data stage a cycle a line: a directory measured before simt calibrate ran warp_words)
+    if shipped is not None:
+        t["store_merge_lines"] = not_measured("store_merge_lines")
+    elif (data / "store_merge_manifest.csv").exists():
+        t["store_merge_lines"] = note("store_merge_lines", store_merge_lines(load("store_merge")), STORE_MERGE_SOURCE)
+    # (else left out, so no store merges with the one before it: a directory measured before
+    # simt calibrate ran store_merge.cu, or timed by clock64)
     t["memory_queue_cycles"] = note("memory_queue_cycles", t["latency"]["l2"],
                                     "not measured: how far a store's or atomic's L2 queue may run ahead of its warp "
                                     "before the warp is held (lg_throttle): one L2 hit, latency.l2")

@@ -86,6 +86,8 @@ PARTS = {p.name: p for p in (
     Part("warp_words", "atomics of one warp on few words, a flag stored by many warps, records read 8-32 floats "
          "apart (the L1 tag stage's rate a line)", "simt.calibrate.warp_words", BASE_METRICS, None, True, 300,
          ("ncu",), "regex:atomic_add|atomic_or|flag_store|struct_read|soa_read"),
+    Part("store_merge", "a warp's stores to the same lines back to back and apart (do they merge before the L2?)",
+         "store_merge.cu", BASE_METRICS, None, True, 300, ("ncu",)),
     Part("probes", "what each MIR operation costs through simt's own PTX", None, BASE_METRICS, None, True, 600),
     Part("clock", "the SM clock: clock64 spins on every SM timed by CUDA events (the clock64 timer only)",
          "clock.cu", None, clock64_csv.CLOCK_FILE, False, 120, ("clock64",)),

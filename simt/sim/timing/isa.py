@@ -288,6 +288,10 @@ def _loop_control(blk, b: int) -> set[int]:
 
 # how a static instruction's atomics reach the L2 (Tables.atomic)
 ATOM_INT, ATOM_FLOAT, ATOM_WARP = 0, 1, 2
+# a global store's column of the same table: one ptxas put right behind the store before it
+# (store_merge.py): it merges with that store where both write the same lines, of a request
+# of at most 4 lines (STORE_NEXT: nothing between the two) or 2 (STORE_NEAR: one instruction)
+STORE_NEXT, STORE_NEAR = 3, 4
 
 
 def _atomic_kind(ins, aggregated) -> int:

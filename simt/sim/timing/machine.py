@@ -85,7 +85,8 @@ Warps = namedtuple("Warps", [
     "src",        # when the next instruction's sources are ready ...
     "sprod",      # ... and which instruction produces the last one
     "store",      # when the warp's stores and atomics are acknowledged
-    "fetch",      # the warp's DRAM fetches in flight: (how many, until)
+    "fetch",      # the warp's DRAM fetches in flight: (how many, until), and the first line
+                  # and the count of lines of its last global access if a store (memsys.py)
     # what the scheduler's pick reads, kept up to date so that its pass over the warps is
     # short: max(own, src), INF for an empty slot or a warp at a barrier; the next
     # instruction's pipe
@@ -125,7 +126,7 @@ def _new_warps(n_slots, n_regs):
                  np.zeros(n_slots, np.int64), np.zeros(n_slots, np.int64), np.zeros(n_slots, np.float64),
                  np.zeros(n_slots, np.int8), np.zeros(n_slots, np.int64), np.zeros(n_slots, np.float64),
                  np.zeros(n_slots, np.int64), np.zeros(n_slots, np.float64), np.full(n_slots, -1, np.int64),
-                 np.zeros(n_slots, np.float64), np.zeros((n_slots, 2), np.float64),
+                 np.zeros(n_slots, np.float64), np.zeros((n_slots, 4), np.float64),
                  np.full(n_slots, INF, np.float64), np.zeros(n_slots, np.int64),
                  np.empty((n_slots, n_regs + 1), np.float64), np.empty((n_slots, n_regs + 1), np.int32))
 
@@ -540,8 +541,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
                 if sl_store[g] > drain:       # the kernel ends when its writes are applied
                     drain = sl_store[g]
                 sl_store[g] = 0.0
-                sl_fetch[g, 0] = 0.0
-                sl_fetch[g, 1] = 0.0
+                sl_fetch[g, :] = 0.0
                 sl_warp[g] = -1
                 smstat[m, M_WARP_CYCLES] += own - sl_start[g]
                 cta_live[c] -= 1

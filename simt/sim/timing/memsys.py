@@ -47,7 +47,7 @@ from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_RE
                       P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES, P_L1_TAG_LINE,
                       P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS, P_L2_READ_BPC,
                       P_L2_REQUEST, P_L2_TAIL,
-                      P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_SAMPLE, ST_ATOM_FREE,
+                      P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_STORE_MERGE, P_SAMPLE, ST_ATOM_FREE,
                       ST_DIRTY_SECTORS, ST_DRAM_FREE, ST_DRAM_READ_USE, ST_DRAM_USE_TIME,
                       ST_DRAM_WRITE_USE, ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE,
                       ST_LRU_CLOCK, ST_NOW, ST_OTHERS, ST_OTHERS_N, ST_REMISS,
@@ -479,6 +479,15 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     smstat[m, M_L1T] += n_lines * tag
     state[ST_NOW] = start
     l1sets = l1_tag.shape[1]
+    # a store ptxas put right behind the warp's store to the same lines merges with it on the
+    # way to the L2 (store_merge.py: out[4*i + j] stored back to back, j < 4, costs the L2
+    # about one store's writes; with a dependent FMA between them, four): it costs the L2
+    # nothing more and sends no sector of its own. Requests of at most store_merge_lines
+    # lines back to back, of half as many with one instruction between (isa.STORE_NEXT, NEAR)
+    most = P[P_STORE_MERGE] if atomic == isa.STORE_NEXT else 0.5 * P[P_STORE_MERGE] if atomic == isa.STORE_NEAR else 0.0
+    merged = (k == isa.GLOBAL_ST and n_lines <= most and fetch[3] == n_lines and fetch[2] == float(lines_buf[0]))
+    fetch[2] = float(lines_buf[0]) if k == isa.GLOBAL_ST else -1.0
+    fetch[3] = n_lines if k == isa.GLOBAL_ST else 0
     if k == isa.GLOBAL_ST:
         n_sec = 0
         for i in range(n_lines):
@@ -489,10 +498,11 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                 l1_valid[m, s, w] |= mask
             nb = sectors(mask)
             n_sec += nb
-            glob[G_L2_WRITE] += nb
+            if not merged:
+                glob[G_L2_WRITE] += nb
             _l2_touch(write_key(lines_buf[i], P), mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo,
                       l2x, state, P, glob, partial_buf[i])
-        busy = n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
+        busy = 0.0 if merged else n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
         q = _l2_busy(busy, start + P[P_L1_LAT], state, glob)
         state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + q - P[P_QUEUE_ALLOWANCE])
         ack = start + delay + q + P[P_L2_LAT]       # when the L2 acknowledges the store

@@ -15,7 +15,7 @@ import numpy as np
 from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
-from . import sass_slots
+from . import sass_slots, stores
 from . import folding, footprint as fp, indices as ix, isa, machine, memsys, replay_streams, sass_replay
 from ...gpu import sass as gpu_sass
 
@@ -87,6 +87,8 @@ def params(arch, shared_per_sm: int):
     # stage's rate, and the data stage a cycle a line; with it, the tag stage takes this a
     # line and the data stage l1_line_cycles a bank wavefront)
     P[ix.P_L1_TAG_LINE] = t.get("l1_tag_line_cycles", 0.0)
+    # optional (files without it: no store merges with the one before it; memsys.py)
+    P[ix.P_STORE_MERGE] = t.get("store_merge_lines", 0)
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
     line = arch.line_bytes
     l1_lines = max(64, (t["l1_bytes"] - arch.carveout(shared_per_sm)) // line)
@@ -96,7 +98,8 @@ def params(arch, shared_per_sm: int):
 
 def _tables(prog, arch, sass: bool = True):
     key = ("timing-tables", arch.key, sass, SASS_SLOTS, sass_slots.STRAIGHT, sass_slots.OUTER,
-           sass_slots.EXTRA, sass_slots.UNROLLED, sass_slots.NEST, sass_slots.FEWER, sass_slots.LOWER)
+           sass_slots.EXTRA, sass_slots.UNROLLED, sass_slots.NEST, sass_slots.FEWER, sass_slots.LOWER,
+           STORE_MERGE)
     t = prog.timing.get(key)
     if t is None:
         # without SASS nothing folds and no atomic is aggregated (the documented fallback)
@@ -106,6 +109,8 @@ def _tables(prog, arch, sass: bool = True):
                                           gpu_sass.warp_aggregated_lines(df))
         if SASS_SLOTS:
             sass_slots.apply(prog, df, t)          # loops' issue slots from their SASS
+        if STORE_MERGE:
+            stores.merge_flags(prog, df, t)        # stores ptxas put back to back
     return t
 
 
@@ -192,6 +197,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
 
 
 SASS_SLOTS = True           # plain loops issue their SASS loop's slots (sass_slots.py)
+STORE_MERGE = True          # stores ptxas put back to back merge on the way to the L2 (stores.py)
 SAMPLE_ABOVE = 250_000     # recorded warp instructions above which the SMs are sampled
 SAMPLE_MIN_SMS = 16        # ... keeping at least this many SMs
 SAMPLE_MIN_BLOCKS = 2      # ... and only when every SM gets at least this many blocks
