@@ -29,7 +29,7 @@ from ..atomic_log import BatchLog
 from .diagnostics import Diagnostics
 from .memory import Storage, launch_addresses, out_of_bounds
 from . import timing
-from .memstats import record_global, record_shared, rows_from_lanes, same_address_lanes
+from .memstats import record_global, record_shared, rows_from_lanes, same_address_lanes, shared_events
 from ..timing.recorder import Recorder
 from .metrics import Counters
 from .timing import WarpTimes
@@ -432,6 +432,13 @@ class Batch(Diagnostics):
         self.mem_slot += 1
         k = self.prog.instr_id[id(ins)]
         rec = self.recorder
+        if st.is_shared and not self.isolated and self.listener is None:
+            # nothing reads the rows or the per-warp latencies: costs straight into the recorder
+            waves, same = rec.shared_events(n_rows)
+            n_waves, n_ideal = shared_events(sel, i, mem.offset, nbytes, width * nbytes, n_rows,
+                                             ins.op is Op.ATOM, waves, same)
+            self.counters.memory(k, n_rows, n_waves, n_ideal, 0)
+            return
         if st.is_shared:
             lat = self._shared_latency[ins.op is Op.ATOM]
             warps, rows, waves, ideal, n_waves, n_ideal = record_shared(

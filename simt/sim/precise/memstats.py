@@ -216,6 +216,27 @@ def record_shared(sel, idx, base, nbytes, width, n_rows, warp_wavefronts, lat, i
 
 
 @njit(cache=True, nogil=True)
+def shared_events(sel, idx, base, nbytes, width, n_rows, atomic, waves, same):
+    """One shared access of a step where nothing reads its rows (no per-warp timeline, no
+    listener): per warp its wavefronts into ``waves`` and the most lanes on one address
+    (``same_address_lanes``; 1 but for an atomic) into ``same``, written in place (the
+    recorder's event arrays). Returns the wavefronts' and ideal wavefronts' totals."""
+    _, rows = rows_from_lanes(sel, _addresses(sel.size, idx, base, nbytes), n_rows)
+    ideal = np.empty(n_rows, dtype=np.int64)
+    shared_costs(rows, width, waves, ideal)
+    if atomic:
+        same_address_lanes(rows, same)
+    n_waves = 0
+    n_ideal = 0
+    for r in range(n_rows):
+        if not atomic:
+            same[r] = 1
+        n_waves += waves[r]
+        n_ideal += ideal[r]
+    return n_waves, n_ideal
+
+
+@njit(cache=True, nogil=True)
 def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, lat, level_latency,
                   atomic_latency, is_atomic):
     """One global access of a step, for the per-warp timeline (clock(), traces): each warp's
@@ -232,24 +253,26 @@ def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, lat, level_l
 
 @njit(cache=True, nogil=True)
 def same_address_lanes(rows, out):
-    """Per row: the most active lanes sharing one address (atomics to it serialise). The
-    active addresses are sorted (an insertion sort of at most 32) and the longest run counted."""
-    buf = np.empty(32, np.int64)
+    """Per row: the most active lanes sharing one address (atomics to it serialise). Each
+    active address is counted in a small hash table (64 slots for at most 32 addresses; a
+    slot belongs to the row that stamped it), which scattered addresses, as a histogram's
+    bins are, cost one probe or two a lane."""
+    keys = np.empty(64, np.int64)
+    count = np.empty(64, np.int64)
+    stamp = np.full(64, -1, np.int64)
     for r in range(rows.shape[0]):
-        n = 0
+        worst = 0
         for l in range(32):
             a = rows[r, l]
             if a == -1:
                 continue
-            j = n
-            while j > 0 and buf[j - 1] > a:
-                buf[j] = buf[j - 1]
-                j -= 1
-            buf[j] = a
-            n += 1
-        worst = 1 if n else 0
-        run = 1
-        for j in range(1, n):
-            run = run + 1 if buf[j] == buf[j - 1] else 1
-            worst = max(worst, run)
+            h = (((a >> 2) * 0x9E3779B1) >> 20) & 63
+            while stamp[h] == r and keys[h] != a:
+                h = (h + 1) & 63
+            if stamp[h] != r:
+                stamp[h] = r
+                keys[h] = a
+                count[h] = 0
+            count[h] += 1
+            worst = max(worst, count[h])
         out[r] = worst

@@ -124,17 +124,24 @@ def _fill(cta, kept, ev_n, ev_ptr, sec, keys, residues, n_sm):
     of every block that touches it."""
     for e in range(ev_n.size):
         if cta[e] >= 0 and kept[cta[e]]:
+            last = -1
             for q in range(ev_n[e]):
                 line = sec[ev_ptr[e] + q] >> 2
-                keys[_slot(keys, line)] = line
+                if line != last:                 # an access's next sector is mostly on its line
+                    keys[_slot(keys, line)] = line
+                    last = line
     for e in range(ev_n.size):
         c = cta[e]
         if c < 0:
             continue
         rho = c % n_sm
         bit = np.uint64(1) << np.uint64(rho & 63)
+        last = -1
         for q in range(ev_n[e]):
             line = sec[ev_ptr[e] + q] >> 2
+            if line == last:                     # marked already
+                continue
+            last = line
             i = _slot(keys, line)
             if keys[i] == line:
                 residues[i, rho >> 6] |= bit

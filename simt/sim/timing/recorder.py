@@ -312,6 +312,18 @@ class Recorder:
         self.ev_same.reserve(n)[start:start + n] = 1 if same is None else same
         self.ev_n.n = self.ev_ptr.n = self.ev_same.n = start + n
 
+    def shared_events(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Room for one shared access of ``n`` warps, for the engine to fill in place (as
+        ``shared`` records them): their wavefronts and lanes on one address."""
+        if not self.active:
+            return np.empty(n, np.int32), np.empty(n, np.int32)
+        start = self.ev_n.n                  # the three event arrays grow together
+        waves = self.ev_n.reserve(n)[start:start + n]
+        self.ev_ptr.reserve(n)[start:start + n] = -1
+        same = self.ev_same.reserve(n)[start:start + n]
+        self.ev_n.n = self.ev_ptr.n = self.ev_same.n = start + n
+        return waves, same
+
     def global_(self, rows: np.ndarray, kind: int, span: int = 4) -> np.ndarray:
         """Record one global access (rows of lane addresses per warp; ``kind`` 0 load, 1 atomic,
         2 store; each lane touches ``span`` bytes); return sectors per row."""
