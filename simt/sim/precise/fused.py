@@ -53,6 +53,10 @@ _HELPERS = hashlib.sha256(b"".join(Path(m.__file__).read_bytes()
                                    for m in (stepping, recorder))).hexdigest()[:16]
 
 HOT_STEPS = 64           # steps of a pure block before it is compiled
+# a longer block runs with numpy: LLVM takes minutes on one function of thousands of lanes'
+# locals (BLAKE2s with its ten rounds unrolled by simt: a block of 3,726 instructions did not
+# compile in 15 minutes), and a block that long runs few steps
+FUSE_MOST = 1000
 PURE_OPS = BINARY | COMPARE | UNARY | {Op.ISNAN, Op.ISINF, Op.MOV, Op.CVT, Op.SELECT}
 UNSUPPORTED_TYPES = frozenset({Scalar.F16, Scalar.BF16})   # numba has no float16
 _lock = threading.Lock()
@@ -95,7 +99,7 @@ class Fusion:
 
     def __init__(self, prog):
         self.prog = prog
-        self.pure = [is_pure(b) for b in prog.blocks]
+        self.pure = [is_pure(b) and len(b.instrs) <= FUSE_MOST for b in prog.blocks]
         self.kinds, self.rows, self.counts = register_pools(prog.reg_types)
         self.pool_kinds = sorted(self.counts)
         self.steps = [0] * len(prog.blocks)

@@ -34,7 +34,7 @@ from . import isa
 from .sass_replay import _self_loop
 
 SCALE_RANGE = (0.5, 2.0)     # a line's own factor outside loops (straight_scales)
-LOWER = 0.0                 # the least factor of a loop's, a line's in a loop and a pool's
+LOWER = 0.0                 # the least factor of a pool of lines outside loops (straight_scales)
 UNROLLED = True             # a loop ptxas unrolled completely issues its lines' SASS over its trips
 EXTRA = True                # a line with more SASS than twice its slots issues the rest (_extra)
 OUTER = True                # an outer loop's iteration issues its SASS loop's own slots (outer_loops)
@@ -105,7 +105,7 @@ def _unroll(own, line: int, step: int) -> int:
     return best
 
 
-def loop_scales(prog, df, tab, extras: dict | None = None) -> dict[int, float]:
+def loop_scales(prog, df, tab) -> dict[int, float]:
     """MIR block -> the factor on its ALU instructions' slots (see the module docstring)."""
     if df is None or "line" not in df or not (df["line"] >= 0).any():
         return {}
@@ -135,11 +135,8 @@ def loop_scales(prog, df, tab, extras: dict | None = None) -> dict[int, float]:
         if a <= 0.0:
             continue
         f = (per_iteration - float(slots[~alu].sum())) / a
-        if LOWER <= f <= SCALE_RANGE[1]:
+        if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
             out[b] = f
-        elif f < 0.0 and FEWER and extras is not None:   # (its accesses' addresses folded)
-            out[b] = 0.0
-            _fewer(extras, tab, np.arange(i0, i0 + n), per_iteration)
     return out
 
 
@@ -245,7 +242,11 @@ def line_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
             if n == 0:
                 continue
             idx, a, other = _line_slots(tab, places)
-            _fit(out, extras, tab, [(k, line) for k in {k for k, _ in places}], idx, a, other, n / u)
+            f = (n / u - other) / a if a > 0.0 else np.inf
+            if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
+                out.update({(k, line): f for k in {k for k, _ in places}})
+            elif f > SCALE_RANGE[1]:              # (addresses on the uniform datapath, ...)
+                _extra(extras, tab, idx, n / u)
     return out
 
 
@@ -603,7 +604,7 @@ def apply(prog, df, tab) -> dict:
     (``unrolled_scales``) and outside loops (``straight_scales``), and per outer loop the
     slots its back edge gained (``outer_loops``, keyed ("outer", block))."""
     extras: dict[int, float] = {}
-    scales = loop_scales(prog, df, tab, extras if EXTRA else None)
+    scales = loop_scales(prog, df, tab)
     lines = line_scales(prog, df, tab, extras if EXTRA else None)
     if UNROLLED:
         lines.update(unrolled_scales(prog, df, tab, extras if EXTRA else None))
