@@ -183,6 +183,13 @@ def _fit(out, extras, tab, keys, idx, a: float, other: float, want: float, lo: f
     return True
 
 
+def _usable(prog, df) -> bool:
+    """Whether the SASS table has source lines and the program's blocks are the MIR's (the
+    per-line rules map one onto the other)."""
+    return (df is not None and "line" in df and bool((df["line"] >= 0).any())
+            and [b.label for b in prog.blocks] == [b.label for b in prog.fn.blocks])
+
+
 def _line_slots(tab, places) -> tuple[np.ndarray, float, float]:
     """(static indices, ALU slots, other slots) of a line's MIR instructions at ``places``
     ((block, position) pairs)."""
@@ -203,11 +210,9 @@ def line_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
     predicated the MIR's) is not matched: its iterations issue all of it. A line's factor
     outside [0.5, 2] (ptxas moved its work elsewhere, or the line holds more than it seems)
     leaves it alone."""
-    if df is None or "line" not in df or not (df["line"] >= 0).any():
+    if not _usable(prog, df):
         return {}
     blocks = prog.blocks                      # (tab's order; the MIR's blocks, labels alike)
-    if [b.label for b in blocks] != [b.label for b in prog.fn.blocks]:
-        return {}
     spans = loop_spans(prog.fn)
     inner = [(t, b) for t, b in spans if t < b
              and not any(o != (t, b) and t <= o[0] and o[1] <= b for o in spans)]
@@ -311,11 +316,9 @@ def straight_scales(prog, df, tab, extras: dict | None = None) \
     op table for want of a probe, is a call of over 100 SASS instructions), and it scales the
     issue slots alone: the callee's instructions are mostly not the op's pipe's (the second
     set returned: those keys)."""
-    if df is None or "line" not in df or not (df["line"] >= 0).any():
+    if not _usable(prog, df):
         return {}, set()
     blocks = prog.blocks
-    if [b.label for b in blocks] != [b.label for b in prog.fn.blocks]:
-        return {}, set()
     in_loop = set()
     for t, b in loop_spans(prog.fn):
         in_loop.update(range(t, b + 1))
@@ -406,12 +409,10 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
     ALU slots issues the rest on its first instruction. Lines the loop shares with code outside
     it are left alone, and so is a loop inside a loop that stayed rolled (its lines'
     instructions are per iteration of that one)."""
-    if df is None or "line" not in df or not (df["line"] >= 0).any():
+    if not _usable(prog, df):
         return {}
     from .folding import unrolled
     blocks = prog.blocks
-    if [b.label for b in blocks] != [b.label for b in prog.fn.blocks]:
-        return {}
     spans = loop_spans(prog.fn)
     done = set(unrolled(prog.fn, df))
     counts = _issued(df[df["function"] == df["function"].iloc[0]] if "function" in df else df)
@@ -460,15 +461,13 @@ def nest_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
     Matched as the innermost SASS loop whose lines all lie in the nest's and that shares most
     of its lines. Only nests whose every iteration runs all their blocks (an inner loop's entry
     check aside: its trips are constant), as for ``unrolled_scales``; lines the nest shares with
-    code outside it, or whose copies lie at different depths of it, are left alone. A factor
-    under 0 (the line's loads already cost more than its SASS) leaves the line alone; over 2,
-    the line issues the rest on its first instruction (``_extra``)."""
-    if df is None or "line" not in df or not (df["line"] >= 0).any():
+    code outside it, or whose copies lie at different depths of it, are left alone. A line
+    whose SASS is short of its accesses' slots issues that many (``_fewer``); one over twice its
+    ALU slots issues the rest on its first instruction (``_extra``)."""
+    if not _usable(prog, df):
         return {}
     from .folding import unrolled
     blocks = prog.blocks
-    if [b.label for b in blocks] != [b.label for b in prog.fn.blocks]:
-        return {}
     spans = loop_spans(prog.fn)
     done = set(unrolled(prog.fn, df))
     sass_loops = _innermost_sass_loops(df)
@@ -554,11 +553,9 @@ def outer_loops(prog, df, tab) -> dict[int, float]:
     same depth whose own lines all lie in the MIR loop's and share most lines with its own
     blocks; not when ptxas unrolled it (its counter's increment reads a factor over 1), nor
     when the SASS has fewer (left alone, as where the counts differ by over 4x)."""
-    if df is None or "line" not in df or not (df["line"] >= 0).any():
+    if not _usable(prog, df):
         return {}
     blocks = prog.blocks
-    if [b.label for b in blocks] != [b.label for b in prog.fn.blocks]:
-        return {}
     spans = loop_spans(prog.fn)
     depth = _depths(spans)
     edges = back_edges(df)
