@@ -536,3 +536,124 @@ def test_a_completely_unrolled_loop_whose_loads_ptxas_dropped_replays_in_order()
     assert r.cycles > 0
     for a, b in zip(*outs):
         np.testing.assert_array_equal(a, b)
+
+
+TILE_ROWS = 64
+
+
+@wp.kernel
+def fill_shared(src: wp.array(dtype=float), out: wp.array(dtype=float)):
+    """A block copies its 64 x 128 tile of ``src`` into shared memory, a row an iteration."""
+    tile = wp.shared.array(shape=(TILE_ROWS * 128,), dtype=float)
+    b = wp.block_idx()
+    t = wp.thread_idx()
+    for r in range(TILE_ROWS):
+        tile[r * 128 + t] = src[b * TILE_ROWS * 128 + r * 128 + t]
+    wp.sync_threads()
+    out[b * 128 + t] = tile[t * 3 % 128]
+
+
+@wp.kernel
+def sum_rows(src: wp.array(dtype=float), out: wp.array(dtype=float)):
+    """The same loads summed in a register: no store between them."""
+    b = wp.block_idx()
+    t = wp.thread_idx()
+    s = float(0.0)
+    for r in range(TILE_ROWS):
+        s += src[b * TILE_ROWS * 128 + r * 128 + t]
+    out[b * 128 + t] = s
+
+
+def test_global_loads_pass_shared_stores_as_ptxas_schedules_them(monkeypatch):
+    """ptxas issues a fill loop's global loads ahead of the shared stores that take them
+    (different memory spaces cannot alias), so copying a tile into shared memory costs about
+    what summing the same loads does; a replay whose loads wait for every earlier store has
+    one load in flight a warp and costs several times as much."""
+    from simt.sim.timing import sass_replay
+    blocks = 8
+    src = wp.array(np.ones(blocks * TILE_ROWS * 128, np.float32))
+
+    def cycles(kernel):
+        kernel.clear_cache()
+        return wp.launch(kernel, dim=blocks * 128, inputs=[src, wp.zeros(blocks * 128)], block_dim=128,
+                         device="cpu:precise").cycles
+    fill, summed = cycles(fill_shared), cycles(sum_rows)
+    assert fill < 1.5 * summed
+    monkeypatch.setattr(sass_replay, "BY_SPACE", False)
+    assert cycles(fill_shared) > 2 * fill
+
+
+SK = 96
+
+
+@wp.kernel
+def row_dot(k: wp.array(dtype=float), v: wp.array(dtype=float), out: wp.array(dtype=float)):
+    """A thread's row of a shared matrix (rows SK + 1 words apart) against a shared vector:
+    ptxas unrolls the constant loop completely and loads ``vs[j]`` four at a time (LDS.128)."""
+    ks = wp.shared.array(shape=(SK * (SK + 1),), dtype=float)
+    vs = wp.shared.array(shape=(SK,), dtype=float)
+    t = wp.thread_idx()
+    for r in range(SK):
+        ks[r * (SK + 1) + t] = k[r * SK + t]
+    vs[t] = v[t]
+    wp.sync_threads()
+    s = float(0.0)
+    for j in range(SK):
+        s += ks[t * (SK + 1) + j] * vs[j]
+    out[t] = s
+
+
+def test_vector_loads_count_the_iterations_they_load():
+    """The unroll factor of a loop counts the source iterations its SASS loads cover: an
+    LDS.128 holds four iterations' ``vs[j]``. ptxas unrolled the 96-trip loop completely,
+    so its group is 96 iterations (counting LDS instructions says 60)."""
+    df = wp.sass(row_dot)
+    lds = df[(df["opcode"] == "LDS") & (df["line"] == df["line"][df["opcode"] == "LDS"].max())]
+    assert (lds["modifiers"] == "128").any()            # (the premise: ptxas vectorised vs[j])
+    k = np.ones(SK * SK, np.float32)
+    out = wp.zeros(SK)
+    r = wp.launch(row_dot, dim=SK, inputs=[wp.array(k), wp.array(np.full(SK, 2.0, np.float32)), out],
+                  block_dim=SK, device="cpu:precise")
+    assert np.allclose(out.numpy(), 2.0 * SK)
+    unrolls = sorted(lp["unroll"] for lp in r.details["timing_schedule"]["loops"])
+    assert unrolls == [SK, SK]                        # the fill and the dot product, each whole
+
+
+@wp.kernel
+def row_scaled(k: wp.array(dtype=float), v: wp.array(dtype=float), out: wp.array(dtype=float)):
+    """row_dot without the shared vector: the same row loads, times a register."""
+    ks = wp.shared.array(shape=(SK * (SK + 1),), dtype=float)
+    t = wp.thread_idx()
+    for r in range(SK):
+        ks[r * (SK + 1) + t] = k[r * SK + t]
+    c = v[t]
+    wp.sync_threads()
+    s = float(0.0)
+    for j in range(SK):
+        s += ks[t * (SK + 1) + j] * c
+    out[t] = s
+
+
+def test_a_vector_load_all_lanes_read_costs_two_wavefronts(monkeypatch):
+    """``vs[j]`` read by every lane, four iterations an LDS.128: the hardware's pair rule
+    makes such a load two wavefronts (REFERENCE.md), half a wavefront an iteration, where
+    four scalar loads take four. The L1's busy time of row_dot over row_scaled's (the same
+    but for vs[j]) is that, a warp an iteration."""
+    from simt.arch import load_arch
+    from simt.sim.timing import model, sass_replay
+    k = wp.array(np.ones(SK * SK, np.float32))
+    v = wp.array(np.ones(SK, np.float32))
+    t = model.timing_data(load_arch("sm_90"))
+    n_sm = load_arch("sm_90").sm_count
+
+    def busy(kernel):                          # the L1 data stage's busy cycles, all SMs
+        kernel.clear_cache()
+        r = wp.launch(kernel, dim=SK, inputs=[k, v, wp.zeros(SK)], block_dim=SK, device="cpu:precise")
+        span = r.cycles - (t["launch_floor_cycles"] - t["cta_launch_cycles"])
+        return r.details["units"]["shared"] / 100 * span * n_sm
+    warps = SK // 32
+    per_copy = (busy(row_dot) - busy(row_scaled)) / (warps * SK)
+    assert 0.4 < per_copy < 0.6
+    monkeypatch.setattr(sass_replay, "VECTOR_LOADS", False)
+    per_copy = (busy(row_dot) - busy(row_scaled)) / (warps * SK)
+    assert per_copy > 0.9                             # four scalar loads: one each

@@ -247,17 +247,47 @@ def mir_loops(fn) -> list[dict]:
     out = []
     for t, b in spans:
         inner = [s for s in spans if s != (t, b) and t <= s[0] and s[1] <= b]
-        loads, lines = 0, set()
+        loads, nbytes, lines = 0, 0, set()
         for k in range(t, b + 1):
             if any(s[0] <= k <= s[1] for s in inner):
                 continue
             for ins in fn.blocks[k].instrs:
                 if is_load(ins):
                     loads += 1
+                    nbytes += mir_load_bytes(ins)
                     if ins.loc is not None:
                         lines.add(ins.loc.line)
-        out.append({"first": t, "last": b, "loads": loads, "lines": lines})
+        out.append({"first": t, "last": b, "loads": loads, "bytes": nbytes, "lines": lines})
     return out
+
+
+WIDE_LOADS = True    # False: a vector load (LDS.128) counts as one source load in an unroll factor
+
+
+def load_bytes(modifiers: str) -> int:
+    """Bytes a lane loads in one SASS LDG/LDS, from its modifiers (``E.128``: 16, ``64``: 8,
+    ``U8``/``S8``: 1, ``U16``/``S16``: 2, else 4)."""
+    mods = set(str(modifiers).split("."))
+    for token, n in (("128", 16), ("64", 8), ("U16", 2), ("S16", 2), ("U8", 1), ("S8", 1)):
+        if token in mods:
+            return n
+    return 4
+
+
+def mir_load_bytes(ins) -> int:
+    """Bytes a lane reads in one MIR load (its destination registers' scalars)."""
+    elem = getattr(ins.arg, "elem", None)
+    return max(1, len(ins.dsts)) * (elem.nbytes if elem is not None else 4)
+
+
+def unroll_of(sass_loads, mir_loads: int, mir_bytes: int) -> float:
+    """Source iterations the SASS loads ``sass_loads`` (rows of a SASS table) make, against an
+    iteration's ``mir_loads`` loads of ``mir_bytes`` bytes: by bytes, as ptxas merges the
+    loads of neighbouring iterations into one vector load (``vs[j]`` for 4 ``j`` in one
+    LDS.128), else by count."""
+    if WIDE_LOADS and mir_bytes:
+        return sum(load_bytes(m) for m in sass_loads["modifiers"]) / mir_bytes
+    return len(sass_loads) / mir_loads if mir_loads else 0.0
 
 
 def is_load(ins) -> bool:
@@ -297,7 +327,8 @@ def loop_summaries(df, fn=None) -> list[dict]:
                 best, best_n = ml, n
         if best is not None:
             after = best["last"]
-        unroll = round(best_n / best["loads"]) if best is not None else 0
+        unroll = (round(unroll_of(ldg[ldg["line"].isin(best["lines"])] if lines else ldg,
+                                  best["loads"], best["bytes"])) if best is not None else 0)
         out.append({"loop": k, "start": start, "end": end, "lines": sorted(lines),
                     "loads": len(ldg), "mir_loop": best["last"] if best else -1,
                     "mir_loads": best["loads"] if best else 0, "unroll": int(unroll),
@@ -359,8 +390,8 @@ def only_entry(text: str, name: str) -> str:
 def sass_of_function(fn, arch: str = "sm_90"):
     """The SASS table of a compiled MIR function (cached on it per architecture)."""
     cache = fn.__dict__.setdefault("_sass_cache", {})
-    if arch in cache:
-        return cache[arch].copy()
+    if (arch, WIDE_LOADS) in cache:
+        return cache[arch, WIDE_LOADS].copy()
     source = fn.__dict__.get("source_ptx")          # an imported kernel: the PTX it came from
     if source is not None:
         ptx_text = only_entry(*source)
@@ -374,5 +405,5 @@ def sass_of_function(fn, arch: str = "sm_90"):
     df.attrs["tool"] = tool
     df.attrs["registers"] = info["registers"]
     df.attrs["loops"] = loop_summaries(df, fn)
-    cache[arch] = df
+    cache[arch, WIDE_LOADS] = df
     return df.copy()

@@ -161,6 +161,10 @@ def main(default_set: str = "blind") -> None:
     ap.add_argument("--data", default=str(ncu.DATA), help="folder holding SET.csv and SET_manifest.csv")
     ap.add_argument("--out", default=None, help="write the report here too (default data/h200/SET_report.txt)")
     ap.add_argument("--csv", default="", help="write the per-launch table here")
+    ap.add_argument("--reuse", default="",
+                    help="with --only: the other launches' predictions from this --csv output of an "
+                         "earlier run (a model that predicts them the same: changed_by.py says which "
+                         "launches a change touches); the report is then the whole set's")
     ap.add_argument("--full-replay", action="store_true",
                     help="replay every SM of big launches (module option timing_sample False)")
     compare.add_no_sass(ap)
@@ -186,12 +190,26 @@ def main(default_set: str = "blind") -> None:
     print(f"predicting {len(launches)} launches of {label} on cpu:precise ...")
     pred = compare.predict(launches)
     pred["baseline"] = pred.apply(baseline, axis=1)
+    reused = 0
+    if args.reuse and only:
+        old = pd.read_csv(args.reuse)
+        old = old[~old["name"].isin(only) & old["name"].isin([l.name for l in cases.LAUNCHES])]
+        reused = len(old)
+        pred = pd.concat([pred, old[[c for c in pred.columns if c in old.columns]]], ignore_index=True)
+        order = {l.name: k for k, l in enumerate(cases.LAUNCHES)}
+        pred = pred.sort_values("name", key=lambda s: s.map(order)).reset_index(drop=True)
     text, df = report(pred, meas, cases.PAIRS)
     print()
     print(text, end="")
-    if out_file and not only:
+    if out_file and (not only or reused):
         head = (f"PYTHONPATH=. python3 benchmarks/timing/{name}/report.py{' --full-replay' if args.full_replay else ''}\n"
                 f"predicted on cpu:precise (simt at the checked-out commit), measured: {args.data}/{name}.csv\n\n")
+        if reused:
+            head = (f"PYTHONPATH=. python3 benchmarks/timing/blind/report.py --set {name} --only {args.only} "
+                    f"--reuse {args.reuse}\n"
+                    f"predicted on cpu:precise (simt at the checked-out commit): {len(launches)} launches "
+                    f"the model's changes touch (benchmarks/timing/changed_by.py); the other {reused} "
+                    f"reused from {args.reuse}; measured: {args.data}/{name}.csv\n\n")
         Path(out_file).write_text(head + text)
         print(f"\nwritten to {out_file}")
     if args.csv:

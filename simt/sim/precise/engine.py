@@ -29,7 +29,8 @@ from ..atomic_log import BatchLog
 from .diagnostics import Diagnostics
 from .memory import Storage, launch_addresses, out_of_bounds
 from . import timing
-from .memstats import record_global, record_shared, rows_from_lanes, same_address_lanes, shared_events
+from .memstats import (one_word, record_global, record_shared, rows_from_lanes, same_address_lanes,
+                       shared_events)
 from ..timing.recorder import Recorder
 from .metrics import Counters
 from .timing import WarpTimes
@@ -436,7 +437,7 @@ class Batch(Diagnostics):
             # nothing reads the rows or the per-warp latencies: costs straight into the recorder
             waves, same = rec.shared_events(n_rows)
             n_waves, n_ideal = shared_events(sel, i, mem.offset, nbytes, width * nbytes, n_rows,
-                                             ins.op is Op.ATOM, waves, same)
+                                             ins.op is Op.ATOM, ins.op is Op.LD, waves, same)
             self.counters.memory(k, n_rows, n_waves, n_ideal, 0)
             return
         if st.is_shared:
@@ -450,6 +451,9 @@ class Batch(Diagnostics):
                 same_address_lanes(rows, same)
                 self.mem_iv[slot] = np.maximum(self.mem_iv[slot], same)
                 self.mem_lat[slot] += same - 1
+            elif ins.op is Op.LD and rec is not None:   # (a broadcast: see memstats.one_word)
+                same = np.empty(n_rows, dtype=np.int64)
+                one_word(rows, same)
             if rec is not None:
                 rec.shared(waves, same)
             self.counters.memory(k, n_rows, n_waves, n_ideal, 0)

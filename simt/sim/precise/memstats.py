@@ -10,6 +10,8 @@ import numpy as np
 from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
+from ..timing.isa import ONE_WORD   # a shared load's ``same`` where every active lane reads one word
+
 INACTIVE = -1          # the address of an inactive lane in a warp's row of 32
 
 
@@ -216,20 +218,23 @@ def record_shared(sel, idx, base, nbytes, width, n_rows, warp_wavefronts, lat, i
 
 
 @njit(cache=True, nogil=True)
-def shared_events(sel, idx, base, nbytes, width, n_rows, atomic, waves, same):
+def shared_events(sel, idx, base, nbytes, width, n_rows, atomic, load, waves, same):
     """One shared access of a step where nothing reads its rows (no per-warp timeline, no
-    listener): per warp its wavefronts into ``waves`` and the most lanes on one address
-    (``same_address_lanes``; 1 but for an atomic) into ``same``, written in place (the
-    recorder's event arrays). Returns the wavefronts' and ideal wavefronts' totals."""
+    listener): per warp its wavefronts into ``waves`` and into ``same`` the most lanes on one
+    address for an atomic (``same_address_lanes``), for a load ``one_word``'s mark, else 1,
+    written in place (the recorder's event arrays). Returns the wavefronts' and ideal
+    wavefronts' totals."""
     _, rows = rows_from_lanes(sel, _addresses(sel.size, idx, base, nbytes), n_rows)
     ideal = np.empty(n_rows, dtype=np.int64)
     shared_costs(rows, width, waves, ideal)
     if atomic:
         same_address_lanes(rows, same)
+    elif load:
+        one_word(rows, same)
     n_waves = 0
     n_ideal = 0
     for r in range(n_rows):
-        if not atomic:
+        if not atomic and not load:
             same[r] = 1
         n_waves += waves[r]
         n_ideal += ideal[r]
@@ -249,6 +254,25 @@ def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, lat, level_l
     for r in range(n_rows):
         lat[r] = atomic_latency if is_atomic else level_latency[level[r]]
     return warps, rows, sectors
+
+
+@njit(cache=True, nogil=True)
+def one_word(rows, out):
+    """Per row of a shared load: ONE_WORD where every active lane reads the same address
+    (ptxas may merge such loads of neighbouring iterations into one vector load, which
+    costs the L1 less than its parts: see the timing model's isa.VEC_*), else 1."""
+    for r in range(rows.shape[0]):
+        first = -1
+        out[r] = ONE_WORD
+        for l in range(32):
+            a = rows[r, l]
+            if a == -1:
+                continue
+            if first == -1:
+                first = a
+            elif a != first:
+                out[r] = 1
+                break
 
 
 @njit(cache=True, nogil=True)

@@ -292,6 +292,13 @@ ATOM_INT, ATOM_FLOAT, ATOM_WARP = 0, 1, 2
 # (store_merge.py): it merges with that store where both write the same lines, of a request
 # of at most 4 lines (STORE_NEXT: nothing between the two) or 2 (STORE_NEAR: one instruction)
 STORE_NEXT, STORE_NEAR = 3, 4
+# a shared load's column, in a loop group (sass_replay.py) where ptxas loads that line's
+# neighbouring iterations with one 8- or 16-byte LDS: the copy that leads such a vector
+# (VEC_LEAD8, VEC_LEAD16) and the copies it carries (VEC_REST). A vector whose lanes all read
+# one word (memstats.one_word) costs the L1 one wavefront (8 bytes) or two (16: the
+# pair rule, REFERENCE.md), not one for each copy; other vectors cost what their copies do
+VEC_LEAD8, VEC_LEAD16, VEC_REST = 5, 6, 7
+ONE_WORD = 0     # the recorder's ``same`` of a shared load whose active lanes all read one word
 
 
 def _atomic_kind(ins, aggregated) -> int:

@@ -230,11 +230,17 @@ def _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, e):
 
 
 @njit(cache=True, nogil=True)
-def _shared_access(k, fatom, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat):
-    """A shared load, store or atomic (``fatom``: a float atomic) issued at ``T`` on SM ``m``
-    with ``slots`` issue slots: its wavefronts take the SM's shared pipe. Returns (issue
-    slots, when its result is ready)."""
+def _shared_access(k, flag, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat):
+    """A shared load, store or atomic (``flag``: the tables' atomic column: ATOM_FLOAT, a
+    float atomic; VEC_*, a copy of a vector load) issued at ``T`` on SM ``m`` with ``slots``
+    issue slots: its wavefronts take the SM's shared pipe. Returns (issue slots, when its
+    result is ready)."""
+    fatom = flag == isa.ATOM_FLOAT
     wave = ev_n[ev]
+    if k == isa.SHARED_LD and flag >= isa.VEC_LEAD8 and ev_same[ev] == isa.ONE_WORD:
+        if flag == isa.VEC_REST:              # in the vector its lead loaded
+            return slots, max(T, lsu_free[m]) + P[P_SH_LAT]
+        wave = 1 if flag == isa.VEC_LEAD8 else 2
     service = max(float(wave), P[P_SH_MIN])
     extra_lat = 0.0
     if k == isa.SHARED_ATOM:
@@ -466,7 +472,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
             held = 0.0
             if k == isa.SHARED_LD or k == isa.SHARED_ST or k == isa.SHARED_ATOM:
                 ev = _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, sl_e[g])
-                slots, done = _shared_access(k, atomic[ins] == isa.ATOM_FLOAT, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat)
+                slots, done = _shared_access(k, atomic[ins], ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat)
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
                 ev = _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, sl_e[g])
                 state[ST_WARP] = g

@@ -17,7 +17,10 @@ and the loads issued before the first use) and rewrites what the machine replays
   depends on no load of the group, then the rest (a gather, a load under a branch on a
   loaded value), as ptxas places them; everything else keeps its order, and every register
   (read-after-write, write-after-read, write-after-write) and memory dependence (loads never
-  pass a store) holds;
+  pass a store to their own memory space: a tile's global loads go ahead of the shared
+  stores that take them, as ptxas issues them) holds; U counts the iterations the SASS
+  loads cover by their bytes (an LDS.128 holds four iterations' ``vs[j]``), and a shared
+  load ptxas merged so carries that in the group (``vec``: isa.VEC_*);
 - each warp's stream: every run of U consecutive iterations of such a loop becomes one
   entry of the group block (a remainder stays as single iterations), with the memory events
   of the U iterations attached in the new order.
@@ -74,6 +77,8 @@ class GroupBlock:
     names: list                # per instruction: register -> its name in the copy, before it
     path: list = field(default_factory=list)   # a path group's MIR blocks, in order
     loop: bool = False         # a loop whose body is ``path``: U copies of it, then-blocks predicated
+    vec: dict = field(default_factory=dict)    # a one-block loop's shared loads that ptxas
+    # loads several copies of with one vector LDS: position in the block -> (bytes, copies)
 
     def block_of(self, j: int) -> int:
         return self.path[j % len(self.path)] if self.path else self.block
@@ -100,7 +105,8 @@ def plan(prog, arch, tab: isa.Tables, enabled: bool = True) -> Schedule:
     cached per PTX target (a calibrated architecture file replays its target's SASS)."""
     if not enabled:
         return Schedule("program order", "switched off (module option timing_sass)")
-    key = ("sass-schedule", arch.ptx_target)
+    from ...gpu.sass import WIDE_LOADS
+    key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE, VECTOR_LOADS)
     got = prog.timing.get(key)
     if got is None:
         got = prog.timing[key] = _plan(prog, arch, tab)
@@ -152,6 +158,7 @@ def _plan(prog, arch, tab) -> Schedule:
             continue
         g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b))
         if g is not None:
+            g.vec = _vector_loads(df, prog.fn.blocks[b])
             groups.append(g)
     groups += _unrolled_groups(prog, tab, df, candidates, branchy, predicated,
                                {b for g in groups for b in (g.path or [g.block])}, index)
@@ -185,7 +192,7 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
     where the SASS has no branch left among its lines (every then-block predicated). U is
     the SASS's global and shared loads on the loop's lines over the MIR's per iteration (the trip count),
     and the loads in flight are counted from the first of them."""
-    from ...gpu.sass import loads_before_first_use
+    from ...gpu.sass import loads_before_first_use, mir_load_bytes, unroll_of
     from .folding import unrolled
     out = []
     for t, b in unrolled(prog.fn, df):
@@ -195,14 +202,19 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
         loads = [ins for x in path for ins in prog.fn.blocks[x].instrs if _is_load(ins)]
         lines = {ins.loc.line for ins in loads if ins.loc is not None}
         at = df[df["opcode"].isin(["LDG", "LDS"]) & df["line"].isin(lines)]
-        if not lines or not len(at) or len(at) % len(loads):
+        if not lines or not len(at):
             continue                           # (no LDG or LDS on its lines: nothing to group)
-        u = len(at) // len(loads)
+        x = unroll_of(at, len(loads), sum(mir_load_bytes(ins) for ins in loads))
+        if x != int(x):
+            continue
+        u = int(x)
         lbf = loads_before_first_use(df.loc[at.index[0]:])
         if u < 2 or lbf < 2:
             continue
         if len(path) == 1:
             g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b))
+            if g is not None:
+                g.vec = _vector_loads(df, prog.fn.blocks[b])
         else:
             mine = {ins.loc.line for x in path for ins in prog.fn.blocks[x].instrs if ins.loc is not None}
             if (df[df["line"].isin(mine)]["opcode"] == "BRA").any() or not _loads_predicated(
@@ -211,6 +223,32 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
             g = _loop_path_group(prog, tab, path, u, lbf, index)
         if g is not None:
             out.append(g)
+    return out
+
+
+VECTOR_LOADS = True   # False: a vector LDS costs the L1 what its copies' scalar loads do
+
+
+def _vector_loads(df, blk) -> dict:
+    """Shared loads of a one-block loop whose source line ptxas loads with a wider LDS than
+    the load (``vs[j]`` four iterations at a time: LDS.128): position -> (the LDS's bytes,
+    copies it covers). Where the line holds several loads, each is taken as vectorised: the
+    machine merges only copies whose lanes all read one word (isa.VEC_*), which a scalar
+    load beside it (``ks[t * pitch + j]``) is not."""
+    from ...gpu.sass import load_bytes, mir_load_bytes
+    from ...ir.mir import Space
+    if not VECTOR_LOADS:
+        return {}
+    out = {}
+    for pos, ins in enumerate(blk.instrs):
+        if not _is_load(ins) or ins.arg.space is not Space.SHARED or ins.loc is None:
+            continue
+        rows = df[(df["opcode"] == "LDS") & (df["line"] == ins.loc.line)]
+        if not len(rows):
+            continue
+        w, nb = max(load_bytes(m) for m in rows["modifiers"]), mir_load_bytes(ins)
+        if w in (8, 16) and w > nb and w % nb == 0:
+            out[pos] = (w, w // nb)
     return out
 
 
@@ -247,6 +285,7 @@ HOIST = True      # False: groups keep the program order (a check that regroupin
 HOIST_BRANCHES = True   # False: no path groups (loads under small branches keep the program order)
 HOIST_STRAIGHT = True   # False: loads of straight-line blocks keep the program order
 HOIST_LOOP_BRANCHES = True   # False: loops whose body branches keep the program order
+BY_SPACE = True   # False: a loop's loads wait for every store before them, not only those to their space
 MAX_THEN = 16           # instructions of a then-block ptxas predicates (ours: it does for a load and its address)
 
 
@@ -394,7 +433,7 @@ def _group(blk, b, u, lbf, index, nregs, kept) -> GroupBlock | None:
             srcs.append(reads)
             dsts.append(writes)
     instrs = [body[pos] for _, pos in seq]
-    order = _schedule(instrs, seq, srcs, dsts, [set() for _ in seq], True, False)
+    order = _schedule(instrs, seq, srcs, dsts, [set() for _ in seq], True, BY_SPACE)
     if order is None:
         return None
     return GroupBlock(b, u, lbf, [seq[i] for i in order], [srcs[i] for i in order], [dsts[i] for i in order],
@@ -458,7 +497,7 @@ def _loop_path_group(prog, tab, path: list, u: int, lbf: int, index) -> GroupBlo
             extra.append({guard} if p % 2 == 1 and guard >= 0 else set())
             if pos == len(prog.fn.blocks[path[p]].instrs) - 1:
                 guard = len(seq) - 1                  # this block's branch guards the next then-block
-    order = _schedule(instrs, seq, srcs, dsts, extra, False, False)
+    order = _schedule(instrs, seq, srcs, dsts, extra, False, BY_SPACE)
     if order is None:
         return None
     return GroupBlock(path[0], u, lbf, [seq[i] for i in order], [srcs[i] for i in order],
