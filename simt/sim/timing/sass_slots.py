@@ -41,6 +41,7 @@ OUTER = True                # an outer loop's iteration issues its SASS loop's o
 STRAIGHT = True             # code outside loops issues its SASS lines' slots (straight_scales)
 FEWER = True                # a line with fewer SASS than its accesses' slots issues that many (_fit)
 NEST = True                 # a rolled loop around completely unrolled ones issues its SASS (nest_scales)
+SLOW_ALONE = True           # a line outside loops calling a slow path keeps its slots, never pooled
 # a loop body with these is not one straight block of work
 _NOT_PLAIN = {"BSSY", "BSYNC", "WARPSYNC", "EXIT", "CALL", "RET", "BRX", "JMP", "BAR", "YIELD"}
 _INC = re.compile(r"^(U?R\d+),\s*(U?R\d+)(?:\.reuse)?,\s*(-?0x[0-9a-fA-F]+|-?\d+)(?:,\s*U?RZ)?$")
@@ -273,6 +274,17 @@ def _issued(rows):
                 & ~((rows["opcode"] == "BRA") & (rows["target"] == rows["addr"]))]
 
 
+def _slow_lines(df) -> set[int]:
+    """Source lines of the kernel's own code outside loops whose blocks call a slow path
+    (``$__internal_``: a 64-bit division's, a root's): ``_issued`` leaves those blocks out,
+    so such a line's count is short of what a warp issues for it whichever way it goes."""
+    rows = df if "function" not in df else df[df["function"] == df["function"].iloc[0]]
+    calls = rows[(rows["opcode"] == "CALL") & (rows["loop"] == -1)
+                 & rows["operands"].map(lambda o: _callee(o).startswith(_SLOW_PATH))]
+    blocks = set(calls["block"])
+    return {int(x) for x in rows.loc[rows["block"].isin(blocks) & (rows["line"] >= 0), "line"]}
+
+
 def _straight_counts(df) -> tuple[dict[int, int], set[int]]:
     """(source line -> the SASS instructions a warp issues for it outside loops: the kernel's
     own, and for each call of a function simt emitted (fp64 math), that function's (its slow
@@ -334,6 +346,7 @@ def straight_scales(prog, df, tab, extras: dict | None = None) \
                 where.setdefault(ins.loc.line, []).append((k, j))
     loop_lines |= {int(x) for x in df.loc[df["loop"] != -1, "line"] if x >= 0}
     counts, calling = _straight_counts(df)
+    slow = _slow_lines(df) if SLOW_ALONE else set()
     out, pool = {}, []
     for line, places in where.items():
         if line in loop_lines:
@@ -346,6 +359,8 @@ def straight_scales(prog, df, tab, extras: dict | None = None) \
         f = (n - other) / a
         if SCALE_RANGE[0] <= f <= (np.inf if line in calling else SCALE_RANGE[1]):
             out.update({(k, line): f for k in {k for k, _ in places}})
+        elif line in slow:
+            continue                    # its count lacks what the slow path's blocks issue
         else:
             pool.append((places, idx, n, other, a))
     if pool:
