@@ -74,3 +74,23 @@ def test_same_address_lanes_against_a_count():
         same_address_lanes(rows, out)
         want = [max([list(r).count(a) for a in r if a != -1], default=0) for r in rows.tolist()]
         assert out.tolist() == want
+
+
+def test_uniform_quarters_marks_the_loads_a_vector_lds_serves_in_two_wavefronts():
+    """The timing model charges a 16-byte vector LDS two wavefronts where the recorder marks
+    its scalar copy's lanes as reading one word per quarter-warp (isa.VEC_LEAD16). The bank
+    rule (banks.py, the H200's table) agrees on the patterns that mark: a broadcast, and a
+    16x16 block's row ``qs[ty, d]`` of a 64-word tile; lanes on distinct words are not marked."""
+    from simt.sim.precise.memstats import uniform_quarters
+    from simt.sim.timing import isa
+    lane = np.arange(32)
+    active = np.ones(32, bool)
+    cases = {"broadcast": np.full(32, 4 * 12), "two rows": (lane // 16) * 256 + 4 * 8,
+             "a row a lane": lane * 4 * 65 + 4 * 8, "consecutive": lane * 4}
+    for name, addr in cases.items():
+        out = np.empty(1, np.int64)
+        uniform_quarters(addr[None, :].astype(np.int64), out)
+        marked = out[0] == isa.UNIFORM_QUARTERS
+        assert marked == (name in ("broadcast", "two rows")), name
+        if marked:
+            assert shared_wavefronts(addr, active, 16)[0] == 2, name

@@ -29,7 +29,7 @@ from ..atomic_log import BatchLog
 from .diagnostics import Diagnostics
 from .memory import Storage, launch_addresses, out_of_bounds
 from . import timing
-from .memstats import (one_word, record_global, record_shared, rows_from_lanes, same_address_lanes,
+from .memstats import (uniform_quarters, record_global, record_shared, rows_from_lanes, same_address_lanes,
                        shared_events)
 from ..timing.recorder import Recorder
 from .metrics import Counters
@@ -451,9 +451,9 @@ class Batch(Diagnostics):
                 same_address_lanes(rows, same)
                 self.mem_iv[slot] = np.maximum(self.mem_iv[slot], same)
                 self.mem_lat[slot] += same - 1
-            elif ins.op is Op.LD and rec is not None:   # (a broadcast: see memstats.one_word)
+            elif ins.op is Op.LD and rec is not None:   # (vector loads: memstats.uniform_quarters)
                 same = np.empty(n_rows, dtype=np.int64)
-                one_word(rows, same)
+                uniform_quarters(rows, same)
             if rec is not None:
                 rec.shared(waves, same)
             self.counters.memory(k, n_rows, n_waves, n_ideal, 0)

@@ -10,7 +10,7 @@ import numpy as np
 from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
-from ..timing.isa import ONE_WORD   # a shared load's ``same`` where every active lane reads one word
+from ..timing.isa import UNIFORM_QUARTERS   # a shared load's ``same``: each quarter-warp reads one word
 
 INACTIVE = -1          # the address of an inactive lane in a warp's row of 32
 
@@ -221,7 +221,7 @@ def record_shared(sel, idx, base, nbytes, width, n_rows, warp_wavefronts, lat, i
 def shared_events(sel, idx, base, nbytes, width, n_rows, atomic, load, waves, same):
     """One shared access of a step where nothing reads its rows (no per-warp timeline, no
     listener): per warp its wavefronts into ``waves`` and into ``same`` the most lanes on one
-    address for an atomic (``same_address_lanes``), for a load ``one_word``'s mark, else 1,
+    address for an atomic (``same_address_lanes``), for a load ``uniform_quarters``' mark, else 1,
     written in place (the recorder's event arrays). Returns the wavefronts' and ideal
     wavefronts' totals."""
     _, rows = rows_from_lanes(sel, _addresses(sel.size, idx, base, nbytes), n_rows)
@@ -230,7 +230,7 @@ def shared_events(sel, idx, base, nbytes, width, n_rows, atomic, load, waves, sa
     if atomic:
         same_address_lanes(rows, same)
     elif load:
-        one_word(rows, same)
+        uniform_quarters(rows, same)
     n_waves = 0
     n_ideal = 0
     for r in range(n_rows):
@@ -257,21 +257,25 @@ def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, lat, level_l
 
 
 @njit(cache=True, nogil=True)
-def one_word(rows, out):
-    """Per row of a shared load: ONE_WORD where every active lane reads the same address
-    (ptxas may merge such loads of neighbouring iterations into one vector load, which
-    costs the L1 less than its parts: see the timing model's isa.VEC_*), else 1."""
+def uniform_quarters(rows, out):
+    """Per row of a shared load: UNIFORM_QUARTERS where the active lanes of each quarter-warp
+    (lanes 8q to 8q + 7) read one address, as a broadcast or a 16x16 block's ``a[ty, k]``
+    do (ptxas may load such a line's neighbouring iterations with one vector LDS, whose
+    quarter-warp phases the pair rule joins: see the timing model's isa.VEC_*), else 1."""
     for r in range(rows.shape[0]):
-        first = -1
-        out[r] = ONE_WORD
-        for l in range(32):
-            a = rows[r, l]
-            if a == -1:
-                continue
-            if first == -1:
-                first = a
-            elif a != first:
-                out[r] = 1
+        out[r] = UNIFORM_QUARTERS
+        for q in range(4):
+            first = -1
+            for l in range(8 * q, 8 * q + 8):
+                a = rows[r, l]
+                if a == -1:
+                    continue
+                if first == -1:
+                    first = a
+                elif a != first:
+                    out[r] = 1
+                    break
+            if out[r] != UNIFORM_QUARTERS:
                 break
 
 

@@ -237,7 +237,7 @@ def _shared_access(k, flag, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat)
     result is ready)."""
     fatom = flag == isa.ATOM_FLOAT
     wave = ev_n[ev]
-    if k == isa.SHARED_LD and flag >= isa.VEC_LEAD8 and ev_same[ev] == isa.ONE_WORD:
+    if k == isa.SHARED_LD and flag >= isa.VEC_LEAD8 and ev_same[ev] == isa.UNIFORM_QUARTERS:
         if flag == isa.VEC_REST:              # in the vector its lead loaded
             return slots, max(T, lsu_free[m]) + P[P_SH_LAT]
         wave = 1 if flag == isa.VEC_LEAD8 else 2

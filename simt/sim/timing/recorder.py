@@ -262,8 +262,8 @@ class Recorder:
         self.warps = self._bufs["warps"]        # the running warps of each step
         self.ev_n = self._bufs["ev_n"]          # per event (a warp's memory access): its count,
         self.ev_ptr = self._bufs["ev_ptr"]      # ... where its sectors start (-1: shared),
-        self.ev_same = self._bufs["ev_same"]    # ... lanes on one address (a shared load: isa.ONE_WORD
-        #                                        where all read one word), or 1 + the access kind
+        self.ev_same = self._bufs["ev_same"]    # ... lanes on one address (a shared load: isa.UNIFORM_QUARTERS
+        #                                        where each quarter-warp reads one word), or 1 + the access kind
         self.sec = self._bufs["sec"]            # the sectors of the global events
         self.sec_w = self._bufs["sec_w"]        # ... and what they hold (``_sectors``)
 

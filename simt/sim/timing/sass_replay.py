@@ -233,8 +233,8 @@ def _vector_loads(df, blk) -> dict:
     """Shared loads of a one-block loop whose source line ptxas loads with a wider LDS than
     the load (``vs[j]`` four iterations at a time: LDS.128): position -> (the LDS's bytes,
     copies it covers). Where the line holds several loads, each is taken as vectorised: the
-    machine merges only copies whose lanes all read one word (isa.VEC_*), which a scalar
-    load beside it (``ks[t * pitch + j]``) is not."""
+    machine merges only copies whose quarter-warps each read one word (isa.VEC_*), which a
+    scalar load beside it (``ks[t * pitch + j]``) does not."""
     from ...gpu.sass import load_bytes, mir_load_bytes
     from ...ir.mir import Space
     if not VECTOR_LOADS:
