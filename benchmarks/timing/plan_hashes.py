@@ -6,6 +6,14 @@ replay's schedule (sass_replay.plan). Two commits whose hashes agree on a launch
     PYTHONPATH=. python3 benchmarks/timing/plan_hashes.py --out a.json [validation blind blind2 ...]
     (at the other commit) ... --out b.json; python3 benchmarks/timing/plan_hashes.py --diff a.json b.json
 
+or, for a change behind a switch (a module constant such as ``simt.gpu.sass.WIDE_LOADS``), at
+one commit, every launch hashed with the switches as they are and flipped (all together):
+
+    PYTHONPATH=. python3 benchmarks/timing/plan_hashes.py --flip simt.gpu.sass.WIDE_LOADS [--flip ...] [sets]
+
+which prints the launches that differ and, per set, the ``--only`` list for blind/report.py
+(whose ``--reuse`` then takes the other launches' predictions from an earlier report).
+
 Each launch's inputs are made (as its report makes them) and its kernel compiled; the launch
 stops before the engine runs.
 """
@@ -28,7 +36,10 @@ from simt.arch import load_arch  # noqa: E402
 from simt.sim.precise.engine import prepare  # noqa: E402
 from simt.sim.timing import model, sass_replay  # noqa: E402
 
-SETS = ["validation", "blind"] + [f"blind{k}" for k in range(2, 15)]
+from benchmarks.timing.blind import SETS as BLIND  # noqa: E402
+
+SETS = ["validation", *BLIND]
+FLIPS: list = []        # (module, name, value) of the switches --flip flips
 
 
 class _Planned(Exception):
@@ -36,8 +47,19 @@ class _Planned(Exception):
 
 
 def _plan_hash(dev, run_engine, kernel, fn, cfg, args, trace, trace_options, opts):
-    prog = prepare(fn)
-    arch = load_arch(cfg.arch)
+    got = _hash(prepare(fn), load_arch(cfg.arch))
+    if FLIPS:
+        for mod, name, value in FLIPS:
+            setattr(mod, name, not value)
+        try:
+            got += " " + _hash(prepare(fn), load_arch(cfg.arch))
+        finally:
+            for mod, name, value in FLIPS:
+                setattr(mod, name, value)
+    raise _Planned(got)
+
+
+def _hash(prog, arch) -> str:
     tab = model._tables(prog, arch, True)
     plan = sass_replay.plan(prog, arch, tab, True)
     h = hashlib.sha1()
@@ -49,8 +71,8 @@ def _plan_hash(dev, run_engine, kernel, fn, cfg, args, trace, trace_options, opt
     summary = {k: v for k, v in plan.summary().items() if k != "why"}
     h.update(json.dumps(summary, sort_keys=True, default=str).encode())
     for g in plan.groups:
-        h.update(repr((g.block, g.unroll, g.order, g.srcs, g.dsts, g.path)).encode())
-    raise _Planned(h.hexdigest())
+        h.update(repr((g.block, g.unroll, g.order, g.srcs, g.dsts, g.path, sorted(g.vec.items()))).encode())
+    return h.hexdigest()
 
 
 def hashes(sets: list[str]) -> dict[str, str]:
@@ -75,7 +97,21 @@ def main() -> int:
     ap.add_argument("sets", nargs="*", default=SETS)
     ap.add_argument("--out", help="write the hashes here (JSON)")
     ap.add_argument("--diff", nargs=2, metavar=("A", "B"), help="list the launches whose hashes differ")
+    ap.add_argument("--flip", action="append", metavar="MODULE.NAME",
+                    help="list the launches this boolean switch changes (repeat it: flipped together)")
     a = ap.parse_args()
+    if a.flip:
+        for path in a.flip:
+            modname, name = path.rsplit(".", 1)
+            mod = importlib.import_module(modname)
+            FLIPS.append((mod, name, bool(getattr(mod, name))))
+        h = hashes(a.sets)
+        moved = [k for k, v in h.items() if len(set(v.split())) > 1]
+        print(f"\n{len(moved)} of {len(h)} launches change with {' '.join(a.flip)} flipped:")
+        for set_name in a.sets:
+            names = [k.split("/", 1)[1] for k in moved if k.split("/", 1)[0] == set_name]
+            print(f"{set_name}: {len(names)}" + (f" --only {','.join(names)}" if names else ""))
+        return 0
     if a.diff:
         x, y = (json.loads(Path(p).read_text()) for p in a.diff)
         moved = sorted(k for k in x.keys() | y.keys() if x.get(k) != y.get(k))

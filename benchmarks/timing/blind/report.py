@@ -163,7 +163,7 @@ def main(default_set: str = "blind") -> None:
     ap.add_argument("--csv", default="", help="write the per-launch table here")
     ap.add_argument("--reuse", default="",
                     help="with --only: the other launches' predictions from this --csv output of an "
-                         "earlier run (a model that predicts them the same: changed_by.py says which "
+                         "earlier run (a model that predicts them the same: plan_hashes.py --flip says which "
                          "launches a change touches); the report is then the whole set's")
     ap.add_argument("--full-replay", action="store_true",
                     help="replay every SM of big launches (module option timing_sample False)")
@@ -208,7 +208,7 @@ def main(default_set: str = "blind") -> None:
             head = (f"PYTHONPATH=. python3 benchmarks/timing/blind/report.py --set {name} --only {args.only} "
                     f"--reuse {args.reuse}\n"
                     f"predicted on cpu:precise (simt at the checked-out commit): {len(launches)} launches "
-                    f"the model's changes touch (benchmarks/timing/changed_by.py); the other {reused} "
+                    f"the model's changes touch (benchmarks/timing/plan_hashes.py --flip); the other {reused} "
                     f"reused from {args.reuse}; measured: {args.data}/{name}.csv\n\n")
         Path(out_file).write_text(head + text)
         print(f"\nwritten to {out_file}")
