@@ -76,21 +76,23 @@ def test_same_address_lanes_against_a_count():
         assert out.tolist() == want
 
 
-def test_uniform_quarters_marks_the_loads_a_vector_lds_serves_in_two_wavefronts():
-    """The timing model charges a 16-byte vector LDS two wavefronts where the recorder marks
-    its scalar copy's lanes as reading one word per quarter-warp (isa.VEC_LEAD16). The bank
-    rule (banks.py, the H200's table) agrees on the patterns that mark: a broadcast, and a
-    16x16 block's row ``qs[ty, d]`` of a 64-word tile; lanes on distinct words are not marked."""
-    from simt.sim.precise.memstats import uniform_quarters
+def test_vector_marks_charge_a_vector_lds_what_the_bank_rule_does():
+    """A shared load ptxas merges into a 16-byte LDS (four iterations of ``vs[j]``, or four
+    copies of ``tile[tx, k]``): the part whose lanes sit at offset 0 of their 16-byte slots
+    carries the vector, its wavefronts by the bank rule for 16-byte accesses (banks.py, the
+    H200's table); later parts are VEC_REST; lanes at different offsets are no vector (0)."""
+    from simt.sim.precise.memstats import vector_marks
     from simt.sim.timing import isa
     lane = np.arange(32)
     active = np.ones(32, bool)
-    cases = {"broadcast": np.full(32, 4 * 12), "two rows": (lane // 16) * 256 + 4 * 8,
-             "a row a lane": lane * 4 * 65 + 4 * 8, "consecutive": lane * 4}
-    for name, addr in cases.items():
-        out = np.empty(1, np.int64)
-        uniform_quarters(addr[None, :].astype(np.int64), out)
-        marked = out[0] == isa.UNIFORM_QUARTERS
-        assert marked == (name in ("broadcast", "two rows")), name
-        if marked:
-            assert shared_wavefronts(addr, active, 16)[0] == 2, name
+    cases = {"broadcast": (np.full(32, 4 * 12), 2), "two rows": ((lane // 16) * 256 + 4 * 8, 2),
+             "a column of a 32-word tile": (lane * 128, 32), "consecutive slots": (lane * 16, 4)}
+    for name, (addr, waves) in cases.items():
+        assert shared_wavefronts(addr, active, 16)[0] == waves, name
+        out = np.empty(2, np.int64)
+        vector_marks(np.stack([addr, addr + 4]).astype(np.int64), 16, out)
+        assert out[0] == waves, name                    # the vector, as the bank rule charges it
+        assert out[1] == isa.VEC_REST, name             # the next part: loaded already
+    out = np.empty(1, np.int64)
+    vector_marks((lane * 4 * 97)[None, :].astype(np.int64), 16, out)   # ks[t * 97 + j]
+    assert out[0] == 0

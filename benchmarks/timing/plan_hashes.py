@@ -71,7 +71,8 @@ def _hash(prog, arch) -> str:
     summary = {k: v for k, v in plan.summary().items() if k != "why"}
     h.update(json.dumps(summary, sort_keys=True, default=str).encode())
     for g in plan.groups:
-        h.update(repr((g.block, g.unroll, g.order, g.srcs, g.dsts, g.path, sorted(g.vec.items()))).encode())
+        h.update(repr((g.block, g.unroll, g.order, g.srcs, g.dsts, g.path)).encode())
+    h.update(repr(sorted(sass_replay.vector_lines(prog, arch).items())).encode())   # (the recorder's)
     return h.hexdigest()
 
 

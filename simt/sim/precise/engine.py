@@ -29,7 +29,7 @@ from ..atomic_log import BatchLog
 from .diagnostics import Diagnostics
 from .memory import Storage, launch_addresses, out_of_bounds
 from . import timing
-from .memstats import (uniform_quarters, record_global, record_shared, rows_from_lanes, same_address_lanes,
+from .memstats import (vector_marks, record_global, record_shared, rows_from_lanes, same_address_lanes,
                        shared_events)
 from ..timing.recorder import Recorder
 from .metrics import Counters
@@ -80,6 +80,9 @@ def run(fn: Function, cfg: LaunchConfig, args: list, listener=None) -> Metrics:
     if cfg.timing:
         wave = int(arch.sm_count) * max(1, occupancy["blocks_per_sm"])
         recorder = Recorder(warps_per_cta, RECORD_BUDGET, min_ctas=MIN_RECORDED_WAVES * wave)
+        if cfg.timing_sass:           # shared loads ptxas merges into vector LDS (memstats.vector_marks)
+            from ..timing.sass_replay import vector_lines
+            recorder.vector = vector_lines(prog, arch)
     lanes_per_cta = warps_per_cta * 32
     by_regs = (1 << 22) // max(1, prog.nregs * lanes_per_cta)
     ctas_per_batch = max(1, min(cfg.num_blocks, MAX_BATCH_LANES // lanes_per_cta, by_regs))
@@ -436,8 +439,9 @@ class Batch(Diagnostics):
         if st.is_shared and not self.isolated and self.listener is None:
             # nothing reads the rows or the per-warp latencies: costs straight into the recorder
             waves, same = rec.shared_events(n_rows)
+            vec = rec.vector.get(k, 0) if ins.op is Op.LD and width == 1 else 0
             n_waves, n_ideal = shared_events(sel, i, mem.offset, nbytes, width * nbytes, n_rows,
-                                             ins.op is Op.ATOM, ins.op is Op.LD, waves, same)
+                                             ins.op is Op.ATOM, vec, waves, same)
             self.counters.memory(k, n_rows, n_waves, n_ideal, 0)
             return
         if st.is_shared:
@@ -451,9 +455,9 @@ class Batch(Diagnostics):
                 same_address_lanes(rows, same)
                 self.mem_iv[slot] = np.maximum(self.mem_iv[slot], same)
                 self.mem_lat[slot] += same - 1
-            elif ins.op is Op.LD and rec is not None:   # (vector loads: memstats.uniform_quarters)
-                same = np.empty(n_rows, dtype=np.int64)
-                uniform_quarters(rows, same)
+            elif ins.op is Op.LD and rec is not None and width == 1 and k in rec.vector:
+                same = np.empty(n_rows, dtype=np.int64)     # (memstats.vector_marks)
+                vector_marks(rows, rec.vector[k], same)
             if rec is not None:
                 rec.shared(waves, same)
             self.counters.memory(k, n_rows, n_waves, n_ideal, 0)

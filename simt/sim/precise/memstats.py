@@ -10,7 +10,7 @@ import numpy as np
 from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
-from ..timing.isa import UNIFORM_QUARTERS   # a shared load's ``same``: each quarter-warp reads one word
+from ..timing.isa import VEC_REST   # a shared load's ``same``: carried by a vector load before it
 
 INACTIVE = -1          # the address of an inactive lane in a warp's row of 32
 
@@ -218,24 +218,24 @@ def record_shared(sel, idx, base, nbytes, width, n_rows, warp_wavefronts, lat, i
 
 
 @njit(cache=True, nogil=True)
-def shared_events(sel, idx, base, nbytes, width, n_rows, atomic, load, waves, same):
+def shared_events(sel, idx, base, nbytes, width, n_rows, atomic, vec, waves, same):
     """One shared access of a step where nothing reads its rows (no per-warp timeline, no
     listener): per warp its wavefronts into ``waves`` and into ``same`` the most lanes on one
-    address for an atomic (``same_address_lanes``), for a load ``uniform_quarters``' mark, else 1,
-    written in place (the recorder's event arrays). Returns the wavefronts' and ideal
-    wavefronts' totals."""
+    address for an atomic (``same_address_lanes``), for a load on a line ptxas loads ``vec``
+    bytes at a time ``vector_marks``' mark, else 0, written in place (the recorder's event
+    arrays). Returns the wavefronts' and ideal wavefronts' totals."""
     _, rows = rows_from_lanes(sel, _addresses(sel.size, idx, base, nbytes), n_rows)
     ideal = np.empty(n_rows, dtype=np.int64)
     shared_costs(rows, width, waves, ideal)
     if atomic:
         same_address_lanes(rows, same)
-    elif load:
-        uniform_quarters(rows, same)
+    elif vec:
+        vector_marks(rows, vec, same)
     n_waves = 0
     n_ideal = 0
     for r in range(n_rows):
-        if not atomic and not load:
-            same[r] = 1
+        if not atomic and not vec:
+            same[r] = 0
         n_waves += waves[r]
         n_ideal += ideal[r]
     return n_waves, n_ideal
@@ -257,26 +257,34 @@ def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, lat, level_l
 
 
 @njit(cache=True, nogil=True)
-def uniform_quarters(rows, out):
-    """Per row of a shared load: UNIFORM_QUARTERS where the active lanes of each quarter-warp
-    (lanes 8q to 8q + 7) read one address, as a broadcast or a 16x16 block's ``a[ty, k]``
-    do (ptxas may load such a line's neighbouring iterations with one vector LDS, whose
-    quarter-warp phases the pair rule joins: see the timing model's isa.VEC_*), else 1."""
+def vector_marks(rows, vec, out):
+    """Per row of a shared load on a source line that ptxas loads ``vec`` bytes a lane at a
+    time (``vs[j]`` for four ``j`` in one LDS.128): where every active lane's address sits at
+    the same offset in its ``vec``-byte slot, the load is one of the vector's parts: the
+    first (offset 0) carries the vector, its wavefronts by the bank rule for ``vec``-byte
+    accesses at those addresses (a broadcast: 2 for 16 bytes, the pair rule; a column of a
+    32-word tile: 32, where four 4-byte loads take 128); a later part is VEC_REST (the
+    vector before it loaded it). Lanes at different offsets (``ks[t * 97 + j]``) cannot be
+    one vector load: 0, costed as the scalar load it is."""
+    waves = np.empty(rows.shape[0], dtype=np.int64)
+    ideal = np.empty(rows.shape[0], dtype=np.int64)
+    shared_costs(rows, vec, waves, ideal)
     for r in range(rows.shape[0]):
-        out[r] = UNIFORM_QUARTERS
-        for q in range(4):
-            first = -1
-            for l in range(8 * q, 8 * q + 8):
-                a = rows[r, l]
-                if a == -1:
-                    continue
-                if first == -1:
-                    first = a
-                elif a != first:
-                    out[r] = 1
-                    break
-            if out[r] != UNIFORM_QUARTERS:
+        off = -1
+        out[r] = 0
+        for l in range(32):
+            a = rows[r, l]
+            if a == -1:
+                continue
+            if off == -1:
+                off = a % vec
+            elif a % vec != off:
+                off = -2
                 break
+        if off == 0:
+            out[r] = max(1, waves[r])
+        elif off > 0:
+            out[r] = VEC_REST
 
 
 @njit(cache=True, nogil=True)

@@ -292,14 +292,10 @@ ATOM_INT, ATOM_FLOAT, ATOM_WARP = 0, 1, 2
 # (store_merge.py): it merges with that store where both write the same lines, of a request
 # of at most 4 lines (STORE_NEXT: nothing between the two) or 2 (STORE_NEAR: one instruction)
 STORE_NEXT, STORE_NEAR = 3, 4
-# a shared load's column, in a loop group (sass_replay.py) where ptxas loads that line's
-# neighbouring iterations with one 8- or 16-byte LDS: the copy that leads such a vector
-# (VEC_LEAD8, VEC_LEAD16) and the copies it carries (VEC_REST). A vector whose lanes read one
-# word per quarter-warp (memstats.uniform_quarters: a broadcast, a 16x16 block's row ``a[ty, k]``)
-# costs the L1 one wavefront (8 bytes) or two (16: the pair rule, REFERENCE.md), not one
-# for each copy; other vectors cost what their copies do
-VEC_LEAD8, VEC_LEAD16, VEC_REST = 5, 6, 7
-UNIFORM_QUARTERS = 0   # the recorder's ``same`` of a shared load whose quarter-warps each read one word
+# the recorder's ``same`` of a shared load that a vector LDS before it loaded (ptxas merged
+# the load of neighbouring iterations, or copies of an unrolled loop, into one 8- or 16-byte
+# LDS: memstats.vector_marks); the vector's first part holds the vector's wavefronts there
+VEC_REST = -1
 
 
 def _atomic_kind(ins, aggregated) -> int:

@@ -232,15 +232,18 @@ def _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, e):
 @njit(cache=True, nogil=True)
 def _shared_access(k, flag, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat):
     """A shared load, store or atomic (``flag``: the tables' atomic column: ATOM_FLOAT, a
-    float atomic; VEC_*, a copy of a vector load) issued at ``T`` on SM ``m`` with ``slots``
-    issue slots: its wavefronts take the SM's shared pipe. Returns (issue slots, when its
-    result is ready)."""
+    float atomic) issued at ``T`` on SM ``m`` with ``slots`` issue slots: its wavefronts take
+    the SM's shared pipe. A load ptxas merged into a vector LDS (the recorder's ``same``,
+    memstats.vector_marks) costs the vector's wavefronts where it leads it, none after.
+    Returns (issue slots, when its result is ready)."""
     fatom = flag == isa.ATOM_FLOAT
     wave = ev_n[ev]
-    if k == isa.SHARED_LD and flag >= isa.VEC_LEAD8 and ev_same[ev] == isa.UNIFORM_QUARTERS:
-        if flag == isa.VEC_REST:              # in the vector its lead loaded
+    if k == isa.SHARED_LD:
+        v = ev_same[ev]
+        if v == isa.VEC_REST:                 # in the vector its first part loaded
             return slots, max(T, lsu_free[m]) + P[P_SH_LAT]
-        wave = 1 if flag == isa.VEC_LEAD8 else 2
+        if v > 0:
+            wave = v
     service = max(float(wave), P[P_SH_MIN])
     extra_lat = 0.0
     if k == isa.SHARED_ATOM:

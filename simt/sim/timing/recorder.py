@@ -257,13 +257,15 @@ class Recorder:
         self.recording = True
         self.recorded_ctas = 0            # blocks [0, recorded_ctas) are recorded
         self.work = 0                     # warp instructions recorded so far
+        self.vector = {}                  # shared loads ptxas merges into vector LDS: id -> bytes
         self._bufs = _buffers.take()
         self.steps = self._bufs["steps"]        # (block, running warps, first event, first warp)
         self.warps = self._bufs["warps"]        # the running warps of each step
         self.ev_n = self._bufs["ev_n"]          # per event (a warp's memory access): its count,
         self.ev_ptr = self._bufs["ev_ptr"]      # ... where its sectors start (-1: shared),
-        self.ev_same = self._bufs["ev_same"]    # ... lanes on one address (a shared load: isa.UNIFORM_QUARTERS
-        #                                        where each quarter-warp reads one word), or 1 + the access kind
+        self.ev_same = self._bufs["ev_same"]    # ... lanes on one address (an atomic), the
+        #     wavefronts of the vector a shared load leads or isa.VEC_REST (memstats.vector_marks),
+        #     or 1 + the access kind (global)
         self.sec = self._bufs["sec"]            # the sectors of the global events
         self.sec_w = self._bufs["sec_w"]        # ... and what they hold (``_sectors``)
 
@@ -310,7 +312,7 @@ class Recorder:
         start = self.ev_n.n                  # the three event arrays grow together
         self.ev_n.reserve(n)[start:start + n] = waves
         self.ev_ptr.reserve(n)[start:start + n] = -1
-        self.ev_same.reserve(n)[start:start + n] = 1 if same is None else same
+        self.ev_same.reserve(n)[start:start + n] = 0 if same is None else same
         self.ev_n.n = self.ev_ptr.n = self.ev_same.n = start + n
 
     def shared_events(self, n: int) -> tuple[np.ndarray, np.ndarray]:

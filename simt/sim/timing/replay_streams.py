@@ -80,11 +80,6 @@ def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
             dst.extend(writes)
             dst_ptr.append(len(dst))
             n_regs = max([n_regs] + [r + 1 for r in reads + writes])
-            if pos in g.vec and not g.path:          # a copy of a vector LDS (isa.VEC_*)
-                w, v = g.vec[pos]
-                if j - j % v + v <= g.unroll:
-                    cols["atomic"][-1] = (isa.VEC_REST if j % v else
-                                          isa.VEC_LEAD8 if w == 8 else isa.VEC_LEAD16)
             if tab.mem_slot[o] >= 0:
                 cols["mem_slot"][-1] = slot
                 slot_copy.append(j)

@@ -19,8 +19,8 @@ and the loads issued before the first use) and rewrites what the machine replays
   (read-after-write, write-after-read, write-after-write) and memory dependence (loads never
   pass a store to their own memory space: a tile's global loads go ahead of the shared
   stores that take them, as ptxas issues them) holds; U counts the iterations the SASS
-  loads cover by their bytes (an LDS.128 holds four iterations' ``vs[j]``), and a shared
-  load ptxas merged so carries that in the group (``vec``: isa.VEC_*);
+  loads cover by their bytes (an LDS.128 holds four iterations' ``vs[j]``; what such a
+  vector costs the L1: ``vector_lines``);
 - each warp's stream: every run of U consecutive iterations of such a loop becomes one
   entry of the group block (a remainder stays as single iterations), with the memory events
   of the U iterations attached in the new order.
@@ -77,8 +77,6 @@ class GroupBlock:
     names: list                # per instruction: register -> its name in the copy, before it
     path: list = field(default_factory=list)   # a path group's MIR blocks, in order
     loop: bool = False         # a loop whose body is ``path``: U copies of it, then-blocks predicated
-    vec: dict = field(default_factory=dict)    # a one-block loop's shared loads that ptxas
-    # loads several copies of with one vector LDS: position in the block -> (bytes, copies)
 
     def block_of(self, j: int) -> int:
         return self.path[j % len(self.path)] if self.path else self.block
@@ -106,7 +104,7 @@ def plan(prog, arch, tab: isa.Tables, enabled: bool = True) -> Schedule:
     if not enabled:
         return Schedule("program order", "switched off (module option timing_sass)")
     from ...gpu.sass import WIDE_LOADS
-    key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE, VECTOR_LOADS)
+    key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE)
     got = prog.timing.get(key)
     if got is None:
         got = prog.timing[key] = _plan(prog, arch, tab)
@@ -158,7 +156,6 @@ def _plan(prog, arch, tab) -> Schedule:
             continue
         g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b))
         if g is not None:
-            g.vec = _vector_loads(df, prog.fn.blocks[b])
             groups.append(g)
     groups += _unrolled_groups(prog, tab, df, candidates, branchy, predicated,
                                {b for g in groups for b in (g.path or [g.block])}, index)
@@ -213,8 +210,6 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
             continue
         if len(path) == 1:
             g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b))
-            if g is not None:
-                g.vec = _vector_loads(df, prog.fn.blocks[b])
         else:
             mine = {ins.loc.line for x in path for ins in prog.fn.blocks[x].instrs if ins.loc is not None}
             if (df[df["line"].isin(mine)]["opcode"] == "BRA").any() or not _loads_predicated(
@@ -226,29 +221,39 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
     return out
 
 
-VECTOR_LOADS = True   # False: a vector LDS costs the L1 what its copies' scalar loads do
+VECTOR_LOADS = True   # False: a vector LDS costs the L1 what its parts' scalar loads do
 
 
-def _vector_loads(df, blk) -> dict:
-    """Shared loads of a one-block loop whose source line ptxas loads with a wider LDS than
-    the load (``vs[j]`` four iterations at a time: LDS.128): position -> (the LDS's bytes,
-    copies it covers). Where the line holds several loads, each is taken as vectorised: the
-    machine merges only copies whose quarter-warps each read one word (isa.VEC_*), which a
-    scalar load beside it (``ks[t * pitch + j]``) does not."""
+def vector_lines(prog, arch) -> dict:
+    """The shared loads on source lines that ptxas loads with an LDS wider than the load
+    (``vs[j]`` four iterations, or four unrolled copies, at a time: LDS.128): the MIR
+    instruction's id -> the LDS's bytes, for the recorder (memstats.vector_marks: which
+    load of the lanes' addresses leads such a vector, and what it costs). Where a line
+    holds several loads each is taken as a candidate: only one whose lanes all sit at one
+    offset in the vector's slot is merged. Empty without the SASS; cached per PTX target."""
     from ...gpu.sass import load_bytes, mir_load_bytes
     from ...ir.mir import Space
     if not VECTOR_LOADS:
         return {}
+    key = ("vector-lines", arch.ptx_target)
+    got = prog.timing.get(key)
+    if got is not None:
+        return got
+    df, _ = sass_table(prog, arch)
     out = {}
-    for pos, ins in enumerate(blk.instrs):
-        if not _is_load(ins) or ins.arg.space is not Space.SHARED or ins.loc is None:
-            continue
-        rows = df[(df["opcode"] == "LDS") & (df["line"] == ins.loc.line)]
-        if not len(rows):
-            continue
-        w, nb = max(load_bytes(m) for m in rows["modifiers"]), mir_load_bytes(ins)
-        if w in (8, 16) and w > nb and w % nb == 0:
-            out[pos] = (w, w // nb)
+    if df is not None and "line" in df:
+        lds = df[df["opcode"] == "LDS"]
+        widths = {}
+        for line, mods in zip(lds["line"], lds["modifiers"]):
+            widths[int(line)] = max(widths.get(int(line), 0), load_bytes(mods))
+        for blk in prog.fn.blocks:
+            for ins in blk.instrs:
+                if not _is_load(ins) or ins.arg.space is not Space.SHARED or ins.loc is None:
+                    continue
+                w, nb = widths.get(ins.loc.line, 0), mir_load_bytes(ins)
+                if w in (8, 16) and w > nb and w % nb == 0 and len(ins.dsts) == 1:
+                    out[prog.instr_id[id(ins)]] = w
+    prog.timing[key] = out
     return out
 
 
