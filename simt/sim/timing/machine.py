@@ -230,13 +230,11 @@ def _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, e):
 
 
 @njit(cache=True, nogil=True)
-def _shared_access(k, flag, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat):
-    """A shared load, store or atomic (``flag``: the tables' atomic column: ATOM_FLOAT, a
-    float atomic) issued at ``T`` on SM ``m`` with ``slots`` issue slots: its wavefronts take
-    the SM's shared pipe. A load ptxas merged into a vector LDS (the recorder's ``same``,
-    memstats.vector_marks) costs the vector's wavefronts where it leads it, none after.
-    Returns (issue slots, when its result is ready)."""
-    fatom = flag == isa.ATOM_FLOAT
+def _shared_access(k, fatom, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat):
+    """A shared load, store or atomic (``fatom``: a float atomic) issued at ``T`` on SM ``m``
+    with ``slots`` issue slots: its wavefronts take the SM's shared pipe. A load ptxas merged
+    into a vector LDS (the recorder's ``same``, memstats.vector_marks) costs the vector's
+    wavefronts where it leads it, none after. Returns (issue slots, when its result is ready)."""
     wave = ev_n[ev]
     if k == isa.SHARED_LD:
         v = ev_same[ev]
@@ -475,7 +473,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
             held = 0.0
             if k == isa.SHARED_LD or k == isa.SHARED_ST or k == isa.SHARED_ATOM:
                 ev = _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, sl_e[g])
-                slots, done = _shared_access(k, atomic[ins], ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat)
+                slots, done = _shared_access(k, atomic[ins] == isa.ATOM_FLOAT, ev, T, m, slots, ev_n, ev_same, P, lsu_free, smstat)
             elif k == isa.GLOBAL_LD or k == isa.GLOBAL_ST or k == isa.GLOBAL_ATOM:
                 ev = _event(entry_step, step_ev, step_nrun, entry_k, mem_slot, ins, sl_e[g])
                 state[ST_WARP] = g
