@@ -657,25 +657,3 @@ def test_a_vector_load_all_lanes_read_costs_two_wavefronts(monkeypatch):
     monkeypatch.setattr(sass_replay, "VECTOR_LOADS", False)
     per_copy = (busy(row_dot) - busy(row_scaled)) / (warps * SK)
     assert per_copy > 0.9                             # four scalar loads: one each
-
-
-def test_a_loop_group_keeps_the_sass_loads_in_flight(monkeypatch):
-    """Set 4's template correlation: 256 image and template reads a thread in a 16 x 16 loop
-    nest whose inner loop ptxas unrolls completely, issuing 11 loads before the first use,
-    not all 32 of the 16 iterations. The group keeps that many in flight (WINDOW), and the
-    model comes within 10% of the H200's cycles (Nsight Compute, data/h200/blind4.csv);
-    hoisting every load of the group at once, it was over 15% short."""
-    import sys
-    from simt.sim.timing import sass_replay
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    from timing import cases as runner, ncu
-    from timing.blind4 import cases as C4
-    launch = next(l for l in C4.LAUNCHES if l.name == "template_u16@256")
-    measured = ncu.load("blind4", ncu.DATA).set_index("name").loc[launch.name, "sm__cycles_elapsed.max"]
-
-    def cycles():
-        launch.kernel.clear_cache()
-        return runner.run(launch, "cpu:precise")[1].cycles
-    assert cycles() == pytest.approx(measured, rel=0.10)
-    monkeypatch.setattr(sass_replay, "WINDOW", False)
-    assert cycles() < 0.85 * measured

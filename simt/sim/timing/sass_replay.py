@@ -20,9 +20,7 @@ and the loads issued before the first use) and rewrites what the machine replays
   pass a store to their own memory space: a tile's global loads go ahead of the shared
   stores that take them, as ptxas issues them) holds; U counts the iterations the SASS
   loads cover by their bytes (an LDS.128 holds four iterations' ``vs[j]``; what such a
-  vector costs the L1: ``vector_lines``), and no more loads are in flight at a time than the
-  SASS issues before its first use (``WINDOW``: past that, what reads them goes first, as
-  the registers ptxas has for them bound its schedule);
+  vector costs the L1: ``vector_lines``);
 - each warp's stream: every run of U consecutive iterations of such a loop becomes one
   entry of the group block (a remainder stays as single iterations), with the memory events
   of the U iterations attached in the new order.
@@ -106,7 +104,7 @@ def plan(prog, arch, tab: isa.Tables, enabled: bool = True) -> Schedule:
     if not enabled:
         return Schedule("program order", "switched off (module option timing_sass)")
     from ...gpu.sass import WIDE_LOADS
-    key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE, WINDOW)
+    key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE)
     got = prog.timing.get(key)
     if got is None:
         got = prog.timing[key] = _plan(prog, arch, tab)
@@ -292,7 +290,6 @@ HOIST = True      # False: groups keep the program order (a check that regroupin
 HOIST_BRANCHES = True   # False: no path groups (loads under small branches keep the program order)
 HOIST_STRAIGHT = True   # False: loads of straight-line blocks keep the program order
 HOIST_LOOP_BRANCHES = True   # False: loops whose body branches keep the program order
-WINDOW = True     # a loop group keeps at most the SASS's loads before the first use in flight
 BY_SPACE = True   # False: a loop's loads wait for every store before them, not only those to their space
 MAX_THEN = 16           # instructions of a then-block ptxas predicates (ours: it does for a load and its address)
 
@@ -441,8 +438,7 @@ def _group(blk, b, u, lbf, index, nregs, kept) -> GroupBlock | None:
             srcs.append(reads)
             dsts.append(writes)
     instrs = [body[pos] for _, pos in seq]
-    order = _schedule(instrs, seq, srcs, dsts, [set() for _ in seq], True, BY_SPACE,
-                      lbf if WINDOW else 0)
+    order = _schedule(instrs, seq, srcs, dsts, [set() for _ in seq], True, BY_SPACE)
     if order is None:
         return None
     return GroupBlock(b, u, lbf, [seq[i] for i in order], [srcs[i] for i in order], [dsts[i] for i in order],
@@ -506,15 +502,14 @@ def _loop_path_group(prog, tab, path: list, u: int, lbf: int, index) -> GroupBlo
             extra.append({guard} if p % 2 == 1 and guard >= 0 else set())
             if pos == len(prog.fn.blocks[path[p]].instrs) - 1:
                 guard = len(seq) - 1                  # this block's branch guards the next then-block
-    order = _schedule(instrs, seq, srcs, dsts, extra, False, BY_SPACE, lbf if WINDOW else 0)
+    order = _schedule(instrs, seq, srcs, dsts, extra, False, BY_SPACE)
     if order is None:
         return None
     return GroupBlock(path[0], u, lbf, [seq[i] for i in order], [srcs[i] for i in order],
                       [dsts[i] for i in order], [names[i] for i in order], list(path), loop=True)
 
 
-def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space: bool,
-              window: int = 0) -> list | None:
+def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space: bool) -> list | None:
     """The group's order: every global and shared load as early as its dependences allow (a gather
     right after the load of its index), the rest in program order; None when no load can
     move. Dependences: registers (read-after-write, write-after-read, write-after-write),
@@ -582,20 +577,11 @@ def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space:
         for p in preds[i]:
             succ[p].append(i)
     ready = [i for i in range(m) if waiting[i] == 0]
-    pending = []                                  # loads issued whose value nothing read yet
     while ready:
         i = min(ready, key=lambda x: (x not in first, x not in slice_, x))
-        if window and len(pending) >= window and _is_load(instrs[i]):
-            rest = [x for x in ready if not _is_load(instrs[x])]
-            if rest:                              # the window is full: what reads them first
-                i = min(rest, key=lambda x: (not any(set(dsts[p]) & set(srcs[x]) for p in pending), x))
         ready.remove(i)
         order.append(i)
         done[i] = True
-        if window:
-            pending = [p for p in pending if not set(dsts[p]) & set(srcs[i])]
-            if _is_load(instrs[i]):
-                pending.append(i)
         for s in succ[i]:
             waiting[s] -= 1
             if waiting[s] == 0:
