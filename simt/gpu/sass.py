@@ -390,8 +390,11 @@ def only_entry(text: str, name: str) -> str:
 def sass_of_function(fn, arch: str = "sm_90"):
     """The SASS table of a compiled MIR function (cached on it per architecture)."""
     cache = fn.__dict__.setdefault("_sass_cache", {})
-    if (arch, WIDE_LOADS) in cache:
-        return cache[arch, WIDE_LOADS].copy()
+    if arch in cache:
+        df = cache[arch]
+        if df.attrs["wide_loads"] != WIDE_LOADS:     # (the unroll factors follow the switch)
+            df.attrs["loops"], df.attrs["wide_loads"] = loop_summaries(df, fn), WIDE_LOADS
+        return df.copy()
     source = fn.__dict__.get("source_ptx")          # an imported kernel: the PTX it came from
     if source is not None:
         ptx_text = only_entry(*source)
@@ -404,6 +407,6 @@ def sass_of_function(fn, arch: str = "sm_90"):
     df.attrs["arch"] = arch
     df.attrs["tool"] = tool
     df.attrs["registers"] = info["registers"]
-    df.attrs["loops"] = loop_summaries(df, fn)
-    cache[arch, WIDE_LOADS] = df
+    df.attrs["loops"], df.attrs["wide_loads"] = loop_summaries(df, fn), WIDE_LOADS
+    cache[arch] = df
     return df.copy()

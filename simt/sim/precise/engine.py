@@ -439,7 +439,7 @@ class Batch(Diagnostics):
         if st.is_shared and not self.isolated and self.listener is None:
             # nothing reads the rows or the per-warp latencies: costs straight into the recorder
             waves, same = rec.shared_events(n_rows)
-            vec = rec.vector.get(k, 0) if ins.op is Op.LD and width == 1 else 0
+            vec = rec.vector.get(k, 0) if ins.op is Op.LD else 0
             n_waves, n_ideal = shared_events(sel, i, mem.offset, nbytes, width * nbytes, n_rows,
                                              ins.op is Op.ATOM, vec, waves, same)
             self.counters.memory(k, n_rows, n_waves, n_ideal, 0)
@@ -455,7 +455,7 @@ class Batch(Diagnostics):
                 same_address_lanes(rows, same)
                 self.mem_iv[slot] = np.maximum(self.mem_iv[slot], same)
                 self.mem_lat[slot] += same - 1
-            elif ins.op is Op.LD and rec is not None and width == 1 and k in rec.vector:
+            elif ins.op is Op.LD and rec is not None and k in rec.vector:
                 same = np.empty(n_rows, dtype=np.int64)     # (memstats.vector_marks)
                 vector_marks(rows, rec.vector[k], same)
             if rec is not None:

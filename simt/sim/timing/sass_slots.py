@@ -265,11 +265,15 @@ def _callee(operands: str) -> str:
     return m.group(1) if m else ""
 
 
+def _slow_calls(rows):
+    """Which rows call a slow path (ptxas's ``$__internal_`` subroutines)."""
+    return (rows["opcode"] == "CALL") & rows["operands"].map(lambda o: _callee(o).startswith(_SLOW_PATH))
+
+
 def _issued(rows):
     """Rows a warp issues on its way through a function: NOPs, the closing self-branch and the
-    blocks that call a slow path (ptxas's ``$__internal_`` subroutines) left out."""
-    slow = set(rows.loc[(rows["opcode"] == "CALL")
-                        & rows["operands"].map(lambda o: _callee(o).startswith(_SLOW_PATH)), "block"])
+    blocks that call a slow path (``_slow_calls``) left out."""
+    slow = set(rows.loc[_slow_calls(rows), "block"])
     return rows[(rows["opcode"] != "NOP") & ~rows["block"].isin(slow)
                 & ~((rows["opcode"] == "BRA") & (rows["target"] == rows["addr"]))]
 
@@ -279,9 +283,7 @@ def _slow_lines(df) -> set[int]:
     (``$__internal_``: a 64-bit division's, a root's): ``_issued`` leaves those blocks out,
     so such a line's count is short of what a warp issues for it whichever way it goes."""
     rows = df if "function" not in df else df[df["function"] == df["function"].iloc[0]]
-    calls = rows[(rows["opcode"] == "CALL") & (rows["loop"] == -1)
-                 & rows["operands"].map(lambda o: _callee(o).startswith(_SLOW_PATH))]
-    blocks = set(calls["block"])
+    blocks = set(rows.loc[_slow_calls(rows) & (rows["loop"] == -1), "block"])
     return {int(x) for x in rows.loc[rows["block"].isin(blocks) & (rows["line"] >= 0), "line"]}
 
 
