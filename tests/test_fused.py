@@ -156,6 +156,29 @@ def test_a_divergent_loop_compiled_matches_numpy_and_the_numpy_ops(n, monkeypatc
     assert sum(compiled_steps) >= 2 * want_k.max()      # every iteration ran compiled
 
 
+def test_the_counters_are_the_same_compiled_with_the_timing_model_off(monkeypatch, compiled_steps):
+    """With the timing model off nothing records the steps, and the compiled loop still
+    counts each step's running warps (it once counted with a number left from another step:
+    far too few warp instructions, and not the same from run to run)."""
+    n, width, limit = 8192, 128, 200
+    metrics = {}
+    simt.set_module_options({"timing": False})
+    try:
+        for mode in (_never, _at_once, _at_once):
+            mode(monkeypatch)
+            out = simt.zeros(n, dtype=wp.int32, device=PRECISE)
+            counts = simt.zeros(n, dtype=wp.float32, device=PRECISE)
+            result = simt.launch(escape, dim=n, inputs=[out, counts, width, limit], device=PRECISE,
+                                 block_dim=256)
+            metrics.setdefault(mode.__name__, []).append(result.metrics)
+    finally:
+        simt.set_module_options({"timing": True})
+    assert sum(compiled_steps) >= limit
+    (plain,), (first, again) = metrics["_never"], metrics["_at_once"]
+    _metrics_equal(plain, first, "escape, timing off")
+    _metrics_equal(first, again, "escape, timing off, again")
+
+
 def test_blocks_with_memory_or_collectives_stay_on_the_numpy_ops():
     @wp.kernel
     def mixed(a: wp.array(dtype=wp.float32), h: wp.array(dtype=wp.float16)):

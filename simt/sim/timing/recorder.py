@@ -221,6 +221,16 @@ def running_warps(warp_bits, first_warp, out, start):
 
 
 @njit(cache=True, nogil=True)
+def running_count(warp_bits):
+    """How many warps have lanes here (``running_warps`` when nothing records them)."""
+    n = 0
+    for w in range(warp_bits.size):
+        if warp_bits[w] != 0:
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
 def _streams(ran, nrun, step_warp, place, ptr):
     """Per kept warp (``place``: its number, -1 if left out), its steps in order: a counting
     sort of the (step, warp) records by warp that keeps the steps' order. Fills ``ptr``;
