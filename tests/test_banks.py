@@ -96,3 +96,37 @@ def test_vector_marks_charge_a_vector_lds_what_the_bank_rule_does():
     out = np.empty(1, np.int64)
     vector_marks((lane * 4 * 97)[None, :].astype(np.int64), 16, out)   # ks[t * 97 + j]
     assert out[0] == 0
+
+
+@pytest.mark.parametrize("vec", [8, 16])
+def test_a_vector_lines_events_agree_with_the_per_warp_model_row_by_row(vec):
+    """The recorder's path for a load on a vector line (memstats.shared_events with ``vec``)
+    takes a row that is the one before it moved by a multiple of ``vec`` bytes at the
+    other's costs and mark; rows moved by other amounts (4 bytes: a later part of the
+    vector) must not be. Every row against banks.py and the offset rule."""
+    from simt.sim.precise.memstats import INACTIVE, shared_events
+    from simt.sim.timing import isa
+    rng = np.random.default_rng(7)
+    lane = np.arange(32)
+    rows = []
+    for _ in range(60):
+        base = rng.choice([np.full(32, 48), (lane // 16) * 256, lane * 16, lane * 128, lane * 4,
+                           rng.integers(0, 256, 32) * 4])
+        for step in rng.choice([4, 8, 16, 64, 12], size=4):      # runs of moved copies
+            row = (base + step * np.arange(1, 5)[:, None]).astype(np.int64)
+            rows.extend(row)
+    m = np.array(rows)
+    m[rng.random(m.shape) < 0.05] = INACTIVE
+    m = m[(m != INACTIVE).any(axis=1)]
+    sel = np.flatnonzero(m.reshape(-1) != INACTIVE)
+    idx = m.reshape(-1)[sel] // 4
+    waves, same = np.empty(len(m), np.int32), np.empty(len(m), np.int32)
+    n_waves, _ = shared_events(sel, idx, 0, 4, 4, len(m), False, vec, waves, same)
+    for k, row in enumerate(m):
+        act = row != INACTIVE
+        assert waves[k] == shared_wavefronts(row, act, 4)[0], k
+        offsets = set((row[act] % vec).tolist())
+        want = (max(1, shared_wavefronts(row, act, vec)[0]) if offsets == {0} else
+                isa.VEC_REST if len(offsets) == 1 else 0)
+        assert same[k] == want, (k, row[:4])
+    assert n_waves == waves.sum()

@@ -40,8 +40,9 @@ def rows_from_lanes(sel, addr, n_rows):
 
 
 @njit(cache=True, nogil=True)
-def _same_pattern(row, prev):
-    """True when ``row`` is ``prev`` shifted by one multiple of 4 bytes (same active lanes)."""
+def _same_pattern(row, prev, align=4):
+    """True when ``row`` is ``prev`` shifted by one multiple of ``align`` bytes (same active
+    lanes); ``align`` is a power of two, at least 4."""
     delta = 0
     have = False
     for l in range(32):
@@ -53,7 +54,7 @@ def _same_pattern(row, prev):
         if not have:
             delta = a - b
             have = True
-            if delta % 4 != 0:
+            if delta & (align - 1) != 0:
                 return False
         elif a - b != delta:
             return False
@@ -82,68 +83,77 @@ def _one_word_per_bank(row, bank_words):
 
 
 @njit(cache=True, nogil=True)
-def shared_costs(rows, width, waves, ideal):
-    """Wavefronts and ideal wavefronts per row, by the rules in banks.py.
-
-    Distinct words are found per bank (a word is only compared with the words already
-    seen in its own bank), so a phase costs about one comparison per lane.
-    """
-    width = max(4, width)
+def _phase_costs(row, width, bank_cnt, bank_words):
+    """(wavefronts, ideal wavefronts) of one row of ``width``-byte accesses, phase by phase,
+    by the rules in banks.py. Distinct words are found per bank (a word is only compared
+    with the words already seen in its own bank), so a phase costs about one comparison per
+    lane. ``bank_cnt`` [32] and ``bank_words`` [32, 128] are scratch."""
     wpl = width // 4
-    base_lanes = 128 // width
+    lanes = 128 // width
+    if lanes < 32:
+        pair = True
+        for l in range(32):
+            if row[l] != -1 and row[l ^ 1] != row[l]:
+                pair = False
+                break
+        if pair:
+            lanes = min(32, lanes * 2)
+    total_w = 0
+    total_i = 0
+    for start in range(0, 32, lanes):
+        bank_cnt[:] = 0
+        n = 0
+        worst = 0
+        for l in range(start, start + lanes):
+            if row[l] == -1:
+                continue
+            for k in range(wpl):
+                wd = row[l] // 4 + k
+                b = wd % 32
+                c = bank_cnt[b]
+                new = True
+                for q in range(c):
+                    if bank_words[b, q] == wd:
+                        new = False
+                        break
+                if new:
+                    bank_words[b, c] = wd
+                    bank_cnt[b] = c + 1
+                    n += 1
+                    if c + 1 > worst:
+                        worst = c + 1
+        if n == 0:
+            continue
+        total_w += worst
+        total_i += max(1, (n + 31) // 32)
+    return total_w, total_i
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _row_costs(row, width, bank_cnt, bank_words):
+    """``_phase_costs``, with 4-byte words no two in one bank (the common case: consecutive
+    words, or a broadcast) found first: one wavefront, the ideal."""
+    if width == 4 and _one_word_per_bank(row, bank_words):
+        return 1, 1
+    return _phase_costs(row, width, bank_cnt, bank_words)
+
+
+@njit(cache=True, nogil=True)
+def shared_costs(rows, width, waves, ideal):
+    """Wavefronts and ideal wavefronts per row, by the rules in banks.py; a row that is the
+    one before it shifted by a multiple of 4 bytes costs what it does (the banks rotate)."""
+    width = max(4, width)
     bank_cnt = np.zeros(32, dtype=np.int64)
     bank_words = np.empty((32, 128), dtype=np.int64)
     for r in range(rows.shape[0]):
         row = rows[r]
-        if wpl == 1 and _one_word_per_bank(row, bank_words):
-            # 4-byte words, no two in one bank (the common case: consecutive words, or a
-            # broadcast): one wavefront, the ideal
+        if width == 4 and _one_word_per_bank(row, bank_words):
             waves[r] = ideal[r] = 1
-            continue
-        if r > 0 and _same_pattern(row, rows[r - 1]):
-            # every address moved by one multiple of 4 bytes: the banks rotate, costs stay
+        elif r > 0 and _same_pattern(row, rows[r - 1]):
             waves[r] = waves[r - 1]
             ideal[r] = ideal[r - 1]
-            continue
-        lanes = base_lanes
-        if lanes < 32:
-            pair = True
-            for l in range(32):
-                if row[l] != -1 and row[l ^ 1] != row[l]:
-                    pair = False
-                    break
-            if pair:
-                lanes = min(32, lanes * 2)
-        total_w = 0
-        total_i = 0
-        for start in range(0, 32, lanes):
-            bank_cnt[:] = 0
-            n = 0
-            worst = 0
-            for l in range(start, start + lanes):
-                if row[l] == -1:
-                    continue
-                for k in range(wpl):
-                    wd = row[l] // 4 + k
-                    b = wd % 32
-                    c = bank_cnt[b]
-                    new = True
-                    for q in range(c):
-                        if bank_words[b, q] == wd:
-                            new = False
-                            break
-                    if new:
-                        bank_words[b, c] = wd
-                        bank_cnt[b] = c + 1
-                        n += 1
-                        if c + 1 > worst:
-                            worst = c + 1
-            if n == 0:
-                continue
-            total_w += worst
-            total_i += max(1, (n + 31) // 32)
-        waves[r] = total_w
-        ideal[r] = total_i
+        else:
+            waves[r], ideal[r] = _phase_costs(row, width, bank_cnt, bank_words)
 
 
 @njit(cache=True, nogil=True)
@@ -226,11 +236,12 @@ def shared_events(sel, idx, base, nbytes, width, n_rows, atomic, vec, waves, sam
     arrays). Returns the wavefronts' and ideal wavefronts' totals."""
     _, rows = rows_from_lanes(sel, _addresses(sel.size, idx, base, nbytes), n_rows)
     ideal = np.empty(n_rows, dtype=np.int64)
-    shared_costs(rows, width, waves, ideal)
-    if atomic:
-        same_address_lanes(rows, same)
-    elif vec:
-        vector_marks(rows, vec, same)
+    if vec and not atomic:
+        _vector_rows(rows, width, vec, waves, ideal, same)
+    else:
+        shared_costs(rows, width, waves, ideal)
+        if atomic:
+            same_address_lanes(rows, same)
     n_waves = 0
     n_ideal = 0
     for r in range(n_rows):
@@ -268,23 +279,42 @@ def vector_marks(rows, vec, out):
     one vector load: 0, costed as the scalar load it is."""
     waves = np.empty(rows.shape[0], dtype=np.int64)
     ideal = np.empty(rows.shape[0], dtype=np.int64)
-    shared_costs(rows, vec, waves, ideal)
+    _vector_rows(rows, 4, vec, waves, ideal, out)
+
+
+@njit(cache=True, nogil=True)
+def _vector_rows(rows, width, vec, waves, ideal, out):
+    """``shared_costs`` at ``width`` bytes into ``waves`` and ``ideal`` and ``vector_marks``
+    at ``vec`` (8 or 16) into ``out``, in one pass: a row that is the one before it shifted
+    by a multiple of ``vec`` bytes has its costs and its mark (its offsets in the slots stay)."""
+    width = max(4, width)
+    mask = vec - 1                       # offsets are not negative
+    bank_cnt = np.zeros(32, dtype=np.int64)
+    bank_words = np.empty((32, 128), dtype=np.int64)
     for r in range(rows.shape[0]):
+        row = rows[r]
+        if r > 0 and _same_pattern(row, rows[r - 1], vec):
+            waves[r] = waves[r - 1]
+            ideal[r] = ideal[r - 1]
+            out[r] = out[r - 1]
+            continue
+        waves[r], ideal[r] = _row_costs(row, width, bank_cnt, bank_words)
         off = -1
-        out[r] = 0
         for l in range(32):
-            a = rows[r, l]
+            a = row[l]
             if a == -1:
                 continue
             if off == -1:
-                off = a % vec
-            elif a % vec != off:
+                off = a & mask
+            elif a & mask != off:
                 off = -2
                 break
         if off == 0:
-            out[r] = max(1, waves[r])
+            out[r] = max(1, _phase_costs(row, vec, bank_cnt, bank_words)[0])
         elif off > 0:
             out[r] = VEC_REST
+        else:
+            out[r] = 0
 
 
 @njit(cache=True, nogil=True)
