@@ -9,13 +9,13 @@ from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all 
 from numba import njit
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def set_of(line, sets):
     h = (line * 0x9E3779B1) & 0xFFFFFFFFFFFF
     return (h >> 16) % sets
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def find(tag, init, c, s, line):
     """The way holding ``line`` in set ``s`` of cache ``c``, or -1. A set is emptied when
     first looked at (``init``), so a launch need not clear every cache's tags up front."""
@@ -30,7 +30,7 @@ def find(tag, init, c, s, line):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def victim(tag, stamp, c, s):
     """An empty way of set ``s``, else the least recently used."""
     best = 0
@@ -42,13 +42,13 @@ def victim(tag, stamp, c, s):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def sectors(mask):
     """How many of a line's four 32-byte sectors ``mask`` names."""
     return (mask & 1) + ((mask >> 1) & 1) + ((mask >> 2) & 1) + ((mask >> 3) & 1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def halves(mask):
     """How many 64-byte halves of a line ``mask`` touches (DRAM moves a half at a time)."""
     return (1 if mask & 3 else 0) + (1 if mask & 12 else 0)

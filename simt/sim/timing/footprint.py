@@ -69,7 +69,7 @@ def widely_shared_bytes(lines: Footprint, f: float) -> float:
     return 128.0 * float(w.sum())
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _slot(keys, line):
     """The slot of ``line`` in the table, or of the empty slot where it would go."""
     mask = keys.size - 1
@@ -79,7 +79,7 @@ def _slot(keys, line):
     return i
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def line_weight(keys, weights, line, f):
     """The w of a replayed ``line`` (f, a private line's, where the table does not hold it)."""
     i = _slot(keys, line)

@@ -56,7 +56,7 @@ from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_RE
 DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, P, state, glob):
     """Write the dirty sectors of ``line`` (if still in L2) to DRAM; return dirty sectors freed.
     A sector only partly written (never read in whole) is read from DRAM first."""
@@ -78,7 +78,7 @@ def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, P, state, glob):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _dram_write(nbytes, burst_bytes, P, state, glob):
     busy = burst_bytes * P[P_DRAM_WRITE_COST] / P[P_DRAM_BPC]
     state[ST_DRAM_FREE] = max(state[ST_DRAM_FREE], state[ST_NOW]) + busy    # the queue, at the current time
@@ -88,7 +88,7 @@ def _dram_write(nbytes, burst_bytes, P, state, glob):
     state[ST_DRAM_WRITE_USE] += busy / DRAM_WINDOW
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _dram_recent(now, state):
     """Age the DRAM's recent read and write use to ``now``."""
     if now > state[ST_DRAM_USE_TIME]:
@@ -98,7 +98,7 @@ def _dram_recent(now, state):
         state[ST_DRAM_USE_TIME] = now
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _aged_victim(s, held, l2_tag, l2_stamp, now):
     """An empty way of set ``s``, else the one whose line's age (LRU clock ticks since its
     last use) times the w it stands for is largest."""
@@ -114,7 +114,7 @@ def _aged_victim(s, held, l2_tag, l2_stamp, now):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _sampled_victim(line, s, l2x, l2_tag, l2_init, l2_valid, l2_dirty, l2_stamp, P, state, glob):
     """A sampled replay's way for ``line`` in set ``s``. The replay sees 1/f of the GPU's
     accesses, and a line stands for w of the grid's (footprint.py), in [1, f]:
@@ -149,7 +149,7 @@ def _sampled_victim(line, s, l2x, l2_tag, l2_init, l2_valid, l2_dirty, l2_stamp,
     return w
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, l2x,
               state, P, glob, words=0, pairs=True):
     """Look ``mask``'s sectors of ``line`` up in the L2 (allocating the line). Writes mark
@@ -204,7 +204,7 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
     return missed, s * l2_tag.shape[2] + w
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _sampled_share(line, missed, l2x, P, state, glob, hit_stat):
     """Of the sectors ``missed`` of ``line`` that a sampled replay reads from DRAM, those that
     do not stand for reads of the GPU's (footprint.py): a first read of a 64-byte half stands
@@ -231,7 +231,7 @@ def _sampled_share(line, missed, l2x, P, state, glob, hit_stat):
     return drop_halves, drop_sectors
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _whole(mask):
     """The word marks (8 bits a sector) of every word of ``mask``'s sectors."""
     w = 0
@@ -244,19 +244,19 @@ def _whole(mask):
 COPY = 1 << 60          # a line's copy in a partition not its own: its key's mark (lines < 2^59)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def copy_key(line):
     """The key of ``line``'s copy in the partition that is not its home (its own sets)."""
     return COPY | (line << 1) | 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def line_of(key):
     """The line a key names: itself, or the line a copy holds."""
     return (key ^ COPY) >> 1 if key >= COPY else key
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def home_partition(line, parts):
     """The L2 partition that takes ``line``'s writes and atomics (addresses hashed over the
     partitions)."""
@@ -264,14 +264,14 @@ def home_partition(line, parts):
     return (h >> 40) % parts
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def key_in(line, p):
     """The key of ``line`` in partition ``p``: the line itself in the first, its copy key in
     the second (the two share the one array of ways, each in its own sets)."""
     return line if p == 0 else copy_key(line)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def write_key(line, P):
     """Where writes and atomics to ``line`` go: its home partition's key."""
     parts = int(P[P_L2_PARTS])
@@ -281,7 +281,7 @@ def write_key(line, P):
 FAR_HIT = 4             # l2_valid's bits from here on: SMs of a partition hit the line from afar
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _l2_read(line, need, m, n_sm, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo, l2x,
              state, P, glob):
     """An L1 miss of SM ``m`` asking the L2 for ``need``'s sectors of ``line``: the mask of
@@ -332,7 +332,7 @@ def _l2_read(line, need, m, n_sm, l2_tag, l2_init, l2_valid, l2_dirty, l2_words,
     return 0, sf * ways + wf
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _dram_read(nbytes, burst_bytes, arrive, P, state, glob):
     """Queue a DRAM read of ``nbytes`` (occupying DRAM for ``burst_bytes``); return the delay:
     waiting for the DRAM's bandwidth, and the queueing that grows with its recent use:
@@ -355,7 +355,7 @@ def _dram_read(nbytes, burst_bytes, arrive, P, state, glob):
     return start - arrive + service * rho / (2.0 * (1.0 - rho))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def fetched_before(fetched, key) -> bool:
     """Whether the 64-byte half ``key`` (line * 2 + half) was marked before; marks it. A bit
     per hash of the key in ``fetched`` (a miss taken for a re-read when two keys share a bit:
@@ -368,12 +368,12 @@ def fetched_before(fetched, key) -> bool:
     return was
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _l2_queue(nbytes, bpc, arrive, state, glob):
     return _l2_busy(nbytes / bpc, arrive, state, glob)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _l2_busy(busy, arrive, state, glob):
     start = max(arrive, state[ST_L2_FREE])
     state[ST_L2_FREE] = start + busy
@@ -381,7 +381,7 @@ def _l2_busy(busy, arrive, state, glob):
     return start - arrive
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _recent_store(l1_store, m, key):
     """The row of SM ``m``'s recent one-sector stores (``l1_store[m]``) that holds ``key``, else
     the one whose acknowledgement came back first (to be written over). (Indices, not views:
@@ -395,16 +395,16 @@ def _recent_store(l1_store, m, key):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_tag, l2_init, l2_valid,
                    l2_dirty, l2_words, l2_stamp, l2_ready, fifo, l2x, atoms, state, glob, smstat, ibufs, wbuf,
-                   fetch):
+                   fetch, g):
     """A global load, store or atomic of one warp issued at T on SM m: its completion time.
     ``l1``: the SMs' L1s (tags, sets looked at, valid sectors, LRU stamps, when each line's
     data arrives, when the tag stage and the data stage are free); ``atoms``: the atomic
     units' (free, busy) times; ``ibufs``: scratch rows for the lines touched, their sector
-    masks, partial writes and the L1 way each missed in; ``fetch``: the warp's DRAM fetches
-    still in flight (how many, until when); ``atomic``: the instruction's isa.ATOM_* kind;
+    masks, partial writes and the L1 way each missed in; ``fetch[g]``: the issuing warp's DRAM
+    fetches still in flight (how many, until when); ``atomic``: the instruction's isa.ATOM_* kind;
     ``l2x``: a sampled replay's table of what its lines stand for (footprint.py), the w of
     each L2 way's line, and the 64-byte halves it has read (``fetched_before``)."""
     atom_free, atom_busy, atom_line = atoms
@@ -485,9 +485,9 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     # nothing more and sends no sector of its own. Requests of at most store_merge_lines
     # lines back to back, of half as many with one instruction between (isa.STORE_NEXT, NEAR)
     most = P[P_STORE_MERGE] if atomic == isa.STORE_NEXT else 0.5 * P[P_STORE_MERGE] if atomic == isa.STORE_NEAR else 0.0
-    merged = (k == isa.GLOBAL_ST and n_lines <= most and fetch[3] == n_lines and fetch[2] == float(lines_buf[0]))
-    fetch[2] = float(lines_buf[0]) if k == isa.GLOBAL_ST else -1.0
-    fetch[3] = n_lines if k == isa.GLOBAL_ST else 0
+    merged = (k == isa.GLOBAL_ST and n_lines <= most and fetch[g, 3] == n_lines and fetch[g, 2] == float(lines_buf[0]))
+    fetch[g, 2] = float(lines_buf[0]) if k == isa.GLOBAL_ST else -1.0
+    fetch[g, 3] = n_lines if k == isa.GLOBAL_ST else 0
     if k == isa.GLOBAL_ST:
         n_sec = 0
         for i in range(n_lines):
@@ -664,15 +664,15 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         # the warp waits for the slowest of all its fetches in flight, this request's and
         # those of its earlier loads still out (micro7.cu: four one-line loads a step take
         # longer than one four-line load)
-        if T < fetch[1]:
-            k_dram += int(fetch[0])
+        if T < fetch[g, 1]:
+            k_dram += int(fetch[g, 0])
         else:
-            fetch[1] = 0.0
+            fetch[g, 1] = 0.0
         t = start + worst_q2 + worst_qd + P[P_DRAM_LAT] + P[P_DRAM_TAIL] * (H[min(k_dram, 32)] - 1.0)
         if t > done:
             done = t
-        fetch[0] = k_dram
-        fetch[1] = max(fetch[1], done)
+        fetch[g, 0] = k_dram
+        fetch[g, 1] = max(fetch[g, 1], done)
     if pending > done:
         done = pending
     for i in range(n_missed):                 # the lines this request fills arrive with it

@@ -39,7 +39,7 @@ WORTH = 16                   # the machine hands a warp to the loop with this mu
 PARALLEL_ABOVE = 32768       # instructions to issue, all groups: fewer run on this thread
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def is_private(k):
     """Does an instruction of kind ``k`` touch only its scheduler's state (not memory, not a
     barrier)?"""
@@ -80,7 +80,7 @@ def tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len, entry_step, ste
     return issue, srcs, dest, e_first, e_end
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue, most=1 << 62):
     """About how many instructions the warp in slot ``g`` can issue in a private run: up to
     the first one that touches something shared, or its end (or ``most``)."""
@@ -100,13 +100,13 @@ def private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue, most=1 << 62):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def run_alone(issue, ins, e, end):
     """May ``run_private`` issue instruction ``ins`` of a warp at entry ``e`` of ``end``?"""
     return issue[ins] == YES or (issue[ins] == LAST and e != end - 1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr,
                 dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins,
                 sl_own, sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free,
@@ -217,20 +217,20 @@ def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_
         greedy = g
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _take(w, a, lo):
     """w[:] = a[lo:lo + w.size] (a loop: numba compiles a slice assignment per use, slowly)."""
     for i in range(w.shape[0]):
         w[i] = a[lo + i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _give(a, w, lo):
     for i in range(w.shape[0]):
         a[lo + i] = w[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _take2(w, a, lo):
     """w[:, :] = a[lo:lo + w.shape[0]]"""
     for i in range(w.shape[0]):
@@ -238,7 +238,7 @@ def _take2(w, a, lo):
             w[i, j] = a[lo + i, j]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _give2(a, w, lo):
     for i in range(w.shape[0]):
         for j in range(w.shape[1]):

@@ -15,7 +15,7 @@ from numba import njit
 INF = 1e300
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _swap(hk, hv, hn, i, j):
     """Exchange heap entries ``i`` and ``j`` (time, scheduler, version)."""
     hk[i], hk[j] = hk[j], hk[i]
@@ -23,7 +23,7 @@ def _swap(hk, hv, hn, i, j):
     hn[i], hn[j] = hn[j], hn[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _sift_down(hk, hv, hn, size, i):
     """Move entry ``i`` down the heap of ``size`` entries until its children are later."""
     while True:
@@ -38,7 +38,7 @@ def _sift_down(hk, hv, hn, size, i):
         i = c
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def heap_push(hk, hv, hn, size, key, sp, ver, sp_ver):
     """Push (key, scheduler, version) on the event heap; return its new size. A full heap is
     first cleared of entries an earlier push superseded (at most one per scheduler is live)."""
@@ -64,7 +64,7 @@ def heap_push(hk, hv, hn, size, key, sp, ver, sp_ver):
     return size + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def heap_pop(hk, hv, hn, size):
     key, sp, ver = hk[0], hv[0], hn[0]
     size -= 1
@@ -73,7 +73,7 @@ def heap_pop(hk, hv, hn, size):
     return key, sp, ver, size
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def queue_event(hk, hv, hn, size, sp_next, sp_ver, sp, t):
     """Queue scheduler ``sp``'s next event at ``t``, superseding the one it has; return the
     heap's new size."""
@@ -82,7 +82,7 @@ def queue_event(hk, hv, hn, size, sp_next, sp_ver, sp, t):
     return heap_push(hk, hv, hn, size, t, sp, sp_ver[sp], sp_ver)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def wake(hk, hv, hn, size, sp_next, sp_ver, sp, t):
     """Scheduler ``sp`` may have a warp to issue at ``t``: queue its event there unless it
     has an earlier one; return the heap's new size."""
@@ -91,7 +91,7 @@ def wake(hk, hv, hn, size, sp_next, sp_ver, sp, t):
     return size
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def wake_others(hk, hv, hn, size, sp_next, sp_ver, m, n_sched, t, skip):
     """``wake`` every scheduler of SM ``m`` but ``skip`` (-1: none) at ``t``; the heap's size."""
     for sp in range(m * n_sched, (m + 1) * n_sched):
@@ -100,20 +100,20 @@ def wake_others(hk, hv, hn, size, sp_next, sp_ver, m, n_sched, t, skip):
     return size
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def scheduler_of(m, sl, n_sched):
     """The scheduler (numbered GPU-wide) of SM ``m``'s warp slot ``sl``."""
     return m * n_sched + sl % n_sched
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def slot_index(m, sl, n_sched, SQ):
     """Where SM ``m``'s warp slot ``sl`` is in the machine's slot arrays: its scheduler's
     ``SQ`` slots, the ``sl // n_sched``-th of them."""
     return scheduler_of(m, sl, n_sched) * SQ + sl // n_sched
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _age(sl_warp, lo, i):
     """Slot ``i`` of the scheduler whose slots start at ``lo``, as the pick orders it: by warp
     id, then slot; empty slots last."""
@@ -121,7 +121,7 @@ def _age(sl_warp, lo, i):
     return w * 32 + i if w >= 0 else (np.int64(1) << 62) + i
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def mark_slots(q, m, warps_per_cta, sp_slots, sl_warp, n_sched, SQ, sp_order):
     """Block slot ``q`` of SM ``m`` got a block: its warps' slots count as used from now on,
     and each of the SM's ``n_sched`` schedulers lists its used slots oldest warp first
@@ -145,7 +145,7 @@ def mark_slots(q, m, warps_per_cta, sp_slots, sl_warp, n_sched, SQ, sp_order):
             order[j] = i
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def when_ready(sp, g, sl_c0, sl_pp, pipe_free):
     """When the warp in slot ``g`` of scheduler ``sp`` could issue: its own and its sources'
     time (``sl_c0``) or its next instruction's pipe's, whichever is later (the column past the
@@ -153,7 +153,7 @@ def when_ready(sp, g, sl_c0, sl_pp, pipe_free):
     return max(sl_c0[g], pipe_free[sp, sl_pp[g]])
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def pick_warp(sp, SQ, n, base, sl_c0, sl_pp, pipe_free, last, sp_order):
     """The scheduler's look over its warps: (earliest issue time c of any, the warp with it,
     the warp to issue among those ready by ``base``: -1 if none). Ties go to the warp that
