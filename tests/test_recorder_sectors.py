@@ -35,18 +35,22 @@ def reference(row, store: bool, span: int):
     return order, [words[s] for s in order]
 
 
-@pytest.mark.parametrize("pattern", ["unit", "stride", "reverse", "random", "few"])
+@pytest.mark.parametrize("pattern", ["unit", "whole", "stride", "reverse", "random", "few"])
 @pytest.mark.parametrize("span", [4, 8, 16])
 def test_sectors_and_store_words_match_a_plain_reading(pattern, span):
+    """("whole": every lane active on consecutive elements, from any element: the common
+    case the recorder writes out at once.)"""
     rng = np.random.default_rng(hash((pattern, span)) % 2**32)
     for _ in range(40):
         lanes = np.arange(32)
         base = int(rng.integers(0, 64)) * span
-        a = {"unit": base + lanes * span, "stride": base + lanes * span * int(rng.integers(2, 40)),
+        a = {"unit": base + lanes * span, "whole": base + lanes * span,
+             "stride": base + lanes * span * int(rng.integers(2, 40)),
              "reverse": base + (31 - lanes) * span * int(rng.integers(1, 9)),
              "random": rng.integers(0, 2048, 32) * span, "few": rng.integers(0, 6, 32) * span}[pattern]
         row = np.asarray(a, np.int64)
-        row[rng.random(32) < 0.3] = -1
+        if pattern != "whole":
+            row[rng.random(32) < 0.3] = -1
         for store in (False, True):
             sec = np.zeros(40, np.int64)
             w = np.zeros(40, np.int16)
@@ -92,16 +96,18 @@ def test_atomic_sectors_carry_the_lanes_on_a_word_and_the_words_touched():
     assert [int(x) >> 6 for x in w[:end]] == [0b1001, 0b1]
 
 
-@pytest.mark.parametrize("pattern", ["unit", "random", "few", "one"])
+@pytest.mark.parametrize("pattern", ["unit", "whole", "random", "few", "one"])
 def test_atomic_sectors_match_a_plain_reading(pattern):
     """Per sector of an atomic: the most lanes on any one of its words, and its words touched,
     against a count over all lanes; rows of several warps at once."""
     rng = np.random.default_rng(len(pattern))
     lanes = np.arange(32)
-    rows = np.stack([np.asarray({"unit": 4 * lanes, "random": rng.integers(0, 512, 32) * 4,
+    rows = np.stack([np.asarray({"unit": 4 * lanes, "whole": 4 * lanes + 4 * int(rng.integers(0, 8)),
+                                 "random": rng.integers(0, 512, 32) * 4,
                                  "few": rng.integers(0, 12, 32) * 4, "one": np.full(32, 8)}[pattern],
                                 np.int64) + 256 * int(rng.integers(0, 8)) for _ in range(30)])
-    rows[rng.random(rows.shape) < 0.25] = -1
+    if pattern != "whole":
+        rows[rng.random(rows.shape) < 0.25] = -1
     sec, w = np.zeros(40 * 30, np.int64), np.zeros(40 * 30, np.int16)
     counts = np.zeros(30, np.int64)
     end = _sectors(rows, sec, w, 0, counts, 1, 4)

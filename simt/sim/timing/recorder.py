@@ -89,12 +89,17 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
     (``_bank_ways``), 1 in the others; else 1. Returns the new end.
 
     One pass over the lanes lists the sectors and notes each lane's (``lane_q``); the words
-    are then read per lane, not per sector and lane."""
+    are then read per lane, not per sector and lane. A warp whose 32 lanes read or write 32
+    consecutive words (most accesses) is written out at once (``_consecutive``)."""
     banks = np.empty((32, 130), np.int64)
     lane_q = np.empty(32, np.int64)
     pos = start
     for r in range(rows.shape[0]):
         first = pos
+        if span == 4 and _consecutive(rows, r):
+            pos = _consecutive_sectors(rows[r, 0], sec_out, w_out, pos, words)
+            counts[r] = pos - first
+            continue
         last = -1
         last_q = -1
         top = -1                                 # the largest sector listed so far: above it, new
@@ -176,6 +181,38 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
                 w_out[q] = most | (((w_out[q] >> 6) | (1 << ((a >> 2) & 7))) << 6)
         elif words == 0 and pos > first:
             w_out[first] = _bank_ways(rows, r, span, banks, lo, hi)
+    return pos
+
+
+@njit(cache=True, nogil=True)
+def _consecutive(rows, r):
+    """Do the 32 lanes of row ``r`` all touch consecutive 4-byte words, lane by lane?"""
+    a0 = rows[r, 0]
+    if a0 == -1 or a0 & 3:
+        return False
+    for lane in range(1, 32):
+        if rows[r, lane] != a0 + 4 * lane:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _consecutive_sectors(a0, sec_out, w_out, pos, words):
+    """``_sectors`` for 32 lanes on the consecutive words from byte ``a0``: four sectors, or
+    five when ``a0`` is not at a sector's start; per sector, for stores its words written,
+    for atomics one lane a word and its words touched, else 1 (a load's 128 bytes take one
+    wavefront). Returns the new end."""
+    end = a0 + 128
+    for s in range(a0 >> 5, ((end - 1) >> 5) + 1):
+        sec_out[pos] = s
+        w = 1
+        if words == 1 or words == 2:
+            bits = 0
+            for b in range(max(a0, s << 5), min(end, (s + 1) << 5), 4):
+                bits |= 1 << ((b >> 2) & 7)
+            w = bits if words == 2 else 1 | (bits << 6)
+        w_out[pos] = w
+        pos += 1
     return pos
 
 
