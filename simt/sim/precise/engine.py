@@ -29,8 +29,8 @@ from ..atomic_log import BatchLog
 from .diagnostics import Diagnostics
 from .memory import Storage, launch_addresses, out_of_bounds
 from . import timing
-from .memstats import (vector_marks, record_global, record_shared, rows_from_lanes, same_address_lanes,
-                       shared_events)
+from .memstats import (lane_addresses, record_global, record_shared, rows_from_lanes, same_address_lanes,
+                       shared_events, vector_marks)
 from ..timing.recorder import Recorder
 from .metrics import Counters
 from .timing import WarpTimes
@@ -468,8 +468,7 @@ class Batch(Diagnostics):
             record_global(sel, i, st.base_addr, nbytes, n_rows, st.seen_sectors, st.batch_sectors,
                           self.mem_lat[slot], self._level_latency, self._atomic_latency,
                           ins.op is Op.ATOM)
-        addr = st.base_addr + i.astype(np.int64, copy=False) * nbytes
-        warps, rows = rows_from_lanes(sel, addr if addr.size == sel.size else np.repeat(addr, sel.size), n_rows)
+        warps, rows = rows_from_lanes(sel, lane_addresses(sel.size, i, st.base_addr, nbytes), n_rows)
         sectors = rec.global_(rows, 1 if ins.op is Op.ATOM else 2 if ins.op is Op.ST else 0,
                               width * nbytes)
         self.counters.memory(k, n_rows, 0, 0, int(sectors.sum()))

@@ -193,7 +193,7 @@ def global_costs(rows, base, seen, batch_seen, sectors, level, new_sectors):
 
 
 @njit(cache=True, nogil=True)
-def _addresses(n, idx, base, nbytes):
+def lane_addresses(n, idx, base, nbytes):
     """Byte address of each of ``n`` lanes from their element indices (one: all alike)."""
     addr = np.empty(n, dtype=np.int64)
     if idx.size > 1:
@@ -210,7 +210,7 @@ def record_shared(sel, idx, base, nbytes, width, n_rows, warp_wavefronts, lat, i
     """One shared access of a step: rows, costs, per-warp latency/interval/conflict cycles,
     per-warp wavefront totals. Returns (warps, rows, wavefronts, ideal) for listeners, and
     the wavefronts' and ideal wavefronts' totals."""
-    warps, rows = rows_from_lanes(sel, _addresses(sel.size, idx, base, nbytes), n_rows)
+    warps, rows = rows_from_lanes(sel, lane_addresses(sel.size, idx, base, nbytes), n_rows)
     waves = np.empty(n_rows, dtype=np.int64)
     ideal = np.empty(n_rows, dtype=np.int64)
     shared_costs(rows, width, waves, ideal)
@@ -234,7 +234,7 @@ def shared_events(sel, idx, base, nbytes, width, n_rows, atomic, vec, waves, sam
     address for an atomic (``same_address_lanes``), for a load on a line ptxas loads ``vec``
     bytes at a time ``vector_marks``' mark, else 0, written in place (the recorder's event
     arrays). Returns the wavefronts' and ideal wavefronts' totals."""
-    _, rows = rows_from_lanes(sel, _addresses(sel.size, idx, base, nbytes), n_rows)
+    _, rows = rows_from_lanes(sel, lane_addresses(sel.size, idx, base, nbytes), n_rows)
     ideal = np.empty(n_rows, dtype=np.int64)
     if vec and not atomic:
         _vector_rows(rows, width, vec, waves, ideal, same)
@@ -257,7 +257,7 @@ def record_global(sel, idx, base, nbytes, n_rows, seen, batch_seen, lat, level_l
                   atomic_latency, is_atomic):
     """One global access of a step, for the per-warp timeline (clock(), traces): each warp's
     latency by the farthest cache level its sectors needed. Returns (warps, rows, sectors)."""
-    warps, rows = rows_from_lanes(sel, _addresses(sel.size, idx, base, nbytes), n_rows)
+    warps, rows = rows_from_lanes(sel, lane_addresses(sel.size, idx, base, nbytes), n_rows)
     sectors = np.empty(n_rows, dtype=np.int64)
     level = np.empty(n_rows, dtype=np.int64)
     fresh = np.empty(n_rows, dtype=np.int64)

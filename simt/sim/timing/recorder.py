@@ -184,7 +184,7 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
     return pos
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _consecutive(rows, r):
     """Do the 32 lanes of row ``r`` all touch consecutive 4-byte words, lane by lane?"""
     a0 = rows[r, 0]
@@ -196,7 +196,7 @@ def _consecutive(rows, r):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _consecutive_sectors(a0, sec_out, w_out, pos, words):
     """``_sectors`` for 32 lanes on the consecutive words from byte ``a0``: four sectors, or
     five when ``a0`` is not at a sector's start; per sector, for stores its words written,
