@@ -222,10 +222,16 @@ def _heaviest_cta(rec) -> int:
 
 @njit(cache=True, nogil=True)
 def _argmax_cta(ran, warps_per_cta: int, n_ctas: int) -> int:
-    counts = np.zeros(n_ctas + 1, np.int64)
+    """The recorded block with the most warp steps (counted per warp, then summed per block:
+    one division a warp, not one a step)."""
+    n_warps = n_ctas * warps_per_cta
+    per_warp = np.zeros(n_warps + 1, np.int64)
     for w in ran:
-        counts[min(w // warps_per_cta, n_ctas)] += 1
-    return int(np.argmax(counts[:n_ctas]))
+        per_warp[min(w, n_warps)] += 1
+    counts = np.zeros(max(1, n_ctas), np.int64)
+    for w in range(n_warps):
+        counts[w // warps_per_cta] += per_warp[w]
+    return int(np.argmax(counts[:n_ctas])) if n_ctas > 0 else 0
 
 
 def sm_sample(work: int, n: int, n_sm: int, heaviest=lambda: 0) -> tuple[int, np.ndarray]:
