@@ -464,11 +464,12 @@ class Batch(Diagnostics):
             if self.listener is not None:
                 self.listener.memory(self, ins, warps, rows, width * nbytes, waves=waves, ideal=ideal)
             return
-        if self.isolated:
-            record_global(sel, i, st.base_addr, nbytes, n_rows, st.seen_sectors, st.batch_sectors,
-                          self.mem_lat[slot], self._level_latency, self._atomic_latency,
-                          ins.op is Op.ATOM)
-        warps, rows = rows_from_lanes(sel, lane_addresses(sel.size, i, st.base_addr, nbytes), n_rows)
+        if self.isolated:           # (its rows are the lanes' rows below)
+            warps, rows, _ = record_global(sel, i, st.base_addr, nbytes, n_rows, st.seen_sectors,
+                                           st.batch_sectors, self.mem_lat[slot], self._level_latency,
+                                           self._atomic_latency, ins.op is Op.ATOM)
+        else:
+            warps, rows = rows_from_lanes(sel, lane_addresses(sel.size, i, st.base_addr, nbytes), n_rows)
         sectors = rec.global_(rows, 1 if ins.op is Op.ATOM else 2 if ins.op is Op.ST else 0,
                               width * nbytes)
         self.counters.memory(k, n_rows, 0, 0, int(sectors.sum()))

@@ -24,10 +24,11 @@ The machine's state is a few named tuples of arrays: ``Warps`` (one entry per wa
 (what each warp recorded), and what it reports goes to ``Results``.
 
 The helpers the loop calls allocate nothing and are compiled without numba's reference
-counting (``_nrt=False``, here and in memsys.py, caches.py, scheduling.py, private.py): a
-compiled function counts a reference to each array it is handed on entry and drops it on
-exit, and with the memory system's thirty-odd arrays that was a sixth to a quarter of the
-machine's time on memory-bound kernels (stencil_2d 26 -> 23 ms, histogram_shared 44 -> 33).
+counting (``_nrt=False``, here and in memsys.py, caches.py, scheduling.py, private.py and
+footprint.py's table lookups): a compiled function counts a reference to each array it is
+handed on entry and drops it on exit, and with the memory system's thirty-odd arrays that
+was a sixth to a quarter of the machine's time on memory-bound kernels (stencil_2d 26 -> 23
+ms, histogram_shared 44 -> 33).
 """
 from __future__ import annotations
 

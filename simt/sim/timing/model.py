@@ -228,10 +228,10 @@ def _argmax_cta(ran, warps_per_cta: int, n_ctas: int) -> int:
     per_warp = np.zeros(n_warps + 1, np.int64)
     for w in ran:
         per_warp[min(w, n_warps)] += 1
-    counts = np.zeros(max(1, n_ctas), np.int64)
+    counts = np.zeros(n_ctas, np.int64)
     for w in range(n_warps):
         counts[w // warps_per_cta] += per_warp[w]
-    return int(np.argmax(counts[:n_ctas])) if n_ctas > 0 else 0
+    return int(np.argmax(counts))
 
 
 def sm_sample(work: int, n: int, n_sm: int, heaviest=lambda: 0) -> tuple[int, np.ndarray]:
