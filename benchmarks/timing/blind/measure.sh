@@ -5,7 +5,9 @@
 # (Nsight Compute's default), the same metrics. The set is BLIND_SET (default blind: this
 # folder; blind2: ../blind2, blind3: ../blind3, blind4: ../blind4, blind5: ../blind5, blind6:
 # ../blind6, blind7: ../blind7, blind8: ../blind8, blind9: ../blind9, blind10: ../blind10,
-# blind11: ../blind11, blind12: ../blind12 and blind13: ../blind13, whose measure.sh set it). Writes to DIR, SET the set's name:
+# blind11: ../blind11, blind12: ../blind12, blind13: ../blind13, blind14: ../blind14, blind15:
+# ../blind15, blind16: ../blind16 and blind17: ../blind17, whose measure.sh set it). Writes to
+# DIR, SET the set's name:
 #
 #   SET.csv              the profiler's raw CSV (long format, base units)
 #   SET_manifest.csv     the launches in profiled order (name, kernel, dim, block_dim)
@@ -26,6 +28,10 @@
 #   PYTHONPATH=. bash benchmarks/timing/blind11/measure.sh DIR            # the eleventh set
 #   PYTHONPATH=. bash benchmarks/timing/blind12/measure.sh DIR            # the twelfth set
 #   PYTHONPATH=. bash benchmarks/timing/blind13/measure.sh DIR            # the thirteenth set
+#   PYTHONPATH=. bash benchmarks/timing/blind14/measure.sh DIR            # the fourteenth set
+#   PYTHONPATH=. bash benchmarks/timing/blind15/measure.sh DIR            # the fifteenth set
+#   PYTHONPATH=. bash benchmarks/timing/blind16/measure.sh DIR            # the sixteenth set
+#   PYTHONPATH=. bash benchmarks/timing/blind17/measure.sh DIR            # the seventeenth set
 #
 # Run from the repository root. Copy SET.csv, SET_manifest.csv and SET.log into
 # benchmarks/timing/data/h200/ and commit them as they are.
