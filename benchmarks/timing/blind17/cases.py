@@ -159,7 +159,7 @@ def blast_hits(nq, ns, nhits, frac_hom, nseg, rng):
 
 def decimal_fields(n, rng):
     """n fixed-width fields of KA.AF_W bytes: '-' on 30% of them, 1 to 8 integer digits, on
-    5 in 6 of them a '.' and 1 to 6 fraction digits, padded with spaces; as (n, AF_W) bytes."""
+    6 in 7 of them a '.' and 1 to 6 fraction digits, padded with spaces; as (n, AF_W) bytes."""
     w = KA.AF_W
     neg = (rng.random(n) < 0.3).astype(np.int64)
     ni = rng.integers(1, 9, n)
@@ -201,13 +201,13 @@ def sos(nch, nt, chan_major):
     return make
 
 
-def kura(n):
-    """n phases uniform on [0, 2 pi), natural frequencies N(0, 1), K = 2, dt = 0.01; blocks of
-    KU_TILE."""
+def kura(n, dt=0.01):
+    """n phases uniform on [0, 2 pi), natural frequencies N(0, 1), K = 2, a step of dt; blocks
+    of KU_TILE."""
     def make(rng):
         th = rng.uniform(0.0, 2 * np.pi, n).astype(f32)
         om = rng.standard_normal(n).astype(f32)
-        return [th, om, f32(2.0), f32(0.01), np.zeros(n, f32)], n, K.KU_TILE
+        return [th, om, f32(2.0), f32(dt), np.zeros(n, f32)], n, K.KU_TILE
     return make
 
 
