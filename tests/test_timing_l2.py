@@ -131,3 +131,42 @@ def test_an_arch_file_with_partitions_the_model_lacks_is_a_clear_error(tmp_path,
     path.write_text(json.dumps(data))
     with pytest.raises(ArchError, match=message):
         load_arch(str(path))
+
+
+# ---- the L2 queue takes requests by their time, not by the order the machine sees them ----
+
+def test_a_request_waits_only_for_work_that_came_before_it():
+    from simt.sim.timing.memsys import L2_SPAN, _l2_take
+    ledger = np.zeros((2, 64), np.float64)
+    ledger[1, :] = -1.0
+    assert _l2_take(4.0, 1000.0, ledger) == 1000.0     # looked at first, arrives late
+    assert _l2_take(1.0, 0.0, ledger) == 0.0           # arrives early: no wait behind it
+    # work arriving together queues: each starts when the one before it leaves the L2
+    starts = [_l2_take(L2_SPAN, 96.0, ledger) for _ in range(3)]
+    assert starts == [96.0, 96.0 + L2_SPAN, 96.0 + 2 * L2_SPAN]
+    # a span the ring has come round to again is empty
+    assert _l2_take(1.0, 96.0 + 64 * L2_SPAN, ledger) == 96.0 + 64 * L2_SPAN
+
+
+@wp.kernel
+def scatter_steps(dst: wp.array(dtype=float), n: int):
+    """Each lane stores to a line of its own (a warp's store: 32 lines), the word moving along
+    the line from step to step."""
+    t = wp.tid()
+    b = ((t >> 5) * 32 + (t & 31)) * 32
+    for i in range(n):
+        dst[b + (i & 31)] = float(i)
+
+
+def test_a_steady_loop_of_scattered_stores_costs_the_same_every_step():
+    """16 warps on each of 16 SMs storing 32 lines a step: the SMs' tag stages hold their
+    requests back and the L2 is far from busy. Each step must cost what the step before did
+    (with one "free from" time for the L2, every SM waited behind the latest arrival of any,
+    and 64 steps cost 9x what 16 did)."""
+    def cycles(n):
+        dst = wp.array(np.zeros(16 * 16 * 32 * 32, np.float32), device="cpu:precise")
+        return wp.launch(scatter_steps, dim=16 * 16 * 32, inputs=[dst, n], block_dim=512,
+                         device="cpu:precise").cycles
+    c16, c32, c64 = cycles(16), cycles(32), cycles(64)
+    early, late = (c32 - c16) / 16, (c64 - c32) / 32
+    assert late == pytest.approx(early, rel=0.1)

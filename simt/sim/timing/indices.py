@@ -17,7 +17,7 @@ from . import isa
  P_L1_TAG_LINE, P_STORE_MERGE, N_PARAMS) = range(45)
 
 # the memory system's running state (machine.py's ``state``, kept by memsys.py)
-(ST_L2_FREE,             # when the L2's queue is next free
+(ST_L2_FREE,             # when the last work the L2 queue took ends (its ledger: memsys._l2_take)
  ST_DRAM_FREE,           # when the DRAM's queue is next free
  ST_HELD_UNTIL,          # global_access's answer: until when full queues hold the issuing warp
  ST_NOW,                 # the current request's time at the L1's tag stage

@@ -348,10 +348,13 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     atom_line = np.full((atom_free.size, ATOM_RECENT, 2), -1, np.int64)   # the lines (and their words) each unit served last
     atoms = (atom_free, atom_busy, atom_line)
     # a sampled replay's L2: what each line stands for (footprint.py), what each way's does,
-    # and a map of the DRAM halves it has read (memsys.fetched_before: 2^26 bits)
+    # and a map of the DRAM halves it has read (memsys.fetched_before: 2^26 bits); and the
+    # ledger of the L2 queue's work by time (memsys._l2_take: 2^16 spans, a ring)
     sampled = P[P_SAMPLE] > 1.0
+    ledger = np.zeros((2, 1 << 16), np.float64)
+    ledger[1, :] = -1.0
     l2x = (line_keys, line_weights, np.ones(l2_tag.shape if sampled else (1, 1, 1), np.float64),
-           np.zeros((1 << 20) if sampled else 1, np.uint64))
+           np.zeros((1 << 20) if sampled else 1, np.uint64), ledger)
     H = np.zeros(33, np.float64)
     for k in range(1, 33):
         H[k] = H[k - 1] + 1.0 / k

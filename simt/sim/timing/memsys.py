@@ -125,7 +125,7 @@ def _sampled_victim(line, s, l2x, l2_tag, l2_init, l2_valid, l2_dirty, l2_stamp,
     - a line the whole grid shares (w = 1) is used 1/f as often as on the GPU, so a line's
       age counts w / f of the clock's ticks (here w: the same order), and the lines all SMs
       share stay as long as on the GPU while the SMs stream private data past them."""
-    keys, weights, held, _ = l2x
+    keys, weights, held, _, _ = l2x
     x = line_weight(keys, weights, line_of(line), P[P_SAMPLE])
     now = state[ST_LRU_CLOCK]
     sets = l2_tag.shape[1]
@@ -212,7 +212,7 @@ def _sampled_share(line, missed, l2x, P, state, glob, hit_stat):
     which miss as often as the replay's reads of halves it fetched before do (a running
     estimate); a half read again stands for the SMs' share. Counts the part not read as hits
     (``hit_stat``); returns it as (64-byte halves, sectors)."""
-    keys, weights, _, fetched = l2x
+    keys, weights, _, fetched, _ = l2x
     first = line_weight(keys, weights, line, P[P_SAMPLE]) / P[P_SAMPLE]
     drop_halves = 0.0
     drop_sectors = 0.0
@@ -369,14 +369,50 @@ def fetched_before(fetched, key) -> bool:
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _l2_queue(nbytes, bpc, arrive, state, glob):
-    return _l2_busy(nbytes / bpc, arrive, state, glob)
+def _l2_queue(nbytes, bpc, arrive, state, glob, ledger):
+    return _l2_busy(nbytes / bpc, arrive, state, glob, ledger)
+
+
+L2_SPAN = 16.0            # cycles: the L2 queue's ledger counts its work in spans this long
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _l2_busy(busy, arrive, state, glob):
-    start = max(arrive, state[ST_L2_FREE])
-    state[ST_L2_FREE] = start + busy
+def _l2_take(busy, arrive, ledger):
+    """The L2's queue as a ledger of its work by time: ``ledger[0, k]`` the cycles of work
+    taken in span ``k`` (``L2_SPAN`` cycles from ``k * L2_SPAN``), ``ledger[1, k]`` which span
+    the slot holds (a ring). A request arriving at ``arrive`` takes the room left in the spans
+    from its own on: it waits for the work that came before it in time, not for work the
+    machine happened to look at first that arrives later (schedulers run ahead of each other,
+    and an SM's tag stage holds its own requests back). A single "free from" time made every
+    SM wait behind the latest arrival any SM had made, and a steady loop of scattered stores
+    on a few busy SMs cost more a step the longer it ran. Returns when its service starts."""
+    n = ledger.shape[1]
+    k = int(arrive // L2_SPAN)
+    start = -1.0
+    left = busy
+    while True:
+        j = k % n
+        if ledger[1, j] != k:           # a span not used since the ring came round: empty
+            ledger[1, j] = k
+            ledger[0, j] = 0.0
+        room = L2_SPAN - ledger[0, j]
+        if room > 1e-9:
+            if start < 0.0:
+                start = max(arrive, k * L2_SPAN + ledger[0, j])
+            take = min(room, left)
+            ledger[0, j] += take
+            left -= take
+            if left <= 1e-9:
+                return start
+        k += 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _l2_busy(busy, arrive, state, glob, ledger):
+    """A request of ``busy`` L2 cycles arriving at ``arrive``: its wait in the L2's queue
+    (``ST_L2_FREE``: when the last work taken ends)."""
+    start = _l2_take(busy, arrive, ledger)
+    state[ST_L2_FREE] = max(state[ST_L2_FREE], start + busy)
     glob[G_L2_BUSY] += busy
     return start - arrive
 
@@ -503,7 +539,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             _l2_touch(write_key(lines_buf[i], P), mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo,
                       l2x, state, P, glob, partial_buf[i])
         busy = 0.0 if merged else n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
-        q = _l2_busy(busy, start + P[P_L1_LAT], state, glob)
+        q = _l2_busy(busy, start + P[P_L1_LAT], state, glob, l2x[4])
         state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + q - P[P_QUEUE_ALLOWANCE])
         ack = start + delay + q + P[P_L2_LAT]       # when the L2 acknowledges the store
         if one >= 0.0:
@@ -528,7 +564,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             mask = masks_buf[i]
             nb = sectors(mask)
             glob[G_L2_ATOM] += nb
-            q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob)
+            q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob, l2x[4])
             key = write_key(lines_buf[i], P)
             missed, _ = _l2_touch(key, mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
                                   fifo, l2x, state, P, glob, 0, False)
@@ -635,7 +671,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         # deliver it: the stores and hits behind it wait
         # a hit takes the L2 for its bytes, and at least a request's time (l2_sharing.cu: random
         # one-sector hits from every SM come back at about half the rate of sectors streamed)
-        q2 = _l2_busy(max(hits * 32.0 / P[P_L2_READ_BPC], P[P_L2_REQUEST]), t_l2, state, glob) if hits else 0.0
+        q2 = _l2_busy(max(hits * 32.0 / P[P_L2_READ_BPC], P[P_L2_REQUEST]), t_l2, state, glob, l2x[4]) if hits else 0.0
         if q2 > worst_q2:
             worst_q2 = q2
         if missed:
@@ -644,7 +680,8 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             if P[P_SAMPLE] > 1.0:
                 fetches -= _sampled_share(line, missed, l2x, P, state, glob, G_L2_READ_HIT)[0]
             burst = fetches * P[P_DRAM_FETCH]
-            state[ST_L2_FREE] = max(state[ST_L2_FREE], t_l2) + burst / P[P_DRAM_BPC]
+            fill = _l2_take(burst / P[P_DRAM_BPC], t_l2, l2x[4])
+            state[ST_L2_FREE] = max(state[ST_L2_FREE], fill + burst / P[P_DRAM_BPC])
             qd = _dram_read(burst, burst, t_l2 + q2 + P[P_L2_LAT] * 0.5, P, state, glob)
             if qd > worst_qd:
                 worst_qd = qd
