@@ -170,3 +170,32 @@ def test_a_steady_loop_of_scattered_stores_costs_the_same_every_step():
     c16, c32, c64 = cycles(16), cycles(32), cycles(64)
     early, late = (c32 - c16) / 16, (c64 - c32) / 32
     assert late == pytest.approx(early, rel=0.1)
+
+
+# ---- a stored line's cost on its SM's path to the L2 ----
+
+def _scatter_cycles(blocks: int, steps: int = 32) -> float:
+    dst = wp.array(np.zeros(blocks * 16 * 32 * 32, np.float32), device="cpu:precise")
+    return wp.launch(scatter_steps, dim=blocks * 16 * 32, inputs=[dst, steps], block_dim=512,
+                     device="cpu:precise").cycles
+
+
+def test_scattered_stores_on_a_few_sms_take_their_sms_path(timing_data):
+    """16 warps on each of 16 SMs storing 32 one-sector lines a step: the L2 is far from busy,
+    so each SM's own path to it sets the pace (l1_store_data.cu: 2.2 cycles a line on the H200,
+    twice the tag stage's rate). Without the path's costs the loop goes at the tag stage's rate."""
+    timing_data()
+    with_path = _scatter_cycles(16)
+    timing_data(l1_store_line_cycles=None, l1_store_sector_cycles=None)
+    without = _scatter_cycles(16)
+    assert with_path > 1.5 * without
+
+
+def test_on_every_sm_the_l2_sets_the_pace_of_scattered_stores(timing_data):
+    """The same loop with a block on every SM: the L2's rate for one-sector writes, not the
+    SMs' paths, is the limit, with the path's costs or without them."""
+    timing_data()
+    with_path = _scatter_cycles(132)
+    timing_data(l1_store_line_cycles=None, l1_store_sector_cycles=None)
+    without = _scatter_cycles(132)
+    assert with_path == pytest.approx(without, rel=0.05)

@@ -58,6 +58,10 @@ NOT_MEASURED_BY_CLOCK64 = {
                           "timed by the profiler's cycles)",
     "store_merge_lines": "the most lines of a store request that merges with the one before it "
                          "(simt/calibrate/cuda/store_merge.cu, timed by the profiler's cycles)",
+    "l1_store_line_cycles": "the cycles a stored line takes on its SM's path to the L2 "
+                            "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
+    "l1_store_sector_cycles": "the cycles each sector of a stored line adds on that path "
+                              "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
 }
 CLOCK64_NOTE = (" [clock64 fallback: cycles from CUDA-event times at the clock.cu clock (clock64_csv.py); "
                 "instructions, sectors and DRAM bytes computed from the SASS and the manifests (counts.py)]")
@@ -129,6 +133,36 @@ def store_merge_lines(df) -> int:
             break
         best = lines
     return best
+
+
+def l1_store_steps(df) -> dict:
+    """l1_store_data.cu's launches (``load("l1_store_data")``): the SM cycles a step of each
+    kernel and shape, {(bench, warps a block, blocks): cycles}, from the launches of 1024 and
+    256 steps (their difference: the launch's own cost drops out)."""
+    out = {}
+    for (bench, block, grid), g in df.groupby(["bench", "block", "grid"], sort=False):
+        cyc = g.set_index("value")["sm__cycles_elapsed.max"]
+        out[(bench, int(block) // 32, int(grid))] = float((cyc[1024] - cyc[256]) / 768)
+    return out
+
+
+L1_STORE_SOURCE = ("l1_store_data.cu (benchmarks/timing/l1_store_data.py), 16 warps on each of an eighth of "
+                   "the SMs (the L2 far from busy): stores of 32 one-sector lines (st32_out) and of one whole "
+                   "line (st1), cycles a step over the lines a step; the line cost and the sector cost that "
+                   "give both")
+
+
+def l1_store_costs(df) -> tuple[float, float]:
+    """The cycles a stored line and each of its sectors take on the SM's path to the L2
+    (l1_store_line_cycles, l1_store_sector_cycles): l1_store_data.cu's stores of 32 one-sector
+    lines and of one 4-sector line a warp a step, 16 warps on each of an eighth of the SMs:
+    a + b = the first's cycles a line, a + 4b = the second's."""
+    steps = l1_store_steps(df)
+    blocks = min(b for (_, w, b) in steps if w == 16)
+    one = steps[("st32_out", 16, blocks)] / (32 * 16)
+    whole = steps[("st1", 16, blocks)] / 16
+    sector = (whole - one) / 3
+    return round(one - sector, 3), round(sector, 3)
 
 
 def queue_fit(extra, rho) -> float:
@@ -408,6 +442,15 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
         t["store_merge_lines"] = note("store_merge_lines", store_merge_lines(load("store_merge")), STORE_MERGE_SOURCE)
     # (else left out, so no store merges with the one before it: a directory measured before
     # simt calibrate ran store_merge.cu, or timed by clock64)
+    if shipped is not None:
+        t["l1_store_line_cycles"] = not_measured("l1_store_line_cycles")
+        t["l1_store_sector_cycles"] = not_measured("l1_store_sector_cycles")
+    elif (data / "l1_store_data_manifest.csv").exists():
+        line, sector = l1_store_costs(load("l1_store_data"))
+        t["l1_store_line_cycles"] = note("l1_store_line_cycles", line, L1_STORE_SOURCE)
+        t["l1_store_sector_cycles"] = note("l1_store_sector_cycles", sector, L1_STORE_SOURCE)
+    # (else left out, so a stored line leaves its SM as fast as the tag stage takes it: a
+    # directory measured before simt calibrate ran l1_store_data.cu, or timed by clock64)
     t["memory_queue_cycles"] = note("memory_queue_cycles", t["latency"]["l2"],
                                     "not measured: how far a store's or atomic's L2 queue may run ahead of its warp "
                                     "before the warp is held (lg_throttle): one L2 hit, latency.l2")

@@ -339,7 +339,8 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     l2_init[:] = 0
     l1_store = np.zeros((n_sm, LS_ENTRIES + 1, 3), np.float64)    # each SM's recent one-sector stores
     l1_store[:, :LS_ENTRIES, 0] = -1.0                                 # (memsys.py, indices.py)
-    l1 = (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, lsu_free, l1_store)
+    l1s_free = np.zeros(n_sm, np.float64)     # the SM's path from its L1 to the L2: stored lines
+    l1 = (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, lsu_free, l1_store, l1s_free)
     atom_free = np.zeros(max(1, int(P[P_ATOM_UNITS])), np.float64)
     atom_busy = np.zeros(atom_free.size, np.float64)
     state = np.zeros(N_STATE, np.float64)     # named in indices.py (ST_*)

@@ -44,7 +44,7 @@ from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_RE
                       G_L2_WRITE, M_L1T, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_PER_CYCLE,
                       P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC,
                       P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_QUEUE, P_DRAM_TAIL, P_DRAM_WRITE_COST,
-                      P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES, P_L1_TAG_LINE,
+                      P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES, P_L1_TAG_LINE, P_STORE_LINE, P_STORE_SECTOR,
                       P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS, P_L2_READ_BPC,
                       P_L2_REQUEST, P_L2_TAIL,
                       P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_STORE_MERGE, P_SAMPLE, ST_ATOM_FREE,
@@ -445,7 +445,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     each L2 way's line, and the 64-byte halves it has read (``fetched_before``)."""
     atom_free, atom_busy, atom_line = atoms
     fatom = atomic == isa.ATOM_FLOAT
-    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, data_free, l1_store = l1
+    l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, data_free, l1_store, l1s_free = l1
     lines_buf, masks_buf, partial_buf = ibufs[0], ibufs[1], ibufs[2]
     n = ev_n[ev]
     p0 = ev_ptr[ev]
@@ -540,8 +540,18 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                       l2x, state, P, glob, partial_buf[i])
         busy = 0.0 if merged else n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
         q = _l2_busy(busy, start + P[P_L1_LAT], state, glob, l2x[4])
-        state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + q - P[P_QUEUE_ALLOWANCE])
-        ack = start + delay + q + P[P_L2_LAT]       # when the L2 acknowledges the store
+        # the lines leave the SM for the L2 one after another on the SM's own path, a line
+        # taking l1_store_line_cycles and each of its sectors l1_store_sector_cycles more, a
+        # cost beside the L2's (l1_store_data.cu, 16 warps on each of 16 SMs: stores of 32
+        # one-sector lines 2.2 cycles a line, of one whole line 4.3; loads go on beside them);
+        # a warp whose store waits for the path too long is held, as for the L2's queue
+        path = 0.0
+        if P[P_STORE_LINE] > 0.0 and not merged:
+            s_path = max(start, l1s_free[m])
+            path = s_path - start
+            l1s_free[m] = s_path + n_lines * P[P_STORE_LINE] + n_sec * P[P_STORE_SECTOR]
+        state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + max(path, q) - P[P_QUEUE_ALLOWANCE])
+        ack = start + delay + path + q + P[P_L2_LAT]       # when the L2 acknowledges the store
         if one >= 0.0:
             e = _recent_store(l1_store, m, one)
             if (l1_store[m, e, LS_KEY] == one and l1_store[m, e, LS_ACK] > start + delay

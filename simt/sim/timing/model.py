@@ -89,6 +89,10 @@ def params(arch, shared_per_sm: int):
     P[ix.P_L1_TAG_LINE] = t.get("l1_tag_line_cycles", 0.0)
     # optional (files without it: no store merges with the one before it; memsys.py)
     P[ix.P_STORE_MERGE] = t.get("store_merge_lines", 0)
+    # optional (files without it, as simt calibrate writes before it ran l1_store_data.cu: a
+    # store's lines leave the SM as fast as its tag stage takes them; memsys.py)
+    P[ix.P_STORE_LINE] = t.get("l1_store_line_cycles", 0.0)
+    P[ix.P_STORE_SECTOR] = t.get("l1_store_sector_cycles", 0.0)
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
     line = arch.line_bytes
     l1_lines = max(64, (t["l1_bytes"] - arch.carveout(shared_per_sm)) // line)
