@@ -248,3 +248,12 @@ def test_the_committed_h200_calibration_refits_to_the_file_it_wrote(tmp_path):
     assert main(["calibrate", "--from-csv", str(done / "measured"), "--out", str(tmp_path / "x.json")]) == 0
     written = json.loads((done / "h200.json").read_text())
     assert json.loads((tmp_path / "x.json").read_text())["timing"] == written["timing"]
+
+
+def test_the_command_line_help_names_every_part():
+    """``simt calibrate --help`` lists the parts ``--parts`` takes: every one the runner has."""
+    out = subprocess.run([sys.executable, "-m", "simt", "calibrate", "--help"], capture_output=True, text=True,
+                         check=True).stdout
+    listed = " ".join(out.split())
+    for name in runner.PARTS:
+        assert name in listed, name
