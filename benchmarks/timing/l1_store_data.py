@@ -117,16 +117,19 @@ def rmw1(dst: wp.array(dtype=float), n: int):
         dst[b + (i & 31) * LINE + lane] = acc
 
 
-KERNELS = {"ld32": (ld32, 2), "st32_in": (st32_in, 1), "st32_out": (st32_out, 1), "ldst32_in": (ldst32_in, 3),
-           "ldst32_out": (ldst32_out, 3), "st1": (st1, 1), "rmw32": (rmw32, 1), "rmw1": (rmw1, 1)}
+# each kernel, and whether it takes a buffer to read before the one it writes
+KERNELS = {"ld32": (ld32, True), "st32_in": (st32_in, False), "st32_out": (st32_out, False),
+           "ldst32_in": (ldst32_in, True), "ldst32_out": (ldst32_out, True), "st1": (st1, False),
+           "rmw32": (rmw32, False), "rmw1": (rmw1, False)}
 
 
 def predict(bench: str, warps: int, blocks: int, steps: int) -> float:
-    kernel, kind = KERNELS[bench]
+    kernel, reads = KERNELS[bench]
     floats = blocks * warps * 32 * LINE
-    src = wp.array(np.zeros(floats, np.float32), device="cpu:precise")
     dst = wp.array(np.zeros(floats, np.float32), device="cpu:precise")
-    args = {1: [dst, steps], 2: [src, dst, steps], 3: [src, dst, steps]}[kind]
+    args = [dst, steps]
+    if reads:
+        args.insert(0, wp.array(np.zeros(floats, np.float32), device="cpu:precise"))
     r = wp.launch(kernel, dim=blocks * warps * 32, inputs=args, block_dim=32 * warps, device="cpu:precise")
     return float(r.cycles)
 
