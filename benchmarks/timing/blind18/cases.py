@@ -10,8 +10,8 @@ sketch updates (a narrow and a wide sketch) (kernels_apps.py), with seeded input
 users compare.
 
 To be measured once on an H200 (measure.sh here) and never used to fit or tune a constant of
-the timing model (see README.md). Sizes keep each launch at a few milliseconds at most on the
-GPU, and the whole set cheap to simulate.
+the timing model (see README.md). Sizes aim at a few tens of microseconds to a few milliseconds
+a launch on the GPU (estimated from the work and the bytes; not yet run on one).
 """
 from __future__ import annotations
 
