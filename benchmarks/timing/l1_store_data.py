@@ -4,12 +4,14 @@ written waits for, on the H200, from simt/calibrate/cuda/l1_store_data.cu's prof
 the SM cycles per step of a warp and per line of its requests (the difference between the
 launches of 1024 and 256 steps, so the launch's own cost drops out), and with ``--model``
 simt's prediction of the same kernels written in simt beside them. simt calibrate fits
-l1_store_line_cycles and l1_store_sector_cycles from the same launches (simt/calibrate/fit.py).
+l1_store_line_cycles, l1_store_sector_cycles and l1_data_store_line_cycles from the same
+launches (simt/calibrate/fit.py).
 
 What it showed on the H200: with a block on every SM, stores of 32 one-sector lines go at the
 L2's rate (about 4.1 cycles a line per SM); on an eighth of the SMs each SM's own path sets
 the pace, 2.2 cycles a line (a whole-line store, 4.3), twice and more what its tag stage
-takes; a load of 32 L1 lines beside the stores costs little more; and a row walk that reads
+takes; a load of 32 L1 lines beside the stores makes a step 2.8 cycles a line pair (the stored
+lines take the L1's data stage in turn with the loaded ones, 1.8 cycles a line); and a row walk that reads
 the word after the one it just wrote (rmw32) goes no slower than stores alone: a load does not
 wait for the acknowledgement of the SM's store to its line.
 
@@ -151,7 +153,8 @@ def main() -> None:
         print(line, flush=True)
     line, sector = fit.l1_store_costs(df)
     print(f"\nfitted (simt/calibrate/fit.py l1_store_costs): l1_store_line_cycles {line}, "
-          f"l1_store_sector_cycles {sector}")
+          f"l1_store_sector_cycles {sector}; (l1_data_store_cycles): l1_data_store_line_cycles "
+          f"{fit.l1_data_store_cycles(df)}")
 
 
 if __name__ == "__main__":

@@ -62,6 +62,8 @@ NOT_MEASURED_BY_CLOCK64 = {
                             "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
     "l1_store_sector_cycles": "the cycles each sector of a stored line adds on that path "
                               "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
+    "l1_data_store_line_cycles": "the cycles a stored line takes of the L1's data stage "
+                                 "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
 }
 CLOCK64_NOTE = (" [clock64 fallback: cycles from CUDA-event times at the clock.cu clock (clock64_csv.py); "
                 "instructions, sectors and DRAM bytes computed from the SASS and the manifests (counts.py)]")
@@ -163,6 +165,22 @@ def l1_store_costs(df) -> tuple[float, float]:
     whole = steps[("st1", 16, blocks)] / 16
     sector = (whole - one) / 3
     return round(one - sector, 3), round(sector, 3)
+
+
+L1_DATA_STORE_SOURCE = ("l1_store_data.cu (benchmarks/timing/l1_store_data.py), 16 warps on each of an eighth "
+                        "of the SMs: a step's load of 32 L1 lines and store of 32 one-sector lines (ldst32_in, "
+                        "ldst32_out) less the load alone (ld32), cycles a step over the lines stored a step")
+
+
+def l1_data_store_cycles(df) -> float:
+    """The cycles a stored line takes of the L1's data stage, in turn with the lines loads
+    bring back (l1_data_store_line_cycles): l1_store_data.cu's steps of a load of 32 L1 lines
+    and a store of 32 one-sector lines, less the load's steps alone, 16 warps on each of an
+    eighth of the SMs (where the stores alone go at their path's rate, below the sum)."""
+    steps = l1_store_steps(df)
+    blocks = min(b for (_, w, b) in steps if w == 16)
+    both = (steps[("ldst32_in", 16, blocks)] + steps[("ldst32_out", 16, blocks)]) / 2
+    return round((both - steps[("ld32", 16, blocks)]) / (32 * 16), 3)
 
 
 def queue_fit(extra, rho) -> float:
@@ -445,10 +463,14 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     if shipped is not None:
         t["l1_store_line_cycles"] = not_measured("l1_store_line_cycles")
         t["l1_store_sector_cycles"] = not_measured("l1_store_sector_cycles")
+        t["l1_data_store_line_cycles"] = not_measured("l1_data_store_line_cycles")
     elif (data / "l1_store_data_manifest.csv").exists():
-        line, sector = l1_store_costs(load("l1_store_data"))
+        stores = load("l1_store_data")
+        line, sector = l1_store_costs(stores)
         t["l1_store_line_cycles"] = note("l1_store_line_cycles", line, L1_STORE_SOURCE)
         t["l1_store_sector_cycles"] = note("l1_store_sector_cycles", sector, L1_STORE_SOURCE)
+        t["l1_data_store_line_cycles"] = note("l1_data_store_line_cycles", l1_data_store_cycles(stores),
+                                              L1_DATA_STORE_SOURCE)
     # (else left out, so a stored line leaves its SM as fast as the tag stage takes it: a
     # directory measured before simt calibrate ran l1_store_data.cu, or timed by clock64)
     t["memory_queue_cycles"] = note("memory_queue_cycles", t["latency"]["l2"],

@@ -14,7 +14,7 @@ from . import isa
  P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, P_L2_WRITE_LINE,
  P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_PER_CYCLE,
  P_DRAM_QUEUE, P_ATOM_LINE, P_DRAM_WRITE_QUEUE, P_SAMPLE, P_L2_PARTS, P_L2_REQUEST,
- P_L1_TAG_LINE, P_STORE_MERGE, P_STORE_LINE, P_STORE_SECTOR, N_PARAMS) = range(47)
+ P_L1_TAG_LINE, P_STORE_MERGE, P_STORE_LINE, P_STORE_SECTOR, P_STORE_DATA, N_PARAMS) = range(48)
 
 # the memory system's running state (machine.py's ``state``, kept by memsys.py)
 (ST_L2_FREE,             # when the last work the L2 queue took ends (its ledger: memsys._l2_take)

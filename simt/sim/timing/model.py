@@ -93,6 +93,8 @@ def params(arch, shared_per_sm: int):
     # store's lines leave the SM as fast as its tag stage takes them; memsys.py)
     P[ix.P_STORE_LINE] = t.get("l1_store_line_cycles", 0.0)
     P[ix.P_STORE_SECTOR] = t.get("l1_store_sector_cycles", 0.0)
+    # optional (files without it: a store's lines take nothing of the L1's data stage)
+    P[ix.P_STORE_DATA] = t.get("l1_data_store_line_cycles", 0.0)
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
     line = arch.line_bytes
     l1_lines = max(64, (t["l1_bytes"] - arch.carveout(shared_per_sm)) // line)
