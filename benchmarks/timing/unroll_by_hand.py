@@ -6,7 +6,9 @@ replay, which rewrites unrolled loops only where they load (sass_replay.py), run
 iteration after another, each waiting out its chain of integer ops and its branch. The same
 loop unrolled 4 times by hand in simt (simt's own scheduler interleaves the four copies in
 the block) is predicted here beside it. A diagnosis: it predicts two launches of each (256
-and 1024 steps) and measures nothing.
+and 1024 steps) and measures nothing. The same for set 17's Kuramoto coupling by a sine a pair (kura_sin@4K, 2 warps an
+SM; ptxas unrolls its inner loop 9 times): as written, and with the loop over the tile
+unrolled 4 times by hand.
 
     PYTHONPATH=. python3 benchmarks/timing/unroll_by_hand.py
 """
@@ -22,6 +24,9 @@ import simt as wp
 from simt.calibrate import fit, ncu_csv
 
 sys.path[:0] = [str(Path(__file__).resolve().parent.parent)]
+from timing import ncu  # noqa: E402
+from timing.blind17 import cases as kura_cases  # noqa: E402
+from timing.blind17.kernels import KU_TILE, kuramoto_sin  # noqa: E402
 from timing.l1_store_data import DATA, LINE, st1  # noqa: E402
 
 WARPS, SMS = 4, 16
@@ -41,6 +46,41 @@ def st1_by_hand(dst: wp.array(dtype=float), n: int):
         dst[b + ((i + 3) & 31) * LINE + lane] = float(i + 3)
 
 
+@wp.kernel
+def kuramoto_sin_by_hand(theta: wp.array(dtype=float), omega: wp.array(dtype=float), kc: float, dt: float,
+                         out: wp.array(dtype=float)):
+    """blind17's kuramoto_sin with the loop over a tile unrolled 4 times (the sums in the same
+    order)."""
+    tile = wp.shared.array(shape=(KU_TILE,), dtype=float)
+    i = wp.tid()
+    t = wp.thread_idx()
+    n = theta.shape[0]
+    ti = theta[i]
+    acc = float(0.0)
+    for base in range(0, n, KU_TILE):
+        tile[t] = theta[base + t]
+        wp.sync_threads()
+        for jj in range(KU_TILE // 4):
+            j = jj * 4
+            s0 = wp.sin(tile[j] - ti)
+            s1 = wp.sin(tile[j + 1] - ti)
+            s2 = wp.sin(tile[j + 2] - ti)
+            s3 = wp.sin(tile[j + 3] - ti)
+            acc += s0
+            acc += s1
+            acc += s2
+            acc += s3
+        wp.sync_threads()
+    out[i] = ti + dt * (omega[i] + kc / float(n) * acc)
+
+
+def kura_cycles(kernel) -> float:
+    """The kernel on kura_sin@4K's inputs (seed 0, as the set's report makes them)."""
+    launch = next(x for x in kura_cases.LAUNCHES if x.name == "kura_sin@4K")
+    inputs, dim, block = kura_cases.instantiate(launch, "cpu:precise")
+    return float(wp.launch(kernel, dim=dim, inputs=inputs, block_dim=block, device="cpu:precise").cycles)
+
+
 def per_step(kernel) -> float:
     cycles = []
     for n in (256, 1024):
@@ -56,6 +96,11 @@ def main() -> None:
     print(f"  H200 (l1_store_data.csv)              {h200:6.1f}")
     print(f"  model, the loop as written            {per_step(st1):6.1f}")
     print(f"  model, the loop unrolled 4x by hand   {per_step(st1_by_hand):6.1f}")
+    meas = ncu.load("blind17").set_index("name").loc["kura_sin@4K", "sm__cycles_elapsed.max"]
+    print("kura_sin@4K (set 17): cycles")
+    print(f"  H200 (blind17.csv)                    {meas:10,.0f}")
+    print(f"  model, as written                     {kura_cycles(kuramoto_sin):10,.0f}")
+    print(f"  model, the tile loop unrolled 4x      {kura_cycles(kuramoto_sin_by_hand):10,.0f}")
 
 
 if __name__ == "__main__":
