@@ -148,6 +148,14 @@ def l1_store_steps(df) -> dict:
     return out
 
 
+def _few_sm_steps(df) -> dict:
+    """{bench: SM cycles a step} of l1_store_data.cu's shape the store constants come from: 16
+    warps a block on an eighth of the SMs (the L2 far from busy)."""
+    steps = l1_store_steps(df)
+    blocks = min(b for (_, w, b) in steps if w == 16)
+    return {bench: c for (bench, w, b), c in steps.items() if (w, b) == (16, blocks)}
+
+
 L1_STORE_SOURCE = ("l1_store_data.cu (benchmarks/timing/l1_store_data.py), 16 warps on each of an eighth of "
                    "the SMs (the L2 far from busy): stores of 32 one-sector lines (st32_out) and of one whole "
                    "line (st1), cycles a step over the lines a step; the line cost and the sector cost that "
@@ -159,10 +167,9 @@ def l1_store_costs(df) -> tuple[float, float]:
     (l1_store_line_cycles, l1_store_sector_cycles): l1_store_data.cu's stores of 32 one-sector
     lines and of one 4-sector line a warp a step, 16 warps on each of an eighth of the SMs:
     a + b = the first's cycles a line, a + 4b = the second's."""
-    steps = l1_store_steps(df)
-    blocks = min(b for (_, w, b) in steps if w == 16)
-    one = steps[("st32_out", 16, blocks)] / (32 * 16)
-    whole = steps[("st1", 16, blocks)] / 16
+    steps = _few_sm_steps(df)
+    one = steps["st32_out"] / (32 * 16)
+    whole = steps["st1"] / 16
     sector = (whole - one) / 3
     return round(one - sector, 3), round(sector, 3)
 
@@ -177,10 +184,9 @@ def l1_data_store_cycles(df) -> float:
     bring back (l1_data_store_line_cycles): l1_store_data.cu's steps of a load of 32 L1 lines
     and a store of 32 one-sector lines, less the load's steps alone, 16 warps on each of an
     eighth of the SMs (where the stores alone go at their path's rate, below the sum)."""
-    steps = l1_store_steps(df)
-    blocks = min(b for (_, w, b) in steps if w == 16)
-    both = (steps[("ldst32_in", 16, blocks)] + steps[("ldst32_out", 16, blocks)]) / 2
-    return round((both - steps[("ld32", 16, blocks)]) / (32 * 16), 3)
+    steps = _few_sm_steps(df)
+    both = (steps["ldst32_in"] + steps["ldst32_out"]) / 2
+    return round((both - steps["ld32"]) / (32 * 16), 3)
 
 
 def queue_fit(extra, rho) -> float:

@@ -89,7 +89,7 @@ PARTS = {p.name: p for p in (
     Part("store_merge", "a warp's stores to the same lines back to back and apart (do they merge before the L2?)",
          "store_merge.cu", BASE_METRICS, None, True, 300, ("ncu",)),
     Part("l1_store_data", "stores of 32 one-sector lines and of whole lines on every SM and on an eighth of them "
-         "(what a stored line and sector cost an SM's path to the L2)", "l1_store_data.cu", BASE_METRICS, None,
+         "(what a stored line and sector cost an SM's path to the L2 and its L1's data stage)", "l1_store_data.cu", BASE_METRICS, None,
          True, 300, ("ncu",)),
     Part("probes", "what each MIR operation costs through simt's own PTX", None, BASE_METRICS, None, True, 600),
     Part("clock", "the SM clock: clock64 spins on every SM timed by CUDA events (the clock64 timer only)",

@@ -44,10 +44,11 @@ from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_RE
                       G_L2_WRITE, M_L1T, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_PER_CYCLE,
                       P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC,
                       P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_QUEUE, P_DRAM_TAIL, P_DRAM_WRITE_COST,
-                      P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES, P_L1_TAG_LINE, P_STORE_LINE, P_STORE_SECTOR, P_STORE_DATA,
+                      P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES, P_L1_TAG_LINE,
                       P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS, P_L2_READ_BPC,
                       P_L2_REQUEST, P_L2_TAIL,
-                      P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_STORE_MERGE, P_SAMPLE, ST_ATOM_FREE,
+                      P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_STORE_DATA, P_STORE_LINE, P_STORE_MERGE,
+                      P_STORE_SECTOR, P_SAMPLE, ST_ATOM_FREE,
                       ST_DIRTY_SECTORS, ST_DRAM_FREE, ST_DRAM_READ_USE, ST_DRAM_USE_TIME,
                       ST_DRAM_WRITE_USE, ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE,
                       ST_LRU_CLOCK, ST_NOW, ST_OTHERS, ST_OTHERS_N, ST_REMISS,
@@ -540,15 +541,13 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                       l2x, state, P, glob, partial_buf[i])
         busy = 0.0 if merged else n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
         q = _l2_busy(busy, start + P[P_L1_LAT], state, glob, l2x[4])
-        # the lines leave the SM for the L2 one after another on the SM's own path, a line
+        # A stored line first takes l1_data_store_line_cycles of the L1's data stage, in turn
+        # with the lines loads bring back, then leaves the SM for the L2 on the SM's own path,
         # taking l1_store_line_cycles and each of its sectors l1_store_sector_cycles more, a
         # cost beside the L2's (l1_store_data.cu, 16 warps on each of 16 SMs: stores of 32
-        # one-sector lines 2.2 cycles a line, of one whole line 4.3);
-        # a warp whose store waits for the path too long is held, as for the L2's queue.
-        # Before the path, each line takes l1_data_store_line_cycles of the L1's data stage,
-        # in turn with the lines loads bring back (l1_store_data.cu, 16 warps on each of 16
-        # SMs: a step's load of 32 L1 lines and store of 32 one-sector lines 2.8 cycles a
-        # line pair, stores alone 2.2, loads alone 1.0)
+        # one-sector lines 2.2 cycles a line, of one whole line 4.3; beside loads of 32 L1
+        # lines 2.8 a line pair, the loads alone 1.0). A warp whose store waits there too long
+        # is held, as for the L2's queue.
         path = 0.0
         if P[P_STORE_LINE] > 0.0 and not merged:
             s_path = start
