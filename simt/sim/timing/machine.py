@@ -332,11 +332,14 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     # memory system: the caches' arrays come from ``memory_arrays``, reused from launch to
     # launch; a set's ways are emptied when first looked at (find), a line's valid, dirty and
     # written marks when it is allocated, and its ready time is written by the request that
-    # allocates it before any hit reads it, so only the sets' first-look marks are cleared here
+    # allocates it before any hit reads it, so only the sets' first-look marks are cleared here,
+    # and the L2 ledger's marks of which span each slot holds (a span is emptied when first
+    # taken: memsys._l2_take)
     (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
-     fifo, line_keys, line_weights) = mem
+     fifo, ledger, line_keys, line_weights) = mem
     l1_init[:] = 0
     l2_init[:] = 0
+    ledger[1, :] = -1.0
     l1_store = np.zeros((n_sm, LS_ENTRIES + 1, 3), np.float64)    # each SM's recent one-sector stores
     l1_store[:, :LS_ENTRIES, 0] = -1.0                                 # (memsys.py, indices.py)
     l1s_free = np.zeros(n_sm, np.float64)     # the SM's path from its L1 to the L2: stored lines
@@ -350,10 +353,8 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     atoms = (atom_free, atom_busy, atom_line)
     # a sampled replay's L2: what each line stands for (footprint.py), what each way's does,
     # and a map of the DRAM halves it has read (memsys.fetched_before: 2^26 bits); and the
-    # ledger of the L2 queue's work by time (memsys._l2_take: 2^16 spans, a ring)
+    # ledger of the L2 queue's work by time
     sampled = P[P_SAMPLE] > 1.0
-    ledger = np.zeros((2, 1 << 16), np.float64)
-    ledger[1, :] = -1.0
     l2x = (line_keys, line_weights, np.ones(l2_tag.shape if sampled else (1, 1, 1), np.float64),
            np.zeros((1 << 20) if sampled else 1, np.uint64), ledger)
     H = np.zeros(33, np.float64)

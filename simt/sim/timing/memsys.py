@@ -749,8 +749,9 @@ def memory_arrays(n_sm: int, l1_lines: int, l1_ways: int, l2_lines: int, l2_ways
                   dirty_sectors: float) -> tuple:
     """The caches' arrays ``run`` works in (``mem``): per SM an L1 of ``l1_lines`` lines
     (tags, sets looked at, valid sectors, LRU stamps, when each line's data arrives), the L2
-    (tags, sets looked at, valid and dirty sectors, written words, LRU stamps) and the queue
-    of dirty lines. ``run`` clears what it needs, so a caller may reuse them."""
+    (tags, sets looked at, valid and dirty sectors, written words, LRU stamps), the queue
+    of dirty lines and the ledger of the L2 queue's work by time (``_l2_take``: 2^16 spans, a
+    ring). ``run`` clears what it needs, so a caller may reuse them."""
     l1w = max(1, min(l1_ways, l1_lines))
     l1_sets = max(1, l1_lines // l1w)
     l2w = max(1, min(l2_ways, l2_lines))
@@ -759,4 +760,4 @@ def memory_arrays(n_sm: int, l1_lines: int, l1_ways: int, l2_lines: int, l2_ways
     return (np.empty(l1, np.int64), np.zeros(l1[:2], np.uint8), np.empty(l1, np.uint8), np.empty(l1, np.int64),
             np.zeros(l1, np.float64), np.empty(l2, np.int64), np.zeros(l2[:2], np.uint8), np.empty(l2, np.uint8),
             np.empty(l2, np.uint8), np.empty(l2, np.int64), np.empty(l2, np.int64), np.zeros(l2, np.float64),
-            np.empty(max(1024, 2 * int(dirty_sectors)), np.int64))
+            np.empty(max(1024, 2 * int(dirty_sectors)), np.int64), np.zeros((2, 1 << 16), np.float64))
