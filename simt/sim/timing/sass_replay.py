@@ -104,7 +104,7 @@ def plan(prog, arch, tab: isa.Tables, enabled: bool = True) -> Schedule:
     if not enabled:
         return Schedule("program order", "switched off (module option timing_sass)")
     from ...gpu.sass import WIDE_LOADS
-    key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE)
+    key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE, BY_HEIGHT, LOADLESS, WINDOW)
     got = prog.timing.get(key)
     if got is None:
         got = prog.timing[key] = _plan(prog, arch, tab)
@@ -132,9 +132,10 @@ def _plan(prog, arch, tab) -> Schedule:
     paths = _if_paths(prog.fn) if HOIST_BRANCHES else []
     straight = _straight_blocks(prog.fn) if HOIST_STRAIGHT else []
     branchy = _loop_paths(prog.fn) if HOIST_LOOP_BRANCHES else {}
-    if not candidates and not paths and not straight and not branchy:
-        return Schedule("program order", "no loop with global or shared loads, no loads under small "
-                                         "branches, no block with two loads")
+    loadless = [b for b, blk in enumerate(prog.fn.blocks)
+                if LOADLESS and _self_loop(blk) and _groupable(blk) and not any(_is_load(i) for i in blk.instrs)]
+    if not candidates and not paths and not straight and not branchy and not loadless:
+        return Schedule("program order", "no loop, no loads under small branches, no block with two loads")
     df, why = sass_table(prog, arch)
     if df is None:
         return Schedule("program order", why)
@@ -154,11 +155,12 @@ def _plan(prog, arch, tab) -> Schedule:
             continue
         if b not in candidates or u < 2 or lbf < 2 or any(g.block == b for g in groups):
             continue
-        g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b))
+        g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b), _latencies(tab, b))
         if g is not None:
             groups.append(g)
     groups += _unrolled_groups(prog, tab, df, candidates, branchy, predicated,
                                {b for g in groups for b in (g.path or [g.block])}, index)
+    groups += _loadless_groups(prog, tab, df, loadless, index)
     n_loops = len(groups)
     in_loops = {b for g in groups for b in g.path}
     for path in paths:
@@ -209,7 +211,7 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
         if u < 2 or lbf < 2:
             continue
         if len(path) == 1:
-            g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b))
+            g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b), _latencies(tab, b))
         else:
             mine = {ins.loc.line for x in path for ins in prog.fn.blocks[x].instrs if ins.loc is not None}
             if (df[df["line"].isin(mine)]["opcode"] == "BRA").any() or not _loads_predicated(
@@ -218,6 +220,33 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
             g = _loop_path_group(prog, tab, path, u, lbf, index)
         if g is not None:
             out.append(g)
+    return out
+
+
+def _loadless_groups(prog, tab, df, blocks, index) -> list:
+    """Groups for one-block loops without loads (``blocks``) that ptxas unrolled by U >= 2:
+    a store loop, a chain of math. Nothing is hoisted there, but the U copies' chains
+    interleave in the group as ptxas's list scheduler interleaves them, where one iteration
+    after another waits out each chain's latencies. The SASS loop is matched and U read as
+    sass_slots.py reads them: an innermost SASS loop whose only branch is its back edge, on the
+    MIR loop's source lines, and the counter's increment on its line (of several such loops,
+    the one unrolled most)."""
+    from .sass_slots import _increment, _plain_sass_loops, _unroll, _usable
+    if not blocks or not _usable(prog, df):
+        return []
+    sass_loops = [(own, {int(x) for x in own["line"] if x >= 0}) for _, own in _plain_sass_loops(df)]
+    out = []
+    for b in blocks:
+        blk = prog.fn.blocks[b]
+        inc = _increment(prog.blocks[b], b)
+        if inc is None:
+            continue
+        lines = {ins.loc.line for ins in blk.instrs if ins.loc is not None}
+        u = max((_unroll(own, *inc) for own, sl in sass_loops if sl and sl <= lines), default=0)
+        if u >= 2:
+            g = _group(blk, b, u, 0, index, prog.nregs, _kept(tab, b), _latencies(tab, b))
+            if g is not None:
+                out.append(g)
     return out
 
 
@@ -257,6 +286,14 @@ def vector_lines(prog, arch) -> dict:
     return out
 
 
+def _latencies(tab, b: int) -> list:
+    """Per instruction of block ``b``, its dependent latency from the tables (what the list
+    scheduler weighs the rest of a group by; loads, which go first anyway, and whatever
+    they wait for are not weighed)."""
+    first = int(tab.block_first[b])
+    return [float(x) if x == x else 0.0 for x in tab.latency[first:first + int(tab.block_len[b])]]
+
+
 def _kept(tab, b: int) -> list:
     """Per instruction of block ``b``, the sources the timing tables keep (a repeated
     computation reads the register that holds it)."""
@@ -286,7 +323,10 @@ def _groupable(blk) -> bool:
     return True
 
 
-HOIST = True      # False: groups keep the program order (a check that regrouping alone changes nothing)
+WINDOW = True     # False: every copy's chain interleaves with every other's (no window of copies)
+BY_HEIGHT = True  # False: what is not a load keeps the program order in a group (no interleaving of copies)
+LOADLESS = True   # False: loops without loads that ptxas unrolled replay one iteration after another
+HOIST = True      # False: groups keep the program order, loads and the rest (a check that regrouping alone changes nothing)
 HOIST_BRANCHES = True   # False: no path groups (loads under small branches keep the program order)
 HOIST_STRAIGHT = True   # False: loads of straight-line blocks keep the program order
 HOIST_LOOP_BRANCHES = True   # False: loops whose body branches keep the program order
@@ -409,9 +449,11 @@ def _sass_hoists(df, blk) -> bool:
     return False
 
 
-def _group(blk, b, u, lbf, index, nregs, kept) -> GroupBlock | None:
+def _group(blk, b, u, lbf, index, nregs, kept, lat=None) -> GroupBlock | None:
     """The group block of U copies of ``blk`` (``kept``: per instruction, the sources the
-    timing tables keep: a repeated computation reads the register that holds it)."""
+    timing tables keep: a repeated computation reads the register that holds it; ``lat``:
+    per instruction, its latency, for the order of what is not a load; ``lbf`` 0: a loop
+    without loads, grouped for its copies' interleaving alone)."""
     body = blk.instrs
     n = len(body)
     defined = {index[d.id] for ins in body for d in ins.dsts}
@@ -438,7 +480,8 @@ def _group(blk, b, u, lbf, index, nregs, kept) -> GroupBlock | None:
             srcs.append(reads)
             dsts.append(writes)
     instrs = [body[pos] for _, pos in seq]
-    order = _schedule(instrs, seq, srcs, dsts, [set() for _ in seq], True, BY_SPACE)
+    order = _schedule(instrs, seq, srcs, dsts, [set() for _ in seq], "later copy" if lbf else "", BY_SPACE,
+                      [lat[pos] for _, pos in seq] if lat is not None else None, [j for j, _ in seq], lbf or u)
     if order is None:
         return None
     return GroupBlock(b, u, lbf, [seq[i] for i in order], [srcs[i] for i in order], [dsts[i] for i in order],
@@ -463,7 +506,8 @@ def _path_group(prog, tab, path: list, index) -> GroupBlock | None:
             extra.append({guard} if j % 2 == 1 else set())    # predicated on the branch's condition
         guard = len(seq) - 1                      # this block's branch
     loads = sum(_is_load(i) for i in instrs)
-    order = _schedule(instrs, seq, srcs, dsts, extra, False, True)
+    order = _schedule(instrs, seq, srcs, dsts, extra, "two loads", True,
+                      [lt for b in path for lt in _latencies(tab, b)])
     if order is None:
         return None
     return GroupBlock(path[0], len(path), loads, [seq[i] for i in order], [srcs[i] for i in order],
@@ -502,17 +546,27 @@ def _loop_path_group(prog, tab, path: list, u: int, lbf: int, index) -> GroupBlo
             extra.append({guard} if p % 2 == 1 and guard >= 0 else set())
             if pos == len(prog.fn.blocks[path[p]].instrs) - 1:
                 guard = len(seq) - 1                  # this block's branch guards the next then-block
-    order = _schedule(instrs, seq, srcs, dsts, extra, False, BY_SPACE)
+    lats = {b: _latencies(tab, b) for b in path}
+    order = _schedule(instrs, seq, srcs, dsts, extra, "two loads", BY_SPACE,
+                      [lats[path[j % L]][pos] for j, pos in seq], [j // L for j, _ in seq], lbf)
     if order is None:
         return None
     return GroupBlock(path[0], u, lbf, [seq[i] for i in order], [srcs[i] for i in order],
                       [dsts[i] for i in order], [names[i] for i in order], list(path), loop=True)
 
 
-def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space: bool) -> list | None:
+def _schedule(instrs, seq, srcs, dsts, extra, need: str, by_space: bool, lat=None, copy=None,
+              window: int = 0) -> list | None:
     """The group's order: every global and shared load as early as its dependences allow (a gather
-    right after the load of its index), the rest in program order; None when no load can
-    move. Dependences: registers (read-after-write, write-after-read, write-after-write),
+    right after the load of its index), the rest by list scheduling, longest path of latencies
+    (``lat``, per instruction) to the group's end first, as ptxas orders an unrolled body (the copies'
+    chains interleave); without ``lat``, or with BY_HEIGHT off, the rest keeps the program
+    order. None when nothing can move as ``need`` asks: "later copy" (a load of a later copy),
+    "two loads" (two loads free of the group's loads) or "" (nothing asked: a loop without loads).
+    With ``copy`` (per instruction, its copy of the loop body) and a ``window`` W, what is not
+    a load (nor feeds one) of copy c waits until copy c - W has issued all of its own: ptxas
+    interleaves a few copies' chains at a time, as many as it has loads in flight before the
+    first use (registers run out), not all U of them. Dependences: registers (read-after-write, write-after-read, write-after-write),
     ``extra`` (per instruction), loads after the stores before them (``by_space``: those to
     their own memory space), stores after every access before them, and the last instruction
     (the branch) after all."""
@@ -551,9 +605,9 @@ def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space:
         raw = [p for p in preds[i] if set(dsts[p]) & set(srcs[i]) or p in extra[i]]
         tainted[i] = any(tainted[p] or instrs[p].op is Op.LD for p in raw)
     movable = [i for i in range(m) if _is_load(instrs[i]) and not tainted[i]]
-    if later_copy_needed and not any(seq[i][0] > 0 for i in movable):
+    if need == "later copy" and not any(seq[i][0] > 0 for i in movable):
         return None                              # nothing of a later copy can move up
-    if not later_copy_needed and len(movable) < 2:
+    if need == "two loads" and len(movable) < 2:
         return None
     # as ptxas does, every global and shared load of the group goes as early as its dependences allow:
     # first the loads whose address depends on no load of the group, with what they wait
@@ -576,10 +630,27 @@ def _schedule(instrs, seq, srcs, dsts, extra, later_copy_needed: bool, by_space:
     for i in range(m):
         for p in preds[i]:
             succ[p].append(i)
+    height = [0.0] * m
+    if lat is not None and BY_HEIGHT and HOIST:
+        for i in reversed(range(m)):
+            height[i] = lat[i] + max((height[s] for s in succ[i]), default=0.0)
+    gated = copy is not None and window > 0 and WINDOW
+    left = {}                                     # copy -> its instructions outside the slice not yet placed
+    if gated:
+        for i in range(m):
+            if i not in slice_:
+                left[copy[i]] = left.get(copy[i], 0) + 1
+
+    def open_(x):
+        return not gated or x in slice_ or left.get(copy[x] - window, 0) == 0
+
     ready = [i for i in range(m) if waiting[i] == 0]
     while ready:
-        i = min(ready, key=lambda x: (x not in first, x not in slice_, x))
+        pick = [x for x in ready if open_(x)] or ready
+        i = min(pick, key=lambda x: (x not in first, x not in slice_, 0.0 if x in slice_ else -height[x], x))
         ready.remove(i)
+        if gated and i not in slice_:
+            left[copy[i]] -= 1
         order.append(i)
         done[i] = True
         for s in succ[i]:
