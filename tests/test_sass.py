@@ -134,6 +134,72 @@ def test_independent_loads_in_a_loop_overlap_at_low_occupancy():
     assert np.allclose(out.numpy(), n)
 
 
+@wp.kernel
+def store_walk(dst: wp.array(dtype=float), n: int):
+    t = wp.tid()
+    for i in range(n):                        # no load: a chain of integer ops and a store
+        dst[(t >> 5) * 1024 + (i & 31) * 32 + (t & 31)] = float(i)
+
+
+@wp.kernel
+def chains(a: wp.array(dtype=float), out: wp.array(dtype=float), n: int):
+    i = wp.tid()
+    s = float(0.0)
+    for k in range(n):                        # each load (one line for all) feeds a chain of math
+        x = a[k]
+        x = x * x + 0.5
+        x = x * 0.75 + x * x
+        x = x * x + 0.5
+        x = x * 0.75 + x * x
+        x = x * x + 0.5
+        x = x * 0.75 + x * x
+        s += x
+    out[i] = s
+
+
+def _replayed(monkeypatch, kernel, inputs, switch, value):
+    from simt.sim.timing import sass_replay
+    monkeypatch.setattr(sass_replay, switch, value)
+    r = wp.launch(kernel, dim=64, inputs=inputs, block_dim=64, device="cpu:precise")
+    return r.cycles, r.details["timing_schedule"], r.metrics
+
+
+def test_a_store_loop_ptxas_unrolled_interleaves_its_copies(monkeypatch):
+    """A loop without loads that ptxas unrolled by U (its SASS: the U copies' address
+    arithmetic interleaved) replays U iterations as one group whose chains interleave, not one
+    iteration after another waiting out each chain; the same stores reach memory."""
+    n = 256
+    dst = wp.zeros(2 * 1024)
+    program, off, m_off = _replayed(monkeypatch, store_walk, [dst, n], "LOADLESS", False)
+    grouped, on, m_on = _replayed(monkeypatch, store_walk, [dst, n], "LOADLESS", True)
+    assert off["loops"] == [] and [lp["loads_in_flight"] for lp in on["loops"]] == [0]
+    assert on["loops"][0]["unroll"] >= 2
+    assert grouped < 0.85 * program               # two warps on one SM: latency, not throughput
+    for k in ("smsp__inst_executed.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+              "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"):
+        assert m_on[k] == m_off[k]
+    np.testing.assert_array_equal(dst.numpy().reshape(2, 32, 32)[:, :, 0], np.tile(np.arange(224, 256, dtype=np.float32), (2, 1)))
+
+
+def test_copies_chains_interleave_in_a_group(monkeypatch):
+    """ptxas's list scheduler interleaves the dependent math of an unrolled loop's copies;
+    the group's order (longest latency path first) does too, where keeping the program
+    order after the hoisted loads waits out each copy's chain in turn."""
+    n = 128
+    a = wp.array(np.full(n, 0.25, np.float32))
+    out = wp.zeros(64)
+    in_order, _, m_off = _replayed(monkeypatch, chains, [a, out, n], "BY_HEIGHT", False)
+    by_height, on, m_on = _replayed(monkeypatch, chains, [a, out, n], "BY_HEIGHT", True)
+    assert on["replay"] == "sass" and on["loops"][0]["unroll"] >= 2 and on["loops"][0]["loads_in_flight"] >= 2
+    assert by_height < 0.9 * in_order
+    assert m_on["smsp__inst_executed.sum"] == m_off["smsp__inst_executed.sum"]
+    x = np.float32(0.25)
+    for _ in range(3):
+        x = x * x + np.float32(0.5)
+        x = x * np.float32(0.75) + x * x
+    np.testing.assert_allclose(out.numpy(), n * x, rtol=1e-5)
+
+
 def test_an_architecture_file_replays_its_ptx_targets_sass(tmp_path):
     """A calibrated file (another name, the same PTX target) gets the SASS order too."""
     import json

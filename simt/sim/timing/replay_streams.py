@@ -31,9 +31,9 @@ class Replay:
 
 def replay_tables(prog, arch, tab: isa.Tables, sched: Schedule) -> Replay:
     """``tables`` for ``prog`` on ``arch``, built once: nothing in them depends on the launch
-    (``tab`` is the program's own, cached beside these; a different one, as the model's
-    switches make, gets its own)."""
-    key = ("sass-replay", arch.key, id(tab))
+    (``tab`` and ``sched`` are the program's own, cached beside these; a different one, as the
+    model's switches make, gets its own)."""
+    key = ("sass-replay", arch.key, id(tab), id(sched))
     got = prog.timing.get(key)
     if got is None:
         got = prog.timing[key] = tables(tab, sched, prog.nregs)
