@@ -149,13 +149,14 @@ def _plan(prog, arch, tab) -> Schedule:
             path = branchy.get(b)
             if (path and not any(g.block == path[0] for g in groups) and _one_sass_block(df, lp)
                     and _loads_predicated(prog.fn, path, predicated)):
-                g = _loop_path_group(prog, tab, path, u, lbf, index)
+                g = _loop_path_group(prog, tab, path, u, lbf, index, _window(lbf, u, lp["loads"]))
                 if g is not None:
                     groups.append(g)
             continue
         if b not in candidates or u < 2 or lbf < 2 or any(g.block == b for g in groups):
             continue
-        g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b), _latencies(tab, b))
+        g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b), _latencies(tab, b),
+                   _window(lbf, u, lp["loads"]))
         if g is not None:
             groups.append(g)
     groups += _unrolled_groups(prog, tab, df, candidates, branchy, predicated,
@@ -211,13 +212,14 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
         if u < 2 or lbf < 2:
             continue
         if len(path) == 1:
-            g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b), _latencies(tab, b))
+            g = _group(prog.fn.blocks[b], b, u, lbf, index, prog.nregs, _kept(tab, b), _latencies(tab, b),
+                       _window(lbf, u, len(at)))
         else:
             mine = {ins.loc.line for x in path for ins in prog.fn.blocks[x].instrs if ins.loc is not None}
             if (df[df["line"].isin(mine)]["opcode"] == "BRA").any() or not _loads_predicated(
                     prog.fn, path, predicated):
                 continue                       # ptxas kept a branch: the program order is its order
-            g = _loop_path_group(prog, tab, path, u, lbf, index)
+            g = _loop_path_group(prog, tab, path, u, lbf, index, _window(lbf, u, len(at)))
         if g is not None:
             out.append(g)
     return out
@@ -244,7 +246,7 @@ def _loadless_groups(prog, tab, df, blocks, index) -> list:
         lines = {ins.loc.line for ins in blk.instrs if ins.loc is not None}
         u = max((_unroll(own, *inc) for own, sl in sass_loops if sl and sl <= lines), default=0)
         if u >= 2:
-            g = _group(blk, b, u, 0, index, prog.nregs, _kept(tab, b), _latencies(tab, b))
+            g = _group(blk, b, u, 0, index, prog.nregs, _kept(tab, b), _latencies(tab, b), u)
             if g is not None:
                 out.append(g)
     return out
@@ -449,7 +451,15 @@ def _sass_hoists(df, blk) -> bool:
     return False
 
 
-def _group(blk, b, u, lbf, index, nregs, kept, lat=None) -> GroupBlock | None:
+def _window(lbf: int, u: int, sass_loads: int) -> int:
+    """The copies whose chains ptxas interleaves: those whose loads it issues before the first
+    use, ``lbf`` SASS loads of the ``sass_loads`` that cover ``u`` iterations (a loop with four
+    loads an iteration and four issued early has one copy ahead; an LDS.128 that covers four
+    iterations counts four), at least one."""
+    return max(1, -(-lbf * u // sass_loads)) if sass_loads else u
+
+
+def _group(blk, b, u, lbf, index, nregs, kept, lat=None, window: int = 0) -> GroupBlock | None:
     """The group block of U copies of ``blk`` (``kept``: per instruction, the sources the
     timing tables keep: a repeated computation reads the register that holds it; ``lat``:
     per instruction, its latency, for the order of what is not a load; ``lbf`` 0: a loop
@@ -481,7 +491,7 @@ def _group(blk, b, u, lbf, index, nregs, kept, lat=None) -> GroupBlock | None:
             dsts.append(writes)
     instrs = [body[pos] for _, pos in seq]
     order = _schedule(instrs, seq, srcs, dsts, [set() for _ in seq], "later copy" if lbf else "", BY_SPACE,
-                      [lat[pos] for _, pos in seq] if lat is not None else None, [j for j, _ in seq], lbf or u)
+                      [lat[pos] for _, pos in seq] if lat is not None else None, [j for j, _ in seq], window or u)
     if order is None:
         return None
     return GroupBlock(b, u, lbf, [seq[i] for i in order], [srcs[i] for i in order], [dsts[i] for i in order],
@@ -514,7 +524,7 @@ def _path_group(prog, tab, path: list, index) -> GroupBlock | None:
                       [dsts[i] for i in order], [{} for _ in order], list(path))
 
 
-def _loop_path_group(prog, tab, path: list, u: int, lbf: int, index) -> GroupBlock | None:
+def _loop_path_group(prog, tab, path: list, u: int, lbf: int, index, window: int) -> GroupBlock | None:
     """The group block of U iterations of a loop whose body is ``path`` (see _loop_path): U
     copies of its blocks, registers renamed per copy as _group renames them, each then-block
     after the branch that guards it in its copy (predicated, as the SASS has it)."""
@@ -548,7 +558,7 @@ def _loop_path_group(prog, tab, path: list, u: int, lbf: int, index) -> GroupBlo
                 guard = len(seq) - 1                  # this block's branch guards the next then-block
     lats = {b: _latencies(tab, b) for b in path}
     order = _schedule(instrs, seq, srcs, dsts, extra, "two loads", BY_SPACE,
-                      [lats[path[j % L]][pos] for j, pos in seq], [j // L for j, _ in seq], lbf)
+                      [lats[path[j % L]][pos] for j, pos in seq], [j // L for j, _ in seq], window)
     if order is None:
         return None
     return GroupBlock(path[0], u, lbf, [seq[i] for i in order], [srcs[i] for i in order],
@@ -565,8 +575,8 @@ def _schedule(instrs, seq, srcs, dsts, extra, need: str, by_space: bool, lat=Non
     "two loads" (two loads free of the group's loads) or "" (nothing asked: a loop without loads).
     With ``copy`` (per instruction, its copy of the loop body) and a ``window`` W, what is not
     a load (nor feeds one) of copy c waits until copy c - W has issued all of its own: ptxas
-    interleaves a few copies' chains at a time, as many as it has loads in flight before the
-    first use (registers run out), not all U of them. Dependences: registers (read-after-write, write-after-read, write-after-write),
+    interleaves a few copies' chains at a time, as many as it issues loads of before the
+    first use (``_window``: registers run out), not all U of them. Dependences: registers (read-after-write, write-after-read, write-after-write),
     ``extra`` (per instruction), loads after the stores before them (``by_space``: those to
     their own memory space), stores after every access before them, and the last instruction
     (the branch) after all."""
