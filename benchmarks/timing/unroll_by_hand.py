@@ -1,13 +1,14 @@
-"""Does the replay miss ptxas's unrolling of a store loop? l1_store_data.cu's whole-line store
-loop (st1: a warp stores one line a step, a word a lane) with 4 warps a block on each of 16
-SMs takes 21.6 cycles a step on the H200 (data/h200/l1_store_data.csv); simt's model of the
-kernel as written says 35.6. ptxas unrolls that loop 4 times (``simt.sass(st1)``), and the
-replay, which rewrites unrolled loops only where they load (sass_replay.py), runs one
-iteration after another, each waiting out its chain of integer ops and its branch. The same
-loop unrolled 4 times by hand in simt (simt's own scheduler interleaves the four copies in
-the block) is predicted here beside it. A diagnosis: it predicts two launches of each (256
-and 1024 steps) and measures nothing. The same for set 17's Kuramoto coupling by a sine a pair (kura_sin@4K, 2 warps an
-SM; ptxas unrolls its inner loop 9 times): as written, and with the loop over the tile
+"""Does the replay interleave what ptxas interleaves in an unrolled loop? l1_store_data.cu's
+whole-line store loop (st1: a warp stores one line a step, a word a lane) with 4 warps a block
+on each of 16 SMs takes 21.6 cycles a step on the H200 (data/h200/l1_store_data.csv). ptxas
+unrolls that loop 4 times (``simt.sass(st1)``) and interleaves the copies' address arithmetic;
+the replay makes U iterations one group and list-schedules their arithmetic
+(sass_replay.py; before 97336af it rewrote unrolled loops only where they load, and ran one
+iteration after another: 35.6). The same loop unrolled 4 times by hand in simt (simt's own
+scheduler interleaves the four copies in the block) is predicted beside it. A diagnosis: it
+predicts two launches of each (256 and 1024 steps) and measures nothing. The same for set
+17's Kuramoto coupling by a sine a pair (kura_sin@4K, 2 warps an SM; ptxas unrolls its inner
+loop 9 times and interleaves about three copies): as written, and with the loop over the tile
 unrolled 4 times by hand.
 
     PYTHONPATH=. python3 benchmarks/timing/unroll_by_hand.py

@@ -15,7 +15,10 @@ and the loads issued before the first use) and rewrites what the machine replays
   j-1 still reads), list-scheduled so that the group's global and shared loads, with their address
   arithmetic, come as early as their dependences allow: first every load whose address
   depends on no load of the group, then the rest (a gather, a load under a branch on a
-  loaded value), as ptxas places them; everything else keeps its order, and every register
+  loaded value), as ptxas places them; everything else goes longest latency path first, as
+  ptxas's list scheduler interleaves the copies' chains of arithmetic, but a copy's only once
+  the copy a window before it has issued its own (the window: the copies whose loads the SASS
+  issues before the first use; ``_window``); every register
   (read-after-write, write-after-read, write-after-write) and memory dependence (loads never
   pass a store to their own memory space: a tile's global loads go ahead of the shared
   stores that take them, as ptxas issues them) holds; U counts the iterations the SASS
@@ -24,6 +27,10 @@ and the loads issued before the first use) and rewrites what the machine replays
 - each warp's stream: every run of U consecutive iterations of such a loop becomes one
   entry of the group block (a remainder stays as single iterations), with the memory events
   of the U iterations attached in the new order.
+
+A one-block loop without loads that ptxas unrolled by U (a store loop, a chain of math; U
+read from the counter's increment, as sass_slots.py reads it) is a group too, its U copies'
+chains interleaved.
 
 A loop where no later copy has a load whose address is free of the group's loads (a pointer
 chase: each address is the previous load's value) is left in program order, as ptxas's
