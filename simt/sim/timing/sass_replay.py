@@ -583,10 +583,11 @@ def _schedule(instrs, seq, srcs, dsts, extra, need: str, by_space: bool, lat=Non
     With ``copy`` (per instruction, its copy of the loop body) and a ``window`` W, what is not
     a load (nor feeds one) of copy c waits until copy c - W has issued all of its own: ptxas
     interleaves a few copies' chains at a time, as many as it issues loads of before the
-    first use (``_window``: registers run out), not all U of them. Dependences: registers (read-after-write, write-after-read, write-after-write),
-    ``extra`` (per instruction), loads after the stores before them (``by_space``: those to
-    their own memory space), stores after every access before them, and the last instruction
-    (the branch) after all."""
+    first use (``_window``: registers run out), not all U of them. A path group (no copies)
+    has every chain interleave. Dependences: registers (read-after-write, write-after-read,
+    write-after-write), ``extra`` (per instruction), loads after the stores before them
+    (``by_space``: those to their own memory space), stores after every access before them,
+    and the last instruction (the branch) after all."""
     m = len(seq)
     preds = [set(e) for e in extra]
     last_write, reads_since = {}, {}
