@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The measurements waiting for an H200, in the order they are to be taken, each writing under
+# DIR (and its own log, DIR/STEP.log, with its wall time): run from the repository root with
+# PYTHONPATH=. on the GPU machine; name the steps to run (default: all, in this order).
+#
+#   blind18      blind set 18: check.py --device cuda (every kernel against its oracle on the
+#                GPU), then measure.sh once (DIR/blind18/: the raw CSV, manifest, log, gpu.txt).
+#                Measured once: commit the CSVs as they are, then report the model chosen
+#                before looking (blind/report.py --set blind18), once.
+#   store        simt/calibrate/cuda/store_concurrency.cu under Nsight Compute
+#                (DIR/store_concurrency.csv and its manifest; read by store_concurrency.py).
+#   calibrate    simt calibrate --device cuda:0 from scratch (DIR/cal/gpu.json and the
+#                measurements it fitted, DIR/cal/measured/; with every part, l1_store_data
+#                included).
+#   tests        the GPU tests (pytest -m simt_gpu), DIR/gpu_tests.txt.
+#
+#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [store] [calibrate] [tests]
+#
+# Nothing here fits or reports: it only measures. What each output feeds is named above.
+set -u
+OUT=${1:?usage: gpu_pending.sh DIR [step ...]}
+shift
+STEPS=${*:-blind18 store calibrate tests}
+mkdir -p "$OUT"
+ROOT=$(pwd)
+[ -s "$OUT/gpu.txt" ] || { nvidia-smi; nvcc --version; ncu --version; } > "$OUT/gpu.txt" 2>&1
+
+step() {            # step NAME COMMAND...: run it, its output and wall time in DIR/NAME.log
+    local name=$1; shift
+    local t0=$SECONDS
+    echo "== $name: $*" > "$OUT/$name.log"
+    "$@" >> "$OUT/$name.log" 2>&1
+    local rc=$?
+    echo "== $name: rc $rc, $((SECONDS - t0)) s" | tee -a "$OUT/$name.log"
+}
+
+blind18() {
+    python3 benchmarks/timing/blind18/check.py --device cuda > "$OUT/blind18_check_cuda.txt" 2>&1 || return 1
+    bash benchmarks/timing/blind18/measure.sh "$OUT/blind18"
+}
+
+store() {
+    # shellcheck source=/dev/null
+    source benchmarks/timing/ncu_metrics.sh || return 1
+    nvcc -O3 -arch=sm_90 -o /tmp/store_concurrency simt/calibrate/cuda/store_concurrency.cu || return 1
+    ncu --clock-control none --csv --print-units base \
+        --metrics "$BASE,lts__t_sectors_op_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum" \
+        --log-file "$OUT/store_concurrency.csv" /tmp/store_concurrency "$OUT/store_concurrency_manifest.csv"
+}
+
+calibrate() {
+    mkdir -p "$OUT/cal"
+    python3 -m simt.cli calibrate --device cuda:0 --out "$OUT/cal/gpu.json" --keep "$OUT/cal/measured"
+}
+
+tests() {
+    python3 -m pytest -q -m simt_gpu -n 8 tests > "$OUT/gpu_tests.txt" 2>&1
+}
+
+for s in $STEPS; do
+    case $s in
+        blind18|store|calibrate|tests) (cd "$ROOT" && step "$s" "$s") ;;
+        *) echo "unknown step $s (blind18, store, calibrate, tests)"; exit 2 ;;
+    esac
+done
