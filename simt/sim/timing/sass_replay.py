@@ -572,6 +572,18 @@ def _loop_path_group(prog, tab, path: list, u: int, lbf: int, index, window: int
                       [dsts[i] for i in order], [names[i] for i in order], list(path), loop=True)
 
 
+def _control(instrs, srcs, dsts, succ) -> set:
+    """A group's copies' loop control: each branch, and what only branches read (its
+    compare). ptxas's unrolled body has one compare and branch for all its copies, so a copy's
+    own holds no later copy back (``_schedule``'s window)."""
+    out = {i for i, ins in enumerate(instrs) if ins.op is Op.CBR}
+    for i in range(len(instrs)):
+        readers = [s for s in succ[i] if set(dsts[i]) & set(srcs[s])]
+        if dsts[i] and readers and all(s in out for s in readers):
+            out.add(i)
+    return out
+
+
 def _schedule(instrs, seq, srcs, dsts, extra, need: str, by_space: bool, lat=None, copy=None,
               window: int = 0) -> list | None:
     """The group's order: every global and shared load as early as its dependences allow (a gather
@@ -581,7 +593,8 @@ def _schedule(instrs, seq, srcs, dsts, extra, need: str, by_space: bool, lat=Non
     order. None when nothing can move as ``need`` asks: "later copy" (a load of a later copy),
     "two loads" (two loads free of the group's loads) or "" (nothing asked: a loop without loads).
     With ``copy`` (per instruction, its copy of the loop body) and a ``window`` W, what is not
-    a load (nor feeds one) of copy c waits until copy c - W has issued all of its own: ptxas
+    a load (nor feeds one) of copy c waits until copy c - W has issued all of its own but its
+    loop control (``_control``): ptxas
     interleaves a few copies' chains at a time, as many as it issues loads of before the
     first use (``_window``: registers run out), not all U of them. A path group (no copies)
     has every chain interleave. Dependences: registers (read-after-write, write-after-read,
@@ -653,10 +666,11 @@ def _schedule(instrs, seq, srcs, dsts, extra, need: str, by_space: bool, lat=Non
         for i in reversed(range(m)):
             height[i] = lat[i] + max((height[s] for s in succ[i]), default=0.0)
     gated = copy is not None and window > 0 and WINDOW
-    left = {}                                     # copy -> its instructions outside the slice not yet placed
+    left = {}                                     # copy -> its work outside the slice not yet placed
+    control = _control(instrs, srcs, dsts, succ) if gated else set()
     if gated:
         for i in range(m):
-            if i not in slice_:
+            if i not in slice_ and i not in control:
                 left[copy[i]] = left.get(copy[i], 0) + 1
 
     def open_(x):
@@ -667,7 +681,7 @@ def _schedule(instrs, seq, srcs, dsts, extra, need: str, by_space: bool, lat=Non
         pick = [x for x in ready if open_(x)] or ready
         i = min(pick, key=lambda x: (x not in first, x not in slice_, 0.0 if x in slice_ else -height[x], x))
         ready.remove(i)
-        if gated and i not in slice_:
+        if gated and i not in slice_ and i not in control:
             left[copy[i]] -= 1
         order.append(i)
         done[i] = True
