@@ -240,20 +240,16 @@ def _loadless_groups(prog, tab, df, blocks, index) -> list:
     sass_slots.py reads them: an innermost SASS loop whose only branch is its back edge, on the
     MIR loop's source lines, and the counter's increment on its line (of several such loops,
     the one unrolled most)."""
-    from .sass_slots import _increment, _plain_sass_loops, _unroll, _usable
+    from .sass_slots import _usable, plain_loops, self_loop_match
     if not blocks or not _usable(prog, df):
         return []
-    sass_loops = [(own, {int(x) for x in own["line"] if x >= 0}) for _, own in _plain_sass_loops(df)]
+    sass_loops = plain_loops(df)
     out = []
     for b in blocks:
-        blk = prog.fn.blocks[b]
-        inc = _increment(prog.blocks[b], b)
-        if inc is None:
-            continue
-        lines = {ins.loc.line for ins in blk.instrs if ins.loc is not None}
-        u = max((_unroll(own, *inc) for own, sl in sass_loops if sl and sl <= lines), default=0)
-        if u >= 2:
-            g = _group(blk, b, u, 0, index, prog.nregs, _kept(tab, b), _latencies(tab, b), u)
+        match = self_loop_match(prog.blocks[b], b, sass_loops)
+        if match is not None and match[0] >= 2:
+            g = _group(prog.fn.blocks[b], b, match[0], 0, index, prog.nregs, _kept(tab, b), _latencies(tab, b),
+                       match[0])
             if g is not None:
                 out.append(g)
     return out
@@ -466,7 +462,7 @@ def _window(lbf: int, u: int, sass_loads: int) -> int:
     return max(1, -(-lbf * u // sass_loads)) if sass_loads else u
 
 
-def _group(blk, b, u, lbf, index, nregs, kept, lat=None, window: int = 0) -> GroupBlock | None:
+def _group(blk, b, u, lbf, index, nregs, kept, lat, window: int) -> GroupBlock | None:
     """The group block of U copies of ``blk`` (``kept``: per instruction, the sources the
     timing tables keep: a repeated computation reads the register that holds it; ``lat``:
     per instruction, its latency, for the order of what is not a load; ``lbf`` 0: a loop
@@ -498,7 +494,7 @@ def _group(blk, b, u, lbf, index, nregs, kept, lat=None, window: int = 0) -> Gro
             dsts.append(writes)
     instrs = [body[pos] for _, pos in seq]
     order = _schedule(instrs, seq, srcs, dsts, [set() for _ in seq], "later copy" if lbf else "", BY_SPACE,
-                      [lat[pos] for _, pos in seq] if lat is not None else None, [j for j, _ in seq], window or u)
+                      [lat[pos] for _, pos in seq], [j for j, _ in seq], window)
     if order is None:
         return None
     return GroupBlock(b, u, lbf, [seq[i] for i in order], [srcs[i] for i in order], [dsts[i] for i in order],
@@ -584,12 +580,12 @@ def _control(instrs, srcs, dsts, succ) -> set:
     return out
 
 
-def _schedule(instrs, seq, srcs, dsts, extra, need: str, by_space: bool, lat=None, copy=None,
+def _schedule(instrs, seq, srcs, dsts, extra, need: str, by_space: bool, lat, copy=None,
               window: int = 0) -> list | None:
     """The group's order: every global and shared load as early as its dependences allow (a gather
     right after the load of its index), the rest by list scheduling, longest path of latencies
     (``lat``, per instruction) to the group's end first, as ptxas orders an unrolled body (the copies'
-    chains interleave); without ``lat``, or with BY_HEIGHT off, the rest keeps the program
+    chains interleave); with BY_HEIGHT (or HOIST) off, the rest keeps the program
     order. None when nothing can move as ``need`` asks: "later copy" (a load of a later copy),
     "two loads" (two loads free of the group's loads) or "" (nothing asked: a loop without loads).
     With ``copy`` (per instruction, its copy of the loop body) and a ``window`` W, what is not
@@ -662,7 +658,7 @@ def _schedule(instrs, seq, srcs, dsts, extra, need: str, by_space: bool, lat=Non
         for p in preds[i]:
             succ[p].append(i)
     height = [0.0] * m
-    if lat is not None and BY_HEIGHT and HOIST:
+    if BY_HEIGHT and HOIST:
         for i in reversed(range(m)):
             height[i] = lat[i] + max((height[s] for s in succ[i]), default=0.0)
     gated = copy is not None and window > 0 and WINDOW

@@ -106,29 +106,42 @@ def _unroll(own, line: int, step: int) -> int:
     return best
 
 
+def plain_loops(df) -> list:
+    """(rows, source lines) of each innermost SASS loop whose only branch is its back edge."""
+    return [(own, {int(x) for x in own["line"] if x >= 0}) for _, own in _plain_sass_loops(df)]
+
+
+def self_loop_match(blk, b, sass_loops):
+    """(U, the SASS loop's rows) for the one-block MIR loop ``blk`` (block ``b`` of the
+    precise program): of ``sass_loops`` (plain_loops) those on the MIR loop's source lines,
+    the one ptxas unrolled most, U read from the counter's increment; None when there is none."""
+    inc = _increment(blk, b)
+    if inc is None:
+        return None
+    lines = {ins.loc.line for ins in blk.instrs if ins.loc is not None}
+    best = None
+    for own, sl in sass_loops:
+        if not sl or not sl <= lines:
+            continue
+        u = _unroll(own, *inc)
+        if u >= 1 and (best is None or u > best[0]):
+            best = (u, own)
+    return best
+
+
 def loop_scales(prog, df, tab) -> dict[int, float]:
     """MIR block -> the factor on its ALU instructions' slots (see the module docstring)."""
     if df is None or "line" not in df or not (df["line"] >= 0).any():
         return {}
-    sass_loops = [(k, own, {int(x) for x in own["line"] if x >= 0}) for k, own in _plain_sass_loops(df)]
+    sass_loops = plain_loops(df)
     out = {}
     for b, blk in enumerate(prog.blocks):
         if not blk.instrs or not _self_loop(blk):
             continue
-        inc = _increment(blk, b)
-        if inc is None:
-            continue
-        lines = {ins.loc.line for ins in blk.instrs if ins.loc is not None}
-        best = None
-        for k, own, sl in sass_loops:
-            if not sl or not sl <= lines:
-                continue
-            u = _unroll(own, *inc)
-            if u >= 1 and (best is None or u > best[0]):
-                best = (u, len(own))
+        best = self_loop_match(blk, b, sass_loops)
         if best is None:
             continue
-        per_iteration = best[1] / best[0]
+        per_iteration = len(best[1]) / best[0]
         i0, n = int(tab.block_first[b]), int(tab.block_len[b])
         slots = tab.sass[i0:i0 + n]
         alu = tab.kind[i0:i0 + n] == isa.ALU
