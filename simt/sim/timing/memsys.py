@@ -206,30 +206,37 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _sampled_share(line, missed, l2x, P, state, glob, hit_stat):
+def _sampled_share(line, missed, l2x, P, state, glob, hit_stat, per_sector=False):
     """Of the sectors ``missed`` of ``line`` that a sampled replay reads from DRAM, those that
     do not stand for reads of the GPU's (footprint.py): a first read of a 64-byte half stands
     for f reads of the GPU's, w of them the grid's first (one a line) and the rest reads again,
     which miss as often as the replay's reads of halves it fetched before do (a running
     estimate); a half read again stands for the SMs' share. Counts the part not read as hits
-    (``hit_stat``); returns it as (64-byte halves, sectors)."""
+    (``hit_stat``); returns it as (64-byte halves, sectors). ``per_sector``: the reads are of
+    single sectors (an atomic reads only its own: warp_words.py), each its own first read, so
+    a miss on a half's other sector is not taken for a read again of the half."""
     keys, weights, _, fetched, _ = l2x
     first = line_weight(keys, weights, line, P[P_SAMPLE]) / P[P_SAMPLE]
     drop_halves = 0.0
     drop_sectors = 0.0
-    for b in range(2):
-        half = (missed >> (2 * b)) & 3
-        if half:
-            if fetched_before(fetched, line * 2 + b):
-                state[ST_REREAD] += sectors(half)
-                state[ST_REMISS] += sectors(half)
+    step = 1 if per_sector else 2
+    for b in range(4 // step):
+        part = (missed >> (step * b)) & (1 if per_sector else 3)
+        if part:
+            key = (SECTOR_KEYS | (line * 4 + b)) if per_sector else line * 2 + b
+            if fetched_before(fetched, key):
+                state[ST_REREAD] += sectors(part)
+                state[ST_REMISS] += sectors(part)
             else:
                 again = state[ST_REMISS] / max(1.0, state[ST_REREAD])
                 share = first + (1.0 - first) * again
-                drop_halves += 1.0 - share
-                drop_sectors += sectors(half) * (1.0 - share)
+                drop_halves += (1.0 - share) * (0.5 if per_sector else 1.0)
+                drop_sectors += sectors(part) * (1.0 - share)
     glob[hit_stat] += drop_sectors
     return drop_halves, drop_sectors
+
+
+SECTOR_KEYS = 1 << 62     # fetched_before's keys of single sectors (line * 4 + sector), apart from halves'
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -595,7 +602,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                 # a load's does (below)
                 n_read = float(sectors(missed))
                 if P[P_SAMPLE] > 1.0:
-                    n_read -= _sampled_share(lines_buf[i], missed, l2x, P, state, glob, G_L2_ATOM_HIT)[1]
+                    n_read -= _sampled_share(lines_buf[i], missed, l2x, P, state, glob, G_L2_ATOM_HIT, True)[1]
                 qd = _dram_read(n_read * 32.0, n_read * 32.0, t_arr + q2, P, state, glob)
                 extra = qd + P[P_DRAM_LAT] - P[P_L2_LAT]
             # the update leaves its sectors dirty, written back like a store's (whole sectors)
