@@ -81,13 +81,33 @@ def red_distinct(p: wp.array(dtype=int), n: int):
         wp.atomic_add(p, t, 1)
 
 
+@wp.kernel
+def red_scatter(p: wp.array(dtype=wp.uint32), mask: wp.uint32, n: int):
+    """micro.cu k_red_scatter: update i of lane t at a hashed word (mix32(t + i * lanes) & mask)."""
+    t = wp.tid()
+    lanes = wp.uint32(wp.grid_dim() * wp.block_dim())
+    for i in range(n):
+        x = wp.uint32(t) + wp.uint32(i) * lanes
+        x = x ^ (x >> wp.uint32(16))
+        x = x * wp.uint32(0x7FEB352D)
+        x = x ^ (x >> wp.uint32(15))
+        x = x * wp.uint32(0x846CA68B)
+        x = x ^ (x >> wp.uint32(16))
+        wp.atomic_add(p, int(x & mask), wp.uint32(1))
+
+
 STREAMS = ("stream_read", "stream_copy", "stream_write", "stream_r2w1", "stream_r1w2")
 REDUCTIONS = {"red_32_addresses": (1, 32), "red_1024_addresses": (1, 1024),
-              "red_per_warp_address": (32, 1 << 30)}
+              "red_per_warp_address": (32, 1 << 30), "red_1024_addresses_x2": (1, 1024)}
+# updates at random over a table of 2^20 words (4 MB, the L2 holds it) or 2^26 (256 MB)
+SCATTER = {"red_scatter_l2": 20, "red_scatter_l2_x2": 20, "red_scatter_dram": 26}
 
 
 def predict_reduction(name: str, n: int) -> int:
-    threads = calib.SMS * 4 * 256
+    threads = calib.SMS * 4 * 256 * (2 if name.endswith("_x2") or name == "red_scatter_dram" else 1)
+    if name in SCATTER:
+        args = [wp.zeros(1 << SCATTER[name], dtype=wp.uint32), wp.uint32((1 << SCATTER[name]) - 1), n]
+        return wp.launch(red_scatter, threads, args, block_dim=256, device="cpu:precise").cycles
     p = wp.zeros(threads * 32, dtype=int)
     if name == "red_distinct":
         args, kernel = [p, n], red_distinct
@@ -280,12 +300,14 @@ def main() -> None:
     ap.add_argument("--sizes", default="4,16,64,256", help="MB per array")
     ap.add_argument("--parts", default="streams,reductions,elements,inflight,datastage",
                     help="which tables (streams, reductions, elements, inflight, datastage)")
+    ap.add_argument("--micro", default="", help="read micro.cu's measurements from this folder "
+                    "(simt calibrate's --keep) instead of data/h200")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
     parts = set(a.parts.split(","))
     measured = {}
     for part in ("micro", "micro3", "micro6", "micro7", "micro9_simt"):
-        df = ncu.load(part)
+        df = ncu.load(part, Path(a.micro)) if part == "micro" and a.micro else ncu.load(part)
         for _, r in df.iterrows():
             measured[(part, r.bench, int(r.value))] = float(r[CYC])
 
@@ -297,7 +319,7 @@ def main() -> None:
         m, order = launches(("micro", "micro3"), STREAMS)
         table("stream", "MB", [(b, mb) for b, mb in order if mb in sizes], m, predict)
     for part, what, unit, files, names, predict_one in (
-            ("reductions", "reduction", "n", ("micro",), (*REDUCTIONS, "red_distinct"), predict_reduction),
+            ("reductions", "reduction", "n", ("micro",), (*REDUCTIONS, "red_distinct", *SCATTER), predict_reduction),
             ("elements", "one element a thread", "/SM", ("micro6",),
              ("elem_load_store", "elem_load", "elem_store", "elem4_load_store", "stride_load_store"), predict_elem),
             ("inflight", "lines in flight", "/SM", ("micro7",), ("read", "read4", "read_unroll4", "copy"),

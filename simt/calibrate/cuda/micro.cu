@@ -379,6 +379,20 @@ __global__ void k_red_tput_distinct(unsigned *p, int n) {
   for (int i = 0; i < n; i++) red_add_global(p + tid, 1u);
 }
 
+// each lane its own line at random: update i of lane t goes to a hashed word of a table of
+// mask + 1 words (a power of two), so a warp's 32 lanes touch 32 lines far apart and a line is
+// seldom updated twice in a row (GUPS-like; the red_* levels above keep their lines hot)
+__device__ __forceinline__ unsigned mix32(unsigned x) {
+  x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
+  return x;
+}
+
+__global__ void k_red_scatter(unsigned *p, unsigned mask, int n) {
+  unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned lanes = gridDim.x * blockDim.x;
+  for (int i = 0; i < n; i++) red_add_global(p + (mix32(tid + i * lanes) & mask), 1u);
+}
+
 __global__ void k_shared_atomic_tput(unsigned *out, int n_addr, int n) {
   __shared__ unsigned s[1024];
   for (int k = threadIdx.x; k < 1024; k += blockDim.x) s[k] = 0;
@@ -571,6 +585,26 @@ int main(int argc, char **argv) {
     }
     for (int n : {16, 64}) {
       TIMED k_red_tput_distinct<<<grid, block>>>(p, n); done("red_distinct", "n", n, grid, block, lanes * n);
+    }
+    CHECK(cudaFree(p));
+    // updates at random over a table the L2 holds (4 MB) and one it does not (256 MB), at this
+    // grid and at twice the warps an SM; and the 1024 hot lines at twice the warps, beside
+    const size_t big = (size_t)64 << 20;                       // words: 256 MB
+    p = device_buffer<unsigned>(big, 0u);
+    for (int g : {grid, 2 * grid}) {
+      const long long gl = (long long)g * block;
+      for (int n : {4, 16}) {
+        TIMED k_red_scatter<<<g, block>>>(p, (1u << 20) - 1, n);
+        done(g == grid ? "red_scatter_l2" : "red_scatter_l2_x2", "n", n, g, block, gl * n);
+      }
+    }
+    for (int n : {4, 16}) {
+      TIMED k_red_scatter<<<2 * grid, block>>>(p, (unsigned)(big - 1), n);
+      done("red_scatter_dram", "n", n, 2 * grid, block, 2 * lanes * n);
+    }
+    for (int n : {4, 16}) {
+      TIMED k_red_tput<<<2 * grid, block>>>(p, 1, 1024, n);
+      done("red_1024_addresses_x2", "n", n, 2 * grid, block, 2 * lanes * n);
     }
     for (int n_addr : {1, 32}) {
       for (int n : {16, 64}) {
