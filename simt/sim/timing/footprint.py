@@ -39,9 +39,13 @@ def none(f: float) -> Footprint:
     return Footprint(f, np.full(1, -1, np.int64), np.ones(1, np.float64))
 
 
-def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int) -> Footprint:
+def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int, shift: int = 2) -> Footprint:
     """The lines the replayed blocks ``ctas`` touch, each with the w it stands for, from every
-    recorded block's global accesses (two passes over the recorded sectors, no sort)."""
+    recorded block's global accesses (two passes over the recorded sectors, no sort). With
+    ``shift`` 0, the sectors instead (keys line * 4 + sector): what an atomic's first read of
+    a sector stands for, where the grid's updates of a line fall on its sectors apart (a
+    hash table's slots, each updated once or twice, stand for f; the line, touched by two
+    blocks, for f / 2)."""
     f = n_sm / n_run
     if rec.steps.n == 0 or rec.sec.n == 0:
         return none(f)
@@ -50,13 +54,13 @@ def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int) 
     kept[ctas] = True
     ev_n, ev_ptr, sec = rec.ev_n.view(), rec.ev_ptr.view(), rec.sec.view()
     cta = _blocks(nrun, first_ev, step_warp, rec.warps.view(), ev_n, ev_ptr, warps_per_cta)
-    n_kept = _kept_lines(cta, kept, ev_n, ev_ptr, sec)
+    n_kept = _kept_lines(cta, kept, ev_n, ev_ptr, sec, shift)
     if n_kept == 0:
         return none(f)
     size = 1 << max(4, int(2 * n_kept - 1).bit_length())
     keys = np.full(size, -1, np.int64)
     residues = np.zeros((size, (n_sm + 63) // 64), np.uint64)
-    _fill(cta, kept, ev_n, ev_ptr, sec, keys, residues, n_sm)
+    _fill(cta, kept, ev_n, ev_ptr, sec, keys, residues, n_sm, shift)
     weights = np.ones(size, np.float64)
     return Footprint(_weigh(keys, residues, weights, n_sm, n_run), keys, weights)
 
@@ -103,7 +107,7 @@ def _blocks(nrun, first_ev, step_warp, ran, ev_n, ev_ptr, warps_per_cta):
 
 
 @njit(cache=True, nogil=True)
-def _kept_lines(cta, kept, ev_n, ev_ptr, sec):
+def _kept_lines(cta, kept, ev_n, ev_ptr, sec, shift):
     """A bound on how many lines the replayed blocks touch: their accesses' lines, counting a
     line again only where an access's sectors leave it and come back."""
     n = 0
@@ -111,7 +115,7 @@ def _kept_lines(cta, kept, ev_n, ev_ptr, sec):
         if cta[e] >= 0 and kept[cta[e]]:
             last = -1
             for q in range(ev_n[e]):
-                line = sec[ev_ptr[e] + q] >> 2
+                line = sec[ev_ptr[e] + q] >> shift
                 if line != last:
                     n += 1
                     last = line
@@ -119,14 +123,14 @@ def _kept_lines(cta, kept, ev_n, ev_ptr, sec):
 
 
 @njit(cache=True, nogil=True)
-def _fill(cta, kept, ev_n, ev_ptr, sec, keys, residues, n_sm):
+def _fill(cta, kept, ev_n, ev_ptr, sec, keys, residues, n_sm, shift):
     """Put the replayed blocks' lines in the table, then mark on each the residues (mod n_sm)
     of every block that touches it."""
     for e in range(ev_n.size):
         if cta[e] >= 0 and kept[cta[e]]:
             last = -1
             for q in range(ev_n[e]):
-                line = sec[ev_ptr[e] + q] >> 2
+                line = sec[ev_ptr[e] + q] >> shift
                 if line != last:                 # an access's next sector is mostly on its line
                     keys[_slot(keys, line)] = line
                     last = line
@@ -138,7 +142,7 @@ def _fill(cta, kept, ev_n, ev_ptr, sec, keys, residues, n_sm):
         bit = np.uint64(1) << np.uint64(rho & 63)
         last = -1
         for q in range(ev_n[e]):
-            line = sec[ev_ptr[e] + q] >> 2
+            line = sec[ev_ptr[e] + q] >> shift
             if line == last:                     # marked already
                 continue
             last = line

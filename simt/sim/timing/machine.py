@@ -336,7 +336,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     # and the L2 ledger's marks of which span each slot holds (a span is emptied when first
     # taken: memsys._l2_take)
     (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
-     fifo, ledger, line_keys, line_weights) = mem
+     fifo, ledger, line_keys, line_weights, sector_keys, sector_weights) = mem
     l1_init[:] = 0
     l2_init[:] = 0
     ledger[1, :] = -1.0
@@ -352,11 +352,11 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     atom_line = np.full((atom_free.size, ATOM_RECENT, 2), -1, np.int64)   # the lines (and their words) each unit served last
     atoms = (atom_free, atom_busy, atom_line)
     # a sampled replay's L2: what each line stands for (footprint.py), what each way's does,
-    # and a map of the DRAM halves it has read (memsys.fetched_before: 2^26 bits); and the
-    # ledger of the L2 queue's work by time
+    # and a map of the DRAM halves it has read (memsys.fetched_before: 2^26 bits); the ledger
+    # of the L2 queue's work by time; and what each sector an atomic reads stands for
     sampled = P[P_SAMPLE] > 1.0
     l2x = (line_keys, line_weights, np.ones(l2_tag.shape if sampled else (1, 1, 1), np.float64),
-           np.zeros((1 << 20) if sampled else 1, np.uint64), ledger)
+           np.zeros((1 << 20) if sampled else 1, np.uint64), ledger, sector_keys, sector_weights)
     H = np.zeros(33, np.float64)
     for k in range(1, 33):
         H[k] = H[k - 1] + 1.0 / k

@@ -126,7 +126,7 @@ def _sampled_victim(line, s, l2x, l2_tag, l2_init, l2_valid, l2_dirty, l2_stamp,
     - a line the whole grid shares (w = 1) is used 1/f as often as on the GPU, so a line's
       age counts w / f of the clock's ticks (here w: the same order), and the lines all SMs
       share stay as long as on the GPU while the SMs stream private data past them."""
-    keys, weights, held, _, _ = l2x
+    keys, weights, held = l2x[0], l2x[1], l2x[2]
     x = line_weight(keys, weights, line_of(line), P[P_SAMPLE])
     now = state[ST_LRU_CLOCK]
     sets = l2_tag.shape[1]
@@ -213,10 +213,12 @@ def _sampled_share(line, missed, l2x, P, state, glob, hit_stat, per_sector=False
     which miss as often as the replay's reads of halves it fetched before do (a running
     estimate); a half read again stands for the SMs' share. Counts the part not read as hits
     (``hit_stat``); returns it as (64-byte halves, sectors). ``per_sector``: the reads are of
-    single sectors (an atomic reads only its own: warp_words.py), each its own first read, so
-    a miss on a half's other sector is not taken for a read again of the half."""
-    keys, weights, _, fetched, _ = l2x
-    first = line_weight(keys, weights, line, P[P_SAMPLE]) / P[P_SAMPLE]
+    single sectors (an atomic reads only its own: warp_words.py), each its own first read with
+    its own w (the sectors of a line the grid's updates touch apart stand for more of the
+    grid's first reads than the line does), and a miss on a half's other sector is not taken
+    for a read again of the half."""
+    fetched = l2x[3]
+    first = line_weight(l2x[0], l2x[1], line, P[P_SAMPLE]) / P[P_SAMPLE]
     drop_halves = 0.0
     drop_sectors = 0.0
     step = 1 if per_sector else 2
@@ -224,6 +226,8 @@ def _sampled_share(line, missed, l2x, P, state, glob, hit_stat, per_sector=False
         part = (missed >> (step * b)) & (1 if per_sector else 3)
         if part:
             key = (SECTOR_KEYS | (line * 4 + b)) if per_sector else line * 2 + b
+            if per_sector:                          # the sector's own w (footprint.py, shift 0)
+                first = line_weight(l2x[5], l2x[6], line * 4 + b, P[P_SAMPLE]) / P[P_SAMPLE]
             if fetched_before(fetched, key):
                 state[ST_REREAD] += sectors(part)
                 state[ST_REMISS] += sectors(part)

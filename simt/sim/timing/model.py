@@ -137,6 +137,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
                    else (n_sm, np.arange(n, dtype=np.int64)))
     f = n_sm / n_run                          # each replayed SM stands for f SMs
     lines = fp.none(f)                        # ... and each line it touches for w in [1, f]
+    sectors = fp.none(f)                      # ... each sector (atomics' first reads)
     if n_run < n_sm:
         lines = fp.footprint(rec, ctas, warps_per_cta, n_sm, n_run)
         if fp.widely_shared_bytes(lines, f) > SHARED_ABOVE * float(t["l2_bytes"]):
@@ -145,6 +146,8 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
             f, lines = 1.0, fp.none(1.0)
         else:
             P = _scaled(P, f, lines.g_all)
+            if (tab.kind == isa.GLOBAL_ATOM).any():
+                sectors = fp.footprint(rec, ctas, warps_per_cta, n_sm, n_run, shift=0)
     ptr, e_step, e_k = rec.streams((ctas[:, None] * warps_per_cta + np.arange(warps_per_cta)).reshape(-1))
     steps, events = rec.step_arrays()[:3], (rec.ev_n.view(), rec.ev_ptr.view(), rec.ev_same.view())
     n_regs, n_static = prog.nregs, tab.kind.size
@@ -171,7 +174,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
                              tab.block_len, tab.pipe_busy(pipes)),
                 machine.Streams(ptr, e_step, e_k, *steps, *events, rec.sec.view(), rec.sec_w.view()),
                 machine.Grid(n_kept, warps_per_cta, bpsm, n_run, int(arch.data["schedulers_per_sm"]), n_regs),
-                P, pipes, mem + (lines.keys, lines.weights),
+                P, pipes, mem + (lines.keys, lines.weights, sectors.keys, sectors.weights),
                 machine.Results(stalls, cta_start, cta_done, cta_sm, smstat, glob))
     finally:
         _memory.give(shape, mem)
