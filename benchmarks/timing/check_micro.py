@@ -101,10 +101,12 @@ REDUCTIONS = {"red_32_addresses": (1, 32), "red_1024_addresses": (1, 1024),
               "red_per_warp_address": (32, 1 << 30), "red_1024_addresses_x2": (1, 1024)}
 # updates at random over a table of 2^20 words (4 MB, the L2 holds it) or 2^26 (256 MB)
 SCATTER = {"red_scatter_l2": 20, "red_scatter_l2_x2": 20, "red_scatter_dram": 26}
+# blocks of 256 an SM where micro.cu launches other than its atomics' 4
+BLOCKS_PER_SM = {"red_1024_addresses_x2": 8, "red_scatter_l2_x2": 8, "red_scatter_dram": 8}
 
 
 def predict_reduction(name: str, n: int) -> int:
-    threads = calib.SMS * 4 * 256 * (2 if name.endswith("_x2") or name == "red_scatter_dram" else 1)
+    threads = calib.SMS * BLOCKS_PER_SM.get(name, 4) * 256
     if name in SCATTER:
         args = [wp.zeros(1 << SCATTER[name], dtype=wp.uint32), wp.uint32((1 << SCATTER[name]) - 1), n]
         return wp.launch(red_scatter, threads, args, block_dim=256, device="cpu:precise").cycles

@@ -39,28 +39,46 @@ def none(f: float) -> Footprint:
     return Footprint(f, np.full(1, -1, np.int64), np.ones(1, np.float64))
 
 
-def footprint(rec, ctas: np.ndarray, warps_per_cta: int, n_sm: int, n_run: int, shift: int = 2) -> Footprint:
-    """The lines the replayed blocks ``ctas`` touch, each with the w it stands for, from every
-    recorded block's global accesses (two passes over the recorded sectors, no sort). With
-    ``shift`` 0, the sectors instead (keys line * 4 + sector): what an atomic's first read of
-    a sector stands for, where the grid's updates of a line fall on its sectors apart (a
-    hash table's slots, each updated once or twice, stand for f; the line, touched by two
-    blocks, for f / 2)."""
-    f = n_sm / n_run
+class Accesses(NamedTuple):
+    """The recorded global accesses, per event the block that made it (``cta``), and which
+    blocks the sample replays (``kept``)."""
+    cta: np.ndarray
+    kept: np.ndarray
+    ev_n: np.ndarray
+    ev_ptr: np.ndarray
+    sec: np.ndarray
+
+
+def accesses(rec, ctas: np.ndarray, warps_per_cta: int) -> Accesses | None:
+    """What ``footprint`` reads of the recording, made once for its lines and its sectors
+    (None where nothing global was recorded)."""
     if rec.steps.n == 0 or rec.sec.n == 0:
-        return none(f)
+        return None
     _, nrun, first_ev, step_warp = rec.step_arrays()
     kept = np.zeros(rec.recorded_ctas, np.bool_)
     kept[ctas] = True
-    ev_n, ev_ptr, sec = rec.ev_n.view(), rec.ev_ptr.view(), rec.sec.view()
+    ev_n, ev_ptr = rec.ev_n.view(), rec.ev_ptr.view()
     cta = _blocks(nrun, first_ev, step_warp, rec.warps.view(), ev_n, ev_ptr, warps_per_cta)
-    n_kept = _kept_lines(cta, kept, ev_n, ev_ptr, sec, shift)
+    return Accesses(cta, kept, ev_n, ev_ptr, rec.sec.view())
+
+
+def footprint(acc: Accesses | None, n_sm: int, n_run: int, shift: int = 2) -> Footprint:
+    """The lines the replayed blocks touch, each with the w it stands for, from every recorded
+    block's global accesses (``accesses``; two passes over the recorded sectors, no sort).
+    With ``shift`` 0, the sectors instead (keys line * 4 + sector): what an atomic's first
+    read of a sector stands for, where the grid's updates of a line fall on its sectors apart
+    (a hash table's slots, each updated once or twice, stand for f; the line, touched by two
+    blocks, for f / 2)."""
+    f = n_sm / n_run
+    if acc is None:
+        return none(f)
+    n_kept = _kept_lines(acc.cta, acc.kept, acc.ev_n, acc.ev_ptr, acc.sec, shift)
     if n_kept == 0:
         return none(f)
     size = 1 << max(4, int(2 * n_kept - 1).bit_length())
     keys = np.full(size, -1, np.int64)
     residues = np.zeros((size, (n_sm + 63) // 64), np.uint64)
-    _fill(cta, kept, ev_n, ev_ptr, sec, keys, residues, n_sm, shift)
+    _fill(acc.cta, acc.kept, acc.ev_n, acc.ev_ptr, acc.sec, keys, residues, n_sm, shift)
     weights = np.ones(size, np.float64)
     return Footprint(_weigh(keys, residues, weights, n_sm, n_run), keys, weights)
 

@@ -217,24 +217,27 @@ def _sampled_share(line, missed, l2x, P, state, glob, hit_stat, per_sector=False
     its own w (the sectors of a line the grid's updates touch apart stand for more of the
     grid's first reads than the line does), and a miss on a half's other sector is not taken
     for a read again of the half."""
-    fetched = l2x[3]
-    first = line_weight(l2x[0], l2x[1], line, P[P_SAMPLE]) / P[P_SAMPLE]
+    fetched, f = l2x[3], P[P_SAMPLE]
+    width = 1 if per_sector else 2          # sectors a part: a sector, or a 64-byte half
+    first = 1.0 if per_sector else line_weight(l2x[0], l2x[1], line, f) / f
     drop_halves = 0.0
     drop_sectors = 0.0
-    step = 1 if per_sector else 2
-    for b in range(4 // step):
-        part = (missed >> (step * b)) & (1 if per_sector else 3)
+    for b in range(4 // width):
+        part = (missed >> (width * b)) & ((1 << width) - 1)
         if part:
-            key = (SECTOR_KEYS | (line * 4 + b)) if per_sector else line * 2 + b
-            if per_sector:                          # the sector's own w (footprint.py, shift 0)
-                first = line_weight(l2x[5], l2x[6], line * 4 + b, P[P_SAMPLE]) / P[P_SAMPLE]
+            if per_sector:                  # the sector's own w (footprint.py, shift 0)
+                key = line * 4 + b
+                first = line_weight(l2x[5], l2x[6], key, f) / f
+                key |= SECTOR_KEYS
+            else:
+                key = line * 2 + b
             if fetched_before(fetched, key):
                 state[ST_REREAD] += sectors(part)
                 state[ST_REMISS] += sectors(part)
             else:
                 again = state[ST_REMISS] / max(1.0, state[ST_REREAD])
                 share = first + (1.0 - first) * again
-                drop_halves += (1.0 - share) * (0.5 if per_sector else 1.0)
+                drop_halves += (1.0 - share) * width / 2.0
                 drop_sectors += sectors(part) * (1.0 - share)
     glob[hit_stat] += drop_sectors
     return drop_halves, drop_sectors

@@ -139,7 +139,8 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     lines = fp.none(f)                        # ... and each line it touches for w in [1, f]
     sectors = fp.none(f)                      # ... each sector (atomics' first reads)
     if n_run < n_sm:
-        lines = fp.footprint(rec, ctas, warps_per_cta, n_sm, n_run)
+        acc = fp.accesses(rec, ctas, warps_per_cta)
+        lines = fp.footprint(acc, n_sm, n_run)
         if fp.widely_shared_bytes(lines, f) > SHARED_ABOVE * float(t["l2_bytes"]):
             # data SMs far apart share that the L2 cannot hold: every SM replays (SHARED_ABOVE)
             n_run, ctas = n_sm, np.arange(n, dtype=np.int64)
@@ -147,7 +148,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
         else:
             P = _scaled(P, f, lines.g_all)
             if (tab.kind == isa.GLOBAL_ATOM).any():
-                sectors = fp.footprint(rec, ctas, warps_per_cta, n_sm, n_run, shift=0)
+                sectors = fp.footprint(acc, n_sm, n_run, shift=0)
     ptr, e_step, e_k = rec.streams((ctas[:, None] * warps_per_cta + np.arange(warps_per_cta)).reshape(-1))
     steps, events = rec.step_arrays()[:3], (rec.ev_n.view(), rec.ev_ptr.view(), rec.ev_same.view())
     n_regs, n_static = prog.nregs, tab.kind.size
