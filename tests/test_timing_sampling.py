@@ -88,6 +88,23 @@ def test_a_sample_reads_scattered_atomics_sectors_once(monkeypatch, words):
     assert sampled.metrics["dram__bytes_read.sum"] == pytest.approx(hand, rel=0.1)
 
 
+def test_a_sample_holds_as_much_dirty_data_as_the_gpu(monkeypatch, timing_data):
+    """The L2 keeps a bound of dirty data before it writes back (l2_dirty_bytes). A sample's
+    dirty sectors count by what their lines stand for: a table every block updates stands
+    for itself, though the keys streamed beside it stand for f lines each. Scaled by the
+    average over all lines, the bound fell to an eighth and the sample wrote the table back
+    (the Bloom filter insert of blind set 6: 24 MB, where replaying every SM wrote none)."""
+    from simt.sim.timing import model
+    monkeypatch.setattr(model, "SAMPLE_ABOVE", 1)
+    timing_data(l2_bytes=1 << 20, l2_dirty_bytes=256 * 1024)
+    n, words = 132 * 256 * 8, 48 * 1024                   # 1 MB of keys, a 192 KB table
+    keys = np.random.default_rng(0).integers(0, words, n).astype(np.int32)
+    full, sampled = _both_ways(_bins, n, lambda: [wp.array(keys, dtype=int), wp.zeros(words, dtype=int)])
+    assert sampled.metrics["simt__sampled_sms.sum"] < 132
+    assert full.metrics["dram__bytes_write.sum"] < 0.05 * 4 * words       # the table stays dirty in the L2
+    assert sampled.metrics["dram__bytes_write.sum"] < 0.05 * 4 * words
+
+
 @wp.kernel
 def _every_block_reads_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()

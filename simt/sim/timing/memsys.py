@@ -116,6 +116,17 @@ def _aged_victim(s, held, l2_tag, l2_stamp, now):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
+def _stands_for(line, l2x, P):
+    """How many of the GPU's L2 lines the replay's ``line`` (a key) stands for: its footprint
+    weight in a sampled replay (footprint.py), else 1. The L2's dirty sectors are counted in
+    the GPU's units against the whole bound on dirty data (l2_dirty_bytes): a line of a
+    private stream stands for f, one the whole grid updates (a hash table, a filter) for 1."""
+    if P[P_SAMPLE] > 1.0:
+        return line_weight(l2x[0], l2x[1], line_of(line), P[P_SAMPLE])
+    return 1.0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def _sampled_victim(line, s, l2x, l2_tag, l2_init, l2_valid, l2_dirty, l2_stamp, P, state, glob):
     """A sampled replay's way for ``line`` in set ``s``. The replay sees 1/f of the GPU's
     accesses, and a line stands for w of the grid's (footprint.py), in [1, f]:
@@ -139,7 +150,7 @@ def _sampled_victim(line, s, l2x, l2_tag, l2_init, l2_valid, l2_dirty, l2_stamp,
         v = _aged_victim(p, held, l2_tag, l2_stamp, now)
         if l2_tag[0, p, v] >= 0 and l2_dirty[0, p, v] != 0:
             state[ST_DIRTY_SECTORS] -= _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, l2_tag[0, p, v], P,
-                                                     state, glob)
+                                                     state, glob) * _stands_for(l2_tag[0, p, v], l2x, P)
         l2_tag[0, p, v] = -2
         l2_valid[0, p, v] = 0
         l2_dirty[0, p, v] = 0
@@ -166,7 +177,7 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
              if P[P_SAMPLE] > 1.0 else victim(l2_tag, l2_stamp, 0, s))
         if l2_tag[0, s, w] >= 0 and l2_dirty[0, s, w] != 0:
             n = _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, l2_tag[0, s, w], P, state, glob)
-            state[ST_DIRTY_SECTORS] -= n
+            state[ST_DIRTY_SECTORS] -= n * _stands_for(l2_tag[0, s, w], l2x, P)
         l2_tag[0, s, w] = line
         l2_valid[0, s, w] = 0
         l2_dirty[0, s, w] = 0
@@ -182,7 +193,7 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
         fresh = mask & ~l2_dirty[0, s, w]
         l2_dirty[0, s, w] |= mask
         if fresh:
-            state[ST_DIRTY_SECTORS] += sectors(fresh)
+            state[ST_DIRTY_SECTORS] += sectors(fresh) * _stands_for(line, l2x, P)
             glob[G_DIRTIED] += sectors(fresh)
             head = int(state[ST_FIFO_HEAD])
             fifo[head % fifo.size] = line
@@ -192,7 +203,8 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
                    and state[ST_FIFO_TAIL] < state[ST_FIFO_HEAD]):
                 old = fifo[int(state[ST_FIFO_TAIL]) % fifo.size]
                 state[ST_FIFO_TAIL] += 1
-                state[ST_DIRTY_SECTORS] -= _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, old, P, state, glob)
+                state[ST_DIRTY_SECTORS] -= (_l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, old, P, state, glob)
+                                            * _stands_for(old, l2x, P))
             if state[ST_FIFO_HEAD] - state[ST_FIFO_TAIL] >= fifo.size:    # never overwrite unread entries
                 state[ST_FIFO_TAIL] = state[ST_FIFO_HEAD] - fifo.size + 1
         return 0, s * l2_tag.shape[2] + w

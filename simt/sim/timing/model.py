@@ -181,7 +181,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
         _memory.give(shape, mem)
     if schedule.groups:
         stalls = replay_streams.fold_stalls(stalls, rep, n_static)
-    _steady_writebacks(glob, P, total_ctas / max(1, n))
+    _steady_writebacks(glob, P, total_ctas / max(1, n), lines.g_all)
     # the shared units were busy f times as long per replayed request: per request, as in the full GPU
     for u in (ix.G_L2_BUSY, ix.G_DRAM_BUSY, ix.G_ATOM_BUSY, ix.G_ATOM_HOT):
         glob[u] /= f
@@ -276,7 +276,8 @@ def _scaled(P, f: float, g_all: float):
     Every SM's requests reach the L2 and the atomic units, so their rates scale by f, and so
     does the DRAM's. The L2 keeps its capacity (memsys places beside each replayed line the
     lines of the SMs not replayed, and counts a first read of a line the grid shares as w / f
-    of a miss); the bound on dirty data scales by g_all."""
+    of a miss). The bound on dirty data stays: memsys counts each dirty sector by the lines
+    its line stands for (``memsys._stands_for``)."""
     P = P.copy()
     P[ix.P_L2_READ_BPC] /= f
     P[ix.P_L2_REQUEST] *= f
@@ -284,12 +285,11 @@ def _scaled(P, f: float, g_all: float):
     P[ix.P_L2_WRITE_LINE] *= f
     P[ix.P_L2_WRITE_SECTOR] *= f
     P[ix.P_ATOM_PER_CYCLE] /= f
-    P[ix.P_L2_DIRTY_SECTORS] /= g_all
     P[ix.P_SAMPLE] = f
     return P
 
 
-def _steady_writebacks(glob, P, s_p: float) -> None:
+def _steady_writebacks(glob, P, s_p: float, g_all: float = 1.0) -> None:
     """The DRAM writes of a grid of which only a prefix was recorded (the first 1/s_p of its
     blocks: the recorder stops at a budget of warp instructions), in the replay's units.
 
@@ -305,7 +305,7 @@ def _steady_writebacks(glob, P, s_p: float) -> None:
         return
     dirtied = glob[ix.G_DIRTIED]
     written = glob[ix.G_DRAM_WRITE] / 32.0
-    room = max(0.0, P[ix.P_L2_DIRTY_SECTORS] - (dirtied - written))
+    room = max(0.0, P[ix.P_L2_DIRTY_SECTORS] / g_all - (dirtied - written))     # (a sample's lines stand for g_all)
     extra = max(0.0, dirtied * (s_p - 1.0) - room)       # sectors the rest of the grid writes back
     # the grid's write-backs, (written + extra), in the prefix's units (the report scales by s_p)
     delta = 32.0 * ((written + extra) / s_p - written)
