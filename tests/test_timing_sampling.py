@@ -69,6 +69,86 @@ def test_a_sample_of_the_sms_predicts_what_replaying_them_all_does(monkeypatch, 
     assert sampled.metrics["smsp__inst_executed.sum"] == full.metrics["smsp__inst_executed.sum"]
 
 
+@wp.kernel
+def _far_neighbours(x: wp.array(dtype=float), reach: int, stride: int, y: wp.array(dtype=float)):
+    i = wp.tid()
+    n = x.shape[0]
+    s = float(0.0)
+    for k in range(reach):
+        s += x[(i + k * stride) % n]
+    y[i] = s
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known gap: a sample's first read of a line other SMs share waits out DRAM's latency, "
+    "though on the GPU most of the reads it stands for hit on what another SM fetched; the "
+    "full replay says 6,230 cycles, the sample 7,293. Counting the share of reads that hit as "
+    "L2 hits fixed this and the depthwise convolution of blind set 7 (1.21x -> 1.03x of the "
+    "full replay) but made forest inference (blind set 12) 15-17% fast: whether the GPU's "
+    "other readers come with the first (a wait for the fill) or after it is not in the sample"))
+def test_a_sample_waits_for_dram_as_often_as_the_gpu(monkeypatch):
+    """Every block reads its own 512 bytes and those of the blocks 64, 128, ... 448 after it,
+    which run on SMs far from its own: a line is fetched from DRAM once, by whichever block
+    reads it first, and the other seven readers hit in the L2. A sample of 16 SMs sees the
+    first read of most lines it reads (their other readers are not replayed): it counts each
+    as a DRAM read stood for by a share (right: the DRAM bytes agree), but makes the warp wait
+    out DRAM's latency for all of it, and this latency-bound launch runs 1.17x the full
+    replay's cycles."""
+    from simt.sim.timing import model
+    monkeypatch.setattr(model, "SAMPLE_ABOVE", 1)
+    n = 132 * 128 * 8
+    full, sampled = _both_ways(_far_neighbours, n, lambda: [wp.array(np.ones(n, np.float32)), 8, 64 * 128,
+                                                            wp.zeros(n)], block=128)
+    assert sampled.metrics["simt__sampled_sms.sum"] < 132 == full.metrics["simt__sampled_sms.sum"]
+    assert sampled.metrics["dram__bytes_read.sum"] == pytest.approx(full.metrics["dram__bytes_read.sum"], rel=0.02)
+    assert sampled.cycles == pytest.approx(full.cycles, rel=0.08)
+
+
+@wp.kernel
+def _rows_out(x: wp.array(dtype=float), m: int, y: wp.array2d(dtype=float)):
+    pad = wp.shared.array(shape=(12288,), dtype=float)     # 48 KB: four blocks an SM
+    i = wp.tid()
+    t = wp.thread_idx()
+    pad[t] = x[(i * 8) & m]
+    s = float(0.0)
+    for k in range(4):
+        s += x[(i * 8 + k * 977) & m]
+    for j in range(16):
+        y[j, i] = s + pad[t] + float(j)
+
+
+def test_a_recorded_prefix_writes_back_what_the_grid_does(monkeypatch, timing_data):
+    """A big grid records a prefix of its blocks (two waves here, of five), and the rest
+    writes back what it dirties beyond the room the L2's bound on dirty data had left
+    (model._steady_writebacks). Sampled, a dirty sector stands for as many as its line does:
+    private output lines for f each. The room was counted over the average weight of every
+    line, and the input every block reads (a line for itself) pulled it down: the room came
+    out several times too large, and the sample wrote back 0.17 MB of the 1.2 MB the full
+    replay writes (5.4 MB of output, a 4 MB bound; a depthwise convolution of blind set 7:
+    1.2 MB of 6.7)."""
+    from simt.sim.precise import engine
+    from simt.sim.timing import model
+    timing_data(l2_bytes=8 << 20, l2_dirty_bytes=4 << 20)
+    monkeypatch.setattr(model, "SAMPLE_ABOVE", 1)
+    n, words = 132 * 4 * 32 * 5, 64 * 1024
+    x = np.ones(words, np.float32)
+    args = lambda: [wp.array(x), words - 1, wp.zeros((16, n))]      # noqa: E731
+    wp.set_module_options({"timing_sample": False})
+    try:
+        full = wp.launch(_rows_out, n, args(), block_dim=32)
+    finally:
+        wp.set_module_options({"timing_sample": True})
+    monkeypatch.setattr(engine, "RECORD_BUDGET", 1)
+    monkeypatch.setattr(engine, "MIN_RECORDED_WAVES", 2)
+    sampled = wp.launch(_rows_out, n, args(), block_dim=32)
+    assert full.metrics["simt__sampled_ctas.sum"] == n // 32
+    assert sampled.metrics["simt__sampled_sms.sum"] < 132
+    assert sampled.metrics["simt__sampled_ctas.sum"] < n // 32 // 8       # a prefix of a sample
+    written = full.metrics["dram__bytes_write.sum"]
+    assert 0.5e6 < written < 0.5 * 16 * 4 * n                              # the bound keeps most of it
+    assert sampled.metrics["dram__bytes_write.sum"] == pytest.approx(written, rel=0.1)
+
+
 @pytest.mark.parametrize("words", [1 << 16, 1 << 22])
 def test_a_sample_reads_scattered_atomics_sectors_once(monkeypatch, words):
     """Atomics at random over a table the L2 holds read each sector they touch from DRAM once

@@ -64,4 +64,5 @@ N_SM_STATS = M_CTAS + 1
 (G_L2_READ, G_L2_READ_HIT, G_L2_WRITE, G_L2_ATOM, G_DRAM_READ, G_DRAM_WRITE, G_L1_SECTORS,
  G_L1_HITS, G_L2_BUSY, G_DRAM_BUSY, G_ATOM_BUSY, G_ATOM_OPS, G_L2_ATOM_HIT, G_ATOM_HOT,
  G_DIRTIED,          # sectors the L2 marked dirty (each written back later, or dirty at the end)
- N_GLOBAL_STATS) = range(16)
+ G_DIRTIED_W,        # ... each counted by the lines its line stands for (memsys._stands_for)
+ N_GLOBAL_STATS) = range(17)

@@ -39,7 +39,7 @@ from . import isa
 from .caches import find, halves, sectors, set_of, victim
 from .footprint import line_weight
 from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_WRITE, G_L1_HITS,
-                      G_L1_SECTORS, G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT,
+                      G_DIRTIED_W, G_L1_SECTORS, G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT,
                       LS_ACK, LS_ENTRIES, LS_HOLD, LS_KEY, LS_PENDING, LS_PKEY, LS_WARP,
                       G_L2_WRITE, M_L1T, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_PER_CYCLE,
                       P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC,
@@ -193,8 +193,10 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
         fresh = mask & ~l2_dirty[0, s, w]
         l2_dirty[0, s, w] |= mask
         if fresh:
-            state[ST_DIRTY_SECTORS] += sectors(fresh) * _stands_for(line, l2x, P)
+            w_line = _stands_for(line, l2x, P)
+            state[ST_DIRTY_SECTORS] += sectors(fresh) * w_line
             glob[G_DIRTIED] += sectors(fresh)
+            glob[G_DIRTIED_W] += sectors(fresh) * w_line
             head = int(state[ST_FIFO_HEAD])
             fifo[head % fifo.size] = line
             state[ST_FIFO_HEAD] += 1

@@ -146,7 +146,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
             n_run, ctas = n_sm, np.arange(n, dtype=np.int64)
             f, lines = 1.0, fp.none(1.0)
         else:
-            P = _scaled(P, f, lines.g_all)
+            P = _scaled(P, f)
             if (tab.kind == isa.GLOBAL_ATOM).any():
                 sectors = fp.footprint(acc, n_sm, n_run, shift=0)
     ptr, e_step, e_k = rec.streams((ctas[:, None] * warps_per_cta + np.arange(warps_per_cta)).reshape(-1))
@@ -181,7 +181,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
         _memory.give(shape, mem)
     if schedule.groups:
         stalls = replay_streams.fold_stalls(stalls, rep, n_static)
-    _steady_writebacks(glob, P, total_ctas / max(1, n), lines.g_all)
+    _steady_writebacks(glob, P, total_ctas / max(1, n))
     # the shared units were busy f times as long per replayed request: per request, as in the full GPU
     for u in (ix.G_L2_BUSY, ix.G_DRAM_BUSY, ix.G_ATOM_BUSY, ix.G_ATOM_HOT):
         glob[u] /= f
@@ -270,10 +270,9 @@ def sm_sample(work: int, n: int, n_sm: int, heaviest=lambda: 0) -> tuple[int, np
     return r, all_ctas[(all_ctas % n_sm >= s) & (all_ctas % n_sm < s + r)]
 
 
-def _scaled(P, f: float, g_all: float):
-    """The GPU-wide units' parameters for a replay of 1/f of the SMs whose lines stand for
-    g_all of the grid's on average (footprint.py): the same load per unit of bandwidth.
-    Every SM's requests reach the L2 and the atomic units, so their rates scale by f, and so
+def _scaled(P, f: float):
+    """The GPU-wide units' parameters for a replay of 1/f of the SMs: the same load per unit
+    of bandwidth. Every SM's requests reach the L2 and the atomic units, so their rates scale by f, and so
     does the DRAM's. The L2 keeps its capacity (memsys places beside each replayed line the
     lines of the SMs not replayed, and counts a first read of a line the grid shares as w / f
     of a miss). The bound on dirty data stays: memsys counts each dirty sector by the lines
@@ -289,7 +288,7 @@ def _scaled(P, f: float, g_all: float):
     return P
 
 
-def _steady_writebacks(glob, P, s_p: float, g_all: float = 1.0) -> None:
+def _steady_writebacks(glob, P, s_p: float) -> None:
     """The DRAM writes of a grid of which only a prefix was recorded (the first 1/s_p of its
     blocks: the recorder stops at a budget of warp instructions), in the replay's units.
 
@@ -300,12 +299,20 @@ def _steady_writebacks(glob, P, s_p: float, g_all: float = 1.0) -> None:
     writes far more than the bound writes nearly all of it back, however little its recorded
     prefix wrote (the replay of a prefix alone would count only the prefix's overflow). Lines
     the blocks write again and again (bins, a shared result) are dirtied once while they stay
-    dirty, so they add little. The DRAM's busy time grows with the writes."""
+    dirty, so they add little. The DRAM's busy time grows with the writes.
+
+    In a sampled replay a dirty sector stands for as many of the GPU's as its line does
+    (memsys._stands_for): the bound, in the replay's sectors, is the bound over the dirty
+    lines' average weight (a private output's lines stand for f each, a table every block
+    updates for 1), not over every line's (input lines shared by neighbouring blocks stand for
+    fewer: over their average the room came out too large, and a depthwise convolution's
+    sampled replay wrote back a fifth of what the full one does)."""
     if s_p <= 1.0 + 1e-9:
         return
     dirtied = glob[ix.G_DIRTIED]
     written = glob[ix.G_DRAM_WRITE] / 32.0
-    room = max(0.0, P[ix.P_L2_DIRTY_SECTORS] / g_all - (dirtied - written))     # (a sample's lines stand for g_all)
+    w_dirty = glob[ix.G_DIRTIED_W] / dirtied if dirtied > 0.0 else 1.0
+    room = max(0.0, P[ix.P_L2_DIRTY_SECTORS] / w_dirty - (dirtied - written))
     extra = max(0.0, dirtied * (s_p - 1.0) - room)       # sectors the rest of the grid writes back
     # the grid's write-backs, (written + extra), in the prefix's units (the report scales by s_p)
     delta = 32.0 * ((written + extra) / s_p - written)
