@@ -66,8 +66,9 @@ def issue_slots_scaled(factor: float):
         model._tables = original
 
 
-def measured(name: str) -> pd.DataFrame:
-    df = ncu.load(name)
+def measured(name: str, data=ncu.DATA) -> pd.DataFrame:
+    """The profiler's rows of data/SET.csv joined with its manifest, in the report's columns."""
+    df = ncu.load(name, data)
     for m in METRICS:
         if m not in df:
             df[m] = np.nan

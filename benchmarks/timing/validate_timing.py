@@ -15,9 +15,11 @@ measured and predicted ``sm__cycles_elapsed.max``, then:
 
 Targets (issue 8): MAPE <= 15%, r(log) >= 0.97, every pair's ratio within 20%.
 
-    PYTHONPATH=. python3 benchmarks/timing/validate_timing.py [--only a,b] [--csv out.csv] [--arch FILE]
+    PYTHONPATH=. python3 benchmarks/timing/validate_timing.py [--only a,b] [--csv out.csv] [--arch FILE] [--data DIR]
 
-``--arch`` predicts with another architecture file of the H200 (one `simt calibrate` wrote).
+``--arch`` predicts with another architecture file (one `simt calibrate` wrote), and the
+baseline uses its constants; ``--data`` reads the measurement from another folder (another
+GPU's: data/h100 holds the H100's, to set beside ``--arch data/h100/calibrated/h100.json``).
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
 import simt as wp  # noqa: E402
 from simt.arch import load_arch  # noqa: E402
-from timing import cases, compare  # noqa: E402
+from timing import cases, compare, ncu  # noqa: E402
 
 CYC = compare.CYC
 
@@ -58,7 +60,9 @@ def main() -> None:
     ap.add_argument("--full-replay", action="store_true",
                     help="replay every SM of big launches (module option timing_sample False)")
     ap.add_argument("--arch", default="sm_90",
-                    help="the architecture to predict with: sm_90 (shipped) or the path of an H200 file")
+                    help="the architecture to predict with: sm_90 (shipped) or the path of a file simt calibrate wrote")
+    ap.add_argument("--data", default=str(ncu.DATA),
+                    help="the folder holding validation.csv and its manifest (default data/h200)")
     compare.add_no_sass(ap)
     args = ap.parse_args()
     wp.set_module_options({"arch": args.arch})
@@ -70,7 +74,7 @@ def main() -> None:
     print(f"predicting {len(launches)} held-out launches on cpu:precise ...")
     pred = compare.predict(launches)
     pred["baseline"] = pred.apply(baseline, axis=1, arch_name=args.arch)
-    df = compare.join(pred, compare.measured("validation"))
+    df = compare.join(pred, compare.measured("validation", Path(args.data)))
     meas, model, roof = df[f"meas:{CYC}"], df[f"pred:{CYC}"], df["baseline"]
 
     print()

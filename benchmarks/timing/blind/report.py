@@ -19,9 +19,9 @@ within 15%.
 
 This is a report, never an input: nothing here may be used to fit or tune the model.
 
-    PYTHONPATH=. python3 benchmarks/timing/blind/report.py [--set blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|blind10|blind11|blind12|blind13|blind14|blind15|blind16|blind17|blind18] [--only a,b] [--out FILE] [--csv FILE]
+    PYTHONPATH=. python3 benchmarks/timing/blind/report.py [--arch FILE --data DIR] [--set blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|blind10|blind11|blind12|blind13|blind14|blind15|blind16|blind17|blind18] [--only a,b] [--out FILE] [--csv FILE]
 
-The output is also written to data/h200/SET_report.txt (``--out`` to change). Where the set has
+The output is also written to SET_report.txt in the --data folder (data/h200; ``--out`` to change). Where the set has
 not been measured yet (no data/h200/SET.csv) it says so and exits with status 1, predicting
 nothing.
 """
@@ -168,11 +168,15 @@ def main(default_set: str = "blind") -> None:
                          "launches a change touches); the report is then the whole set's")
     ap.add_argument("--full-replay", action="store_true",
                     help="replay every SM of big launches (module option timing_sample False)")
+    ap.add_argument("--arch", default="sm_90",
+                    help="the architecture to predict with (and the baseline's constants): sm_90 (shipped) or "
+                         "the path of a file simt calibrate wrote, beside --data of that GPU's measurement")
     compare.add_no_sass(ap)
     args = ap.parse_args()
     compare.apply_no_sass(args)
+    wp.set_module_options({"arch": args.arch})
     name = args.set
-    out_file = str(ncu.DATA / f"{name}_report.txt") if args.out is None else args.out
+    out_file = str(Path(args.data) / f"{name}_report.txt") if args.out is None else args.out
     csv_file = Path(args.data) / f"{name}.csv"
     if not csv_file.exists():
         sys.exit(f"{name}: no measurement yet ({csv_file} does not exist); measure the set first "
@@ -190,7 +194,7 @@ def main(default_set: str = "blind") -> None:
     label = "the blind set" if name == "blind" else f"the blind set {name}"
     print(f"predicting {len(launches)} launches of {label} on cpu:precise ...")
     pred = compare.predict(launches)
-    pred["baseline"] = pred.apply(baseline, axis=1)
+    pred["baseline"] = pred.apply(baseline, axis=1, arch_name=args.arch)
     reused = 0
     if args.reuse and only:
         old = pd.read_csv(args.reuse)
@@ -203,7 +207,8 @@ def main(default_set: str = "blind") -> None:
     print()
     print(text, end="")
     if out_file and (not only or reused):
-        head = (f"PYTHONPATH=. python3 benchmarks/timing/{name}/report.py{' --full-replay' if args.full_replay else ''}\n"
+        flags = (" --full-replay" if args.full_replay else "") + (f" --arch {args.arch}" if args.arch != "sm_90" else "")
+        head = (f"PYTHONPATH=. python3 benchmarks/timing/{name}/report.py{flags}\n"
                 f"predicted on cpu:precise (simt at the checked-out commit), measured: {args.data}/{name}.csv\n\n")
         if reused:
             head = (f"PYTHONPATH=. python3 benchmarks/timing/blind/report.py --set {name} --only {args.only} "
