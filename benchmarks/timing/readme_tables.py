@@ -3,10 +3,14 @@
 roofline baseline's MAPE, r of log-cycles and launches within 20%, DRAM bytes within 15% and
 pairs within 20%, then every set's pairs. Prints Markdown; predicts nothing.
 
-    PYTHONPATH=. python3 benchmarks/timing/readme_tables.py
+    PYTHONPATH=. python3 benchmarks/timing/readme_tables.py [--data DIR --summary-only]
+
+``--data`` reads another GPU's reports (data/h100: the H100's, predicted with the file simt
+calibrate wrote for it); ``--summary-only`` prints the per-set table alone.
 """
 from __future__ import annotations
 
+import argparse
 import importlib
 import re
 import sys
@@ -37,8 +41,8 @@ def number(name: str) -> int:
     return int(name[len("blind"):] or 1)
 
 
-def parse(name: str) -> dict | None:
-    path = ncu.DATA / f"{name}_report.txt"
+def parse(name: str, data: Path = ncu.DATA) -> dict | None:
+    path = Path(data) / f"{name}_report.txt"
     if not path.exists():
         return None
     text = path.read_text().splitlines()
@@ -72,21 +76,31 @@ def kernels(name: str) -> int:
 
 
 def main() -> None:
-    parsed = {s: parse(s) for s in SETS}
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=str(ncu.DATA), help="the folder of the reports (default data/h200)")
+    ap.add_argument("--summary-only", action="store_true", help="the per-set table alone")
+    args = ap.parse_args()
+    parsed = {s: parse(s, Path(args.data)) for s in SETS}
     missing = [s for s in SETS if parsed[s] is None]
-    if missing:
+    if missing and not args.summary_only:
         print(f"(not reported yet: {', '.join(missing)}; run blind/report.py --set SET)\n")
     sets = [s for s in SETS if parsed[s] is not None]
-    print("| set | mean absolute % error | r of log-cycles | within 20% | DRAM bytes within 15% | pairs within 20% |")
+    other = Path(args.data).resolve() != ncu.DATA.resolve()
+    label = f"set ({Path(args.data).name})" if other else "set"
+    print(f"| {label} | mean absolute % error | r of log-cycles | within 20% | DRAM bytes within 15% | pairs within 20% |")
     print("|---|---|---|---|---|---|")
     for s in sets:
         p = parsed[s]
         mape, r, within = p["model"]
         n = within.split(" of ")[1]
-        print(f"| set {number(s)}, {n} launches of {kernels(s)} kernels ({STATUS.get(s, 'looked at')}) | "
+        status = "measured once; the model was shaped beside its H200 measurement" if other else \
+            STATUS.get(s, "looked at")
+        print(f"| set {number(s)}, {n} launches of {kernels(s)} kernels ({status}) | "
               f"{mape} | {r} | {within} | {p['dram']} | {p['pair_summary']} |")
         mape, r, within = p["roofline baseline"]
         print(f"| set {number(s)}: roofline baseline | {mape} | {r} | {within} | | |")
+    if args.summary_only:
+        return
     for s in sets:
         print(f"\nSet {number(s)}'s pairs:\n")
         print("| pair (numerator / denominator) | H200 | model | error | roofline |")

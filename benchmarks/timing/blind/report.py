@@ -207,7 +207,8 @@ def main(default_set: str = "blind") -> None:
     print()
     print(text, end="")
     if out_file and (not only or reused):
-        flags = (" --full-replay" if args.full_replay else "") + (f" --arch {args.arch}" if args.arch != "sm_90" else "")
+        flags = (" --full-replay" if args.full_replay else "") + (f" --arch {args.arch}" if args.arch != "sm_90" else "") \
+            + (f" --data {args.data}" if Path(args.data).resolve() != ncu.DATA.resolve() else "")
         head = (f"PYTHONPATH=. python3 benchmarks/timing/{name}/report.py{flags}\n"
                 f"predicted on cpu:precise (simt at the checked-out commit), measured: {args.data}/{name}.csv\n\n")
         if reused:
