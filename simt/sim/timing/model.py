@@ -272,8 +272,8 @@ def sm_sample(work: int, n: int, n_sm: int, heaviest=lambda: 0) -> tuple[int, np
 
 def _scaled(P, f: float):
     """The GPU-wide units' parameters for a replay of 1/f of the SMs: the same load per unit
-    of bandwidth. Every SM's requests reach the L2 and the atomic units, so their rates scale by f, and so
-    does the DRAM's. The L2 keeps its capacity (memsys places beside each replayed line the
+    of bandwidth. Every SM's requests reach the L2 and the atomic units, so their rates scale
+    by f, and so does the DRAM's. The L2 keeps its capacity (memsys places beside each replayed line the
     lines of the SMs not replayed, and counts a first read of a line the grid shares as w / f
     of a miss). The bound on dirty data stays: memsys counts each dirty sector by the lines
     its line stands for (``memsys._stands_for``)."""
