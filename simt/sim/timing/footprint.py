@@ -29,14 +29,13 @@ _HASH = 0x9E3779B97F4A7C15 - (1 << 64)     # as an int64
 
 
 class Footprint(NamedTuple):
-    g_all: float            # the average w over the replayed blocks' lines
     keys: np.ndarray        # an open-addressing table of the replayed lines (-1: empty slot)
     weights: np.ndarray     # ... and each one's w
 
 
-def none(f: float) -> Footprint:
-    """No line recorded: every line stands for f."""
-    return Footprint(f, np.full(1, -1, np.int64), np.ones(1, np.float64))
+def none() -> Footprint:
+    """No line recorded: every line stands for f (``line_weight`` of a line not in the table)."""
+    return Footprint(np.full(1, -1, np.int64), np.ones(1, np.float64))
 
 
 class Accesses(NamedTuple):
@@ -69,18 +68,18 @@ def footprint(acc: Accesses | None, n_sm: int, n_run: int, shift: int = 2) -> Fo
     read of a sector stands for, where the grid's updates of a line fall on its sectors apart
     (a hash table's slots, each updated once or twice, stand for f; the line, touched by two
     blocks, for f / 2)."""
-    f = n_sm / n_run
     if acc is None:
-        return none(f)
+        return none()
     n_kept = _kept_lines(acc.cta, acc.kept, acc.ev_n, acc.ev_ptr, acc.sec, shift)
     if n_kept == 0:
-        return none(f)
+        return none()
     size = 1 << max(4, int(2 * n_kept - 1).bit_length())
     keys = np.full(size, -1, np.int64)
     residues = np.zeros((size, (n_sm + 63) // 64), np.uint64)
     _fill(acc.cta, acc.kept, acc.ev_n, acc.ev_ptr, acc.sec, keys, residues, n_sm, shift)
     weights = np.ones(size, np.float64)
-    return Footprint(_weigh(keys, residues, weights, n_sm, n_run), keys, weights)
+    _weigh(keys, residues, weights, n_sm, n_run)
+    return Footprint(keys, weights)
 
 
 def widely_shared_bytes(lines: Footprint, f: float) -> float:
@@ -171,9 +170,8 @@ def _fill(cta, kept, ev_n, ev_ptr, sec, keys, residues, n_sm, shift):
 
 @njit(cache=True, nogil=True)
 def _weigh(keys, residues, weights, n_sm, n_run):
-    """Each line's w from its residues; returns the average w over the lines."""
+    """Each line's w from its residues."""
     f = n_sm / n_run
-    total = n = 0.0
     for i in range(keys.size):
         if keys[i] == -1:
             continue
@@ -190,6 +188,3 @@ def _weigh(keys, residues, weights, n_sm, n_run):
         covered += min(n_run, first + n_sm - prev)
         w = min(f, max(1.0, n_sm / covered))
         weights[i] = w
-        total += w
-        n += 1.0
-    return total / n if n > 0 else f

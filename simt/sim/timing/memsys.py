@@ -58,14 +58,15 @@ DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, P, state, glob):
-    """Write the dirty sectors of ``line`` (if still in L2) to DRAM; return dirty sectors freed.
-    A sector only partly written (never read in whole) is read from DRAM first."""
+def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, l2x, P, state, glob):
+    """Write the dirty sectors of ``line`` (if still in L2) to DRAM and take them off the L2's
+    count of dirty sectors, each by what its line stands for (``_stands_for``). A sector only
+    partly written (never read in whole) is read from DRAM first."""
     sets = l2_tag.shape[1]
     s = set_of(line, sets)
     w = find(l2_tag, l2_init, 0, s, line)
     if w < 0 or l2_dirty[0, s, w] == 0:
-        return 0
+        return
     n = 0
     d = l2_dirty[0, s, w]
     for b in range(4):
@@ -76,7 +77,7 @@ def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, P, state, glob):
     bursts = halves(d)
     l2_dirty[0, s, w] = 0
     _dram_write(n * 32.0, bursts * P[P_DRAM_FETCH], P, state, glob)
-    return n
+    state[ST_DIRTY_SECTORS] -= n * _stands_for(line, l2x, P)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -149,8 +150,7 @@ def _sampled_victim(line, s, l2x, l2_tag, l2_init, l2_valid, l2_dirty, l2_stamp,
         find(l2_tag, l2_init, 0, p, -3)          # (empties the set when first looked at)
         v = _aged_victim(p, held, l2_tag, l2_stamp, now)
         if l2_tag[0, p, v] >= 0 and l2_dirty[0, p, v] != 0:
-            state[ST_DIRTY_SECTORS] -= _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, l2_tag[0, p, v], P,
-                                                     state, glob) * _stands_for(l2_tag[0, p, v], l2x, P)
+            _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, l2_tag[0, p, v], l2x, P, state, glob)
         l2_tag[0, p, v] = -2
         l2_valid[0, p, v] = 0
         l2_dirty[0, p, v] = 0
@@ -176,8 +176,7 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
         w = (_sampled_victim(line, s, l2x, l2_tag, l2_init, l2_valid, l2_dirty, l2_stamp, P, state, glob)
              if P[P_SAMPLE] > 1.0 else victim(l2_tag, l2_stamp, 0, s))
         if l2_tag[0, s, w] >= 0 and l2_dirty[0, s, w] != 0:
-            n = _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, l2_tag[0, s, w], P, state, glob)
-            state[ST_DIRTY_SECTORS] -= n * _stands_for(l2_tag[0, s, w], l2x, P)
+            _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, l2_tag[0, s, w], l2x, P, state, glob)
         l2_tag[0, s, w] = line
         l2_valid[0, s, w] = 0
         l2_dirty[0, s, w] = 0
@@ -205,8 +204,7 @@ def _l2_touch(line, mask, write, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, 
                    and state[ST_FIFO_TAIL] < state[ST_FIFO_HEAD]):
                 old = fifo[int(state[ST_FIFO_TAIL]) % fifo.size]
                 state[ST_FIFO_TAIL] += 1
-                state[ST_DIRTY_SECTORS] -= (_l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, old, P, state, glob)
-                                            * _stands_for(old, l2x, P))
+                _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, old, l2x, P, state, glob)
             if state[ST_FIFO_HEAD] - state[ST_FIFO_TAIL] >= fifo.size:    # never overwrite unread entries
                 state[ST_FIFO_TAIL] = state[ST_FIFO_HEAD] - fifo.size + 1
         return 0, s * l2_tag.shape[2] + w

@@ -136,15 +136,15 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     n_run, ctas = (sm_sample(rec.work, n, n_sm, lambda: _heaviest_cta(rec)) if sample
                    else (n_sm, np.arange(n, dtype=np.int64)))
     f = n_sm / n_run                          # each replayed SM stands for f SMs
-    lines = fp.none(f)                        # ... and each line it touches for w in [1, f]
-    sectors = fp.none(f)                      # ... each sector (atomics' first reads)
+    lines = fp.none()                         # ... and each line it touches for w in [1, f]
+    sectors = fp.none()                       # ... each sector (atomics' first reads)
     if n_run < n_sm:
         acc = fp.accesses(rec, ctas, warps_per_cta)
         lines = fp.footprint(acc, n_sm, n_run)
         if fp.widely_shared_bytes(lines, f) > SHARED_ABOVE * float(t["l2_bytes"]):
             # data SMs far apart share that the L2 cannot hold: every SM replays (SHARED_ABOVE)
             n_run, ctas = n_sm, np.arange(n, dtype=np.int64)
-            f, lines = 1.0, fp.none(1.0)
+            f, lines = 1.0, fp.none()
         else:
             P = _scaled(P, f)
             if (tab.kind == isa.GLOBAL_ATOM).any():
@@ -273,10 +273,10 @@ def sm_sample(work: int, n: int, n_sm: int, heaviest=lambda: 0) -> tuple[int, np
 def _scaled(P, f: float):
     """The GPU-wide units' parameters for a replay of 1/f of the SMs: the same load per unit
     of bandwidth. Every SM's requests reach the L2 and the atomic units, so their rates scale
-    by f, and so does the DRAM's. The L2 keeps its capacity (memsys places beside each replayed line the
-    lines of the SMs not replayed, and counts a first read of a line the grid shares as w / f
-    of a miss). The bound on dirty data stays: memsys counts each dirty sector by the lines
-    its line stands for (``memsys._stands_for``)."""
+    by f, and so does the DRAM's. The L2 keeps its capacity (memsys places beside each
+    replayed line the lines of the SMs not replayed, and counts a first read of a line the
+    grid shares as w / f of a miss). The bound on dirty data stays: memsys counts each dirty
+    sector by the lines its line stands for (``memsys._stands_for``)."""
     P = P.copy()
     P[ix.P_L2_READ_BPC] /= f
     P[ix.P_L2_REQUEST] *= f
