@@ -8,7 +8,8 @@ prediction of the same kernels written in simt beside them.
 
     PYTHONPATH=. python3 benchmarks/timing/store_concurrency.py [--model]
 
-Not measured yet; on the H200, from the repository root (BASE from ncu_metrics.sh):
+Measured on the H200 at 5675af4 (output: data/h200/store_concurrency.txt); to measure again,
+from the repository root (BASE from ncu_metrics.sh; or gpu_pending.sh DIR store):
     nvcc -O3 -arch=sm_90 -o /tmp/store_concurrency simt/calibrate/cuda/store_concurrency.cu
     ncu --clock-control none --csv --print-units base \\
         --metrics "$BASE,lts__t_sectors_op_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum" \\
