@@ -296,7 +296,7 @@ HEADLINE = ["clock_mhz", "cta_launch_cycles", "pipe_interval.fma", "pipe_interva
             "latency.shared", "latency.l1", "latency.l2", "latency.dram", "branch_cycles",
             "l2_read_bytes_per_cycle", "dram_bytes_per_cycle", "dram_write_cost", "dram_fetch_bytes",
             "l1_line_cycles", "shared_wavefront_cycles", "shared_instruction_cycles",
-            "atomic_same_address_cycles", "atomic_sectors_per_cycle", "barrier_cycles", "loop_control_factor"]
+            "atomic_same_address_cycles", "atomic_line_cycles", "barrier_cycles", "loop_control_factor"]
 
 
 def test_profiler_durations_fit_the_headline_constants(tmp_path, probe_loops, texts):

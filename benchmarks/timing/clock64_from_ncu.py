@@ -137,7 +137,8 @@ def flatten(timing: dict) -> dict[str, float]:
 
 def compare(ncu: dict, clock64: dict) -> pd.DataFrame:
     a, b = flatten(ncu), flatten(clock64)
-    rows = [(k, a[k], b[k], (b[k] - a[k]) / abs(a[k]) if a[k] else float(b[k] != 0)) for k in a]
+    # (a constant only one side has, such as the two sm_90.json takes from later measurements, is left out)
+    rows = [(k, a[k], b[k], (b[k] - a[k]) / abs(a[k]) if a[k] else float(b[k] != 0)) for k in a if k in b]
     return pd.DataFrame(rows, columns=["constant", "ncu", "clock64", "rel"]).set_index("constant")
 
 

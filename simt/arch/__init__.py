@@ -34,7 +34,7 @@ REQUIRED = {
                "dram_peak_bytes_per_second", "dram_write_cost", "dram_write_queue_cycles",
                "dram_fetch_bytes", "l2_bytes", "l2_ways", "l2_dirty_bytes", "l1_bytes", "l1_ways",
                "atomic_same_address_cycles", "atomic_same_address_cycles_f32", "atomic_units",
-               "atomic_spread_cycles", "atomic_sectors_per_cycle", "atomic_interleave_bytes",
+               "atomic_spread_cycles", "atomic_interleave_bytes",
                "atomic_line_cycles", "shared_atomic_same_lane_cycles",
                "shared_atomic_same_lane_throughput", "shared_atomic_f32_round_cycles",
                "shared_atomic_f32_round_sass", "barrier_cycles", "barrier_cycles_per_warp",

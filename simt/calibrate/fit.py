@@ -156,6 +156,61 @@ def _few_sm_steps(df) -> dict:
     return {bench: c for (bench, w, b), c in steps.items() if (w, b) == (16, blocks)}
 
 
+SCATTER_LINES = 1 << 15      # micro.cu red_scatter_l2: words hashed over 4 MB
+ATOMIC_COLD_SOURCE = ("micro.cu red_scatter_l2: each lane a word hashed over 2^15 lines, 4 blocks of 256 an SM: the "
+                      "mean cost a sector at a unit (units / lane updates a cycle) less the few hot ones "
+                      "(atomic_hot_window_cycles; fit.atomic_cold_cycles)")
+ATOMIC_WINDOW_SOURCE = ("atomic_lines.cu red_rand (benchmarks/timing/atomic_lines.py): each lane a line hashed over "
+                        "2^12 lines, 4 blocks of 256 an SM: the window within which a unit's update of a line makes "
+                        "the next one on it cost atomic_line_cycles, from the mean cost a line between the cold and "
+                        "hot costs (fit.atomic_hot_window)")
+
+
+def atomic_lines_rate(df, bench: str, log2_lines: int) -> float:
+    """atomic_lines.cu's lane operations a cycle GPU-wide of ``bench`` over 2^log2_lines lines
+    (its manifest's value: 100 x log2 of the lines plus the steps), from the 4 and 16 steps."""
+    rows = df[(df.bench == bench) & (df.value // 100 == log2_lines)]
+    if len(rows) < 2:
+        raise FitError(f"atomic_lines: {bench} over 2^{log2_lines} lines has fewer than two launches")
+    return 1.0 / float(np.polyfit(rows.work.astype(float), rows[CYC].astype(float), 1)[0])
+
+
+def _hot_share(window: float, lines_per_unit: float, mean: float) -> float:
+    """The share of a unit's updates whose line it updated within ``window`` cycles, for lines
+    hashed uniformly: a line comes back after lines_per_unit updates of ``mean`` cycles on
+    average, the gaps exponential."""
+    return 1.0 - float(np.exp(-window / (lines_per_unit * mean))) if window > 0 else 0.0
+
+
+def atomic_cold_cycles(rate: float, lines: int, units: int, hot: float, window: float) -> float:
+    """The cost of a cold sector at its unit, from ``rate`` lane updates a cycle of one lane a
+    line hashed over ``lines`` lines: the mean cost (units / rate) less its hot share's."""
+    mean = units / rate
+    p = _hot_share(window, lines / units, mean)
+    return (mean - p * hot) / (1.0 - p)
+
+
+def atomic_hot_window(rate: float, lines: int, units: int, hot: float, cold: float) -> float:
+    """The window (cycles) that gives ``rate`` lane updates a cycle of one lane a line hashed
+    over ``lines`` lines, each update costing ``hot`` where its line came back within the window
+    and ``cold`` otherwise: the inverse of _hot_share at the measured mean cost."""
+    mean = units / rate
+    p = min(max((mean - cold) / (hot - cold), 1e-3), 0.999) if hot > cold else 0.999
+    return -(lines / units) * mean * float(np.log(1.0 - p))
+
+
+
+def atomic_cold_and_window(scatter: float, lines, units: int, hot: float, window: float = 0.0) -> tuple[float, float]:
+    """(atomic_cold_sector_cycles, atomic_hot_window_cycles) from micro.cu red_scatter_l2's lane
+    updates a cycle and atomic_lines.cu's launches (``lines``; None: ``window`` as given), each
+    fitted given the other, a few rounds from no window."""
+    cold = atomic_cold_cycles(scatter, SCATTER_LINES, units, hot, window)
+    for _ in range(8 if lines is not None else 0):
+        window = atomic_hot_window(atomic_lines_rate(lines, "red_rand", 12), 1 << 12, units, hot, cold)
+        cold = atomic_cold_cycles(scatter, SCATTER_LINES, units, hot, window)
+    return cold, window
+
+
 L1_STORE_SOURCE = ("l1_store_data.cu (benchmarks/timing/l1_store_data.py), 16 warps on each of an eighth of "
                    "the SMs (the L2 far from busy): stores of 32 one-sector lines (st32_out) and of one whole "
                    "line (st1), cycles a step over the lines a step; the line cost and the sector cost that "
@@ -500,9 +555,6 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     t["atomic_spread_cycles"] = note("atomic_spread_cycles", round(per_request / 4, 3),
                                      "micro2.cu red_region, 8 words of one sector, 4 lanes each: cycles per "
                                      "lane a word (a few lanes a word; red_one_address gives the deep case)")
-    t["atomic_sectors_per_cycle"] = note("atomic_sectors_per_cycle", round(1.0 / slope(micro, "red_1024_addresses"), 2),
-                                         "micro.cu red_1024_addresses: every lane its own line: sector "
-                                         "operations per cycle the L2's atomic units manage together")
     r32 = 1.0 / slope(micro, "red_32_addresses")
     lines_per_unit = 32.0 / (r32 * same)
     t["atomic_interleave_bytes"] = note("atomic_interleave_bytes", int(128 * 2 ** round(np.log2(lines_per_unit))),
@@ -513,6 +565,19 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     t["atomic_line_cycles"] = note("atomic_line_cycles", round(units_used / r32, 3),
                                    "micro.cu red_32_addresses: units used / lane operations per cycle, one lane "
                                    "a line: the least a line's update occupies its atomic unit")
+    # a sector of a line its unit did not update lately costs less than one it did: the window
+    # from atomic_lines.cu (each lane a line hashed over 2^12 lines), the cold cost from
+    # micro.cu's red_scatter_l2 (over 2^15 lines), each given the other (a few rounds)
+    # (atomic_lines.cu is not a part of simt calibrate yet: a folder that holds its measurement)
+    lines = load("atomic_lines") if shipped is None and (data / "atomic_lines_manifest.csv").exists() else None
+    if (micro.bench == "red_scatter_l2").sum() >= 2:
+        cold, window = atomic_cold_and_window(1.0 / slope(micro, "red_scatter_l2"), lines, t["atomic_units"],
+                                              t["atomic_line_cycles"])
+        t["atomic_cold_sector_cycles"] = note("atomic_cold_sector_cycles", round(cold, 3), ATOMIC_COLD_SOURCE)
+        if lines is not None:
+            t["atomic_hot_window_cycles"] = note("atomic_hot_window_cycles", round(window, 1), ATOMIC_WINDOW_SOURCE)
+    # (else left out, so every sector an atomic updates costs atomic_line_cycles: a directory
+    # measured before micro.cu had red_scatter_l2 or simt calibrate ran atomic_lines.cu)
     sa = micro2[micro2.bench.str.startswith("shared_atom")].copy()
     sa["words"], sa["n"] = sa.value // 1000, sa.value % 1000
 

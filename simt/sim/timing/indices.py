@@ -12,9 +12,9 @@ from . import isa
  P_SH_LAT, P_SH_MIN, P_SH_ATOM_LAT, P_SH_ATOM_SAME_LAT, P_SH_ATOM_SAME_TPUT, P_SH_FATOM_ROUND,
  P_SH_FATOM_SASS, P_G_ATOM_LAT, P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_UNITS, P_ATOM_INTERLEAVE,
  P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, P_L2_WRITE_LINE,
- P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_PER_CYCLE,
+ P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_COLD,
  P_DRAM_QUEUE, P_ATOM_LINE, P_DRAM_WRITE_QUEUE, P_SAMPLE, P_L2_PARTS, P_L2_REQUEST,
- P_L1_TAG_LINE, P_STORE_MERGE, P_STORE_LINE, P_STORE_SECTOR, P_STORE_DATA, N_PARAMS) = range(48)
+ P_L1_TAG_LINE, P_STORE_MERGE, P_STORE_LINE, P_STORE_SECTOR, P_STORE_DATA, P_ATOM_WINDOW, N_PARAMS) = range(49)
 
 # the memory system's running state (machine.py's ``state``, kept by memsys.py)
 (ST_L2_FREE,             # when the last work the L2 queue took ends (its ledger: memsys._l2_take)
@@ -25,7 +25,6 @@ from . import isa
  ST_DIRTY_SECTORS,       # the L2's dirty sectors
  ST_FIFO_HEAD,           # the queue of dirty lines (oldest first): where the next goes
  ST_FIFO_TAIL,           # ... and the oldest not yet written back
- ST_ATOM_FREE,           # when the atomic units' total rate admits the next line
  ST_DRAM_READ_USE,       # the DRAM's recent read time per cycle
  ST_DRAM_USE_TIME,       # the time the recent uses were last aged to
  ST_DRAM_WRITE_USE,      # the DRAM's recent write time per cycle
@@ -34,7 +33,7 @@ from . import isa
  ST_REREAD,              # ... the sectors it read of halves it had fetched before
  ST_REMISS,              # ... and of them, those that missed
  ST_WARP,                # the issuing warp's slot (global_access reads it)
- N_STATE) = range(18)
+ N_STATE) = range(17)
 
 # an SM's recent stores to one sector (machine.py's ``l1_store``, kept by memsys.py): LS_ENTRIES
 # rows of (the sector and the words it wrote: sector * 256 + a bit a word, -1 for none; when its

@@ -41,20 +41,21 @@ from .footprint import line_weight
 from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_WRITE, G_L1_HITS,
                       G_DIRTIED_W, G_L1_SECTORS, G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT,
                       LS_ACK, LS_ENTRIES, LS_HOLD, LS_KEY, LS_PENDING, LS_PKEY, LS_WARP,
-                      G_L2_WRITE, M_L1T, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_PER_CYCLE,
+                      G_L2_WRITE, M_L1T, P_ATOM_COLD, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_WINDOW,
                       P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC,
                       P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_QUEUE, P_DRAM_TAIL, P_DRAM_WRITE_COST,
                       P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES, P_L1_TAG_LINE,
                       P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS, P_L2_READ_BPC,
                       P_L2_REQUEST, P_L2_TAIL,
                       P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_STORE_DATA, P_STORE_LINE, P_STORE_MERGE,
-                      P_STORE_SECTOR, P_SAMPLE, ST_ATOM_FREE,
+                      P_STORE_SECTOR, P_SAMPLE,
                       ST_DIRTY_SECTORS, ST_DRAM_FREE, ST_DRAM_READ_USE, ST_DRAM_USE_TIME,
                       ST_DRAM_WRITE_USE, ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE,
                       ST_LRU_CLOCK, ST_NOW, ST_OTHERS, ST_OTHERS_N, ST_REMISS,
                       ST_REREAD, ST_WARP)
 
 DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
+ATOM_FLOAT_RECENT = 8  # a unit's last updates a float add's word may still be busy in
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -470,7 +471,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     fetches still in flight (how many, until when); ``atomic``: the instruction's isa.ATOM_* kind;
     ``l2x``: a sampled replay's table of what its lines stand for (footprint.py), the w of
     each L2 way's line, and the 64-byte halves it has read (``fetched_before``)."""
-    atom_free, atom_busy, atom_line = atoms
+    atom_free, atom_busy, atom_line, atom_head = atoms
     fatom = atomic == isa.ATOM_FLOAT
     l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, data_free, l1_store, l1s_free = l1
     lines_buf, masks_buf, partial_buf = ibufs[0], ibufs[1], ibufs[2]
@@ -628,23 +629,9 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             _l2_touch(key, mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo,
                       l2x, state, P, glob, _whole(mask))
             unit = int((lines_buf[i] * 128) // int(P[P_ATOM_INTERLEAVE])) % units
-            a1 = max(t_arr + q2 + extra, state[ST_ATOM_FREE])            # the atomic units' total rate
-            state[ST_ATOM_FREE] = a1 + nb / P[P_ATOM_PER_CYCLE]
+            a1 = t_arr + q2 + extra
             a0 = max(a1, atom_free[unit])
             state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
-            hot = False
-            if fatom:                       # queued behind a recent update of one of its words
-                words = partial_buf[i]
-                for r in range(atom_line.shape[1]):
-                    hot |= atom_line[unit, r, 0] == lines_buf[i] and (atom_line[unit, r, 1] & words) != 0
-                hot &= atom_free[unit] > a1
-                for r in range(atom_line.shape[1] - 1, 0, -1):
-                    atom_line[unit, r, 0] = atom_line[unit, r - 1, 0]
-                    atom_line[unit, r, 1] = atom_line[unit, r - 1, 1]
-                atom_line[unit, 0, 0] = lines_buf[i]
-                atom_line[unit, 0, 1] = words
-            # the longer of the integer turns and (hot) a float sector's wait, however few lanes it carries
-            service = max(wbuf[0, i], wbuf[1, i] if hot else 0.0, P[P_ATOM_LINE])
             # with a sample of the SMs, each line's update stands for P_SAMPLE updates; of them,
             # those on this very line take its unit (all of them for a line every block
             # updates), and the others, on the w - 1 other lines the line stands for
@@ -653,6 +640,38 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             here = P[P_SAMPLE]
             if here > 1.0:
                 here /= line_weight(l2x[0], l2x[1], lines_buf[i], P[P_SAMPLE])
+            # a sector of a line the unit updated within the window costs atomic_line_cycles,
+            # of one it did not atomic_cold_sector_cycles (atomic_lines.cu: lanes' lines hashed
+            # over 2^10 lines go at the hot rate, over 2^14 and more at the cold one, whether or
+            # not a warp's lanes go to consecutive lines). A line the replay updates stands for
+            # ``here`` updates of it, so it comes back ``here`` times as often on the GPU
+            ring = atom_line.shape[1]
+            head = atom_head[unit]
+            hot_line = P[P_ATOM_WINDOW] <= 0.0
+            oldest = a0 - P[P_ATOM_WINDOW] * here
+            for r in range(min(head, ring)):
+                e = (head - 1 - r) % ring
+                if atom_line[unit, e, 2] < oldest:
+                    break
+                if atom_line[unit, e, 0] == lines_buf[i]:
+                    hot_line = True
+                    break
+            hot = False
+            words = partial_buf[i] if fatom else 0
+            if fatom:                       # queued behind a recent float update of one of its words
+                for r in range(min(head, ATOM_FLOAT_RECENT)):
+                    e = (head - 1 - r) % ring
+                    hot |= atom_line[unit, e, 0] == lines_buf[i] and (atom_line[unit, e, 1] & words) != 0
+                hot &= atom_free[unit] > a1
+            e = head % ring
+            atom_line[unit, e, 0] = lines_buf[i]
+            atom_line[unit, e, 1] = words
+            atom_line[unit, e, 2] = int(a0)
+            atom_head[unit] = head + 1
+            # the longer of the integer turns, (hot) a float sector's wait, and its sectors' least
+            floor = nb * (P[P_ATOM_LINE] if hot_line else P[P_ATOM_COLD])
+            service = max(wbuf[0, i], wbuf[1, i] if hot else 0.0, floor)
+            if P[P_SAMPLE] > 1.0:
                 spread = service * (P[P_SAMPLE] - here) / units
                 for u in range(units):
                     atom_free[u] = max(atom_free[u], a1) + spread

@@ -73,7 +73,10 @@ def params(arch, shared_per_sm: int):
     P[ix.P_STORE_RETIRE] = t["store_retire_cycles"]
     P[ix.P_BRANCH] = t["branch_cycles"]
     P[ix.P_ATOM_SPREAD] = t["atomic_spread_cycles"]
-    P[ix.P_ATOM_PER_CYCLE] = t["atomic_sectors_per_cycle"]
+    # a sector of a line its unit did not update lately (atomic_lines.cu); without the two, every
+    # line's sector takes atomic_line_cycles (a file written before simt calibrate measured them)
+    P[ix.P_ATOM_COLD] = t.get("atomic_cold_sector_cycles", t["atomic_line_cycles"])
+    P[ix.P_ATOM_WINDOW] = t.get("atomic_hot_window_cycles", 0.0)
     P[ix.P_DRAM_QUEUE] = t["dram_queue_cycles"]
     P[ix.P_ATOM_LINE] = t["atomic_line_cycles"]
     P[ix.P_DRAM_WRITE_QUEUE] = t["dram_write_queue_cycles"]
@@ -283,7 +286,6 @@ def _scaled(P, f: float):
     P[ix.P_DRAM_BPC] /= f
     P[ix.P_L2_WRITE_LINE] *= f
     P[ix.P_L2_WRITE_SECTOR] *= f
-    P[ix.P_ATOM_PER_CYCLE] /= f
     P[ix.P_SAMPLE] = f
     return P
 
