@@ -348,7 +348,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     atom_busy = np.zeros(atom_free.size, np.float64)
     state = np.zeros(N_STATE, np.float64)     # named in indices.py (ST_*)
     ibufs = np.zeros((5, 32), np.int64)       # lines, sector masks, partial writes, L1 and L2 ways of an access
-    wbuf = np.zeros((2, 32), np.float64)     # an atomic's lines' service: lanes shared a word, any
+    wbuf = np.zeros((3, 32), np.float64)     # an atomic's lines' service: lanes shared a word, any
     atom_line = np.full((atom_free.size, ATOM_RECENT, 3), -1, np.int64)   # the lines (float words, start) each unit served last
     atom_head = np.zeros(atom_free.size, np.int64)                         # ... and where its next goes
     atoms = (atom_free, atom_busy, atom_line, atom_head)

@@ -493,6 +493,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             partial_buf[n_lines] = 0
             wbuf[0, n_lines] = 0.0
             wbuf[1, n_lines] = 0.0
+            wbuf[2, n_lines] = 0.0
             f = n_lines
             n_lines += 1
         else:
@@ -515,6 +516,8 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             per_f = per * P[P_ATOM_SAME_F] / P[P_ATOM_SAME] if fatom else per
             wbuf[0, f] += kq * per
             wbuf[1, f] = max(wbuf[1, f], kq * per_f)
+            if kq == 1:
+                wbuf[2, f] += 1.0           # sectors of one lane a word (a cold line's go at its rate)
         elif k == isa.GLOBAL_ST:            # stores: which of the sector's 8 words are written
             partial_buf[f] |= (kq & 0xFF) << (8 * (sec[p0 + q] & 3))
     state[ST_HELD_UNTIL] = 0.0          # out: until when the issuing warp is held by full queues
@@ -640,8 +643,8 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             here = P[P_SAMPLE]
             if here > 1.0:
                 here /= line_weight(l2x[0], l2x[1], lines_buf[i], P[P_SAMPLE])
-            # a sector of a line the unit updated within the window costs atomic_line_cycles,
-            # of one it did not atomic_cold_sector_cycles (atomic_lines.cu: lanes' lines hashed
+            # a line the unit updated within the window takes it for at least atomic_line_cycles,
+            # one it did not for atomic_cold_sector_cycles (atomic_lines.cu: lanes' lines hashed
             # over 2^10 lines go at the hot rate, over 2^14 and more at the cold one, whether or
             # not a warp's lanes go to consecutive lines). A line the replay updates stands for
             # ``here`` updates of it, so it comes back ``here`` times as often on the GPU
@@ -668,9 +671,13 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             atom_line[unit, e, 1] = words
             atom_line[unit, e, 2] = int(a0)
             atom_head[unit] = head + 1
-            # the longer of the integer turns, (hot) a float sector's wait, and its sectors' least
-            floor = nb * (P[P_ATOM_LINE] if hot_line else P[P_ATOM_COLD])
-            service = max(wbuf[0, i], wbuf[1, i] if hot else 0.0, floor)
+            # the longer of the integer turns, (hot) a float sector's wait, and a line's least
+            # (a cold line's sectors of one lane a word take the cold cost, not atomic_spread_cycles,
+            # which red_region measured on one hot sector: red_scatter_l2's one lane a line is
+            # what atomic_cold_sector_cycles is fitted to)
+            floor = P[P_ATOM_LINE] if hot_line else P[P_ATOM_COLD]
+            turns = wbuf[0, i] if hot_line else wbuf[0, i] - wbuf[2, i] * max(0.0, P[P_ATOM_SPREAD] - P[P_ATOM_COLD])
+            service = max(turns, wbuf[1, i] if hot else 0.0, floor)
             if P[P_SAMPLE] > 1.0:
                 spread = service * (P[P_SAMPLE] - here) / units
                 for u in range(units):
