@@ -4,7 +4,7 @@ cycle GPU-wide (the difference between the launches of 16 and 4 steps, so the la
 drops out) and the DRAM bytes an operation moves; with ``--model`` simt's prediction of the
 same kernels written in simt, and the ratio of the model's cycles to the GPU's.
 
-    PYTHONPATH=. python3 benchmarks/timing/atomic_lines.py [--data DIR] [--model] [--arch FILE]
+    PYTHONPATH=. python3 benchmarks/timing/atomic_lines.py [--data DIR] [--model] [--arch FILE [--fit-window]]
 
 Measured on an H100 80GB HBM3 (data/h100/atomic_lines.csv, its manifest and log); to measure,
 from the repository root on the GPU's machine (BASE from ncu_metrics.sh):
@@ -112,12 +112,35 @@ def predict(bench: str, log2_lines: int, n: int, grid: int, arch: str | None) ->
     return float(r.cycles)
 
 
+def with_window(arch: str, data: Path) -> str:
+    """A copy of the architecture file ``arch`` with atomic_cold_sector_cycles and
+    atomic_hot_window_cycles fitted from ``data``'s measurements (simt.calibrate.fit)."""
+    import json
+    import tempfile
+    from simt.calibrate import fit
+    a = json.loads(Path(arch).read_text())
+    t = a["timing"]
+    scatter = 1.0 / fit.slope(ncu_csv.load("micro", data / "calibrated" / "measured"), "red_scatter_l2")
+    cold, window = fit.atomic_cold_and_window(scatter, ncu_csv.load("atomic_lines", data), t["atomic_units"],
+                                              t["atomic_line_cycles"])
+    t["atomic_cold_sector_cycles"], t["atomic_hot_window_cycles"] = round(cold, 3), round(window, 1)
+    print(f"# {arch} with atomic_cold_sector_cycles {cold:.3f}, atomic_hot_window_cycles {window:.1f} (fitted from {data})")
+    out = Path(tempfile.mkdtemp()) / Path(arch).name
+    out.write_text(json.dumps(a))
+    return str(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA, help="the folder of atomic_lines.csv (default: data/h100)")
     ap.add_argument("--model", action="store_true", help="predict each launch on cpu:precise too")
     ap.add_argument("--arch", help="architecture file for the model (default: the shipped sm_90.json)")
+    ap.add_argument("--fit-window", action="store_true",
+                    help="with --arch: give the file the atomic units' cold cost and hot window fitted from --data "
+                         "(its atomic_lines.csv and calibrated/measured/micro.csv), as fit_arch.py does for the H100")
     args = ap.parse_args()
+    if args.fit_window:
+        args.arch = with_window(args.arch, args.data)
     if not (args.data / "atomic_lines.csv").exists():
         raise SystemExit(f"atomic_lines: not measured in {args.data} (no atomic_lines.csv; "
                          "the command is in this script's docstring)")
