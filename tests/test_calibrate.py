@@ -184,10 +184,12 @@ PROGRAM = '''
 import shutil, sys
 from pathlib import Path
 tables = {"micro5": "loaded_latency.csv", "micro8": "loaded_latency_writes.csv"}
+# a part the H200 has not measured yet (atomic_lines.cu): the H100's measurement beside it
+data = Path(DATA).parent / "h100" if NAME == "atomic_lines" else Path(DATA)
 if NAME in tables:
-    sys.stdout.write((Path(DATA) / tables[NAME]).read_text())
+    sys.stdout.write((data / tables[NAME]).read_text())
 else:
-    shutil.copy(Path(DATA) / f"{NAME}_manifest.csv", sys.argv[1])
+    shutil.copy(data / f"{NAME}_manifest.csv", sys.argv[1])
 '''
 
 FAKE_NVCC = '''
@@ -226,7 +228,8 @@ elif "simt.calibrate.warp_words" in program:
     shutil.copy(Path(DATA) / log.name, log)
 else:
     subprocess.run(program, check=True)
-    shutil.copy(Path(DATA) / log.name, log)
+    data = Path(DATA).parent / "h100" if log.name == "atomic_lines.csv" else Path(DATA)
+    shutil.copy(data / log.name, log)
 '''
 
 

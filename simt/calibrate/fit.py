@@ -62,6 +62,8 @@ NOT_MEASURED_BY_CLOCK64 = {
                             "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
     "l1_store_sector_cycles": "the cycles each sector of a stored line adds on that path "
                               "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
+    "atomic_hot_window_cycles": "the window within which an atomic unit's update of a line makes the next one on "
+                                "it slower (simt/calibrate/cuda/atomic_lines.cu, timed by the profiler's cycles)",
     "l1_data_store_line_cycles": "the cycles a stored line takes of the L1's data stage "
                                  "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
 }
@@ -568,11 +570,13 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     # a sector of a line its unit did not update lately costs less than one it did: the window
     # from atomic_lines.cu (each lane a line hashed over 2^12 lines), the cold cost from
     # micro.cu's red_scatter_l2 (over 2^15 lines), each given the other (a few rounds)
-    # (atomic_lines.cu is not a part of simt calibrate yet: a folder that holds its measurement)
+    # (atomic_lines.cu runs under the profiler only: timed by clock64, the window is the shipped one)
     lines = load("atomic_lines") if shipped is None and (data / "atomic_lines_manifest.csv").exists() else None
+    if shipped is not None and "atomic_hot_window_cycles" in shipped[0]:
+        t["atomic_hot_window_cycles"] = not_measured("atomic_hot_window_cycles")
     if (micro.bench == "red_scatter_l2").sum() >= 2:
         cold, window = atomic_cold_and_window(1.0 / slope(micro, "red_scatter_l2"), lines, t["atomic_units"],
-                                              t["atomic_line_cycles"])
+                                              t["atomic_line_cycles"], t.get("atomic_hot_window_cycles", 0.0))
         t["atomic_cold_sector_cycles"] = note("atomic_cold_sector_cycles", round(cold, 3), ATOMIC_COLD_SOURCE)
         if lines is not None:
             t["atomic_hot_window_cycles"] = note("atomic_hot_window_cycles", round(window, 1), ATOMIC_WINDOW_SOURCE)

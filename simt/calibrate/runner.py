@@ -91,6 +91,8 @@ PARTS = {p.name: p for p in (
     Part("l1_store_data", "stores of 32 one-sector lines and of whole lines on every SM and on an eighth of them "
          "(what a stored line and sector cost an SM's path to the L2 and its L1's data stage)", "l1_store_data.cu", BASE_METRICS, None,
          True, 300, ("ncu",)),
+    Part("atomic_lines", "reductions to lines hashed over 2^10-2^21 lines, random loads and stores (how soon a unit "
+         "sees a line again sets an atomic's cost)", "atomic_lines.cu", BASE_METRICS, None, True, 300, ("ncu",)),
     Part("probes", "what each MIR operation costs through simt's own PTX", None, BASE_METRICS, None, True, 600),
     Part("clock", "the SM clock: clock64 spins on every SM timed by CUDA events (the clock64 timer only)",
          "clock.cu", None, clock64_csv.CLOCK_FILE, False, 120, ("clock64",)),

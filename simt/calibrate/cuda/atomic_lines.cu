@@ -16,8 +16,9 @@
 // does not). 4 blocks of 256 threads an SM; every kernel runs n = 4 and n = 16 steps, the
 // difference is the steps' cost alone. The manifest names each launch: kernel (bench), 100 x
 // log2 of the table's lines plus the steps (value, param "log2_lines"), grid, block, and the
-// lane operations (work). Read by benchmarks/timing/atomic_lines.py (the table, and with --model simt's
-// predictions of the same kernels); the command is in its docstring.
+// lane operations (work). A part of simt calibrate (simt.calibrate.fit.atomic_hot_window fits the
+// window from red_rand over 2^12 lines); benchmarks/timing/atomic_lines.py prints the table and,
+// with --model, simt's predictions of the same kernels.
 #include "micro_common.cuh"
 
 __device__ __forceinline__ unsigned mix32(unsigned x) {
