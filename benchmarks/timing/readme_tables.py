@@ -22,7 +22,7 @@ from timing import ncu  # noqa: E402
 
 # newest first; the last set reported before any model change looked at it is the blind one
 SETS = ["blind18", "blind17", "blind16", "blind15", "blind14", "blind13", "blind12", "blind11", "blind10", "blind9", "blind8", "blind7", "blind6", "blind5", "blind4", "blind3", "blind", "blind2"]
-STATUS = {"blind18": "reported once blind, at 5675af4",
+STATUS = {"blind18": "reported once blind, looked at since",
           "blind17": "reported once blind, looked at since",
           "blind16": "reported once blind, looked at since",
           "blind15": "reported once blind, looked at since",
