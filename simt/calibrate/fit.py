@@ -160,7 +160,7 @@ def _few_sm_steps(df) -> dict:
 
 SCATTER_LINES = 1 << 15      # micro.cu red_scatter_l2: words hashed over 4 MB
 ATOMIC_COLD_SOURCE = ("micro.cu red_scatter_l2: each lane a word hashed over 2^15 lines, 4 blocks of 256 an SM: the "
-                      "mean cost a sector at a unit (units / lane updates a cycle) less the few hot ones "
+                      "mean cost a line at a unit (units / lane updates a cycle) less the few hot ones' "
                       "(atomic_hot_window_cycles; fit.atomic_cold_cycles)")
 ATOMIC_WINDOW_SOURCE = ("atomic_lines.cu red_rand (benchmarks/timing/atomic_lines.py): each lane a line hashed over "
                         "2^12 lines, 4 blocks of 256 an SM: the window within which a unit's update of a line makes "
@@ -199,7 +199,6 @@ def atomic_hot_window(rate: float, lines: int, units: int, hot: float, cold: flo
     mean = units / rate
     p = min(max((mean - cold) / (hot - cold), 1e-3), 0.999) if hot > cold else 0.999
     return -(lines / units) * mean * float(np.log(1.0 - p))
-
 
 
 def atomic_cold_and_window(scatter: float, lines, units: int, hot: float, window: float = 0.0) -> tuple[float, float]:
@@ -567,9 +566,9 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     t["atomic_line_cycles"] = note("atomic_line_cycles", round(units_used / r32, 3),
                                    "micro.cu red_32_addresses: units used / lane operations per cycle, one lane "
                                    "a line: the least a line's update occupies its atomic unit")
-    # a sector of a line its unit did not update lately costs less than one it did: the window
-    # from atomic_lines.cu (each lane a line hashed over 2^12 lines), the cold cost from
-    # micro.cu's red_scatter_l2 (over 2^15 lines), each given the other (a few rounds)
+    # a line its unit did not update lately costs it less than one it did: the window from
+    # atomic_lines.cu (each lane a line hashed over 2^12 lines), the cold cost from micro.cu's
+    # red_scatter_l2 (over 2^15 lines), each given the other (a few rounds)
     # (atomic_lines.cu runs under the profiler only: timed by clock64, the window is the shipped one)
     lines = load("atomic_lines") if shipped is None and (data / "atomic_lines_manifest.csv").exists() else None
     if shipped is not None and "atomic_hot_window_cycles" in shipped[0]:
@@ -580,8 +579,8 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
         t["atomic_cold_sector_cycles"] = note("atomic_cold_sector_cycles", round(cold, 3), ATOMIC_COLD_SOURCE)
         if lines is not None:
             t["atomic_hot_window_cycles"] = note("atomic_hot_window_cycles", round(window, 1), ATOMIC_WINDOW_SOURCE)
-    # (else left out, so every sector an atomic updates costs atomic_line_cycles: a directory
-    # measured before micro.cu had red_scatter_l2 or simt calibrate ran atomic_lines.cu)
+    # (else left out, so every line an atomic updates counts as hot: a directory measured before
+    # micro.cu had red_scatter_l2 or simt calibrate ran atomic_lines.cu)
     sa = micro2[micro2.bench.str.startswith("shared_atom")].copy()
     sa["words"], sa["n"] = sa.value // 1000, sa.value % 1000
 

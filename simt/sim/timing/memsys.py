@@ -23,7 +23,8 @@ data is there), compiled and inlined into the machine's loop:
   warp waits for the slowest of all (micro7.cu);
 - atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
   per word, and a line occupies its unit for at least atomic_line_cycles however few lanes
-  it carries. A float add waits for the previous result on its word only when the unit
+  it carries if the unit updated it within atomic_hot_window_cycles, else for
+  atomic_cold_sector_cycles, its sectors of one lane a word at that cost too (atomic_lines.cu). A float add waits for the previous result on its word only when the unit
   updated one of the request's words lately; the lanes of one request on one word go at
   the integer rate (warp_words.py). An atomic that misses reads only its own sectors from
   DRAM (not a load's 64-byte pair: warp_words.py), and leaves them dirty, written back as a

@@ -73,8 +73,8 @@ def params(arch, shared_per_sm: int):
     P[ix.P_STORE_RETIRE] = t["store_retire_cycles"]
     P[ix.P_BRANCH] = t["branch_cycles"]
     P[ix.P_ATOM_SPREAD] = t["atomic_spread_cycles"]
-    # a sector of a line its unit did not update lately (atomic_lines.cu); without the two, every
-    # line's sector takes atomic_line_cycles (a file written before simt calibrate measured them)
+    # a line its unit did not update lately (atomic_lines.cu); without the window every line
+    # counts as hot (a file written before simt calibrate measured it)
     P[ix.P_ATOM_COLD] = t.get("atomic_cold_sector_cycles", t["atomic_line_cycles"])
     P[ix.P_ATOM_WINDOW] = t.get("atomic_hot_window_cycles", 0.0)
     P[ix.P_DRAM_QUEUE] = t["dram_queue_cycles"]
