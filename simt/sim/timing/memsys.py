@@ -24,7 +24,8 @@ data is there), compiled and inlined into the machine's loop:
 - atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
   per word, and a line occupies its unit for at least atomic_line_cycles however few lanes
   it carries if the unit updated it within atomic_hot_window_cycles, else for
-  atomic_cold_sector_cycles, its sectors of one lane a word at that cost too (atomic_lines.cu). A float add waits for the previous result on its word only when the unit
+  atomic_cold_sector_cycles, a one-sector line of one lane a word at that cost too
+  (atomic_lines.cu). A float add waits for the previous result on its word only when the unit
   updated one of the request's words lately; the lanes of one request on one word go at
   the integer rate (warp_words.py). An atomic that misses reads only its own sectors from
   DRAM (not a load's 64-byte pair: warp_words.py), and leaves them dirty, written back as a
@@ -673,11 +674,14 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             atom_line[unit, e, 2] = int(a0)
             atom_head[unit] = head + 1
             # the longer of the integer turns, (hot) a float sector's wait, and a line's least
-            # (a cold line's sectors of one lane a word take the cold cost, not atomic_spread_cycles,
-            # which red_region measured on one hot sector: red_scatter_l2's one lane a line is
-            # what atomic_cold_sector_cycles is fitted to)
+            # (a cold line of one sector with one lane a word takes the cold cost, not
+            # atomic_spread_cycles, which red_region measured on one hot sector: red_scatter_l2's
+            # one lane a line is what atomic_cold_sector_cycles is fitted to; a line of several
+            # sectors takes each at atomic_spread_cycles, hot or cold: atomic_own_line.cu and
+            # atomic_lines.cu's red_wline, a word a lane, go at 8-12 lines a cycle either way)
             floor = P[P_ATOM_LINE] if hot_line else P[P_ATOM_COLD]
-            turns = wbuf[0, i] if hot_line else wbuf[0, i] - wbuf[2, i] * max(0.0, P[P_ATOM_SPREAD] - P[P_ATOM_COLD])
+            cold_one = not hot_line and nb == 1
+            turns = wbuf[0, i] - wbuf[2, i] * max(0.0, P[P_ATOM_SPREAD] - P[P_ATOM_COLD]) if cold_one else wbuf[0, i]
             service = max(turns, wbuf[1, i] if hot else 0.0, floor)
             if P[P_SAMPLE] > 1.0:
                 spread = service * (P[P_SAMPLE] - here) / units
