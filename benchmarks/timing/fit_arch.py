@@ -21,26 +21,21 @@ DATA = HERE / "data" / "h200"
 ARCH = HERE.parent.parent / "simt" / "arch" / "sm_90.json"
 
 
-# measured after the rest, elsewhere: micro.cu's red_scatter_l2 by simt calibrate on the H200
-# (5675af4), and atomic_lines.cu on an H100 (the same GH100 L2 slices; not yet on the H200): the
-# window is fitted on the H100 alone (its own units, costs and scattered rate) and carried over
+# measured after the rest: micro.cu's red_scatter_l2 by simt calibrate on the H200 (5675af4, the
+# calibrated folder's measurements of that day are in git history; the same launches are in
+# calibrated/measured now) and atomic_lines.cu on the H200 (577d972)
 SCATTER = DATA / "calibrated" / "measured"
-H100 = HERE / "data" / "h100"
 
 
 def fit() -> dict:
     t = runner.fit_measurements(DATA, runner.load_facts(DATA))
-    h100 = json.loads((H100 / "calibrated" / "h100.json").read_text())["timing"]
-    _, window = F.atomic_cold_and_window(1.0 / F.slope(ncu_csv.load("micro", H100 / "calibrated" / "measured"), "red_scatter_l2"),
-                                         ncu_csv.load("atomic_lines", H100), h100["atomic_units"], h100["atomic_line_cycles"])
     scatter = 1.0 / F.slope(ncu_csv.load("micro", SCATTER), "red_scatter_l2")
-    cold = F.atomic_cold_cycles(scatter, F.SCATTER_LINES, t["atomic_units"], t["atomic_line_cycles"], window)
+    cold, window = F.atomic_cold_and_window(scatter, ncu_csv.load("atomic_lines", DATA), t["atomic_units"],
+                                            t["atomic_line_cycles"])
     t["atomic_cold_sector_cycles"], t["atomic_hot_window_cycles"] = round(cold, 3), round(window, 1)
     t["sources"]["atomic_cold_sector_cycles"] = (F.ATOMIC_COLD_SOURCE + " (data/h200/calibrated/measured: simt "
-                                                 "calibrate's run on the H200 at 5675af4)")
-    t["sources"]["atomic_hot_window_cycles"] = (F.ATOMIC_WINDOW_SOURCE + " (data/h100/atomic_lines.csv, with the H100's "
-                                                "own units, costs and red_scatter_l2: measured on an H100 80GB HBM3, "
-                                                "the same GH100 L2 slices; not yet on the H200)")
+                                                 "calibrate's run on the H200 at 577d972)")
+    t["sources"]["atomic_hot_window_cycles"] = F.ATOMIC_WINDOW_SOURCE + " (data/h200/atomic_lines.csv, at 577d972)"
     return t
 
 
