@@ -117,11 +117,11 @@ def with_window(arch: str, data: Path) -> str:
     atomic_hot_window_cycles fitted from ``data``'s measurements (simt.calibrate.fit)."""
     import json
     import tempfile
-    from simt.calibrate import fit
+    from simt.calibrate import fit, fit_atomics
     a = json.loads(Path(arch).read_text())
     t = a["timing"]
     scatter = 1.0 / fit.slope(ncu_csv.load("micro", data / "calibrated" / "measured"), "red_scatter_l2")
-    cold, window = fit.atomic_cold_and_window(scatter, ncu_csv.load("atomic_lines", data), t["atomic_units"],
+    cold, window = fit_atomics.atomic_cold_and_window(scatter, ncu_csv.load("atomic_lines", data), t["atomic_units"],
                                               t["atomic_line_cycles"])
     t["atomic_cold_sector_cycles"], t["atomic_hot_window_cycles"] = round(cold, 3), round(window, 1)
     print(f"# {arch} with atomic_cold_sector_cycles {cold:.3f}, atomic_hot_window_cycles {window:.1f} (fitted from {data})")

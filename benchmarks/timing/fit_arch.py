@@ -14,7 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
-from simt.calibrate import fit as F, ncu_csv, runner
+from simt.calibrate import fit as F, fit_atomics as FA, ncu_csv, runner
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "h200"
@@ -30,12 +30,12 @@ SCATTER = DATA / "calibrated" / "measured"
 def fit() -> dict:
     t = runner.fit_measurements(DATA, runner.load_facts(DATA))
     scatter = 1.0 / F.slope(ncu_csv.load("micro", SCATTER), "red_scatter_l2")
-    cold, window = F.atomic_cold_and_window(scatter, ncu_csv.load("atomic_lines", DATA), t["atomic_units"],
+    cold, window = FA.atomic_cold_and_window(scatter, ncu_csv.load("atomic_lines", DATA), t["atomic_units"],
                                             t["atomic_line_cycles"])
     t["atomic_cold_sector_cycles"], t["atomic_hot_window_cycles"] = round(cold, 3), round(window, 1)
-    t["sources"]["atomic_cold_sector_cycles"] = (F.ATOMIC_COLD_SOURCE + " (data/h200/calibrated/measured: simt "
+    t["sources"]["atomic_cold_sector_cycles"] = (FA.ATOMIC_COLD_SOURCE + " (data/h200/calibrated/measured: simt "
                                                  "calibrate's run on the H200 at 577d972)")
-    t["sources"]["atomic_hot_window_cycles"] = F.ATOMIC_WINDOW_SOURCE + " (data/h200/atomic_lines.csv, at 577d972)"
+    t["sources"]["atomic_hot_window_cycles"] = FA.ATOMIC_WINDOW_SOURCE + " (data/h200/atomic_lines.csv, at 577d972)"
     return t
 
 

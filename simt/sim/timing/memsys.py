@@ -21,11 +21,8 @@ data is there), compiled and inlined into the machine's loop:
   64-byte fetches (the tail was measured with one fetch a lane, micro2.cu chase_dram_lanes; a
   full 128-byte line is two), those of the warp's earlier loads still in flight included: the
   warp waits for the slowest of all (micro7.cu);
-- atomics: the L2's atomic units (addresses interleaved over them) apply one lane a time
-  per word, and a line occupies its unit for at least atomic_line_cycles however few lanes
-  it carries if the unit updated it within atomic_hot_window_cycles, else for
-  atomic_cold_sector_cycles, a one-sector line of one lane a word at that cost too
-  (atomic_lines.cu). A float add waits for the previous result on its word only when the unit
+- atomics: the L2's atomic units (atomics.py: which unit takes a line, how long it keeps it,
+  hot lines and cold ones) apply one lane a time per word. A float add waits for the previous result on its word only when the unit
   updated one of the request's words lately; the lanes of one request on one word go at
   the integer rate (warp_words.py). An atomic that misses reads only its own sectors from
   DRAM (not a load's 64-byte pair: warp_words.py), and leaves them dirty, written back as a
@@ -37,14 +34,14 @@ import numpy as np
 from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
-from . import isa
+from . import atomics, isa
 from .caches import find, halves, sectors, set_of, victim
 from .footprint import line_weight
 from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_WRITE, G_L1_HITS,
                       G_DIRTIED_W, G_L1_SECTORS, G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT,
                       LS_ACK, LS_ENTRIES, LS_HOLD, LS_KEY, LS_PENDING, LS_PKEY, LS_WARP,
-                      G_L2_WRITE, M_L1T, P_ATOM_COLD, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_WINDOW,
-                      P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_ATOM_UNITS, P_DRAM_BPC,
+                      G_L2_WRITE, M_L1T,
+                      P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_DRAM_BPC,
                       P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_QUEUE, P_DRAM_TAIL, P_DRAM_WRITE_COST,
                       P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES, P_L1_TAG_LINE,
                       P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS, P_L2_READ_BPC,
@@ -57,7 +54,6 @@ from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_RE
                       ST_REREAD, ST_WARP)
 
 DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
-ATOM_FLOAT_RECENT = 8  # a unit's last updates a float add's word may still be busy in
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -473,7 +469,6 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     fetches still in flight (how many, until when); ``atomic``: the instruction's isa.ATOM_* kind;
     ``l2x``: a sampled replay's table of what its lines stand for (footprint.py), the w of
     each L2 way's line, and the 64-byte halves it has read (``fetched_before``)."""
-    atom_free, atom_busy, atom_line, atom_head = atoms
     fatom = atomic == isa.ATOM_FLOAT
     l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l1t_free, data_free, l1_store, l1s_free = l1
     lines_buf, masks_buf, partial_buf = ibufs[0], ibufs[1], ibufs[2]
@@ -608,7 +603,6 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         done = start
         t_arr = start + P[P_L1_LAT]
         same = P[P_ATOM_SAME_F] if fatom else P[P_ATOM_SAME]
-        units = int(P[P_ATOM_UNITS])
         for i in range(n_lines):
             mask = masks_buf[i]
             nb = sectors(mask)
@@ -633,10 +627,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             # the update leaves its sectors dirty, written back like a store's (whole sectors)
             _l2_touch(key, mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo,
                       l2x, state, P, glob, _whole(mask))
-            unit = int((lines_buf[i] * 128) // int(P[P_ATOM_INTERLEAVE])) % units
             a1 = t_arr + q2 + extra
-            a0 = max(a1, atom_free[unit])
-            state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
             # with a sample of the SMs, each line's update stands for P_SAMPLE updates; of them,
             # those on this very line take its unit (all of them for a line every block
             # updates), and the others, on the w - 1 other lines the line stands for
@@ -645,51 +636,9 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             here = P[P_SAMPLE]
             if here > 1.0:
                 here /= line_weight(l2x[0], l2x[1], lines_buf[i], P[P_SAMPLE])
-            # a line the unit updated within the window takes it for at least atomic_line_cycles,
-            # one it did not for atomic_cold_sector_cycles (atomic_lines.cu: lanes' lines hashed
-            # over 2^10 lines go at the hot rate, over 2^14 and more at the cold one, whether or
-            # not a warp's lanes go to consecutive lines). A line the replay updates stands for
-            # ``here`` updates of it, so it comes back ``here`` times as often on the GPU
-            ring = atom_line.shape[1]
-            head = atom_head[unit]
-            hot_line = P[P_ATOM_WINDOW] <= 0.0
-            oldest = a0 - P[P_ATOM_WINDOW] * here
-            for r in range(min(head, ring)):
-                e = (head - 1 - r) % ring
-                if atom_line[unit, e, 2] < oldest:
-                    break
-                if atom_line[unit, e, 0] == lines_buf[i]:
-                    hot_line = True
-                    break
-            hot = False
-            words = partial_buf[i] if fatom else 0
-            if fatom:                       # queued behind a recent float update of one of its words
-                for r in range(min(head, ATOM_FLOAT_RECENT)):
-                    e = (head - 1 - r) % ring
-                    hot |= atom_line[unit, e, 0] == lines_buf[i] and (atom_line[unit, e, 1] & words) != 0
-                hot &= atom_free[unit] > a1
-            e = head % ring
-            atom_line[unit, e, 0] = lines_buf[i]
-            atom_line[unit, e, 1] = words
-            atom_line[unit, e, 2] = int(a0)
-            atom_head[unit] = head + 1
-            # the longer of the integer turns, (hot) a float sector's wait, and a line's least
-            # (a cold line of one sector with one lane a word takes the cold cost, not
-            # atomic_spread_cycles, which red_region measured on one hot sector: red_scatter_l2's
-            # one lane a line is what atomic_cold_sector_cycles is fitted to; a line of several
-            # sectors takes each at atomic_spread_cycles, hot or cold: atomic_own_line.cu and
-            # atomic_lines.cu's red_wline, a word a lane, go at 8-12 lines a cycle either way)
-            floor = P[P_ATOM_LINE] if hot_line else P[P_ATOM_COLD]
-            cold_one = not hot_line and nb == 1
-            turns = wbuf[0, i] - wbuf[2, i] * max(0.0, P[P_ATOM_SPREAD] - P[P_ATOM_COLD]) if cold_one else wbuf[0, i]
-            service = max(turns, wbuf[1, i] if hot else 0.0, floor)
-            if P[P_SAMPLE] > 1.0:
-                spread = service * (P[P_SAMPLE] - here) / units
-                for u in range(units):
-                    atom_free[u] = max(atom_free[u], a1) + spread
-                    atom_busy[u] += spread
-            atom_free[unit] = a0 + service * here
-            atom_busy[unit] += service * here
+            a0, service = atomics.serve(lines_buf[i], nb, partial_buf[i] if fatom else 0, wbuf[0, i], wbuf[1, i],
+                                        wbuf[2, i], a1, here, P, atoms)
+            state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + (a0 - t_arr - extra) - P[P_QUEUE_ALLOWANCE])
             glob[G_ATOM_BUSY] += service * P[P_SAMPLE]
             glob[G_ATOM_OPS] += nb
             fin = a0 + service + P[P_G_ATOM_LAT] - P[P_L1_LAT] - same
