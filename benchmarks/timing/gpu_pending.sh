@@ -7,6 +7,9 @@
 #                GPU), then measure.sh once (DIR/blind18/: the raw CSV, manifest, log, gpu.txt).
 #                Measured once: commit the CSVs as they are, then report the model chosen
 #                before looking (blind/report.py --set blind18), once.
+#   blind19      blind set 19, the same way: check.py --device cuda, then measure.sh once
+#                (DIR/blind19/); commit the CSVs as they are, then report once
+#                (blind/report.py --set blind19).
 #   store        simt/calibrate/cuda/store_concurrency.cu under Nsight Compute
 #                (DIR/store_concurrency.csv and its manifest; read by store_concurrency.py).
 #   calibrate    simt calibrate --device cuda:0 from scratch (DIR/cal/gpu.json and the
@@ -14,13 +17,13 @@
 #                included).
 #   tests        the GPU tests (pytest -m simt_gpu), DIR/gpu_tests.txt.
 #
-#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [store] [calibrate] [tests]
+#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [tests]
 #
 # Nothing here fits or reports: it only measures. What each output feeds is named above.
 set -u
 OUT=${1:?usage: gpu_pending.sh DIR [step ...]}
 shift
-STEPS=${*:-blind18 store calibrate tests}
+STEPS=${*:-blind18 blind19 store calibrate tests}
 mkdir -p "$OUT"
 ROOT=$(pwd)
 [ -s "$OUT/gpu.txt" ] || { nvidia-smi; nvcc --version; ncu --version; } > "$OUT/gpu.txt" 2>&1
@@ -37,6 +40,11 @@ step() {            # step NAME COMMAND...: run it, its output and wall time in 
 blind18() {
     python3 benchmarks/timing/blind18/check.py --device cuda > "$OUT/blind18_check_cuda.txt" 2>&1 || return 1
     bash benchmarks/timing/blind18/measure.sh "$OUT/blind18"
+}
+
+blind19() {
+    python3 benchmarks/timing/blind19/check.py --device cuda > "$OUT/blind19_check_cuda.txt" 2>&1 || return 1
+    bash benchmarks/timing/blind19/measure.sh "$OUT/blind19"
 }
 
 store() {
@@ -59,7 +67,7 @@ tests() {
 
 for s in $STEPS; do
     case $s in
-        blind18|store|calibrate|tests) (cd "$ROOT" && step "$s" "$s") ;;
-        *) echo "unknown step $s (blind18, store, calibrate, tests)"; exit 2 ;;
+        blind18|blind19|store|calibrate|tests) (cd "$ROOT" && step "$s" "$s") ;;
+        *) echo "unknown step $s (blind18, blind19, store, calibrate, tests)"; exit 2 ;;
     esac
 done

@@ -6,8 +6,8 @@
 # folder; blind2: ../blind2, blind3: ../blind3, blind4: ../blind4, blind5: ../blind5, blind6:
 # ../blind6, blind7: ../blind7, blind8: ../blind8, blind9: ../blind9, blind10: ../blind10,
 # blind11: ../blind11, blind12: ../blind12, blind13: ../blind13, blind14: ../blind14, blind15:
-# ../blind15, blind16: ../blind16, blind17: ../blind17 and blind18: ../blind18, whose measure.sh
-# set it). Writes to DIR, SET the set's name:
+# ../blind15, blind16: ../blind16, blind17: ../blind17, blind18: ../blind18 and blind19:
+# ../blind19, whose measure.sh set it). Writes to DIR, SET the set's name:
 #
 #   SET.csv              the profiler's raw CSV (long format, base units)
 #   SET_manifest.csv     the launches in profiled order (name, kernel, dim, block_dim)
@@ -33,6 +33,7 @@
 #   PYTHONPATH=. bash benchmarks/timing/blind16/measure.sh DIR            # the sixteenth set
 #   PYTHONPATH=. bash benchmarks/timing/blind17/measure.sh DIR            # the seventeenth set
 #   PYTHONPATH=. bash benchmarks/timing/blind18/measure.sh DIR            # the eighteenth set
+#   PYTHONPATH=. bash benchmarks/timing/blind19/measure.sh DIR            # the nineteenth set
 #
 # Run from the repository root. Copy SET.csv, SET_manifest.csv and SET.log into
 # benchmarks/timing/data/h200/ and commit them as they are.

@@ -4,8 +4,8 @@ here runs it under ncu), and write the manifest naming each profiled launch in o
 (../blind4), ``blind5`` (../blind5), ``blind6`` (../blind6), ``blind7`` (../blind7), ``blind8``
 (../blind8), ``blind9`` (../blind9), ``blind10`` (../blind10), ``blind11`` (../blind11),
 ``blind12`` (../blind12), ``blind13`` (../blind13), ``blind14`` (../blind14), ``blind15``
-(../blind15), ``blind16`` (../blind16), ``blind17`` (../blind17) and ``blind18`` (../blind18),
-chosen by ``--set``.
+(../blind15), ``blind16`` (../blind16), ``blind17`` (../blind17), ``blind18`` (../blind18) and
+``blind19`` (../blind19), chosen by ``--set``.
 
     python3 benchmarks/timing/blind/measure_gpu.py --manifest blind_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --set blind2 --manifest blind2_manifest.csv
@@ -25,6 +25,7 @@ chosen by ``--set``.
     python3 benchmarks/timing/blind/measure_gpu.py --set blind16 --manifest blind16_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --set blind17 --manifest blind17_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --set blind18 --manifest blind18_manifest.csv
+    python3 benchmarks/timing/blind/measure_gpu.py --set blind19 --manifest blind19_manifest.csv
     python3 benchmarks/timing/blind/measure_gpu.py --manifest m.csv --dry-run
 
 ``--dry-run`` needs no GPU: it builds every launch's inputs on the host, compiles the kernel for

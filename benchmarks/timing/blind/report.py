@@ -5,7 +5,7 @@ README.md). The sets: ``blind`` (this folder, the default), ``blind2`` (../blind
 (../blind6), ``blind7`` (../blind7), ``blind8`` (../blind8), ``blind9`` (../blind9), ``blind10``
 (../blind10), ``blind11`` (../blind11), ``blind12`` (../blind12), ``blind13`` (../blind13),
 ``blind14`` (../blind14), ``blind15`` (../blind15), ``blind16`` (../blind16), ``blind17``
-(../blind17) and ``blind18`` (../blind18).
+(../blind17), ``blind18`` (../blind18) and ``blind19`` (../blind19).
 
 Prints, per launch, the measured and predicted cycles (``sm__cycles_elapsed.max``), the
 roofline baseline (validate_timing.py's, the same definition and constants), the measured and
@@ -19,7 +19,7 @@ within 15%.
 
 This is a report, never an input: nothing here may be used to fit or tune the model.
 
-    PYTHONPATH=. python3 benchmarks/timing/blind/report.py [--arch FILE --data DIR] [--set blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|blind10|blind11|blind12|blind13|blind14|blind15|blind16|blind17|blind18] [--only a,b] [--out FILE] [--csv FILE]
+    PYTHONPATH=. python3 benchmarks/timing/blind/report.py [--arch FILE --data DIR] [--set blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|blind10|blind11|blind12|blind13|blind14|blind15|blind16|blind17|blind18|blind19] [--only a,b] [--out FILE] [--csv FILE]
 
 The output is also written to SET_report.txt in the --data folder (data/h200; ``--out`` to change). Where the set has
 not been measured yet (no data/h200/SET.csv) it says so and exits with status 1, predicting
