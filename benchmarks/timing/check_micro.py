@@ -3,6 +3,7 @@ written again in simt and predicted on cpu:precise:
 
 - DRAM and L2 streams of several sizes (micro.cu, micro3.cu: float4, grid-stride, 8 blocks of
   256 per SM): read, copy, write, two reads one write, one read two writes;
+- scattered reads (micro.cu scatter_read: 4M threads, one float each, 8-64 floats apart);
 - global reductions at several contention levels (micro.cu: 4 blocks of 256 per SM): 32 or
   1,024 hot lines with one lane each, one address per warp, every lane its own word;
 - one element a thread (micro6.cu): y[i] = x[i] + 1 and its read-only, write-only, float4
@@ -133,6 +134,21 @@ def predict(name: str, mb: int) -> int:
     else:
         args, kernel = vec4s(n, 3) + [n], {"stream_r2w1": r2w1, "stream_r1w2": r1w2}[name]
     return wp.launch(kernel, THREADS, args, block_dim=256, device="cpu:precise").cycles
+
+
+@wp.kernel
+def scatter_read(src: wp.array(dtype=float), stride: int, out: wp.array(dtype=float)):
+    """micro.cu k_scatter_read: one float a thread, ``stride`` floats apart."""
+    i = wp.tid()
+    v = src[i * stride]
+    if v == 1234.5:
+        out[i] = v
+
+
+def predict_scatter(name: str, stride: int) -> int:
+    threads = 1 << 22
+    args = [wp.zeros(threads * stride, dtype=float), stride, wp.zeros(threads, dtype=float)]
+    return wp.launch(scatter_read, threads, args, block_dim=256, device="cpu:precise").cycles
 
 
 # -- micro6.cu and micro7.cu -------------------------------------------------------------------
@@ -300,8 +316,8 @@ def table(what: str, unit: str, launches, measured: dict, predict_one) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="4,16,64,256", help="MB per array")
-    ap.add_argument("--parts", default="streams,reductions,elements,inflight,datastage",
-                    help="which tables (streams, reductions, elements, inflight, datastage)")
+    ap.add_argument("--parts", default="streams,scatter,reductions,elements,inflight,datastage",
+                    help="which tables (streams, scatter, reductions, elements, inflight, datastage)")
     ap.add_argument("--micro", default="", help="read micro.cu's measurements from this folder "
                     "(simt calibrate's --keep) instead of data/h200")
     a = ap.parse_args()
@@ -321,6 +337,7 @@ def main() -> None:
         m, order = launches(("micro", "micro3"), STREAMS)
         table("stream", "MB", [(b, mb) for b, mb in order if mb in sizes], m, predict)
     for part, what, unit, files, names, predict_one in (
+            ("scatter", "scattered reads", "apart", ("micro",), ("scatter_read",), predict_scatter),
             ("reductions", "reduction", "n", ("micro",), (*REDUCTIONS, "red_distinct", *SCATTER), predict_reduction),
             ("elements", "one element a thread", "/SM", ("micro6",),
              ("elem_load_store", "elem_load", "elem_store", "elem4_load_store", "stride_load_store"), predict_elem),

@@ -25,6 +25,7 @@ import pandas as pd
 from ..errors import SimtError
 from . import clock64_csv, ncu_csv, probes
 from .fit_atomics import ATOMIC_COLD_SOURCE, ATOMIC_WINDOW_SOURCE, atomic_cold_and_window
+from .fit_dram import DRAM_ACCESS_SOURCE, DRAM_PAGE_SOURCE, dram_access_bytes, dram_page_bytes
 
 CYC, INST, TIME = "sm__cycles_elapsed.max", "smsp__inst_executed.sum", "gpu__time_duration.sum"
 
@@ -67,6 +68,10 @@ NOT_MEASURED_BY_CLOCK64 = {
                                 "it slower (simt/calibrate/cuda/atomic_lines.cu, timed by the profiler's cycles)",
     "l1_data_store_line_cycles": "the cycles a stored line takes of the L1's data stage "
                                  "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
+    "dram_access_bytes": "the least DRAM time a lone access takes (simt/calibrate/cuda/atomic_lines.cu's random "
+                         "loads over 256 MB, measured under the profiler)",
+    "dram_page_bytes": "how far apart lone DRAM fetches share an access's time (micro.cu scatter_read against "
+                       "dram_access_bytes, which needs the profiler)",
 }
 CLOCK64_NOTE = (" [clock64 fallback: cycles from CUDA-event times at the clock.cu clock (clock64_csv.py); "
                 "instructions, sectors and DRAM bytes computed from the SASS and the manifests (counts.py)]")
@@ -528,6 +533,19 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
             t["atomic_hot_window_cycles"] = note("atomic_hot_window_cycles", round(window, 1), ATOMIC_WINDOW_SOURCE)
     # (else left out, so every line an atomic updates counts as hot: a directory measured before
     # micro.cu had red_scatter_l2 or simt calibrate ran atomic_lines.cu)
+    # a lone DRAM fetch's time, from the same program's random loads over 256 MB, and the page
+    # whose lone fetches in one request share it, from micro.cu's sweeps of every other line
+    if shipped is not None and "dram_access_bytes" in shipped[0]:
+        t["dram_access_bytes"] = not_measured("dram_access_bytes")
+    elif shipped is None and (data / "atomic_lines_manifest.csv").exists():
+        t["dram_access_bytes"] = note("dram_access_bytes", round(dram_access_bytes(load("atomic_lines"),
+                                                                                   t["dram_bytes_per_cycle"]), 1),
+                                      DRAM_ACCESS_SOURCE)
+    if shipped is not None and "dram_page_bytes" in shipped[0]:
+        t["dram_page_bytes"] = not_measured("dram_page_bytes")
+    elif "dram_access_bytes" in t:
+        t["dram_page_bytes"] = note("dram_page_bytes", dram_page_bytes(micro, t["dram_access_bytes"],
+                                                                       t["dram_bytes_per_cycle"]), DRAM_PAGE_SOURCE)
     sa = micro2[micro2.bench.str.startswith("shared_atom")].copy()
     sa["words"], sa["n"] = sa.value // 1000, sa.value % 1000
 

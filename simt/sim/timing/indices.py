@@ -14,7 +14,8 @@ from . import isa
  P_BAR_BASE, P_BAR_WARP, P_L2_DIRTY_SECTORS, P_QUEUE_ALLOWANCE, P_L2_WRITE_LINE,
  P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_COLD,
  P_DRAM_QUEUE, P_ATOM_LINE, P_DRAM_WRITE_QUEUE, P_SAMPLE, P_L2_PARTS, P_L2_REQUEST,
- P_L1_TAG_LINE, P_STORE_MERGE, P_STORE_LINE, P_STORE_SECTOR, P_STORE_DATA, P_ATOM_WINDOW, N_PARAMS) = range(49)
+ P_L1_TAG_LINE, P_STORE_MERGE, P_STORE_LINE, P_STORE_SECTOR, P_STORE_DATA, P_ATOM_WINDOW, P_DRAM_ACCESS,
+ P_DRAM_PAGE, N_PARAMS) = range(51)
 
 # the memory system's running state (machine.py's ``state``, kept by memsys.py)
 (ST_L2_FREE,             # when the last work the L2 queue took ends (its ledger: memsys._l2_take)
@@ -33,7 +34,9 @@ from . import isa
  ST_REREAD,              # ... the sectors it read of halves it had fetched before
  ST_REMISS,              # ... and of them, those that missed
  ST_WARP,                # the issuing warp's slot (global_access reads it)
- N_STATE) = range(17)
+ ST_DRAM_DRAIN,          # when the DRAM's queue drains, its writes at their bytes alone
+ ST_WB_PAGE,             # the DRAM page of the last line written back
+ N_STATE) = range(19)
 
 # an SM's recent stores to one sector (machine.py's ``l1_store``, kept by memsys.py): LS_ENTRIES
 # rows of (the sector and the words it wrote: sector * 256 + a bit a word, -1 for none; when its
@@ -64,4 +67,5 @@ N_SM_STATS = M_CTAS + 1
  G_L1_HITS, G_L2_BUSY, G_DRAM_BUSY, G_ATOM_BUSY, G_ATOM_OPS, G_L2_ATOM_HIT, G_ATOM_HOT,
  G_DIRTIED,          # sectors the L2 marked dirty (each written back later, or dirty at the end)
  G_DIRTIED_W,        # ... each counted by the lines its line stands for (memsys._stands_for)
- N_GLOBAL_STATS) = range(17)
+ G_DRAM_WRITE_BUSY,  # the DRAM time of the written bytes (G_DRAM_BUSY's share)
+ N_GLOBAL_STATS) = range(18)
