@@ -98,17 +98,6 @@ def ks_columns(ncol, nz, rng):
     return [a.astype(f64) for a in (theta, qv, qc, qr, rho, pk)], z.astype(f64)
 
 
-def ocean(n, rng):
-    """n points of 64-level ocean columns: pressure 0-6000 dbar (denser near the surface),
-    temperature 2 deg C + a 24 deg C thermocline (0.5 deg C noise), salinity 34.7 psu with a
-    fresher or saltier surface layer; as (s, t, p)."""
-    lev = 6000.0 * (np.arange(64) / 63.0) ** 2
-    p = np.tile(lev, n // 64) + rng.uniform(0.0, 5.0, n)
-    t = 2.0 + 24.0 * np.exp(-p / 700.0) + 0.5 * rng.standard_normal(n)
-    s = 34.7 + np.exp(-p / 300.0) * rng.uniform(-2.0, 1.5, n) + 0.05 * rng.standard_normal(n)
-    return s, t, p
-
-
 def mpm_particles(npart, n, rng):
     """npart fluid particles uniform over [0.2, 0.7] x [0.1, 0.6] of a unit square with n x n
     cells (about eight a cell for npart = n^2 / 2): velocities of 1 (with a downward 1), APIC
@@ -151,15 +140,6 @@ def kd_build(pts, levels):
         if d < levels - 1:
             cur = np.stack([cur[:, :h], cur[:, h + 1:]], 1).reshape(2 << d, h, 3)
     return tree
-
-
-def gcd_pairs(n, rng):
-    """n pairs g x, g y below 2^63: x, y uniform below 2^44, g a power of two up to 2^7 times a
-    number below 2^12."""
-    g = (np.uint64(1) << rng.integers(0, 8, n).astype(u64)) * rng.integers(1, 1 << 12, n).astype(u64)
-    x = rng.integers(1, 1 << 44, n).astype(u64)
-    y = rng.integers(1, 1 << 44, n).astype(u64)
-    return g * x, g * y
 
 
 def pi_words(nw):
@@ -205,12 +185,10 @@ def bf_expand(key):
             j += 1
         p[i] ^= d
     xl = xr = 0
-    for i in range(0, 18, 2):
+    for i in range(0, 18 + 1024, 2):
         xl, xr = bf_encrypt(xl, xr, p, s)
-        p[i], p[i + 1] = xl, xr
-    for i in range(0, 1024, 2):
-        xl, xr = bf_encrypt(xl, xr, p, s)
-        s[i], s[i + 1] = xl, xr
+        box, at = (p, i) if i < 18 else (s, i - 18)
+        box[at], box[at + 1] = xl, xr
     return p, s
 
 
@@ -219,8 +197,7 @@ def depth_scene(w, h, focal, rng):
     plane at 100 m above the horizon, and 400 boxes (a 192nd to a 12th of the width wide and
     high, 3 to 80 m away) in front of them."""
     py = np.arange(h)[:, None] + 0.5 - h / 2
-    d = np.where(py > 0, 1.7 * focal / np.maximum(py, 1e-3), 100.0) * np.ones((1, w))
-    d = np.minimum(d, 100.0)
+    d = np.minimum(np.where(py > 0, 1.7 * focal / np.maximum(py, 1e-3), 100.0), 100.0) * np.ones((1, w))
     for _ in range(400):
         bw, bh = rng.integers(w // 192, w // 12, 2)
         x0, y0 = rng.integers(0, w - bw), rng.integers(0, h - bh)
@@ -297,8 +274,7 @@ def ac_build(pats):
     ns = len(gto)
     fail, dlink, delta = np.zeros(ns, np.int64), np.full(ns, -1, np.int64), np.zeros_like(gto)
     delta[0] = np.maximum(gto[0], 0)
-    queue = list(np.nonzero(gto[0] >= 0)[0])
-    queue = [int(gto[0][c]) for c in queue]
+    queue = [int(u) for u in gto[0] if u >= 0]
     head = 0
     while head < len(queue):
         s = queue[head]
@@ -344,9 +320,13 @@ def kessler(ncol, nz, level_major):
 
 
 def eos(n, dtype):
-    """ocean(n) in dtype; blocks of 256."""
+    """n points of 64-level ocean columns in dtype: pressure 0-6000 dbar (denser near the
+    surface), temperature 2 deg C + a 24 deg C thermocline (0.5 deg C noise), salinity 34.7 psu
+    with a fresher or saltier surface layer; blocks of 256."""
     def make(rng):
-        s, t, p = ocean(n, rng)
+        p = np.tile(6000.0 * (np.arange(64) / 63.0) ** 2, n // 64) + rng.uniform(0.0, 5.0, n)
+        t = 2.0 + 24.0 * np.exp(-p / 700.0) + 0.5 * rng.standard_normal(n)
+        s = 34.7 + np.exp(-p / 300.0) * rng.uniform(-2.0, 1.5, n) + 0.05 * rng.standard_normal(n)
         return [s.astype(dtype), t.astype(dtype), p.astype(dtype), np.zeros(n, dtype)], n, 256
     return make
 
@@ -361,8 +341,7 @@ def mpm(npart, n, order):
         x, v, c, j = mpm_particles(npart, n, rng)
         cell = (x[:, 1] * n).astype(np.int64) * n + (x[:, 0] * n).astype(np.int64)
         perm = np.argsort(cell, kind="stable") if order == "sorted" else rng.permutation(npart)
-        dx = 1.0 / n
-        dt, e = MPM_PAR
+        dx, (dt, e) = 1.0 / n, MPM_PAR
         return ([x[perm], v[perm], c[perm], j[perm], i32(n), f32(dx), f32(dt), f32(0.25 * dx * dx), f32(1.0),
                  f32(e), *(np.zeros(n * n, f32) for _ in range(3))], npart, 256)
     return make
@@ -405,10 +384,12 @@ def kdtree(levels, nq):
 
 
 def gcd(n):
-    """gcd_pairs(n); blocks of 256."""
+    """n pairs g x, g y below 2^63: x, y uniform below 2^44, g a power of two up to 2^7 times a
+    number below 2^12; blocks of 256."""
     def make(rng):
-        a, b = gcd_pairs(n, rng)
-        return [a, b, np.zeros(n, u64)], n, 256
+        g = (np.uint64(1) << rng.integers(0, 8, n).astype(u64)) * rng.integers(1, 1 << 12, n).astype(u64)
+        x, y = (rng.integers(1, 1 << 44, n).astype(u64) for _ in range(2))
+        return [g * x, g * y, np.zeros(n, u64)], n, 256
     return make
 
 
@@ -507,7 +488,8 @@ PAIRS = [
     ("sorted / shuffled particles, MLS-MPM P2G 2M particles on 1024^2", "mpm_sorted@2M", "mpm_shuffled@2M"),
     ("64K / 4K fits, Levenberg-Marquardt 2-D Gaussians 11 x 11", "lm_fit@64K", "lm_fit@4K"),
     ("a thread / a warp a non-zero, SDDMM 4M non-zeros x 32", "sddmm_thread@4M", "sddmm_warp@4M"),
-    ("local / shared stack, k-d tree nearest neighbours 1M queries in 1M points", "kd_local@1M", "kd_shared@1M"),
+    ("a thread's vector / shared memory for the stack, k-d tree nearest neighbours 1M queries in 1M points",
+     "kd_local@1M", "kd_shared@1M"),
     ("Euclid / Stein, GCD of 8M 64-bit pairs", "gcd_euclid@8M", "gcd_binary@8M"),
     ("global / shared S-boxes, Blowfish CTR 128 MB", "bf_global@128MB", "bf_shared@128MB"),
     ("4096 / 512 lights, Forward+ light culling 3840 x 2160", "lights_4096@4K", "lights_512@4K"),
