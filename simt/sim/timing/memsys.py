@@ -10,7 +10,9 @@ data is there), compiled and inlined into the machine's loop:
   per miss, write-back with a bound on dirty data), two partitions where the architecture
   says so, each caching what its half of the SMs reads (``_l2_read``; l2_sharing.cu), and a
   hit takes the queue for its bytes or one request's time; DRAM is one queue at
-  its measured bandwidth, and a read's latency grows with the DRAM's recent use, written bytes
+  its measured bandwidth, where a lone 64-byte half of a line (or an atomic's sector) takes
+  the time of a random fetch, shared by the lone fetches of its page in the request
+  (``_dram_cost``), and a read's latency grows with the DRAM's recent use, written bytes
   counting with a longer service time than read ones (micro5.cu, micro8.cu). Data written into
   the L2 takes its queue: stores, and the fill of every miss for as long as DRAM takes to
   deliver it; hits (read out at the L2's read rate) and stores wait behind them, misses go on
