@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 
 import simt as wp
+from atomic_lines import mix32  # the same hash as dram_rows.cu's (and atomic_lines.cu's)
 from simt.calibrate import ncu_csv
 
 HERE = Path(__file__).parent
@@ -28,15 +29,6 @@ ARCH = {"h100": HERE / "data" / "h100" / "calibrated" / "h100.json", "h200": Pat
 CYC = "sm__cycles_elapsed.max"
 BLOCK = 256
 BUFFER = 1 << 30
-
-
-@wp.func
-def mix32(x: wp.uint32):
-    x = x ^ (x >> wp.uint32(16))
-    x = x * wp.uint32(0x7FEB352D)
-    x = x ^ (x >> wp.uint32(15))
-    x = x * wp.uint32(0x846CA68B)
-    return x ^ (x >> wp.uint32(16))
 
 
 @wp.kernel
