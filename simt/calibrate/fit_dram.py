@@ -3,7 +3,7 @@ atomic_lines.cu's random loads over 256 MB give the DRAM time of a 64-byte fetch
 part of DRAM (dram_access_bytes), and micro.cu's scatter_read, a sweep that fetches one 64-byte
 half of every line or of every other line, how far apart fetches may be and still share that
 cost (dram_page_bytes): k lone fetches of one page in a request cost 64 + (access - 64) / k
-bytes each (memsys._dram_cost)."""
+bytes each (simt/sim/timing/dram.py dram_cost)."""
 from __future__ import annotations
 
 import numpy as np

@@ -12,7 +12,7 @@ data is there), compiled and inlined into the machine's loop:
   hit takes the queue for its bytes or one request's time; DRAM is one queue at
   its measured bandwidth, where a lone 64-byte half of a line (or an atomic's sector) takes
   the time of a random fetch, shared by the lone fetches of its page in the request
-  (``_dram_cost``), and a read's latency grows with the DRAM's recent use, written bytes
+  (dram.py), and a read's latency grows with the DRAM's recent use, written bytes
   counting with a longer service time than read ones (micro5.cu, micro8.cu). Data written into
   the L2 takes its queue: stores, and the fill of every miss for as long as DRAM takes to
   deliver it; hits (read out at the L2's read rate) and stores wait behind them, misses go on
@@ -37,25 +37,18 @@ from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all 
 from numba import njit
 
 from . import atomics, isa
+from .dram import dram_cost, dram_read, dram_write, page_mates, writeback_mates, writeback_wait
 from .caches import find, halves, sectors, set_of, victim
 from .footprint import line_weight
-from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_BUSY, G_DRAM_READ, G_DRAM_WRITE, G_DRAM_WRITE_BUSY, G_L1_HITS,
-                      G_DIRTIED_W, G_L1_SECTORS, G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT,
-                      LS_ACK, LS_ENTRIES, LS_HOLD, LS_KEY, LS_PENDING, LS_PKEY, LS_WARP,
-                      G_L2_WRITE, M_L1T,
-                      P_ATOM_SAME, P_ATOM_SAME_F, P_ATOM_SPREAD, P_DRAM_ACCESS, P_DRAM_BPC, P_DRAM_PAGE,
-                      P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_QUEUE, P_DRAM_TAIL, P_DRAM_WRITE_COST,
-                      P_DRAM_WRITE_QUEUE, P_G_ATOM_LAT, P_L1_LAT, P_L1_LINE_CYCLES, P_L1_TAG_LINE,
-                      P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS, P_L2_READ_BPC,
-                      P_L2_REQUEST, P_L2_TAIL,
-                      P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_STORE_DATA, P_STORE_LINE, P_STORE_MERGE,
-                      P_STORE_SECTOR, P_SAMPLE,
-                      ST_DIRTY_SECTORS, ST_DRAM_DRAIN, ST_DRAM_FREE, ST_WB_PAGE, ST_DRAM_READ_USE, ST_DRAM_USE_TIME,
-                      ST_DRAM_WRITE_USE, ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE,
-                      ST_LRU_CLOCK, ST_NOW, ST_OTHERS, ST_OTHERS_N, ST_REMISS,
-                      ST_REREAD, ST_WARP)
-
-DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
+from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_WRITE, G_L1_HITS, G_DIRTIED_W, G_L1_SECTORS,
+                      G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT, LS_ACK, LS_ENTRIES, LS_HOLD,
+                      LS_KEY, LS_PENDING, LS_PKEY, LS_WARP, G_L2_WRITE, M_L1T, P_ATOM_SAME, P_ATOM_SAME_F,
+                      P_ATOM_SPREAD, P_DRAM_BPC, P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_TAIL, P_G_ATOM_LAT, P_L1_LAT,
+                      P_L1_LINE_CYCLES, P_L1_TAG_LINE, P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS,
+                      P_L2_READ_BPC, P_L2_REQUEST, P_L2_TAIL, P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE,
+                      P_STORE_DATA, P_STORE_LINE, P_STORE_MERGE, P_STORE_SECTOR, P_SAMPLE, ST_DIRTY_SECTORS,
+                      ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE, ST_LRU_CLOCK, ST_NOW, ST_OTHERS,
+                      ST_OTHERS_N, ST_REMISS, ST_REREAD, ST_WARP)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -70,94 +63,17 @@ def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, l2x, P, state, glob
         return
     n = 0
     d = l2_dirty[0, s, w]
-    mates = _wb_mates(line_of(line), P, state)
+    mates = writeback_mates(line_of(line), P, state)
     for b in range(4):
         if d & (1 << b):
             n += 1
             if not (l2_valid[0, s, w] & (1 << b)):
-                _dram_read(32.0, _dram_cost(P[P_DRAM_FETCH], P[P_DRAM_FETCH], mates, P), state[ST_NOW], P, state,
+                dram_read(32.0, dram_cost(P[P_DRAM_FETCH], P[P_DRAM_FETCH], mates, P), state[ST_NOW], P, state,
                            glob)
     bursts = halves(d)
     l2_dirty[0, s, w] = 0
-    _dram_write(n * 32.0, _dram_cost(bursts * P[P_DRAM_FETCH], bursts * P[P_DRAM_FETCH], mates, P), P, state, glob)
+    dram_write(n * 32.0, dram_cost(bursts * P[P_DRAM_FETCH], bursts * P[P_DRAM_FETCH], mates, P), P, state, glob)
     state[ST_DIRTY_SECTORS] -= n * _stands_for(line, l2x, P)
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _dram_cost(burst, access, mates, P):
-    """The DRAM time, in bytes of a stream's reads, of ``burst`` bytes that stand for one
-    access of ``access`` bytes (a line's missed sectors or dirty halves: a sampled replay's
-    first read stands for part of one). An access of less than dram_access_bytes (a lone
-    64-byte half or sector of its line) takes the DRAM for that long, shared with the ``mates``
-    lone accesses of its DRAM page that come with it: access + (dram_access_bytes - access) /
-    mates (atomic_lines.cu: one-lane loads of lines hashed over 256 MB cost 99 bytes a 64-byte
-    fetch on the H200, one-sector updates and stores as much a sector read or written;
-    dram_rows.cu: a lane's chunks of 64 B to 4 KB alike; micro.cu scatter_read: one fetch every
-    128 bytes of a sweep 71, every 256 bytes 86; a line's two halves together, 64 each)."""
-    if access <= 0.0 or access >= P[P_DRAM_ACCESS]:
-        return burst
-    return burst * (access + (P[P_DRAM_ACCESS] - access) / max(1.0, mates)) / access
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _page_mates(lines_buf, masks_buf, n_lines, i, P):
-    """How many of the request's lines in line ``i``'s DRAM page (dram_page_bytes) are lone
-    64-byte halves (one half's sectors), as line i is: they share the page's opening."""
-    page = lines_buf[i] // int(P[P_DRAM_PAGE])
-    k = 0
-    for j in range(n_lines):
-        if lines_buf[j] // int(P[P_DRAM_PAGE]) == page and halves(masks_buf[j]) == 1:
-            k += 1
-    return k
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _wb_mates(line, P, state):
-    """A line written back (or read before it is) shares its page's opening with the line
-    written back before it when both are in one page: the L2 writes its oldest dirty lines back
-    in order, a sweep's lines one after another."""
-    page = float(line // int(P[P_DRAM_PAGE]))
-    same = state[ST_WB_PAGE] == page
-    state[ST_WB_PAGE] = page
-    return P[P_DRAM_PAGE] if same else 1.0
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _writeback_wait(written, arrive, state, glob):
-    """How long a store or atomic arriving at the L2 at ``arrive`` waits for DRAM: where it
-    made room for its dirty sectors by writing dirty lines back (the L2 held its bound of
-    dirty data; ``written``: the DRAM's written bytes before it), until the DRAM's queue, those
-    writes included, has drained; else not at all. Writes the DRAM cannot keep up with hold
-    their warps (atomic_lines.cu: one-lane stores and updates of lines hashed over 256 MB go at
-    the pace of DRAM's reads and writes of their sectors, a quarter of the L2's)."""
-    if glob[G_DRAM_WRITE] <= written:
-        return 0.0
-    return max(0.0, state[ST_DRAM_DRAIN] - arrive)
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _dram_write(nbytes, burst_bytes, P, state, glob):
-    busy = burst_bytes * P[P_DRAM_WRITE_COST] / P[P_DRAM_BPC]
-    state[ST_DRAM_FREE] = max(state[ST_DRAM_FREE], state[ST_NOW]) + busy    # the queue, at the current time
-    # written bytes cost their write cost beside reads (micro.cu stream_copy), their bytes
-    # alone where DRAM only writes (stream_write at 256 MB-1 GB writes 2,145 B a cycle on the
-    # H200, more than its 2,275 B of reads over the cost): the drain writes wait for
-    state[ST_DRAM_DRAIN] = max(state[ST_DRAM_DRAIN], state[ST_NOW]) + burst_bytes / P[P_DRAM_BPC]
-    glob[G_DRAM_WRITE] += nbytes
-    glob[G_DRAM_BUSY] += busy
-    glob[G_DRAM_WRITE_BUSY] += busy
-    _dram_recent(state[ST_NOW], state)
-    state[ST_DRAM_WRITE_USE] += busy / DRAM_WINDOW
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _dram_recent(now, state):
-    """Age the DRAM's recent read and write use to ``now``."""
-    if now > state[ST_DRAM_USE_TIME]:
-        decay = np.exp(-(now - state[ST_DRAM_USE_TIME]) / DRAM_WINDOW)
-        state[ST_DRAM_READ_USE] *= decay
-        state[ST_DRAM_WRITE_USE] *= decay
-        state[ST_DRAM_USE_TIME] = now
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -420,30 +336,6 @@ def _l2_read(line, need, m, n_sm, l2_tag, l2_init, l2_valid, l2_dirty, l2_words,
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _dram_read(nbytes, burst_bytes, arrive, P, state, glob):
-    """Queue a DRAM read of ``nbytes`` (occupying DRAM for ``burst_bytes``); return the delay:
-    waiting for the DRAM's bandwidth, and the queueing that grows with its recent use:
-    rho / (2 (1 - rho)) x a service time, an M/D/1 queue's wait. rho counts the DRAM time
-    of reads and writes; the service time is dram_queue_cycles for reads and
-    dram_write_queue_cycles for writes, weighted by their recent use (micro8.cu: a read waits
-    longer behind writes than behind reads of the same DRAM time)."""
-    busy = burst_bytes / P[P_DRAM_BPC]
-    start = max(arrive, state[ST_DRAM_FREE])
-    state[ST_DRAM_FREE] = start + busy
-    state[ST_DRAM_DRAIN] = max(state[ST_DRAM_DRAIN], arrive) + busy
-    glob[G_DRAM_READ] += nbytes
-    glob[G_DRAM_BUSY] += busy
-    # DRAM use over the last ~DRAM_WINDOW cycles
-    _dram_recent(arrive, state)
-    state[ST_DRAM_READ_USE] += busy / DRAM_WINDOW
-    reads, writes = state[ST_DRAM_READ_USE], state[ST_DRAM_WRITE_USE]
-    use = reads + writes
-    rho = min(use, 0.95)
-    service = (P[P_DRAM_QUEUE] * reads + P[P_DRAM_WRITE_QUEUE] * writes) / use
-    return start - arrive + service * rho / (2.0 * (1.0 - rho))
-
-
-@njit(cache=True, nogil=True, _nrt=False)
 def fetched_before(fetched, key) -> bool:
     """Whether the 64-byte half ``key`` (line * 2 + half) was marked before; marks it. A bit
     per hash of the key in ``fetched`` (a miss taken for a re-read when two keys share a bit:
@@ -631,7 +523,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                       l2x, state, P, glob, partial_buf[i])
         busy = 0.0 if merged else n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
         q = _l2_busy(busy, start + P[P_L1_LAT], state, glob, l2x[4])
-        q = max(q, _writeback_wait(written, start + P[P_L1_LAT], state, glob))
+        q = max(q, writeback_wait(written, start + P[P_L1_LAT], state, glob))
         # A stored line first takes l1_data_store_line_cycles of the L1's data stage, in turn
         # with the lines loads bring back, then leaves the SM for the L2 on the SM's own path,
         # taking l1_store_line_cycles and each of its sectors l1_store_sector_cycles more, a
@@ -687,17 +579,16 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                 n_read = float(sectors(missed))
                 if P[P_SAMPLE] > 1.0:
                     n_read -= _sampled_share(lines_buf[i], missed, l2x, P, state, glob, G_L2_ATOM_HIT, True)[1]
-                mates = _page_mates(lines_buf, masks_buf, n_lines, i, P)
-                qd = _dram_read(n_read * 32.0, _dram_cost(n_read * 32.0, sectors(missed) * 32.0, mates, P),
+                mates = page_mates(lines_buf, masks_buf, n_lines, i, P)
+                qd = dram_read(n_read * 32.0, dram_cost(n_read * 32.0, sectors(missed) * 32.0, mates, P),
                                 t_arr + q2, P, state, glob)
                 extra = qd + P[P_DRAM_LAT] - P[P_L2_LAT]
             # the update leaves its sectors dirty, written back like a store's (whole sectors)
             _l2_touch(key, mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo,
                       l2x, state, P, glob, _whole(mask))
             a1 = t_arr + q2 + extra
-            if glob[G_DRAM_WRITE] > written:        # the update made room for its dirty sectors
-                a1 = max(a1, t_arr + _writeback_wait(written, t_arr, state, glob))
-                written = glob[G_DRAM_WRITE]
+            a1 = max(a1, t_arr + writeback_wait(written, t_arr, state, glob))   # it made room by writing back
+            written = glob[G_DRAM_WRITE]
             # with a sample of the SMs, each line's update stands for P_SAMPLE updates; of them,
             # those on this very line take its unit (all of them for a line every block
             # updates), and the others, on the w - 1 other lines the line stands for
@@ -775,8 +666,8 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             burst = fetches * P[P_DRAM_FETCH]
             fill = _l2_take(burst / P[P_DRAM_BPC], t_l2, l2x[4])
             state[ST_L2_FREE] = max(state[ST_L2_FREE], fill + burst / P[P_DRAM_BPC])
-            mates = _page_mates(lines_buf, masks_buf, n_lines, i, P) if pairs == 1 else 1
-            qd = _dram_read(burst, _dram_cost(burst, pairs * P[P_DRAM_FETCH], mates, P),
+            mates = page_mates(lines_buf, masks_buf, n_lines, i, P) if pairs == 1 else 1
+            qd = dram_read(burst, dram_cost(burst, pairs * P[P_DRAM_FETCH], mates, P),
                             t_l2 + q2 + P[P_L2_LAT] * 0.5, P, state, glob)
             if qd > worst_qd:
                 worst_qd = qd

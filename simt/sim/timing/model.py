@@ -50,7 +50,7 @@ def params(arch, shared_per_sm: int):
     P[ix.P_DRAM_BPC] = t["dram_bytes_per_cycle"]
     P[ix.P_DRAM_WRITE_COST] = t["dram_write_cost"]
     P[ix.P_DRAM_FETCH] = t["dram_fetch_bytes"]
-    # optional (files without it: an access costs the DRAM its bytes alone; memsys._dram_cost)
+    # optional (files without it: an access costs the DRAM its bytes alone; dram.dram_cost)
     P[ix.P_DRAM_ACCESS] = t.get("dram_access_bytes", 0.0)
     P[ix.P_DRAM_PAGE] = max(1, t.get("dram_page_bytes", arch.line_bytes) // arch.line_bytes)    # in lines
     P[ix.P_SH_LAT] = lat["shared"]
@@ -321,7 +321,7 @@ def _steady_writebacks(glob, P, s_p: float) -> None:
     extra = max(0.0, dirtied * (s_p - 1.0) - room)       # sectors the rest of the grid writes back
     # the grid's write-backs, (written + extra), in the prefix's units (the report scales by s_p)
     delta = 32.0 * ((written + extra) / s_p - written)
-    # each written byte as the prefix's took the DRAM (lone sectors longer: memsys._dram_cost)
+    # each written byte as the prefix's took the DRAM (lone sectors longer: dram.dram_cost)
     per_byte = (glob[ix.G_DRAM_WRITE_BUSY] / glob[ix.G_DRAM_WRITE] if glob[ix.G_DRAM_WRITE] > 0.0
                 else P[ix.P_DRAM_WRITE_COST] / P[ix.P_DRAM_BPC])
     glob[ix.G_DRAM_WRITE] += delta
