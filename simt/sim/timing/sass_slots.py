@@ -15,7 +15,7 @@ whose instructions' source lines all lie in that MIR block's; ptxas's unroll fac
 the loop counter's increment on the MIR increment's source line (``IADD3 R6, R6, 0xb, RZ``:
 11 iterations a pass, for a MIR counter stepping by 1). The loop's ALU instructions' slots
 are scaled so that an iteration issues the SASS loop's instructions over the unroll factor
-(loads, stores and branches keep theirs); a factor outside [0.5, 2] means the two loops do
+(loads, stores and branches keep theirs); a factor above 4 (LOOP_RANGE) means the two loops do
 not stand for each other after all, and the loop keeps the op table's slots. The same per
 source line: in a loop of several blocks (``line_scales``), in a loop ptxas unrolled completely
 (``unrolled_scales``) and outside loops (``straight_scales``); an outer loop's iteration issues
@@ -34,6 +34,13 @@ from . import isa
 from .sass_replay import _self_loop
 
 SCALE_RANGE = (0.5, 2.0)     # a line's own factor outside loops (straight_scales)
+# a one-block loop matched to its SASS loop by every source line and the counter's step:
+# ptxas sharing address arithmetic among a loop's many loads (a Harris window's 12 clamped
+# reads an iteration, 79 SASS instructions where the op table says 140) is still that loop
+# (or ptxas making an unrolled byte loop 10 SASS instructions an iteration where the op table
+# says 24): any factor from 0 to 4
+LOOP_RANGE = (0.0, 4.0)
+WIDE_LOOPS = True
 LOWER = 0.0                 # the least factor of a pool of lines outside loops (straight_scales)
 UNROLLED = True             # a loop ptxas unrolled completely issues its lines' SASS over its trips
 EXTRA = True                # a line with more SASS than twice its slots issues the rest (_extra)
@@ -41,6 +48,8 @@ OUTER = True                # an outer loop's iteration issues its SASS loop's o
 STRAIGHT = True             # code outside loops issues its SASS lines' slots (straight_scales)
 FEWER = True                # a line with fewer SASS than its accesses' slots issues that many (_fit)
 NEST = True                 # a rolled loop around completely unrolled ones issues its SASS (nest_scales)
+PREDICATED_LINES = True     # a then-block's SASS predicated into a loop issues every iteration (line_scales)
+POOL_LINES = True           # a loop's lines out of range share one factor (line_scales)
 SLOW_ALONE = True           # a line outside loops calling a slow path keeps its slots, never pooled
 # a loop body with these is not one straight block of work
 _NOT_PLAIN = {"BSSY", "BSYNC", "WARPSYNC", "EXIT", "CALL", "RET", "BRX", "JMP", "BAR", "YIELD"}
@@ -61,6 +70,29 @@ def _innermost_sass_loops(df):
             continue
         own = df[(df["loop"] == k) & (df["opcode"] != "NOP")]
         out.append((k, own, {int(x) for x in own["line"] if x >= 0}))
+    return out
+
+
+def _every_pass(tab, blocks, t: int, b: int) -> int:
+    """The static index of an instruction every iteration of the loop (t, b) issues, to carry
+    the slots of work ptxas predicated into the loop: the head's first ALU instruction that
+    issues (a completely unrolled loop's latch is folded away), else the back-edge branch."""
+    i0 = int(tab.block_first[t])
+    for i in range(i0, i0 + int(tab.block_len[t])):
+        if tab.kind[i] == isa.ALU and tab.sass[i] > 0.0:
+            return i
+    return int(tab.block_first[b]) + len(blocks[b].instrs) - 1
+
+
+def _skippable(own):
+    """Which rows of a SASS loop's body a forward branch inside the loop can jump over (the
+    rest every pass issues, predicated or not)."""
+    addr = own["addr"].to_numpy()
+    out = np.zeros(addr.size, bool)
+    lo, hi = addr.min(), addr.max()
+    for a, op, tgt in zip(addr, own["opcode"], own["target"] if "target" in own else [None] * addr.size):
+        if op == "BRA" and tgt is not None and not (isinstance(tgt, float) and np.isnan(tgt)) and a < tgt <= hi:
+            out |= (addr > a) & (addr < tgt)
     return out
 
 
@@ -149,7 +181,7 @@ def loop_scales(prog, df, tab) -> dict[int, float]:
         if a <= 0.0:
             continue
         f = (per_iteration - float(slots[~alu].sum())) / a
-        if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
+        if (LOOP_RANGE if WIDE_LOOPS else SCALE_RANGE)[0] <= f <= (LOOP_RANGE if WIDE_LOOPS else SCALE_RANGE)[1]:
             out[b] = f
     return out
 
@@ -220,10 +252,13 @@ def line_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
     unroll factor: the lines of a branch not taken cost nothing that iteration, as in the MIR.
     The unroll factor is read as for a one-block loop, else from the loop's global loads
     against the MIR loop's (``loop_summaries``); a loop whose MIR closes without a counter (a
-    ``while`` loop) is taken as not unrolled. A SASS loop without branches in its body (ptxas
-    predicated the MIR's) is not matched: its iterations issue all of it. A line's factor
-    outside [0.5, 2] (ptxas moved its work elsewhere, or the line holds more than it seems)
-    leaves it alone."""
+    ``while`` loop) is taken as not unrolled. A line only some iterations run (under a branch
+    in the MIR) whose SASS ptxas predicated into the body (no forward branch in the SASS loop
+    jumps over it: Adler-32's fold every 256 bytes, a Reed-Solomon step's conditional xors) is
+    issued by every iteration: those instructions go on an instruction every iteration issues
+    (``_every_pass``), and the line keeps the rest. Lines whose own factor falls outside
+    [0.5, 2] (ptxas credited their instructions to a neighbour, or an inlined function's to its
+    call), or that have no SASS of their own, share one factor (``_fit``)."""
     if not _usable(prog, df):
         return {}
     blocks = prog.blocks                      # (tab's order; the MIR's blocks, labels alike)
@@ -245,7 +280,7 @@ def line_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
         inc = _increment(blocks[b], b)
         best = None
         for k, own, sl in sass_loops:
-            if not sl or not sl <= set(where) or k in plain:
+            if not sl or not sl <= set(where) or (k in plain and not PREDICATED_LINES):
                 continue
             u = _unroll(own, *inc) if inc is not None else 1
             if u < 1:                          # the counter does not read plainly: the loads tell
@@ -256,21 +291,50 @@ def line_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
             continue
         u, own = best
         counts = own["line"].value_counts()
+        always = own[~_skippable(own)]["line"].value_counts() if PREDICATED_LINES else counts
+        every = _every_iteration(blocks, t, b)
+        latch = _every_pass(tab, blocks, t, b)
+        pool = []
         for line, places in where.items():
             n = int(counts.get(line, 0))
-            if n == 0:
-                continue
             idx, a, other = _line_slots(tab, places)
+            if PREDICATED_LINES and extras is not None and not any(k in every for k, _ in places):
+                # a line only some iterations run (a then-block) whose SASS ptxas predicated
+                # into the body: every iteration issues that part, on the latch's account
+                n_all = int(always.get(line, 0))
+                if n_all:
+                    extras[latch] = extras.get(latch, 0.0) + n_all / u
+                    n -= n_all
+                    if n == 0 and a > 0.0:
+                        out.update({(k, line): 0.0 for k in {k for k, _ in places}})
+                        continue
+            if n == 0:
+                if POOL_LINES and a > 0.0:
+                    pool.append(((line, places), idx, 0.0, other, a))
+                continue
             f = (n / u - other) / a if a > 0.0 else np.inf
             if SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
                 out.update({(k, line): f for k in {k for k, _ in places}})
+            elif POOL_LINES and a > 0.0:
+                pool.append(((line, places), idx, n / u, other, a))
             elif f > SCALE_RANGE[1]:              # (addresses on the uniform datapath, ...)
                 _extra(extras, tab, idx, n / u)
+        if pool:
+            # lines whose own factor is out of range (ptxas credited their instructions to a
+            # neighbour, or an inlined function's lines to its call) share one factor
+            keys = [(k, line) for (line, places), *_ in pool for k in {k for k, _ in places}]
+            want, other, a = (sum(p[j] for p in pool) for j in (2, 3, 4))
+            if not _fit(out, extras, tab, keys, np.concatenate([p[1] for p in pool]), a, other, want, lo=0.0):
+                pass
     return out
 
 
 _CALLEE = re.compile(r"`\(([^)]+)\)")
-_SLOW_PATH = "$__internal_"          # ptxas's own subroutines: a division's, a root's slow path
+# ptxas's own subroutines (a division's, a root's slow path: ``$__internal_0_$__cuda_sm20_...``)
+# and libdevice's, which the fp64 math simt emits calls and ptxas names after the kernel
+# (``$kepler$__internal_trig_reduction_slowpathd``: sin's and cos's reduction of huge arguments)
+_SLOW_PATH = "__internal_"
+LIBDEVICE_SLOW = True       # libdevice's slow paths count as ptxas's do (False: only ``$__internal_...``)
 
 
 def _callee(operands: str) -> str:
@@ -278,9 +342,14 @@ def _callee(operands: str) -> str:
     return m.group(1) if m else ""
 
 
+def _is_slow(operands: str) -> bool:
+    name = _callee(operands)
+    return _SLOW_PATH in name if LIBDEVICE_SLOW else name.startswith("$" + _SLOW_PATH)
+
+
 def _slow_calls(rows):
-    """Which rows call a slow path (ptxas's ``$__internal_`` subroutines)."""
-    return (rows["opcode"] == "CALL") & rows["operands"].map(lambda o: _callee(o).startswith(_SLOW_PATH))
+    """Which rows call a slow path (ptxas's and libdevice's ``__internal_`` subroutines)."""
+    return (rows["opcode"] == "CALL") & rows["operands"].map(_is_slow)
 
 
 def _issued(rows):
@@ -438,15 +507,22 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
     (ptxas folded it: a constant of the counter) issues nothing; one with more than twice its
     ALU slots issues the rest on its first instruction. Lines the loop shares with code outside
     it are left alone, and so is a loop inside a loop that stayed rolled (its lines'
-    instructions are per iteration of that one)."""
+    instructions are per iteration of that one). A line under a branch whose SASS ptxas
+    predicated (no forward branch jumps over it: a census transform's ``if img[y, x] < c``)
+    is issued by every iteration, on ``_every_pass``'s account; one under a branch ptxas kept
+    is left alone."""
     if not _usable(prog, df):
         return {}
     from .folding import unrolled
     blocks = prog.blocks
     spans = loop_spans(prog.fn)
     done = set(unrolled(prog.fn, df))
-    counts = _issued(df[df["function"] == df["function"].iloc[0]] if "function" in df else df)
-    counts = counts[counts["loop"] == -1]["line"].value_counts()
+    kernel = df[df["function"] == df["function"].iloc[0]] if "function" in df else df
+    issued = _issued(kernel)
+    counts = issued[issued["loop"] == -1]["line"].value_counts()
+    skip = dict(zip(kernel["addr"], _skippable(kernel)))
+    issued = issued[issued["loop"] == -1]
+    always = issued[~issued["addr"].map(skip).astype(bool)]["line"].value_counts()
     out = {}
     for t, b in done:
         around = [o for o in spans if o[0] <= t and b <= o[1]]
@@ -457,8 +533,10 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
             trips *= trip_count(prog, *o)
         if trips <= 0:
             continue
-        if not _every_iteration(blocks, t, b) >= set(range(t, b + 1)):
+        every = _every_iteration(blocks, t, b)
+        if not every >= set(range(t, b + 1)) and not PREDICATED_LINES:
             continue
+        latch = _every_pass(tab, blocks, t, b)
         inner = [o for o in spans if o != (t, b) and t <= o[0] and o[1] <= b]
         where: dict[int, list[tuple[int, int]]] = {}
         elsewhere = set()
@@ -476,6 +554,16 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
                 continue
             n = int(counts.get(line, 0))
             idx, a, other = _line_slots(tab, places)
+            if not all(k in every for k, _ in places):
+                # under a branch: what ptxas predicated issues every iteration (the latch's
+                # account); the line keeps nothing of it, or is left alone if it kept a branch
+                if extras is None or any(k in every for k, _ in places):
+                    continue
+                n_all = int(always.get(line, 0))
+                if n > n_all:                   # (a branch ptxas kept)
+                    continue
+                extras[latch] = extras.get(latch, 0.0) + n_all / trips
+                n = 0                           # (with none at all: ptxas folded the line)
             _fit(out, extras, tab, [(k, line) for k in {k for k, _ in places}], idx, a, other, n / trips, lo=0.0)
     return out
 
