@@ -15,8 +15,8 @@ whose instructions' source lines all lie in that MIR block's; ptxas's unroll fac
 the loop counter's increment on the MIR increment's source line (``IADD3 R6, R6, 0xb, RZ``:
 11 iterations a pass, for a MIR counter stepping by 1). The loop's ALU instructions' slots
 are scaled so that an iteration issues the SASS loop's instructions over the unroll factor
-(loads, stores and branches keep theirs); a factor above 4 (LOOP_RANGE) means the two loops do
-not stand for each other after all, and the loop keeps the op table's slots. The same per
+(loads, stores and branches keep theirs); an iteration over 4 times the op table's
+(LOOP_RANGE) means the two loops do not stand for each other after all, and the loop keeps the op table's slots. The same per
 source line: in a loop of several blocks (``line_scales``), in a loop ptxas unrolled completely
 (``unrolled_scales``) and outside loops (``straight_scales``); an outer loop's iteration issues
 its SASS loop's own instructions (``outer_loops``). Without SASS or line info, nothing changes
@@ -38,7 +38,7 @@ SCALE_RANGE = (0.5, 2.0)     # a line's own factor outside loops (straight_scale
 # ptxas sharing address arithmetic among a loop's many loads (a Harris window's 12 clamped
 # reads an iteration, 79 SASS instructions where the op table says 140) is still that loop
 # (or ptxas making an unrolled byte loop 10 SASS instructions an iteration where the op table
-# says 24): any factor from 0 to 4
+# says 24): any factor from 0 up, the whole iteration at most 4 times the op table's
 LOOP_RANGE = (0.0, 4.0)
 WIDE_LOOPS = True
 LOWER = 0.0                 # the least factor of a pool of lines outside loops (straight_scales)
@@ -180,8 +180,14 @@ def loop_scales(prog, df, tab) -> dict[int, float]:
         a = float(slots[alu].sum())
         if a <= 0.0:
             continue
-        f = (per_iteration - float(slots[~alu].sum())) / a
-        if (LOOP_RANGE if WIDE_LOOPS else SCALE_RANGE)[0] <= f <= (LOOP_RANGE if WIDE_LOOPS else SCALE_RANGE)[1]:
+        other = float(slots[~alu].sum())
+        f = (per_iteration - other) / a
+        if WIDE_LOOPS:
+            # the loop's whole iteration within [0, 4] of the op table's (a loop of loads and an
+            # atomic with little arithmetic: the ALU's own factor can be larger)
+            if 0.0 <= f and per_iteration <= LOOP_RANGE[1] * (a + other):
+                out[b] = f
+        elif SCALE_RANGE[0] <= f <= SCALE_RANGE[1]:
             out[b] = f
     return out
 
@@ -509,8 +515,8 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
     it are left alone, and so is a loop inside a loop that stayed rolled (its lines'
     instructions are per iteration of that one). A line under a branch whose SASS ptxas
     predicated (no forward branch jumps over it: a census transform's ``if img[y, x] < c``)
-    is issued by every iteration, on ``_every_pass``'s account; one under a branch ptxas kept
-    is left alone."""
+    is issued by every iteration, on ``_every_pass``'s account; under a branch ptxas kept, a
+    copy's share of the line each time the MIR runs it."""
     if not _usable(prog, df):
         return {}
     from .folding import unrolled
@@ -560,10 +566,10 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
                 if extras is None or any(k in every for k, _ in places):
                     continue
                 n_all = int(always.get(line, 0))
-                if n > n_all:                   # (a branch ptxas kept)
-                    continue
                 extras[latch] = extras.get(latch, 0.0) + n_all / trips
-                n = 0                           # (with none at all: ptxas folded the line)
+                # the rest under a branch ptxas kept, in every copy (a condition on the data;
+                # one on the counter ptxas folds): a copy's share each time the MIR runs it
+                n -= n_all                      # (with none at all: ptxas folded the line)
             _fit(out, extras, tab, [(k, line) for k in {k for k, _ in places}], idx, a, other, n / trips, lo=0.0)
     return out
 
