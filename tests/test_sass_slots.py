@@ -484,3 +484,15 @@ def test_a_loop_whose_loads_share_their_addresses_issues_its_sass(monkeypatch):
     args = ("blind12", "harris_direct@1024", c12.harris(128, False), "WIDE_LOOPS")
     assert _issued_per_warp_of(*args, True, monkeypatch) == pytest.approx(measured, rel=0.1)
     assert _issued_per_warp_of(*args, False, monkeypatch) > 1.4 * measured
+
+
+def test_a_loop_line_that_calls_keeps_its_slots(monkeypatch):
+    """Miller-Rabin's modular products: a 64-bit remainder a step, which ptxas CALLs
+    (``__internal_..._urem64``), in loops whose other lines ptxas shrinks. The calling line's
+    SASS in the loop is the call and its moves, its work is in the callee: pooled with its
+    neighbours it would issue almost nothing (0.22x of the H200's 15,132 SASS instructions a
+    warp, set 10, mr_random@256K)."""
+    from timing.blind10 import cases as c10
+    measured = _measured_per_warp("mr_random@256K", 256 * 1024, "blind10")
+    args = ("blind10", "mr_random@256K", c10.primes_or_random(8192, False), "POOL_LINES")
+    assert _issued_per_warp_of(*args, True, monkeypatch) == pytest.approx(measured, rel=0.1)

@@ -300,10 +300,15 @@ def line_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
         always = own[~_skippable(own)]["line"].value_counts() if PREDICATED_LINES else counts
         every = _every_iteration(blocks, t, b)
         latch = _every_pass(tab, blocks, t, b)
+        # a line that CALLs (a 64-bit remainder's slow path, fp64 math) does its work in the
+        # callee, which its count here leaves out: it keeps the op table's slots
+        calling = {int(x) for x in own.loc[own["opcode"] == "CALL", "line"]} if POOL_LINES else set()
         pool = []
         for line, places in where.items():
             n = int(counts.get(line, 0))
             idx, a, other = _line_slots(tab, places)
+            if line in calling:
+                continue
             if PREDICATED_LINES and extras is not None and not any(k in every for k, _ in places):
                 # a line only some iterations run (a then-block) whose SASS ptxas predicated
                 # into the body: every iteration issues that part, on the latch's account
