@@ -250,7 +250,8 @@ def _line_slots(tab, places) -> tuple[np.ndarray, float, float]:
     return idx, float(tab.sass[idx[alu]].sum()), float(tab.sass[idx[~alu]].sum())
 
 
-def line_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, int], float]:
+def line_scales(prog, df, tab, extras: dict | None = None, moved: dict | None = None) \
+        -> dict[tuple[int, int], float]:
     """(MIR block, source line) -> the factor on that line's ALU slots in an innermost MIR loop
     of several blocks (branches in its body), matched to the innermost SASS loop whose source
     lines all lie in the MIR loop's (of several, the one ptxas unrolled most, then the
@@ -314,7 +315,8 @@ def line_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
                 # into the body: every iteration issues that part, on the latch's account
                 n_all = int(always.get(line, 0))
                 if n_all:
-                    extras[latch] = extras.get(latch, 0.0) + n_all / u
+                    moved = extras if moved is None else moved
+                    moved[latch] = moved.get(latch, 0.0) + n_all / u
                     n -= n_all
                     if n == 0 and a > 0.0:
                         out.update({(k, line): 0.0 for k in {k for k, _ in places}})
@@ -506,7 +508,8 @@ def trip_count(prog, t: int, b: int) -> int:
     return max(0, int(n)) if cmp.op is not Op.NE or (stop - inits[0]) % step == 0 else 0
 
 
-def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, int], float]:
+def unrolled_scales(prog, df, tab, extras: dict | None = None, moved: dict | None = None) \
+        -> dict[tuple[int, int], float]:
     """(MIR block, source line) -> the factor on that line's ALU slots in a loop that ptxas
     unrolled completely (folding.unrolled) and whose trip count is constant: the line's SASS
     instructions over the iterations (of it and of the unrolled loops around it) are what an
@@ -571,7 +574,8 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int
                 if extras is None or any(k in every for k, _ in places):
                     continue
                 n_all = int(always.get(line, 0))
-                extras[latch] = extras.get(latch, 0.0) + n_all / trips
+                moved = extras if moved is None else moved
+                moved[latch] = moved.get(latch, 0.0) + n_all / trips
                 # the rest under a branch ptxas kept, in every copy (a condition on the data;
                 # one on the counter ptxas folds): a copy's share each time the MIR runs it
                 n -= n_all                      # (with none at all: ptxas folded the line)
@@ -730,10 +734,11 @@ def apply(prog, df, tab) -> dict:
     (``unrolled_scales``) and outside loops (``straight_scales``), and per outer loop the
     slots its back edge gained (``outer_loops``, keyed ("outer", block))."""
     extras: dict[int, float] = {}
+    moved: dict[int, float] = {}        # predicated work carried by one instruction: issue slots only
     scales = loop_scales(prog, df, tab)
-    lines = line_scales(prog, df, tab, extras if EXTRA else None)
+    lines = line_scales(prog, df, tab, extras if EXTRA else None, moved)
     if UNROLLED:
-        lines.update(unrolled_scales(prog, df, tab, extras if EXTRA else None))
+        lines.update(unrolled_scales(prog, df, tab, extras if EXTRA else None, moved))
     if NEST:
         lines.update(nest_scales(prog, df, tab, extras if EXTRA else None))
     slots_only: set = set()
@@ -761,5 +766,9 @@ def apply(prog, df, tab) -> dict:
     for b, extra in outer.items():          # the back edge issues what the iteration lacks
         tab.sass[int(tab.block_first[b] + tab.block_len[b]) - 1] += extra
     for i, extra in extras.items():         # a line's SASS beyond what its ALU slots can scale to
+        tab.sass[i] += extra
+    for i, extra in moved.items():          # (the instructions of many pipes: its own pipe keeps its own)
+        if tab.units is not None and np.isnan(tab.units[i]):
+            tab.units[i] = tab.sass[i]
         tab.sass[i] += extra
     return {**scales, **lines, **{("outer", b): x for b, x in outer.items()}}
