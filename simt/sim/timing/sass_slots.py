@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 
 from ...gpu.sass import back_edges, loop_spans
 from ...ir.mir import Imm, Op, Reg
@@ -89,9 +90,8 @@ def _skippable(own):
     rest every pass issues, predicated or not)."""
     addr = own["addr"].to_numpy()
     out = np.zeros(addr.size, bool)
-    lo, hi = addr.min(), addr.max()
-    for a, op, tgt in zip(addr, own["opcode"], own["target"] if "target" in own else [None] * addr.size):
-        if op == "BRA" and tgt is not None and not (isinstance(tgt, float) and np.isnan(tgt)) and a < tgt <= hi:
+    for a, op, tgt in zip(addr, own["opcode"], own["target"]):
+        if op == "BRA" and a < tgt <= addr[-1]:
             out |= (addr > a) & (addr < tgt)
     return out
 
@@ -297,6 +297,8 @@ def line_scales(prog, df, tab, extras: dict | None = None, moved: dict | None = 
         if best is None:
             continue
         u, own = best
+        if moved is None:
+            moved = extras
         counts = own["line"].value_counts()
         always = own[~_skippable(own)]["line"].value_counts() if PREDICATED_LINES else counts
         every = _every_iteration(blocks, t, b)
@@ -306,16 +308,15 @@ def line_scales(prog, df, tab, extras: dict | None = None, moved: dict | None = 
         calling = {int(x) for x in own.loc[own["opcode"] == "CALL", "line"]} if POOL_LINES else set()
         pool = []
         for line, places in where.items():
-            n = int(counts.get(line, 0))
-            idx, a, other = _line_slots(tab, places)
             if line in calling:
                 continue
+            n = int(counts.get(line, 0))
+            idx, a, other = _line_slots(tab, places)
             if PREDICATED_LINES and extras is not None and not any(k in every for k, _ in places):
                 # a line only some iterations run (a then-block) whose SASS ptxas predicated
                 # into the body: every iteration issues that part, on the latch's account
                 n_all = int(always.get(line, 0))
                 if n_all:
-                    moved = extras if moved is None else moved
                     moved[latch] = moved.get(latch, 0.0) + n_all / u
                     n -= n_all
                     if n == 0 and a > 0.0:
@@ -337,8 +338,7 @@ def line_scales(prog, df, tab, extras: dict | None = None, moved: dict | None = 
             # neighbour, or an inlined function's lines to its call) share one factor
             keys = [(k, line) for (line, places), *_ in pool for k in {k for k, _ in places}]
             want, other, a = (sum(p[j] for p in pool) for j in (2, 3, 4))
-            if not _fit(out, extras, tab, keys, np.concatenate([p[1] for p in pool]), a, other, want, lo=0.0):
-                pass
+            _fit(out, extras, tab, keys, np.concatenate([p[1] for p in pool]), a, other, want, lo=0.0)
     return out
 
 
@@ -531,12 +531,14 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None, moved: dict | Non
     blocks = prog.blocks
     spans = loop_spans(prog.fn)
     done = set(unrolled(prog.fn, df))
+    if moved is None:
+        moved = extras
     kernel = df[df["function"] == df["function"].iloc[0]] if "function" in df else df
+    skip = pd.Series(_skippable(kernel), index=kernel.index)
     issued = _issued(kernel)
-    counts = issued[issued["loop"] == -1]["line"].value_counts()
-    skip = dict(zip(kernel["addr"], _skippable(kernel)))
     issued = issued[issued["loop"] == -1]
-    always = issued[~issued["addr"].map(skip).astype(bool)]["line"].value_counts()
+    counts = issued["line"].value_counts()
+    always = issued[~skip[issued.index].to_numpy()]["line"].value_counts()
     out = {}
     for t, b in done:
         around = [o for o in spans if o[0] <= t and b <= o[1]]
@@ -574,7 +576,6 @@ def unrolled_scales(prog, df, tab, extras: dict | None = None, moved: dict | Non
                 if extras is None or any(k in every for k, _ in places):
                     continue
                 n_all = int(always.get(line, 0))
-                moved = extras if moved is None else moved
                 moved[latch] = moved.get(latch, 0.0) + n_all / trips
                 # the rest under a branch ptxas kept, in every copy (a condition on the data;
                 # one on the counter ptxas folds): a copy's share each time the MIR runs it
