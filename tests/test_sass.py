@@ -511,8 +511,9 @@ def test_regrouped_branchy_loop_without_hoisting_is_the_program_order(monkeypatc
     """Every lane takes the branch (cut < 0): U iterations as one group entry, its memory
     events re-attached from the iterations the warps ran, replay exactly the program order
     when nothing moves."""
-    from simt.sim.timing import model
+    from simt.sim.timing import model, replay_streams
     monkeypatch.setattr(model, "SASS_SLOTS", False)     # (nor the loop's slots from its SASS: sass_slots.py)
+    monkeypatch.setattr(replay_streams, "PREDICATED_BRANCHES", False)   # (nor its branches' resolve time)
     program, _ = _masked(-1.0, False)
     grouped, on = _masked(-1.0, True, hoist=False)
     assert len(on["loops"]) == 1 and len(on["loops"][0]["blocks"]) == 3
@@ -723,3 +724,79 @@ def test_a_vector_load_all_lanes_read_costs_two_wavefronts(monkeypatch):
     monkeypatch.setattr(sass_replay, "VECTOR_LOADS", False)
     per_copy = (busy(row_dot) - busy(row_scaled)) / (warps * SK)
     assert per_copy > 0.9                             # four scalar loads: one each
+
+
+@wp.kernel
+def census5x5(img: wp.array2d(dtype=wp.uint8), out: wp.array2d(dtype=wp.uint32)):
+    """A census transform: simt unrolls the inner loop, ptxas the outer one and resolves the
+    centre's ``if`` at compile time; the 24 byte loads issue ahead of their compares."""
+    i, j = wp.tid()
+    h = img.shape[0]
+    w = img.shape[1]
+    c = int(img[i, j])
+    bits = wp.uint32(0)
+    for dy in range(-2, 3):
+        y = wp.clamp(i + dy, 0, h - 1)
+        for dx in range(-2, 3):
+            if dy != 0 or dx != 0:
+                x = wp.clamp(j + dx, 0, w - 1)
+                bits = bits << wp.uint32(1)
+                if int(img[y, x]) < c:
+                    bits = bits | wp.uint32(1)
+    out[i, j] = bits
+
+
+def _census(monkeypatch, module, switch, value):
+    from simt.sim.timing import replay_streams, sass_replay
+    monkeypatch.setattr({"sass_replay": sass_replay, "replay_streams": replay_streams}[module], switch, value)
+    img = np.random.default_rng(3).integers(0, 256, (32, 64)).astype(np.uint8)
+    out = wp.zeros((32, 64), dtype=wp.uint32)
+    census5x5.clear_cache()
+    try:
+        r = wp.launch(census5x5, dim=(32, 64), inputs=[wp.array(img), out], block_dim=(8, 32), device="cpu:precise")
+    finally:
+        census5x5.clear_cache()
+    want = np.zeros((32, 64), np.uint32)          # numpy's census of the same image
+    for dy in range(-2, 3):
+        for dx in range(-2, 3):
+            if dy or dx:
+                y = np.clip(np.arange(32) + dy, 0, 31)[:, None]
+                x = np.clip(np.arange(64) + dx, 0, 63)[None, :]
+                want = (want << np.uint32(1)) | (img[y, x] < img).astype(np.uint32)
+    np.testing.assert_array_equal(out.numpy(), want)
+    return r.cycles, r.details["timing_schedule"]["loops"], r.metrics["smsp__inst_issued.sum"]
+
+
+@pytest.mark.parametrize("switch", ["NESTED_THEN", "UNROLLED_TRIPS"])
+def test_a_completely_unrolled_window_with_an_if_inside_an_if_replays_its_loads_together(monkeypatch, switch):
+    """The census loop: its then-block (``if dy != 0 or dx != 0``) holds a branch of its own
+    (``if img[y, x] < c``) to the same join, and its 24 loads over 5 iterations do not divide
+    evenly (the centre is skipped). ptxas unrolled it completely and left no branch; the
+    replay groups its 5 iterations as one (both switches needed) and waits out far fewer load
+    latencies, issuing the same instructions."""
+    off, loops_off, slots_off = _census(monkeypatch, "sass_replay", switch, False)
+    on, loops_on, slots_on = _census(monkeypatch, "sass_replay", switch, True)
+    assert loops_off == [] and [lp["unroll"] for lp in loops_on] == [5]
+    assert slots_on == pytest.approx(slots_off, rel=1e-12)
+    assert on < 0.8 * off
+
+
+def test_a_group_renames_every_write_as_ptxas_allocates_values(monkeypatch):
+    """simt's own unrolled ``dx`` iterations reuse one register for ``x`` and the loaded byte;
+    renamed per copy only, each iteration's load waits (write after read) for the previous
+    iteration's compare, and so for its load: one latency after another. Every write its own
+    register lets the group's loads go first, as in the SASS."""
+    off, loops_off, slots_off = _census(monkeypatch, "sass_replay", "SSA", False)
+    on, loops_on, slots_on = _census(monkeypatch, "sass_replay", "SSA", True)
+    assert [lp["unroll"] for lp in loops_off] == [lp["unroll"] for lp in loops_on] == [5]
+    assert slots_on == pytest.approx(slots_off, rel=1e-12)
+    assert on < 0.8 * off
+
+
+def test_branches_ptxas_predicated_away_cost_no_resolve_time(monkeypatch):
+    """In a group, the branch guarding a then-block is gone from the SASS (the group exists
+    because it is): no warp waits for it to resolve."""
+    off, _, slots_off = _census(monkeypatch, "replay_streams", "PREDICATED_BRANCHES", False)
+    on, loops, slots_on = _census(monkeypatch, "replay_streams", "PREDICATED_BRANCHES", True)
+    assert [lp["unroll"] for lp in loops] == [5] and slots_on == pytest.approx(slots_off, rel=1e-12)
+    assert on < 0.9 * off

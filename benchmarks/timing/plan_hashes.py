@@ -34,7 +34,7 @@ import simt  # noqa: E402
 import simt.launch  # noqa: E402,F401
 from simt.arch import load_arch  # noqa: E402
 from simt.sim.precise.engine import prepare  # noqa: E402
-from simt.sim.timing import model, sass_replay  # noqa: E402
+from simt.sim.timing import model, replay_streams, sass_replay  # noqa: E402
 
 from benchmarks.timing.blind import SETS as BLIND  # noqa: E402
 
@@ -71,7 +71,14 @@ def _hash(prog, arch) -> str:
     summary = {k: v for k, v in plan.summary().items() if k != "why"}
     h.update(json.dumps(summary, sort_keys=True, default=str).encode())
     for g in plan.groups:
-        h.update(repr((g.block, g.unroll, g.order, g.srcs, g.dsts, g.path)).encode())
+        h.update(repr((g.block, g.unroll, g.order, g.srcs, g.dsts, g.path, g.then)).encode())
+    if plan.groups:                  # the tables the machine replays (a group's predicated branches)
+        rep = replay_streams.tables(tab, plan, prog.nregs)
+        for name in sorted(vars(rep.tab)):
+            v = getattr(rep.tab, name)
+            if isinstance(v, np.ndarray):
+                h.update(np.ascontiguousarray(v).tobytes())
+        h.update(np.ascontiguousarray(rep.path_then).tobytes())
     h.update(repr(sorted(sass_replay.vector_lines(prog, arch).items())).encode())   # (the recorder's)
     return h.hexdigest()
 

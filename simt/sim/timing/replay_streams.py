@@ -12,6 +12,10 @@ from numba import njit
 from . import isa
 from .sass_replay import Schedule
 
+# False: the branches of a group's blocks that guard a then-block wait to resolve as a branch
+# does, though ptxas predicated them (the group exists because the SASS has no branch there)
+PREDICATED_BRANCHES = True
+
 
 @dataclass
 class Replay:
@@ -27,13 +31,14 @@ class Replay:
     path_len: np.ndarray        # per original block: the blocks of the path group it starts, or 0
     path_ptr: np.ndarray        # ... where they are in path_blocks
     path_blocks: np.ndarray
+    path_then: np.ndarray       # ... and per block there, a then-block (a warp may skip it)?
 
 
 def replay_tables(prog, arch, tab: isa.Tables, sched: Schedule) -> Replay:
     """``tables`` for ``prog`` on ``arch``, built once: nothing in them depends on the launch
     (``tab`` and ``sched`` are the program's own, cached beside these; a different one, as the
     model's switches make, gets its own)."""
-    key = ("sass-replay", arch.key, id(tab), id(sched))
+    key = ("sass-replay", arch.key, id(tab), id(sched), PREDICATED_BRANCHES)
     got = prog.timing.get(key)
     if got is None:
         got = prog.timing[key] = tables(tab, sched, prog.nregs)
@@ -55,23 +60,29 @@ def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
     n_regs = nregs
     path_len = np.zeros(nb, np.int64)
     path_ptr = np.zeros(nb, np.int64)
-    path_blocks = []
+    path_blocks, path_then = [], []
     for g in sched.groups:
         if g.path:
             path_len[g.block] = len(g.path)
             path_ptr[g.block] = len(path_blocks)
             path_blocks.extend(g.path)
+            path_then.extend(g.then_blocks())
         if g.loop or not g.path:
             unroll[g.block] = g.unroll
         group_block[g.block] = len(first)
         first.append(len(origin))
         length.append(len(g.order))
         slot = 0
+        then = g.then_blocks() if g.path else []
         for (j, pos), writes, name in zip(g.order, g.dsts, g.names):
             o = int(tab.block_first[g.block_of(j)]) + pos
             origin.append(o)
             for k in cols:
                 cols[k].append(getattr(tab, k)[o])
+            p = j % len(g.path) if g.path else -1
+            if PREDICATED_BRANCHES and 0 <= p < len(then) - 1 and then[p + 1] \
+                    and pos == int(tab.block_len[g.path[p]]) - 1:
+                cols["branch"][-1] = 0.0          # a branch ptxas predicated away: nothing to resolve
             # the sources the timing tables keep (a repeated computation reads the register
             # that holds it), in the copy's names
             reads = [name.get(int(r), int(r)) for r in tab.src[tab.src_ptr[o]:tab.src_ptr[o + 1]]]
@@ -98,14 +109,14 @@ def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
         n_slots[blk] = int((ms >= 0).sum())
     return Replay(new, np.array(origin, np.int64), n_regs, unroll, group_block, np.array(slot_copy, np.int64),
                   np.array(slot_mem, np.int64), np.array(gptr, np.int64), n_slots, path_len, path_ptr,
-                  np.array(path_blocks + [0], np.int64))
+                  np.array(path_blocks + [0], np.int64), np.array(path_then + [False], np.bool_))
 
 
 def regroup(rep: Replay, ptr, e_step, e_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same):
     """The warps' streams with every U consecutive iterations of a grouped loop as one entry
     of its group block: (ptr, entry_step, entry_k, step_block, step_nrun, step_ev, ev_n,
     ev_ptr, ev_same), one step per entry."""
-    paths = (rep.path_len, rep.path_ptr, rep.path_blocks)
+    paths = (rep.path_len, rep.path_ptr, rep.path_blocks, rep.path_then)
     counts = _count(rep.unroll, rep.n_slots, rep.group_block, *paths, ptr, e_step, step_block)
     return _fill(rep.unroll, rep.n_slots, rep.group_block, *paths, rep.slot_copy, rep.slot_mem,
                  rep.group_slot_ptr, int(rep.unroll.size), ptr, e_step, e_k, step_block, step_nrun, step_ev,
@@ -125,7 +136,7 @@ def _runs_path(b, e, end, path_len, path_ptr, path_blocks, e_step, step_block) -
 
 
 @njit(cache=True, nogil=True)
-def _iteration(e, end, n, pp, path_blocks, e_step, step_block):
+def _iteration(e, end, n, pp, path_blocks, path_then, e_step, step_block):
     """The entry after one iteration, from ``e``, of the loop whose body is the path at
     ``pp`` (``n`` blocks: x, then, join, ...; a then-block may be skipped), or -1."""
     p = 0
@@ -136,7 +147,7 @@ def _iteration(e, end, n, pp, path_blocks, e_step, step_block):
         if blk == path_blocks[pp + p]:
             e += 1
             p += 1
-        elif p % 2 == 1 and blk == path_blocks[pp + p + 1]:
+        elif path_then[pp + p]:
             p += 1                                # no lane took the then-block
         else:
             return -1
@@ -144,13 +155,13 @@ def _iteration(e, end, n, pp, path_blocks, e_step, step_block):
 
 
 @njit(cache=True, nogil=True)
-def _iterations(e, end, n, pp, u, path_blocks, e_step, step_block):
+def _iterations(e, end, n, pp, u, path_blocks, path_then, e_step, step_block):
     """(complete iterations from ``e``, the entry after them, the entry after the last whole
     group of ``u`` of them)."""
     k = 0
     grouped = e
     while True:
-        nxt = _iteration(e, end, n, pp, path_blocks, e_step, step_block)
+        nxt = _iteration(e, end, n, pp, path_blocks, path_then, e_step, step_block)
         if nxt < 0:
             return k, e, grouped
         k += 1
@@ -174,7 +185,7 @@ def _map_iterations(e, u, n, pp, path_blocks, e_step, step_block, at):
 
 
 @njit(cache=True, nogil=True)
-def _count(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, ptr, e_step, step_block):
+def _count(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, path_then, ptr, e_step, step_block):
     entries = 0
     events = 0
     for w in range(ptr.size - 1):
@@ -183,7 +194,7 @@ def _count(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, ptr, e
             b = step_block[e_step[e]]
             if path_len[b] > 0 and unroll[b] >= 2:          # a loop whose body branches
                 k, stop, first = _iterations(e, ptr[w + 1], path_len[b], path_ptr[b], unroll[b], path_blocks,
-                                             e_step, step_block)
+                                             path_then, e_step, step_block)
                 if k == 0:
                     stop = e + 1                      # not a whole iteration: the entry as it ran
                 groups = k // unroll[b]
@@ -239,8 +250,8 @@ def _as_ran(ee, v, q, e_step, e_k, step_block, step_ev, step_nrun, n_slots, s_bl
 
 
 @njit(cache=True, nogil=True)
-def _fill(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, slot_copy, slot_mem, gptr, n_orig, ptr,
-          e_step, e_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same, n_entries, n_events):
+def _fill(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, path_then, slot_copy, slot_mem, gptr, n_orig,
+          ptr, e_step, e_k, step_block, step_nrun, step_ev, ev_n, ev_ptr, ev_same, n_entries, n_events):
     new_ptr = np.zeros(ptr.size, np.int64)
     s_block = np.empty(n_entries, np.int32)
     s_nrun = np.ones(n_entries, np.int32)
@@ -259,7 +270,8 @@ def _fill(unroll, n_slots, group_block, path_len, path_ptr, path_blocks, slot_co
             u = unroll[b]
             if path_len[b] > 0 and u >= 2:               # a loop whose body branches
                 n = path_len[b]
-                k, stop, _ = _iterations(e, ptr[w + 1], n, path_ptr[b], u, path_blocks, e_step, step_block)
+                k, stop, _ = _iterations(e, ptr[w + 1], n, path_ptr[b], u, path_blocks, path_then, e_step,
+                                         step_block)
                 if k == 0:
                     stop = e + 1                          # not a whole iteration: the entry as it ran
                 gb = group_block[b]

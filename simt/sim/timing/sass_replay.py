@@ -57,7 +57,17 @@ a ``continue``), a chain of small branches closed by the branch back. Where the 
 loop is one basic block (ptxas predicated every branch away) and unrolled by U, the group
 block is U copies of the body's blocks, each then-block after the branch that guards it in
 its copy; a warp's U consecutive whole iterations become one entry, and a then-block the
-warp skipped issues with no memory access, as a predicated-off instruction does.
+warp skipped issues with no memory access, as a predicated-off instruction does. A
+then-block may branch again around a further then-block to the same join (``if dy != 0 or
+dx != 0:`` around ``if img[y, x] < c:``, a census window's); the inner one is guarded by the
+outer one's branch. Where ptxas unrolled such a loop completely and its loads do not divide
+evenly into iterations (the window's centre is skipped: ptxas resolved that ``if`` at
+compile time), U is the loop's constant trip count. No branch of a group that guards a
+then-block waits to resolve (replay_streams.py): the SASS has none there.
+
+Every write in a group gets a register of its own (``_ssa``), as ptxas allocates registers to
+values: simt's own unrolled iterations reuse one register per variable, and renamed per
+copy only, each of them would wait (write after read) for the one before.
 
 This module finds the groups (``plan``); replay_streams.py rewrites the tables and streams
 the machine replays. Where ptxas or a disassembler is missing, or with
@@ -84,6 +94,11 @@ class GroupBlock:
     names: list                # per instruction: register -> its name in the copy, before it
     path: list = field(default_factory=list)   # a path group's MIR blocks, in order
     loop: bool = False         # a loop whose body is ``path``: U copies of it, then-blocks predicated
+    then: list = field(default_factory=list)   # per block of ``path``: a then-block (skipped where no
+    #                                            lane takes it); empty: every second one (x, then, join, ...)
+
+    def then_blocks(self) -> list:
+        return self.then or [p % 2 == 1 for p in range(len(self.path))]
 
     def block_of(self, j: int) -> int:
         return self.path[j % len(self.path)] if self.path else self.block
@@ -111,7 +126,8 @@ def plan(prog, arch, tab: isa.Tables, enabled: bool = True) -> Schedule:
     if not enabled:
         return Schedule("program order", "switched off (module option timing_sass)")
     from ...gpu.sass import WIDE_LOADS
-    key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE, BY_HEIGHT, LOADLESS, WINDOW)
+    key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE, BY_HEIGHT, LOADLESS, WINDOW, NESTED_THEN,
+           UNROLLED_TRIPS, SSA)
     got = prog.timing.get(key)
     if got is None:
         got = prog.timing[key] = _plan(prog, arch, tab)
@@ -153,10 +169,10 @@ def _plan(prog, arch, tab) -> Schedule:
     for lp in loops:
         b, u, lbf = lp["mir_loop"], lp["unroll"], lp["loads_before_first_use"]
         if b not in candidates and u >= 2 and lbf >= 2:
-            path = branchy.get(b)
+            path, then = branchy.get(b, ([], []))
             if (path and not any(g.block == path[0] for g in groups) and _one_sass_block(df, lp)
-                    and _loads_predicated(prog.fn, path, predicated)):
-                g = _loop_path_group(prog, tab, path, u, lbf, index, _window(lbf, u, lp["loads"]))
+                    and _loads_predicated(prog.fn, path, then, predicated)):
+                g = _loop_path_group(prog, tab, path, then, u, lbf, index, _window(lbf, u, lp["loads"]))
                 if g is not None:
                     groups.append(g)
             continue
@@ -174,7 +190,7 @@ def _plan(prog, arch, tab) -> Schedule:
     for path in paths:
         if in_loops & set(path):
             continue
-        if not _loads_predicated(prog.fn, path, predicated):
+        if not _loads_predicated(prog.fn, path, [], predicated):
             continue                              # ptxas kept a branch: the program order is its order
         g = _path_group(prog, tab, path, index)
         if g is not None:
@@ -198,12 +214,16 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
     them), as for the loops it unrolled by U: a one-block loop, or a loop whose body branches
     where the SASS has no branch left among its lines (every then-block predicated). U is
     the SASS's global and shared loads on the loop's lines over the MIR's per iteration (the trip count),
-    and the loads in flight are counted from the first of them."""
+    and the loads in flight are counted from the first of them. Where the loads do not divide
+    evenly (a then-block that some iterations skip, as a census window skips its centre) and
+    the loop's trip count is constant, U is the trip count (``UNROLLED_TRIPS``): ptxas unrolled
+    every iteration, and a then-block it resolved at compile time is as dropped as a predicated one."""
     from ...gpu.sass import loads_before_first_use, mir_load_bytes, unroll_of
     from .folding import unrolled
+    from .sass_slots import trip_count
     out = []
     for t, b in unrolled(prog.fn, df):
-        path = [b] if t == b and b in candidates else branchy.get(b, [])
+        path, then = ([b], []) if t == b and b in candidates else branchy.get(b, ([], []))
         if not path or path[0] != t or taken & set(path):
             continue
         loads = [ins for x in path for ins in prog.fn.blocks[x].instrs if _is_load(ins)]
@@ -212,8 +232,12 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
         if not lines or not len(at):
             continue                           # (no LDG or LDS on its lines: nothing to group)
         x = unroll_of(at, len(loads), sum(mir_load_bytes(ins) for ins in loads))
+        resolved = False
         if x != int(x):
-            continue
+            trips = trip_count(prog, t, b) if UNROLLED_TRIPS and len(path) > 1 else 0
+            if trips < 2 or not trips / 2 <= x < trips:
+                continue
+            x, resolved = trips, True
         u = int(x)
         lbf = loads_before_first_use(df.loc[at.index[0]:])
         if u < 2 or lbf < 2:
@@ -223,10 +247,10 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
                        _window(lbf, u, len(at)))
         else:
             mine = {ins.loc.line for x in path for ins in prog.fn.blocks[x].instrs if ins.loc is not None}
-            if (df[df["line"].isin(mine)]["opcode"] == "BRA").any() or not _loads_predicated(
-                    prog.fn, path, predicated):
+            if (df[df["line"].isin(mine)]["opcode"] == "BRA").any() or not (
+                    resolved or _loads_predicated(prog.fn, path, then, predicated)):
                 continue                       # ptxas kept a branch: the program order is its order
-            g = _loop_path_group(prog, tab, path, u, lbf, index, _window(lbf, u, len(at)))
+            g = _loop_path_group(prog, tab, path, then, u, lbf, index, _window(lbf, u, len(at)))
         if g is not None:
             out.append(g)
     return out
@@ -306,11 +330,13 @@ def _kept(tab, b: int) -> list:
     return [list(tab.src[tab.src_ptr[o]:tab.src_ptr[o + 1]]) for o in range(first, first + int(tab.block_len[b]))]
 
 
-def _loads_predicated(fn, path, predicated) -> bool:
-    """Are the global and shared loads of the then-blocks of ``path`` (x, then, join, ...) on source lines
-    whose SASS loads are predicated (``predicated``), i.e. did ptxas drop those branches?"""
+def _loads_predicated(fn, path, then, predicated) -> bool:
+    """Are the global and shared loads of the then-blocks of ``path`` (``then``: per block, a
+    then-block?; empty: x, then, join, ...) on source lines whose SASS loads are predicated
+    (``predicated``), i.e. did ptxas drop those branches?"""
+    then = then or [p % 2 == 1 for p in range(len(path))]
     return all(ins.loc is not None and ins.loc.line in predicated
-               for t in path[1::2] for ins in fn.blocks[t].instrs if _is_load(ins))
+               for t, th in zip(path, then) if th for ins in fn.blocks[t].instrs if _is_load(ins))
 
 
 def _self_loop(blk) -> bool:
@@ -336,6 +362,10 @@ HOIST_BRANCHES = True   # False: no path groups (loads under small branches keep
 HOIST_STRAIGHT = True   # False: loads of straight-line blocks keep the program order
 HOIST_LOOP_BRANCHES = True   # False: loops whose body branches keep the program order
 BY_SPACE = True   # False: a loop's loads wait for every store before them, not only those to their space
+SSA = True              # False: a group renames registers per copy only (a copy's own writes of one register share it)
+NESTED_THEN = True      # False: a loop's then-block that branches again (an if inside an if) keeps the program order
+UNROLLED_TRIPS = True   # False: a loop ptxas unrolled completely groups only where its loads divide evenly into
+#                         iterations, and only where the SASS loads of its then-blocks are predicated
 MAX_THEN = 16           # instructions of a then-block ptxas predicates (ours: it does for a load and its address)
 
 
@@ -391,39 +421,73 @@ def _if_then(fn, x, index, npred, need_load: bool):
     return None
 
 
-def _loop_paths(fn) -> dict[int, list[int]]:
-    """Latch block -> the blocks of its loop (see _loop_path), for the loops whose body
-    branches and holds a global or shared load."""
+def _loop_paths(fn) -> dict[int, tuple[list[int], list[bool]]]:
+    """Latch block -> the blocks of its loop and which of them are then-blocks (see
+    _loop_path), for the loops whose body branches and holds a global or shared load."""
     index = {blk.label: k for k, blk in enumerate(fn.blocks)}
     npred = _predecessors(fn, index)
     out = {}
     for b in range(len(fn.blocks)):
-        path = _loop_path(fn, b, index, npred)
+        path, then = _loop_path(fn, b, index, npred)
         if any(_is_load(i) for x in path for i in fn.blocks[x].instrs):
-            out[b] = path
+            out[b] = (path, then)
     return out
 
 
-def _loop_path(fn, latch: int, index, npred) -> list[int]:
+def _loop_path(fn, latch: int, index, npred) -> tuple[list[int], list[bool]]:
     """The blocks x, then, join, ..., latch of a loop whose body is a chain of small
     branches (``if``/``continue`` around a then-block) closed by ``latch``'s branch back to
-    x; [] when the loop is not of that shape."""
+    x, and per block whether it is a then-block; ([], []) when the loop is not of that shape.
+    With ``NESTED_THEN`` a then-block may end in a branch of its own around a further
+    then-block to the same join (``if dy != 0 or dx != 0:`` around ``if img[y, x] < c:``):
+    both are then-blocks, the inner one guarded by the outer one's branch."""
     term = fn.blocks[latch].instrs[-1]
     if term.op is not Op.CBR:
-        return []
+        return [], []
     heads = [index[label] for label in term.arg if index[label] < latch]
     if len(heads) != 1:
-        return []
-    path, cur = [heads[0]], heads[0]
+        return [], []
+    path, then, cur = [heads[0]], [False], heads[0]
     while cur != latch:
         tj = _if_then(fn, cur, index, npred, False)
-        if tj is None or tj[1] in path or tj[1] > latch:
-            return []
-        path += list(tj)
-        cur = tj[1]
+        region = ([tj[0]], tj[1]) if tj is not None else (_nested_then(fn, cur, index, npred) if NESTED_THEN else None)
+        if region is None or region[1] in path or region[1] > latch:
+            return [], []
+        path += region[0] + [region[1]]
+        then += [True] * len(region[0]) + [False]
+        cur = region[1]
     if len(path) < 3 or not all(_groupable(fn.blocks[b]) for b in path):
-        return []
-    return path
+        return [], []
+    return path, then
+
+
+def _nested_then(fn, x, index, npred):
+    """([then, inner then, ...], join) where block ``x`` ends in a branch around a then-block
+    that itself ends in a branch around the next one to the same join (the last one going to
+    the join), all small (``MAX_THEN`` together), reached from their guard alone and holding
+    no store; else None."""
+    term = fn.blocks[x].instrs[-1]
+    if term.op is not Op.CBR:
+        return None
+    a, b = (index[label] for label in term.arg)
+    for t, j in ((a, b), (b, a)):
+        chain, cur, size = [], t, 0
+        while (cur not in (x, j) and cur not in chain and npred.get(cur, 0) == 1
+               and _groupable(fn.blocks[cur]) and not any(i.op is Op.ST for i in fn.blocks[cur].instrs)):
+            blk = fn.blocks[cur]
+            size += len(blk.instrs)
+            if size > MAX_THEN:
+                break
+            chain.append(cur)
+            last = blk.instrs[-1]
+            if last.op is Op.BR and index[last.arg] == j:
+                if len(chain) >= 2:
+                    return chain, j
+                break
+            if last.op is not Op.CBR or j not in (index[label] for label in last.arg):
+                break
+            cur = next(index[label] for label in last.arg if index[label] != j)
+    return None
 
 
 def _one_sass_block(df, lp) -> bool:
@@ -474,7 +538,7 @@ def _group(blk, b, u, lbf, index, nregs, kept, lat, window: int) -> GroupBlock |
     for j in range(u - 1):                       # the last copy writes the original registers
         for r in sorted(defined):
             fresh[(j, r)] = nregs + len(fresh)
-    seq, srcs, dsts, names = [], [], [], []
+    seq, srcs, dsts, names, raw = [], [], [], [], []
     for j in range(u):
         name = {}                                 # register -> its name so far in copy j
         if j > 0:
@@ -482,6 +546,7 @@ def _group(blk, b, u, lbf, index, nregs, kept, lat, window: int) -> GroupBlock |
         for pos, ins in enumerate(body):
             names.append(dict(name))
             mir = {index[s.id] for s in ins.srcs if isinstance(s, Reg)}
+            raw.append((sorted(mir | {int(r) for r in kept[pos]}), [index[d.id] for d in ins.dsts]))
             reads = [name.get(r, r) for r in sorted(mir | {int(r) for r in kept[pos]})]
             writes = []
             for d in ins.dsts:
@@ -493,6 +558,8 @@ def _group(blk, b, u, lbf, index, nregs, kept, lat, window: int) -> GroupBlock |
             srcs.append(reads)
             dsts.append(writes)
     instrs = [body[pos] for _, pos in seq]
+    if SSA:
+        srcs, dsts, names = _ssa(raw, nregs)
     order = _schedule(instrs, seq, srcs, dsts, [set() for _ in seq], "later copy" if lbf else "", BY_SPACE,
                       [lat[pos] for _, pos in seq], [j for j, _ in seq], window)
     if order is None:
@@ -519,26 +586,30 @@ def _path_group(prog, tab, path: list, index) -> GroupBlock | None:
             extra.append({guard} if j % 2 == 1 else set())    # predicated on the branch's condition
         guard = len(seq) - 1                      # this block's branch
     loads = sum(_is_load(i) for i in instrs)
+    names = [{} for _ in seq]
+    if SSA:
+        srcs, dsts, names = _ssa(list(zip(srcs, dsts)), prog.nregs)
     order = _schedule(instrs, seq, srcs, dsts, extra, "two loads", True,
                       [lt for b in path for lt in _latencies(tab, b)])
     if order is None:
         return None
     return GroupBlock(path[0], len(path), loads, [seq[i] for i in order], [srcs[i] for i in order],
-                      [dsts[i] for i in order], [{} for _ in order], list(path))
+                      [dsts[i] for i in order], [names[i] for i in order], list(path))
 
 
-def _loop_path_group(prog, tab, path: list, u: int, lbf: int, index, window: int) -> GroupBlock | None:
+def _loop_path_group(prog, tab, path: list, then: list, u: int, lbf: int, index, window: int) -> GroupBlock | None:
     """The group block of U iterations of a loop whose body is ``path`` (see _loop_path): U
     copies of its blocks, registers renamed per copy as _group renames them, each then-block
     after the branch that guards it in its copy (predicated, as the SASS has it)."""
     L = len(path)
+    then = then or [p % 2 == 1 for p in range(L)]
     body = [(p, pos, ins) for p, b in enumerate(path) for pos, ins in enumerate(prog.fn.blocks[b].instrs)]
     defined = {index[d.id] for _, _, ins in body for d in ins.dsts}
     fresh = {}
     for j in range(u - 1):                       # the last copy writes the original registers
         for r in sorted(defined):
             fresh[(j, r)] = prog.nregs + len(fresh)
-    seq, srcs, dsts, names, instrs, extra = [], [], [], [], [], []
+    seq, srcs, dsts, names, instrs, extra, raw = [], [], [], [], [], [], []
     for c in range(u):
         name = {r: fresh.get((c - 1, r), r) for r in defined} if c > 0 else {}
         guard = -1
@@ -547,6 +618,7 @@ def _loop_path_group(prog, tab, path: list, u: int, lbf: int, index, window: int
             names.append(dict(name))
             mir = {index[s.id] for s in ins.srcs if isinstance(s, Reg)}
             kept = {int(r) for r in tab.src[tab.src_ptr[o]:tab.src_ptr[o + 1]]}
+            raw.append((sorted(mir | kept), [index[d.id] for d in ins.dsts]))
             srcs.append([name.get(r, r) for r in sorted(mir | kept)])
             writes = []
             for d in ins.dsts:
@@ -556,16 +628,44 @@ def _loop_path_group(prog, tab, path: list, u: int, lbf: int, index, window: int
             dsts.append(writes)
             seq.append((c * L + p, pos))
             instrs.append(ins)
-            extra.append({guard} if p % 2 == 1 and guard >= 0 else set())
+            extra.append({guard} if then[p] and guard >= 0 else set())
             if pos == len(prog.fn.blocks[path[p]].instrs) - 1:
                 guard = len(seq) - 1                  # this block's branch guards the next then-block
+    if SSA:
+        srcs, dsts, names = _ssa(raw, prog.nregs)
     lats = {b: _latencies(tab, b) for b in path}
     order = _schedule(instrs, seq, srcs, dsts, extra, "two loads", BY_SPACE,
                       [lats[path[j % L]][pos] for j, pos in seq], [j // L for j, _ in seq], window)
     if order is None:
         return None
     return GroupBlock(path[0], u, lbf, [seq[i] for i in order], [srcs[i] for i in order],
-                      [dsts[i] for i in order], [names[i] for i in order], list(path), loop=True)
+                      [dsts[i] for i in order], [names[i] for i in order], list(path), loop=True, then=list(then))
+
+
+def _ssa(raw, nregs: int):
+    """(sources, destinations, names) of a group's instructions, ``raw`` their (sources,
+    destinations) in program order, with every write given a register of its own: ptxas
+    allocates registers to values, not to the program's variables, so a then-block of the
+    second of simt's own unrolled iterations does not wait for the first one's reads of the
+    same variable (an unrolled ``x = clamp(j + dx, ...)`` reused five times). The last write
+    of each register keeps its name (the code after the group reads it); ``names``: per
+    instruction, register -> its name before it."""
+    last = {r: i for i, (_, writes) in enumerate(raw) for r in writes}
+    name, srcs, dsts, names = {}, [], [], []
+    fresh = nregs
+    for i, (reads, writes) in enumerate(raw):
+        names.append(dict(name))
+        srcs.append([name.get(r, r) for r in reads])
+        out = []
+        for r in writes:
+            if last[r] == i:
+                new = r
+            else:
+                new, fresh = fresh, fresh + 1
+            name[r] = new
+            out.append(new)
+        dsts.append(out)
+    return srcs, dsts, names
 
 
 def _control(instrs, srcs, dsts, succ) -> set:
