@@ -800,3 +800,59 @@ def test_branches_ptxas_predicated_away_cost_no_resolve_time(monkeypatch):
     on, loops, slots_on = _census(monkeypatch, "replay_streams", "PREDICATED_BRANCHES", True)
     assert [lp["unroll"] for lp in loops] == [5] and slots_on == pytest.approx(slots_off, rel=1e-12)
     assert on < 0.9 * off
+
+
+@wp.func
+def cubic_weight(t: float, k: int):
+    """The uniform cubic B-spline's basis function k at t: an if/elif/else on k."""
+    r = float(0.0)
+    if k == 0:
+        r = (1.0 - t) * (1.0 - t) * (1.0 - t) * 0.16666667
+    elif k == 1:
+        r = (3.0 * t * t * t - 6.0 * t * t + 4.0) * 0.16666667
+    elif k == 2:
+        r = (-3.0 * t * t * t + 3.0 * t * t + 3.0 * t + 1.0) * 0.16666667
+    else:
+        r = t * t * t * 0.16666667
+    return r
+
+
+@wp.kernel
+def spline_sum(coef: wp.array(dtype=float), t: wp.array(dtype=float), out: wp.array(dtype=float)):
+    """A B-spline's weighted sum: the ``a`` loop's branches read only its counter; ptxas
+    unrolls it completely and picks each copy's weight at compile time."""
+    i = wp.tid()
+    x = t[i]
+    s = float(0.0)
+    for a in range(4):
+        w = cubic_weight(x, a)
+        for c in range(2):
+            s += w * coef[(a * 2 + c) * 64 + i]
+    out[i] = s
+
+
+def test_a_loop_branching_on_its_counter_replays_each_copys_own_path(monkeypatch):
+    """With STATIC_PATHS the loop's four iterations, each on the path its counter picks,
+    replay as one group with their eight loads issued together (as the SASS, which has no
+    branch left there, issues them); without, one load latency after another. The same
+    instructions issue, and the sums are numpy's."""
+    from simt.sim.timing import sass_replay
+    rng = np.random.default_rng(0)
+    coef, t = rng.random(8 * 64).astype(np.float32), rng.random(64).astype(np.float32)
+    got = {}
+    for on in (False, True):
+        monkeypatch.setattr(sass_replay, "STATIC_PATHS", on)
+        out = wp.zeros(64)
+        spline_sum.clear_cache()
+        try:
+            r = wp.launch(spline_sum, dim=64, inputs=[wp.array(coef), wp.array(t), out], block_dim=64,
+                          device="cpu:precise")
+        finally:
+            spline_sum.clear_cache()
+        got[on] = (r.cycles, r.metrics["smsp__inst_issued.sum"], r.details["timing_schedule"]["paths"])
+        w = [(1 - t) ** 3 / 6, (3 * t ** 3 - 6 * t ** 2 + 4) / 6, (-3 * t ** 3 + 3 * t ** 2 + 3 * t + 1) / 6, t ** 3 / 6]
+        want = sum(w[a] * coef[(a * 2 + c) * 64 + np.arange(64)] for a in range(4) for c in range(2))
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-5)
+    assert any(len(p["blocks"]) > 8 for p in got[True][2]) and not any(len(p["blocks"]) > 8 for p in got[False][2])
+    assert got[True][1] == pytest.approx(got[False][1], rel=1e-12)
+    assert got[True][0] < 0.6 * got[False][0]

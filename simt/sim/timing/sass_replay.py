@@ -65,6 +65,12 @@ evenly into iterations (the window's centre is skipped: ptxas resolved that ``if
 compile time), U is the loop's constant trip count. No branch of a group that guards a
 then-block waits to resolve (replay_streams.py): the SASS has none there.
 
+A loop ptxas unrolled completely whose branches read only its counter and constants (an
+``if k == 0: ... elif k == 1: ...`` choosing a B-spline weight by the counter) is the fifth:
+ptxas resolved each copy's branches at compile time, so its SASS is the iterations' own paths
+one after another. The group is those paths, read from the counter's values
+(``_static_groups``), its loads as early as their dependences allow.
+
 Every write in a group gets a register of its own (``_ssa``), as ptxas allocates registers to
 values: simt's own unrolled iterations reuse one register per variable, and renamed per
 copy only, each of them would wait (write after read) for the one before.
@@ -96,6 +102,7 @@ class GroupBlock:
     loop: bool = False         # a loop whose body is ``path``: U copies of it, then-blocks predicated
     then: list = field(default_factory=list)   # per block of ``path``: a then-block (skipped where no
     #                                            lane takes it); empty: every second one (x, then, join, ...)
+    static: bool = False       # a loop's iterations, each on its own path: no branch left to resolve
 
     def then_blocks(self) -> list:
         return self.then or [p % 2 == 1 for p in range(len(self.path))]
@@ -127,7 +134,7 @@ def plan(prog, arch, tab: isa.Tables, enabled: bool = True) -> Schedule:
         return Schedule("program order", "switched off (module option timing_sass)")
     from ...gpu.sass import WIDE_LOADS
     key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE, BY_HEIGHT, LOADLESS, WINDOW, NESTED_THEN,
-           UNROLLED_TRIPS, SSA)
+           UNROLLED_TRIPS, SSA, STATIC_PATHS)
     got = prog.timing.get(key)
     if got is None:
         got = prog.timing[key] = _plan(prog, arch, tab)
@@ -157,7 +164,10 @@ def _plan(prog, arch, tab) -> Schedule:
     branchy = _loop_paths(prog.fn) if HOIST_LOOP_BRANCHES else {}
     loadless = [b for b, blk in enumerate(prog.fn.blocks)
                 if LOADLESS and _self_loop(blk) and _groupable(blk) and not any(_is_load(i) for i in blk.instrs)]
-    if not candidates and not paths and not straight and not branchy and not loadless:
+    looped = STATIC_PATHS and any(_is_load(i) for blk in prog.fn.blocks for i in blk.instrs) and any(
+        lab in prog.fn.blocks[k].instrs[-1].arg for k in range(len(prog.fn.blocks))
+        for lab in (x.label for x in prog.fn.blocks[:k + 1]) if prog.fn.blocks[k].instrs[-1].op is Op.CBR)
+    if not candidates and not paths and not straight and not branchy and not loadless and not looped:
         return Schedule("program order", "no loop, no loads under small branches, no block with two loads")
     df, why = sass_table(prog, arch)
     if df is None:
@@ -185,6 +195,8 @@ def _plan(prog, arch, tab) -> Schedule:
     groups += _unrolled_groups(prog, tab, df, candidates, branchy, predicated,
                                {b for g in groups for b in (g.path or [g.block])}, index)
     groups += _loadless_groups(prog, tab, df, loadless, index)
+    if STATIC_PATHS:
+        groups += _static_groups(prog, tab, df, {b for g in groups for b in (g.path or [g.block])}, index)
     n_loops = len(groups)
     in_loops = {b for g in groups for b in g.path}
     for path in paths:
@@ -254,6 +266,113 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
         if g is not None:
             out.append(g)
     return out
+
+
+def _static_groups(prog, tab, df, taken, index) -> list:
+    """Groups for loops ptxas unrolled completely whose every branch reads only the loop's
+    counter and constants (``if k == 0: ... elif k == 1: ...`` on the counter, as a B-spline's
+    weights are chosen): ptxas resolved each copy's branches at compile time, so the SASS is
+    the iterations' own paths one after another, with nothing left to branch on. The group
+    is those paths (read from the counter's values, ``_static_path``) as one path, its loads
+    as early as their dependences allow; a warp whose stream runs exactly that path replays
+    it, any other its blocks as they ran."""
+    from ...gpu.sass import loads_before_first_use
+    from .folding import unrolled
+    from .sass_slots import counter_of
+    out = []
+    fn = prog.fn
+    for t, b in unrolled(fn, df):
+        if taken & set(range(t, b + 1)) or not all(_groupable(fn.blocks[k]) for k in range(t, b + 1)):
+            continue
+        counter, first, step, trips = counter_of(prog, t, b)
+        if not 2 <= trips <= MAX_STATIC_TRIPS:
+            continue
+        path = []
+        for it in range(trips):
+            one = _static_path(fn, t, b, counter, first + it * step)
+            if one is None:
+                break
+            path += one
+        else:
+            loads = [ins for k in path for ins in fn.blocks[k].instrs if _is_load(ins)]
+            lines = {ins.loc.line for ins in loads if ins.loc is not None}
+            # the loop's own lines (an inlined function's lines serve its calls outside the loop too)
+            mine = {ins.loc.line for k in range(t, b + 1) for ins in fn.blocks[k].instrs if ins.loc is not None} - {
+                ins.loc.line for k, blk in enumerate(fn.blocks) if not t <= k <= b for ins in blk.instrs
+                if ins.loc is not None}
+            at = df[df["opcode"].isin(["LDG", "LDS"]) & df["line"].isin(lines)]
+            ahead = (df["opcode"] == "BRA") & df["line"].isin(mine) & (df["target"] > df["addr"])
+            inner = any(fn.blocks[k].instrs[-1].op is Op.CBR for k in range(t, b))
+            if not inner or len(at) < 2 or ahead.any():
+                continue                       # (no branch to resolve; too few loads; ptxas kept a branch)
+            if loads_before_first_use(df.loc[at.index[0]:]) < 2:
+                continue
+            g = _path_group(prog, tab, path, index, static=True)
+            if g is not None:
+                out.append(g)
+                taken = taken | set(path)
+    return out
+
+
+MAX_STATIC_TRIPS = 16
+
+
+def _static_path(fn, t: int, b: int, counter: int, value: int) -> list | None:
+    """The blocks one iteration of the loop (t, b) runs where its counter holds ``value``,
+    following each branch by the values the iteration computes from the counter and
+    constants (moves, integer arithmetic, comparisons, logic); None where a branch reads
+    anything else, or the iteration leaves the loop or loops within it."""
+    index = {blk.label: k for k, blk in enumerate(fn.blocks)}
+    known = {counter: value}
+    path, cur = [], t
+    while True:
+        if cur in path or not t <= cur <= b:
+            return None
+        path.append(cur)
+        blk = fn.blocks[cur]
+        for ins in blk.instrs[:-1]:
+            v = _static_value(ins, known)
+            for d in ins.dsts:
+                if v is None:
+                    known.pop(d.id, None)
+                else:
+                    known[d.id] = v
+        term = blk.instrs[-1]
+        if cur == b:
+            return path
+        if term.op is Op.BR:
+            cur = index[term.arg]
+        elif term.op is Op.CBR:
+            c = known.get(term.srcs[0].id) if isinstance(term.srcs[0], Reg) else None
+            if c is None:
+                return None
+            cur = index[term.arg[0] if c else term.arg[1]]
+        else:
+            return None
+
+
+_STATIC_OPS = {Op.ADD: lambda x, y: x + y, Op.SUB: lambda x, y: x - y, Op.MUL: lambda x, y: x * y,
+               Op.EQ: lambda x, y: x == y, Op.NE: lambda x, y: x != y, Op.LT: lambda x, y: x < y,
+               Op.LE: lambda x, y: x <= y, Op.GT: lambda x, y: x > y, Op.GE: lambda x, y: x >= y,
+               Op.AND: lambda x, y: x & y, Op.OR: lambda x, y: x | y}
+
+
+def _static_value(ins, known):
+    """The integer or boolean value ``ins`` computes from ``known`` registers and immediates,
+    or None."""
+    vals = []
+    for x in ins.srcs:
+        v = known.get(x.id) if isinstance(x, Reg) else getattr(x, "value", None)
+        if isinstance(v, float) or v is None or len(ins.dsts) != 1:
+            return None
+        vals.append(v)
+    if ins.op is Op.MOV and len(vals) == 1:
+        return vals[0]
+    if ins.op is Op.NOT and len(vals) == 1 and isinstance(vals[0], bool):
+        return not vals[0]
+    if ins.op in _STATIC_OPS and len(vals) == 2:
+        return _STATIC_OPS[ins.op](vals[0], vals[1])
+    return None
 
 
 def _loadless_groups(prog, tab, df, blocks, index) -> list:
@@ -364,6 +483,8 @@ HOIST_LOOP_BRANCHES = True   # False: loops whose body branches keep the program
 BY_SPACE = True   # False: a loop's loads wait for every store before them, not only those to their space
 SSA = True              # False: a group renames registers per copy only (a copy's own writes of one register share it)
 NESTED_THEN = True      # False: a loop's then-block that branches again (an if inside an if) keeps the program order
+STATIC_PATHS = True     # False: a completely unrolled loop whose branches read only its counter and constants
+#                         (an if/elif/else on the counter) keeps the program order
 UNROLLED_TRIPS = True   # False: a loop ptxas unrolled completely groups only where its loads divide evenly into
 #                         iterations, and only where the SASS loads of its then-blocks are predicated
 MAX_THEN = 16           # instructions of a then-block ptxas predicates (ours: it does for a load and its address)
@@ -568,7 +689,7 @@ def _group(blk, b, u, lbf, index, nregs, kept, lat, window: int) -> GroupBlock |
                       [names[i] for i in order])
 
 
-def _path_group(prog, tab, path: list, index) -> GroupBlock | None:
+def _path_group(prog, tab, path: list, index, static: bool = False) -> GroupBlock | None:
     """The group block of a path (see _if_paths): its blocks' instructions as one, each
     then-block's after the branch that guards it."""
     seq, srcs, dsts, instrs, extra = [], [], [], [], []
@@ -583,7 +704,7 @@ def _path_group(prog, tab, path: list, index) -> GroupBlock | None:
             srcs.append(sorted(mir | {int(r) for r in tab.src[tab.src_ptr[o]:tab.src_ptr[o + 1]]}))
             dsts.append([index[d.id] for d in ins.dsts])
             instrs.append(ins)
-            extra.append({guard} if j % 2 == 1 else set())    # predicated on the branch's condition
+            extra.append({guard} if j % 2 == 1 and not static else set())   # predicated on the branch's condition
         guard = len(seq) - 1                      # this block's branch
     loads = sum(_is_load(i) for i in instrs)
     names = [{} for _ in seq]
@@ -594,7 +715,8 @@ def _path_group(prog, tab, path: list, index) -> GroupBlock | None:
     if order is None:
         return None
     return GroupBlock(path[0], len(path), loads, [seq[i] for i in order], [srcs[i] for i in order],
-                      [dsts[i] for i in order], [names[i] for i in order], list(path))
+                      [dsts[i] for i in order], [names[i] for i in order], list(path),
+                      then=[False] * len(path) if static else [], static=static)
 
 
 def _loop_path_group(prog, tab, path: list, then: list, u: int, lbf: int, index, window: int) -> GroupBlock | None:

@@ -479,6 +479,13 @@ def trip_count(prog, t: int, b: int) -> int:
     """Iterations of the MIR loop (t, b) where its counter starts, steps and stops at
     constants (``for j in range(4)``: a MOV of 0 before the loop, an ADD of 1 and a compare
     with 4 in its latch); 0 where it does not read so."""
+    return counter_of(prog, t, b)[3]
+
+
+def counter_of(prog, t: int, b: int) -> tuple:
+    """(the counter's register id, its first value, its step, the trips) of the MIR loop
+    (t, b) as ``trip_count`` reads them; trips 0 (and the rest None) where it does not."""
+    none = (None, None, None, 0)
     blocks = prog.blocks
     blk = blocks[b]
     control = isa._loop_control(blk, b)
@@ -490,22 +497,24 @@ def trip_count(prog, t: int, b: int) -> int:
         elif ins.op in _TRIP_COMPARE:
             cmp = ins
     if inc is None or cmp is None or not inc.dsts:
-        return 0
+        return none
     step = next((x.value for x in inc.srcs if isinstance(x, Imm)), None)
     bound = next((x.value for x in cmp.srcs if isinstance(x, Imm)), None)
     if not isinstance(step, int) or not isinstance(bound, int) or step == 0:
-        return 0
+        return none
     step = -step if inc.op is Op.SUB else step
     counter = inc.dsts[0].id
     if not (isinstance(cmp.srcs[0], Reg) and cmp.srcs[0].id == counter):
-        return 0
+        return none
     inits = [ins.srcs[0].value for k, bl in enumerate(blocks) if not t <= k <= b for ins in bl.instrs
              if ins.op is Op.MOV and ins.dsts and ins.dsts[0].id == counter and isinstance(ins.srcs[0], Imm)]
     if len(inits) != 1 or not isinstance(inits[0], int):
-        return 0
+        return none
     stop = bound + _TRIP_COMPARE[cmp.op] * (1 if step > 0 else -1)
     n = -(-(stop - inits[0]) // step) if step > 0 else -(-(inits[0] - stop) // -step)
-    return max(0, int(n)) if cmp.op is not Op.NE or (stop - inits[0]) % step == 0 else 0
+    if cmp.op is Op.NE and (stop - inits[0]) % step != 0:
+        return none
+    return counter, inits[0], step, max(0, int(n))
 
 
 def unrolled_scales(prog, df, tab, extras: dict | None = None, moved: dict | None = None) \
