@@ -164,9 +164,10 @@ def _plan(prog, arch, tab) -> Schedule:
     branchy = _loop_paths(prog.fn) if HOIST_LOOP_BRANCHES else {}
     loadless = [b for b, blk in enumerate(prog.fn.blocks)
                 if LOADLESS and _self_loop(blk) and _groupable(blk) and not any(_is_load(i) for i in blk.instrs)]
+    place = {blk.label: k for k, blk in enumerate(prog.fn.blocks)}
     looped = STATIC_PATHS and any(_is_load(i) for blk in prog.fn.blocks for i in blk.instrs) and any(
-        lab in prog.fn.blocks[k].instrs[-1].arg for k in range(len(prog.fn.blocks))
-        for lab in (x.label for x in prog.fn.blocks[:k + 1]) if prog.fn.blocks[k].instrs[-1].op is Op.CBR)
+        blk.instrs[-1].op is Op.CBR and any(place[label] <= k for label in blk.instrs[-1].arg)
+        for k, blk in enumerate(prog.fn.blocks))          # a loop (a branch back) and a load: _static_groups
     if not candidates and not paths and not straight and not branchy and not loadless and not looped:
         return Schedule("program order", "no loop, no loads under small branches, no block with two loads")
     df, why = sass_table(prog, arch)
