@@ -3,10 +3,12 @@
 roofline baseline's MAPE, r of log-cycles and launches within 20%, DRAM bytes within 15% and
 pairs within 20%, then every set's pairs. Prints Markdown; predicts nothing.
 
-    PYTHONPATH=. python3 benchmarks/timing/readme_tables.py [--data DIR --summary-only]
+    PYTHONPATH=. python3 benchmarks/timing/readme_tables.py [--data DIR --summary-only --pooled]
 
 ``--data`` reads another GPU's reports (data/h100: the H100's, predicted with the file simt
-calibrate wrote for it); ``--summary-only`` prints the per-set table alone.
+calibrate wrote for it); ``--summary-only`` prints the per-set table alone; ``--pooled``
+prints, after it, every set's launches pooled (from the reports' per-launch tables,
+DIR/predictions/SET.csv): their MAPE and how many are within 20%.
 """
 from __future__ import annotations
 
@@ -80,6 +82,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(ncu.DATA), help="the folder of the reports (default data/h200)")
     ap.add_argument("--summary-only", action="store_true", help="the per-set table alone")
+    ap.add_argument("--pooled", action="store_true", help="then the sets' launches pooled")
     args = ap.parse_args()
     parsed = {s: parse(s, Path(args.data)) for s in SETS}
     missing = [s for s in SETS if parsed[s] is None]
@@ -100,6 +103,8 @@ def main() -> None:
               f"{mape} | {r} | {within} | {p['dram']} | {p['pair_summary']} |")
         mape, r, within = p["roofline baseline"]
         print(f"| set {number(s)}: roofline baseline | {mape} | {r} | {within} | | |")
+    if args.pooled:
+        pooled(sets, Path(args.data))
     if args.summary_only:
         return
     for s in sets:
@@ -109,6 +114,19 @@ def main() -> None:
         for name, meas, model, err, rev, base in parsed[s]["pairs"]:
             note = {"REVERSED": " (reversed)", "tie": " (a tie on the H200)"}.get(rev, "")
             print(f"| {name} | {meas} | {model} | {err}{note} | {base} |")
+
+
+def pooled(sets: list, data: Path) -> None:
+    """Every launch of ``sets`` from their per-launch tables (predicted / measured cycles)."""
+    import pandas as pd
+    tables = [data / "predictions" / f"{s}.csv" for s in sets]
+    have = [pd.read_csv(t) for t in tables if t.exists()]
+    if not have:
+        print(f"\n(no per-launch tables under {data / 'predictions'})")
+        return
+    err = (pd.concat(have)["ratio"] - 1.0).abs()
+    print(f"\npooled over the {len(err)} launches of {len(have)} sets: MAPE {100 * err.mean():.1f}%, "
+          f"{int((err <= 0.2).sum())} within 20%")
 
 
 if __name__ == "__main__":
