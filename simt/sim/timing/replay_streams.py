@@ -62,18 +62,18 @@ def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
     path_ptr = np.zeros(nb, np.int64)
     path_blocks, path_then = [], []
     for g in sched.groups:
+        then = g.then_blocks() if g.path else []
         if g.path:
             path_len[g.block] = len(g.path)
             path_ptr[g.block] = len(path_blocks)
             path_blocks.extend(g.path)
-            path_then.extend(g.then_blocks())
+            path_then.extend(then)
         if g.loop or not g.path:
             unroll[g.block] = g.unroll
         group_block[g.block] = len(first)
         first.append(len(origin))
         length.append(len(g.order))
         slot = 0
-        then = g.then_blocks() if g.path else []
         for (j, pos), writes, name in zip(g.order, g.dsts, g.names):
             o = int(tab.block_first[g.block_of(j)]) + pos
             origin.append(o)

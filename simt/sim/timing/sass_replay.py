@@ -75,7 +75,8 @@ Every write in a group gets a register of its own (``_ssa``), as ptxas allocates
 values: simt's own unrolled iterations reuse one register per variable, and renamed per
 copy only, each of them would wait (write after read) for the one before.
 
-This module finds the groups (``plan``); replay_streams.py rewrites the tables and streams
+This module finds the groups (``plan``; the control-flow shapes it considers are read by
+replay_shapes.py); replay_streams.py rewrites the tables and streams
 the machine replays. Where ptxas or a disassembler is missing, or with
 ``simt.set_module_options({"timing_sass": False})``, the replay is the program order;
 ``r.details["timing_schedule"]`` says which one ran and why.
@@ -87,6 +88,7 @@ from dataclasses import dataclass, field
 from ...gpu.sass import is_load as _is_load   # global and shared: ptxas hoists both
 from ...ir.mir import Op, Reg
 from . import isa
+from .replay_shapes import alternate, groupable, if_paths, loop_paths, self_loop, static_path, straight_blocks
 
 
 @dataclass
@@ -105,7 +107,7 @@ class GroupBlock:
     static: bool = False       # a loop's iterations, each on its own path: no branch left to resolve
 
     def then_blocks(self) -> list:
-        return self.then or [p % 2 == 1 for p in range(len(self.path))]
+        return self.then or alternate(len(self.path))
 
     def block_of(self, j: int) -> int:
         return self.path[j % len(self.path)] if self.path else self.block
@@ -158,12 +160,12 @@ def sass_table(prog, arch):
 
 def _plan(prog, arch, tab) -> Schedule:
     candidates = [b for b, blk in enumerate(prog.fn.blocks)
-                  if _self_loop(blk) and _groupable(blk) and any(_is_load(i) for i in blk.instrs)]
-    paths = _if_paths(prog.fn) if HOIST_BRANCHES else []
-    straight = _straight_blocks(prog.fn) if HOIST_STRAIGHT else []
-    branchy = _loop_paths(prog.fn) if HOIST_LOOP_BRANCHES else {}
+                  if self_loop(blk) and groupable(blk) and any(_is_load(i) for i in blk.instrs)]
+    paths = if_paths(prog.fn) if HOIST_BRANCHES else []
+    straight = straight_blocks(prog.fn) if HOIST_STRAIGHT else []
+    branchy = loop_paths(prog.fn, NESTED_THEN) if HOIST_LOOP_BRANCHES else {}
     loadless = [b for b, blk in enumerate(prog.fn.blocks)
-                if LOADLESS and _self_loop(blk) and _groupable(blk) and not any(_is_load(i) for i in blk.instrs)]
+                if LOADLESS and self_loop(blk) and groupable(blk) and not any(_is_load(i) for i in blk.instrs)]
     place = {blk.label: k for k, blk in enumerate(prog.fn.blocks)}
     looped = STATIC_PATHS and any(_is_load(i) for blk in prog.fn.blocks for i in blk.instrs) and any(
         blk.instrs[-1].op is Op.CBR and any(place[label] <= k for label in blk.instrs[-1].arg)
@@ -239,10 +241,8 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
         path, then = ([b], []) if t == b and b in candidates else branchy.get(b, ([], []))
         if not path or path[0] != t or taken & set(path):
             continue
-        loads = [ins for x in path for ins in prog.fn.blocks[x].instrs if _is_load(ins)]
-        lines = {ins.loc.line for ins in loads if ins.loc is not None}
-        at = df[df["opcode"].isin(["LDG", "LDS"]) & df["line"].isin(lines)]
-        if not lines or not len(at):
+        loads, at = _sass_loads(prog.fn, df, path)
+        if not len(at):
             continue                           # (no LDG or LDS on its lines: nothing to group)
         x = unroll_of(at, len(loads), sum(mir_load_bytes(ins) for ins in loads))
         resolved = False
@@ -274,106 +274,62 @@ def _static_groups(prog, tab, df, taken, index) -> list:
     counter and constants (``if k == 0: ... elif k == 1: ...`` on the counter, as a B-spline's
     weights are chosen): ptxas resolved each copy's branches at compile time, so the SASS is
     the iterations' own paths one after another, with nothing left to branch on. The group
-    is those paths (read from the counter's values, ``_static_path``) as one path, its loads
+    is those paths (read from the counter's values, ``replay_shapes.static_path``) as one path, its loads
     as early as their dependences allow; a warp whose stream runs exactly that path replays
     it, any other its blocks as they ran."""
     from ...gpu.sass import loads_before_first_use
     from .folding import unrolled
-    from .sass_slots import counter_of
     out = []
     fn = prog.fn
     for t, b in unrolled(fn, df):
-        if taken & set(range(t, b + 1)) or not all(_groupable(fn.blocks[k]) for k in range(t, b + 1)):
+        if taken & set(range(t, b + 1)) or not all(groupable(fn.blocks[k]) for k in range(t, b + 1)):
             continue
-        counter, first, step, trips = counter_of(prog, t, b)
-        if not 2 <= trips <= MAX_STATIC_TRIPS:
+        if not any(fn.blocks[k].instrs[-1].op is Op.CBR for k in range(t, b)):
+            continue                           # (no branch to resolve)
+        path = _iteration_paths(prog, t, b)
+        if path is None:
             continue
-        path = []
-        for it in range(trips):
-            one = _static_path(fn, t, b, counter, first + it * step)
-            if one is None:
-                break
-            path += one
-        else:
-            loads = [ins for k in path for ins in fn.blocks[k].instrs if _is_load(ins)]
-            lines = {ins.loc.line for ins in loads if ins.loc is not None}
-            # the loop's own lines (an inlined function's lines serve its calls outside the loop too)
-            mine = {ins.loc.line for k in range(t, b + 1) for ins in fn.blocks[k].instrs if ins.loc is not None} - {
-                ins.loc.line for k, blk in enumerate(fn.blocks) if not t <= k <= b for ins in blk.instrs
-                if ins.loc is not None}
-            at = df[df["opcode"].isin(["LDG", "LDS"]) & df["line"].isin(lines)]
-            ahead = (df["opcode"] == "BRA") & df["line"].isin(mine) & (df["target"] > df["addr"])
-            inner = any(fn.blocks[k].instrs[-1].op is Op.CBR for k in range(t, b))
-            if not inner or len(at) < 2 or ahead.any():
-                continue                       # (no branch to resolve; too few loads; ptxas kept a branch)
-            if loads_before_first_use(df.loc[at.index[0]:]) < 2:
-                continue
-            g = _path_group(prog, tab, path, index, static=True)
-            if g is not None:
-                out.append(g)
-                taken = taken | set(path)
+        _, at = _sass_loads(fn, df, path)
+        # the loop's own lines (an inlined function's lines serve its calls outside the loop too)
+        mine = {ins.loc.line for k in range(t, b + 1) for ins in fn.blocks[k].instrs if ins.loc is not None} - {
+            ins.loc.line for k, blk in enumerate(fn.blocks) if not t <= k <= b for ins in blk.instrs
+            if ins.loc is not None}
+        ahead = (df["opcode"] == "BRA") & df["line"].isin(mine) & (df["target"] > df["addr"])
+        if len(at) < 2 or ahead.any() or loads_before_first_use(df.loc[at.index[0]:]) < 2:
+            continue                           # (too few loads, ptxas kept a branch, or loads not hoisted)
+        g = _path_group(prog, tab, path, index, static=True)
+        if g is not None:
+            out.append(g)
+            taken = taken | set(path)
     return out
 
 
+def _iteration_paths(prog, t: int, b: int) -> list | None:
+    """Every iteration's blocks of the loop (t, b), one iteration after another, where its
+    trip count is constant (at most ``MAX_STATIC_TRIPS``) and each iteration's branches read
+    only its counter and constants (replay_shapes.static_path); else None."""
+    from .sass_slots import counter_of
+    counter, first, step, trips = counter_of(prog, t, b)
+    if not 2 <= trips <= MAX_STATIC_TRIPS:
+        return None
+    path = []
+    for it in range(trips):
+        one = static_path(prog.fn, t, b, counter, first + it * step)
+        if one is None:
+            return None
+        path += one
+    return path
+
+
+def _sass_loads(fn, df, blocks) -> tuple:
+    """(the global and shared loads of ``blocks``, the SASS table's LDG and LDS rows on their
+    source lines)."""
+    loads = [ins for k in blocks for ins in fn.blocks[k].instrs if _is_load(ins)]
+    lines = {ins.loc.line for ins in loads if ins.loc is not None}
+    return loads, df[df["opcode"].isin(["LDG", "LDS"]) & df["line"].isin(lines)]
+
+
 MAX_STATIC_TRIPS = 16
-
-
-def _static_path(fn, t: int, b: int, counter: int, value: int) -> list | None:
-    """The blocks one iteration of the loop (t, b) runs where its counter holds ``value``,
-    following each branch by the values the iteration computes from the counter and
-    constants (moves, integer arithmetic, comparisons, logic); None where a branch reads
-    anything else, or the iteration leaves the loop or loops within it."""
-    index = {blk.label: k for k, blk in enumerate(fn.blocks)}
-    known = {counter: value}
-    path, cur = [], t
-    while True:
-        if cur in path or not t <= cur <= b:
-            return None
-        path.append(cur)
-        blk = fn.blocks[cur]
-        for ins in blk.instrs[:-1]:
-            v = _static_value(ins, known)
-            for d in ins.dsts:
-                if v is None:
-                    known.pop(d.id, None)
-                else:
-                    known[d.id] = v
-        term = blk.instrs[-1]
-        if cur == b:
-            return path
-        if term.op is Op.BR:
-            cur = index[term.arg]
-        elif term.op is Op.CBR:
-            c = known.get(term.srcs[0].id) if isinstance(term.srcs[0], Reg) else None
-            if c is None:
-                return None
-            cur = index[term.arg[0] if c else term.arg[1]]
-        else:
-            return None
-
-
-_STATIC_OPS = {Op.ADD: lambda x, y: x + y, Op.SUB: lambda x, y: x - y, Op.MUL: lambda x, y: x * y,
-               Op.EQ: lambda x, y: x == y, Op.NE: lambda x, y: x != y, Op.LT: lambda x, y: x < y,
-               Op.LE: lambda x, y: x <= y, Op.GT: lambda x, y: x > y, Op.GE: lambda x, y: x >= y,
-               Op.AND: lambda x, y: x & y, Op.OR: lambda x, y: x | y}
-
-
-def _static_value(ins, known):
-    """The integer or boolean value ``ins`` computes from ``known`` registers and immediates,
-    or None."""
-    vals = []
-    for x in ins.srcs:
-        v = known.get(x.id) if isinstance(x, Reg) else getattr(x, "value", None)
-        if isinstance(v, float) or v is None or len(ins.dsts) != 1:
-            return None
-        vals.append(v)
-    if ins.op is Op.MOV and len(vals) == 1:
-        return vals[0]
-    if ins.op is Op.NOT and len(vals) == 1 and isinstance(vals[0], bool):
-        return not vals[0]
-    if ins.op in _STATIC_OPS and len(vals) == 2:
-        return _STATIC_OPS[ins.op](vals[0], vals[1])
-    return None
 
 
 def _loadless_groups(prog, tab, df, blocks, index) -> list:
@@ -454,24 +410,9 @@ def _loads_predicated(fn, path, then, predicated) -> bool:
     """Are the global and shared loads of the then-blocks of ``path`` (``then``: per block, a
     then-block?; empty: x, then, join, ...) on source lines whose SASS loads are predicated
     (``predicated``), i.e. did ptxas drop those branches?"""
-    then = then or [p % 2 == 1 for p in range(len(path))]
+    then = then or alternate(len(path))
     return all(ins.loc is not None and ins.loc.line in predicated
                for t, th in zip(path, then) if th for ins in fn.blocks[t].instrs if _is_load(ins))
-
-
-def _self_loop(blk) -> bool:
-    term = blk.instrs[-1]
-    return term.op is Op.CBR and blk.label in term.arg
-
-
-def _groupable(blk) -> bool:
-    """Only loads, stores and arithmetic: no barriers, atomics or warp collectives."""
-    for ins in blk.instrs:
-        if ins.op in (Op.ATOM, Op.BAR, Op.BAR_AND):
-            return False
-        if ins.op.name.startswith(("SHFL", "VOTE", "MATCH", "REDUX")):
-            return False
-    return True
 
 
 WINDOW = True     # False: every copy's chain interleaves with every other's (no window of copies)
@@ -488,142 +429,10 @@ STATIC_PATHS = True     # False: a completely unrolled loop whose branches read 
 #                         (an if/elif/else on the counter) keeps the program order
 UNROLLED_TRIPS = True   # False: a loop ptxas unrolled completely groups only where its loads divide evenly into
 #                         iterations, and only where the SASS loads of its then-blocks are predicated
-MAX_THEN = 16           # instructions of a then-block ptxas predicates (ours: it does for a load and its address)
-
-
-def _if_paths(fn) -> list[list[int]]:
-    """Chains x, then, join, then, join, ... of small branches around global and shared loads (see the
-    module's docstring), with at least two such loads; blocks in no loop group."""
-    index = {blk.label: b for b, blk in enumerate(fn.blocks)}
-    npred = _predecessors(fn, index)
-
-    def if_then(x):
-        return _if_then(fn, x, index, npred, True)
-
-    paths, used = [], set()
-    for x in range(len(fn.blocks)):
-        if x in used or _self_loop(fn.blocks[x]) or not _groupable(fn.blocks[x]):
-            continue
-        path, cur = [x], x
-        while (tj := if_then(cur)) is not None:
-            t, j = tj
-            if j in used or j in path or _self_loop(fn.blocks[j]) or not _groupable(fn.blocks[j]):
-                break
-            path += [t, j]
-            cur = j
-        if len(path) >= 5:
-            paths.append(path)
-            used.update(path)
-    return paths
-
-
-def _predecessors(fn, index) -> dict:
-    npred: dict[int, int] = {}
-    for blk in fn.blocks:
-        for label in set(blk.successors):
-            npred[index[label]] = npred.get(index[label], 0) + 1
-    return npred
-
-
-def _if_then(fn, x, index, npred, need_load: bool):
-    """(then, join) where block ``x`` ends in a branch around a small then-block that holds
-    no store (and, with ``need_load``, a global or shared load), else None."""
-    term = fn.blocks[x].instrs[-1]
-    if term.op is not Op.CBR:
-        return None
-    a, b = (index[label] for label in term.arg)
-    for t, j in ((a, b), (b, a)):
-        tb = fn.blocks[t]
-        last = tb.instrs[-1]
-        if (t not in (x, j) and npred.get(t, 0) == 1 and last.op is Op.BR and index[last.arg] == j
-                and j != x and len(tb.instrs) <= MAX_THEN and _groupable(tb)
-                and not any(i.op is Op.ST for i in tb.instrs)
-                and (not need_load or any(_is_load(i) for i in tb.instrs))):
-            return t, j
-    return None
-
-
-def _loop_paths(fn) -> dict[int, tuple[list[int], list[bool]]]:
-    """Latch block -> the blocks of its loop and which of them are then-blocks (see
-    _loop_path), for the loops whose body branches and holds a global or shared load."""
-    index = {blk.label: k for k, blk in enumerate(fn.blocks)}
-    npred = _predecessors(fn, index)
-    out = {}
-    for b in range(len(fn.blocks)):
-        path, then = _loop_path(fn, b, index, npred)
-        if any(_is_load(i) for x in path for i in fn.blocks[x].instrs):
-            out[b] = (path, then)
-    return out
-
-
-def _loop_path(fn, latch: int, index, npred) -> tuple[list[int], list[bool]]:
-    """The blocks x, then, join, ..., latch of a loop whose body is a chain of small
-    branches (``if``/``continue`` around a then-block) closed by ``latch``'s branch back to
-    x, and per block whether it is a then-block; ([], []) when the loop is not of that shape.
-    With ``NESTED_THEN`` a then-block may end in a branch of its own around a further
-    then-block to the same join (``if dy != 0 or dx != 0:`` around ``if img[y, x] < c:``):
-    both are then-blocks, the inner one guarded by the outer one's branch."""
-    term = fn.blocks[latch].instrs[-1]
-    if term.op is not Op.CBR:
-        return [], []
-    heads = [index[label] for label in term.arg if index[label] < latch]
-    if len(heads) != 1:
-        return [], []
-    path, then, cur = [heads[0]], [False], heads[0]
-    while cur != latch:
-        tj = _if_then(fn, cur, index, npred, False)
-        region = ([tj[0]], tj[1]) if tj is not None else (_nested_then(fn, cur, index, npred) if NESTED_THEN else None)
-        if region is None or region[1] in path or region[1] > latch:
-            return [], []
-        path += region[0] + [region[1]]
-        then += [True] * len(region[0]) + [False]
-        cur = region[1]
-    if len(path) < 3 or not all(_groupable(fn.blocks[b]) for b in path):
-        return [], []
-    return path, then
-
-
-def _nested_then(fn, x, index, npred):
-    """([then, inner then, ...], join) where block ``x`` ends in a branch around a then-block
-    that itself ends in a branch around the next one to the same join (the last one going to
-    the join), all small (``MAX_THEN`` together), reached from their guard alone and holding
-    no store; else None."""
-    term = fn.blocks[x].instrs[-1]
-    if term.op is not Op.CBR:
-        return None
-    a, b = (index[label] for label in term.arg)
-    for t, j in ((a, b), (b, a)):
-        chain, cur, size = [], t, 0
-        while (cur not in (x, j) and cur not in chain and npred.get(cur, 0) == 1
-               and _groupable(fn.blocks[cur]) and not any(i.op is Op.ST for i in fn.blocks[cur].instrs)):
-            blk = fn.blocks[cur]
-            size += len(blk.instrs)
-            if size > MAX_THEN:
-                break
-            chain.append(cur)
-            last = blk.instrs[-1]
-            if last.op is Op.BR and index[last.arg] == j:
-                if len(chain) >= 2:
-                    return chain, j
-                break
-            if last.op is not Op.CBR or j not in (index[label] for label in last.arg):
-                break
-            cur = next(index[label] for label in last.arg if index[label] != j)
-    return None
-
-
 def _one_sass_block(df, lp) -> bool:
     """Is the SASS loop one basic block (its branches all predicated away)?"""
     body = df[(df["addr"] >= lp["start"]) & (df["addr"] <= lp["end"])]
     return body["block"].nunique() == 1
-
-
-def _straight_blocks(fn) -> list[int]:
-    """Blocks that are no one-block loop and hold two or more global and shared loads: ptxas's list
-    scheduler issues a block's independent loads before their uses."""
-    return [b for b, blk in enumerate(fn.blocks)
-            if not _self_loop(blk) and _groupable(blk)
-            and sum(_is_load(i) for i in blk.instrs) >= 2]
 
 
 def _sass_hoists(df, blk) -> bool:
@@ -654,34 +463,11 @@ def _group(blk, b, u, lbf, index, nregs, kept, lat, window: int) -> GroupBlock |
     per instruction, its latency, for the order of what is not a load; ``lbf`` 0: a loop
     without loads, grouped for its copies' interleaving alone)."""
     body = blk.instrs
-    n = len(body)
-    defined = {index[d.id] for ins in body for d in ins.dsts}
-    fresh = {}
-    for j in range(u - 1):                       # the last copy writes the original registers
-        for r in sorted(defined):
-            fresh[(j, r)] = nregs + len(fresh)
-    seq, srcs, dsts, names, raw = [], [], [], [], []
-    for j in range(u):
-        name = {}                                 # register -> its name so far in copy j
-        if j > 0:
-            name = {r: fresh.get((j - 1, r), r) for r in defined}
-        for pos, ins in enumerate(body):
-            names.append(dict(name))
-            mir = {index[s.id] for s in ins.srcs if isinstance(s, Reg)}
-            raw.append((sorted(mir | {int(r) for r in kept[pos]}), [index[d.id] for d in ins.dsts]))
-            reads = [name.get(r, r) for r in sorted(mir | {int(r) for r in kept[pos]})]
-            writes = []
-            for d in ins.dsts:
-                r = index[d.id]
-                new = fresh.get((j, r), r)
-                name[r] = new
-                writes.append(new)
-            seq.append((j, pos))
-            srcs.append(reads)
-            dsts.append(writes)
+    seq = [(j, pos) for j in range(u) for pos in range(len(body))]
+    raw = [(sorted({index[s.id] for s in body[pos].srcs if isinstance(s, Reg)} | {int(r) for r in kept[pos]}),
+            [index[d.id] for d in body[pos].dsts]) for _, pos in seq]
+    srcs, dsts, names = _rename(raw, [j for j, _ in seq], nregs)
     instrs = [body[pos] for _, pos in seq]
-    if SSA:
-        srcs, dsts, names = _ssa(raw, nregs)
     order = _schedule(instrs, seq, srcs, dsts, [set() for _ in seq], "later copy" if lbf else "", BY_SPACE,
                       [lat[pos] for _, pos in seq], [j for j, _ in seq], window)
     if order is None:
@@ -691,7 +477,7 @@ def _group(blk, b, u, lbf, index, nregs, kept, lat, window: int) -> GroupBlock |
 
 
 def _path_group(prog, tab, path: list, index, static: bool = False) -> GroupBlock | None:
-    """The group block of a path (see _if_paths): its blocks' instructions as one, each
+    """The group block of a path (replay_shapes.if_paths): its blocks' instructions as one, each
     then-block's after the branch that guards it."""
     seq, srcs, dsts, instrs, extra = [], [], [], [], []
     guard = -1
@@ -708,9 +494,7 @@ def _path_group(prog, tab, path: list, index, static: bool = False) -> GroupBloc
             extra.append({guard} if j % 2 == 1 and not static else set())   # predicated on the branch's condition
         guard = len(seq) - 1                      # this block's branch
     loads = sum(_is_load(i) for i in instrs)
-    names = [{} for _ in seq]
-    if SSA:
-        srcs, dsts, names = _ssa(list(zip(srcs, dsts)), prog.nregs)
+    srcs, dsts, names = _rename(list(zip(srcs, dsts)), [0] * len(seq), prog.nregs)
     order = _schedule(instrs, seq, srcs, dsts, extra, "two loads", True,
                       [lt for b in path for lt in _latencies(tab, b)])
     if order is None:
@@ -721,41 +505,26 @@ def _path_group(prog, tab, path: list, index, static: bool = False) -> GroupBloc
 
 
 def _loop_path_group(prog, tab, path: list, then: list, u: int, lbf: int, index, window: int) -> GroupBlock | None:
-    """The group block of U iterations of a loop whose body is ``path`` (see _loop_path): U
-    copies of its blocks, registers renamed per copy as _group renames them, each then-block
+    """The group block of U iterations of a loop whose body is ``path`` (replay_shapes.loop_path): U
+    copies of its blocks, registers renamed as _group renames them (``_rename``), each then-block
     after the branch that guards it in its copy (predicated, as the SASS has it)."""
     L = len(path)
-    then = then or [p % 2 == 1 for p in range(L)]
+    then = then or alternate(L)
     body = [(p, pos, ins) for p, b in enumerate(path) for pos, ins in enumerate(prog.fn.blocks[b].instrs)]
-    defined = {index[d.id] for _, _, ins in body for d in ins.dsts}
-    fresh = {}
-    for j in range(u - 1):                       # the last copy writes the original registers
-        for r in sorted(defined):
-            fresh[(j, r)] = prog.nregs + len(fresh)
-    seq, srcs, dsts, names, instrs, extra, raw = [], [], [], [], [], [], []
+    seq, instrs, extra, raw = [], [], [], []
     for c in range(u):
-        name = {r: fresh.get((c - 1, r), r) for r in defined} if c > 0 else {}
         guard = -1
         for p, pos, ins in body:
             o = int(tab.block_first[path[p]]) + pos
-            names.append(dict(name))
             mir = {index[s.id] for s in ins.srcs if isinstance(s, Reg)}
             kept = {int(r) for r in tab.src[tab.src_ptr[o]:tab.src_ptr[o + 1]]}
             raw.append((sorted(mir | kept), [index[d.id] for d in ins.dsts]))
-            srcs.append([name.get(r, r) for r in sorted(mir | kept)])
-            writes = []
-            for d in ins.dsts:
-                r = index[d.id]
-                name[r] = fresh.get((c, r), r)
-                writes.append(name[r])
-            dsts.append(writes)
             seq.append((c * L + p, pos))
             instrs.append(ins)
             extra.append({guard} if then[p] and guard >= 0 else set())
             if pos == len(prog.fn.blocks[path[p]].instrs) - 1:
                 guard = len(seq) - 1                  # this block's branch guards the next then-block
-    if SSA:
-        srcs, dsts, names = _ssa(raw, prog.nregs)
+    srcs, dsts, names = _rename(raw, [j // L for j, _ in seq], prog.nregs)
     lats = {b: _latencies(tab, b) for b in path}
     order = _schedule(instrs, seq, srcs, dsts, extra, "two loads", BY_SPACE,
                       [lats[path[j % L]][pos] for j, pos in seq], [j // L for j, _ in seq], window)
@@ -763,6 +532,28 @@ def _loop_path_group(prog, tab, path: list, then: list, u: int, lbf: int, index,
         return None
     return GroupBlock(path[0], u, lbf, [seq[i] for i in order], [srcs[i] for i in order],
                       [dsts[i] for i in order], [names[i] for i in order], list(path), loop=True, then=list(then))
+
+
+def _rename(raw, copies: list, nregs: int):
+    """(sources, destinations, names) of a group's instructions, ``raw`` their (sources,
+    destinations) in program order and ``copies`` the copy of the loop body each is in:
+    with ``SSA`` every write gets a register of its own (``_ssa``); without, each copy but
+    the last writes registers of its own, one per register it writes (the last copy writes
+    the original ones). ``names``: per instruction, register -> its name before it."""
+    if SSA:
+        return _ssa(raw, nregs)
+    last = max(copies, default=0)
+    fresh: dict = {}
+    name, srcs, dsts, names = {}, [], [], []
+    for (reads, writes), c in zip(raw, copies):
+        names.append(dict(name))
+        srcs.append([name.get(r, r) for r in reads])
+        out = []
+        for r in writes:
+            name[r] = r if c == last else fresh.setdefault((c, r), nregs + len(fresh))
+            out.append(name[r])
+        dsts.append(out)
+    return srcs, dsts, names
 
 
 def _ssa(raw, nregs: int):

@@ -32,7 +32,7 @@ import pandas as pd
 from ...gpu.sass import back_edges, loop_spans
 from ...ir.mir import Imm, Op, Reg
 from . import isa
-from .sass_replay import _self_loop
+from .replay_shapes import self_loop
 
 SCALE_RANGE = (0.5, 2.0)     # a line's own factor outside loops (straight_scales)
 # a one-block loop matched to its SASS loop by every source line and the counter's step:
@@ -168,7 +168,7 @@ def loop_scales(prog, df, tab) -> dict[int, float]:
     sass_loops = plain_loops(df)
     out = {}
     for b, blk in enumerate(prog.blocks):
-        if not blk.instrs or not _self_loop(blk):
+        if not blk.instrs or not self_loop(blk):
             continue
         best = self_loop_match(blk, b, sass_loops)
         if best is None:
