@@ -421,15 +421,17 @@ def test_loads_of_straight_line_code_issue_together():
     assert on["replay"] == "sass" and "straight-line" in on["why"]
     assert [len(p["blocks"]) for p in on["paths"]] == [1] and on["paths"][0]["loads"] == 5
     assert hoisted < 0.8 * program           # the launch itself costs a few thousand cycles
-    from simt.sim.timing import sass_slots
+    from simt.sim.timing import model, sass_slots
     sass_replay.HOIST = False
-    sass_slots.STRAIGHT = False         # (the issue slots as without SASS: the order alone differs)
+    sass_slots.STRAIGHT = False         # (the issue slots and pipes as without SASS: the order alone differs)
+    model.SASS_PIPES = False
     try:
         k2 = wp.from_cuda(STRAIGHT_CU, "cross5")
         same, _ = _launch_sass(k2, [wp.array(x), wp.zeros(3 * n), n], n, True)
     finally:
         sass_replay.HOIST = True
         sass_slots.STRAIGHT = True
+        model.SASS_PIPES = True
     assert same == program
 
 

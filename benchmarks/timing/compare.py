@@ -16,6 +16,8 @@ METRICS = (CYC, "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sector_
            "sm__warps_active.avg.pct_of_peak_sustained_active")
 # SASS warp instructions: Nsight Compute's executed count against the model's issue slots
 SASS_MEASURED, SASS_PREDICTED = "smsp__inst_executed.sum", "smsp__inst_issued.sum"
+# warp instructions on the ALU pipe (sets measured with it: 13 on), the model's and Nsight Compute's
+ALU_PIPE = "sm__inst_executed_pipe_alu.sum"
 
 
 def add_no_sass(ap) -> None:
@@ -43,6 +45,7 @@ def predict(launches, seed: int = 0, progress=print) -> pd.DataFrame:
                                     for k in ("ld", "st", "atom"))
         row["inst"] = r.metrics["smsp__inst_executed.sum"]
         row["pred:sass"] = r.metrics.get(SASS_PREDICTED, np.nan)
+        row["pred:alu"] = r.metrics.get(ALU_PIPE, np.nan)
         rows.append(row)
         if progress:
             progress(f"  {launch.name:28s} {row[f'pred:{CYC}']:>11,.0f} cycles  ({seconds:.1f} s)")
@@ -73,8 +76,9 @@ def measured(name: str, data=ncu.DATA) -> pd.DataFrame:
         if m not in df:
             df[m] = np.nan
     df["meas:sass"] = df[SASS_MEASURED] if SASS_MEASURED in df else np.nan
+    df["meas:alu"] = df[ALU_PIPE] if ALU_PIPE in df else np.nan
     return df.rename(columns={m: f"meas:{m}" for m in METRICS})[["name", *[f"meas:{m}" for m in METRICS],
-                                                                  "meas:sass"]]
+                                                                  "meas:sass", "meas:alu"]]
 
 
 def join(pred: pd.DataFrame, meas: pd.DataFrame) -> pd.DataFrame:

@@ -61,13 +61,14 @@ def measured(data: Path, name: str = "blind") -> pd.DataFrame:
         if m not in df:
             df[m] = np.nan
     df["meas:sass"] = df[compare.SASS_MEASURED] if compare.SASS_MEASURED in df else np.nan
+    df["meas:alu"] = df[compare.ALU_PIPE] if compare.ALU_PIPE in df else np.nan
     if "kernel_name" in df and "kernel" in df:      # the profiler's kernel should be the manifest's
         wrong = [f"{n} ({k} vs {kn})" for n, k, kn in zip(df["name"], df["kernel"], df["kernel_name"])
                  if str(k) not in str(kn)]
         if wrong:
             print(f"warning: profiled kernel names that do not contain the manifest's: {', '.join(wrong)}")
     return df.rename(columns={m: f"meas:{m}" for m in compare.METRICS})[
-        ["name", *[f"meas:{m}" for m in compare.METRICS], "meas:sass"]]
+        ["name", *[f"meas:{m}" for m in compare.METRICS], "meas:sass", "meas:alu"]]
 
 
 def dram(r, side: str) -> float:

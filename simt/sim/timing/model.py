@@ -15,7 +15,7 @@ import numpy as np
 from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
-from . import sass_slots, stores
+from . import sass_pipes, sass_slots, stores
 from . import folding, footprint as fp, indices as ix, isa, machine, memsys, replay_streams, sass_replay
 from ...gpu import sass as gpu_sass
 
@@ -111,7 +111,8 @@ def params(arch, shared_per_sm: int):
 def _tables(prog, arch, sass: bool = True):
     key = ("timing-tables", arch.key, sass, SASS_SLOTS, sass_slots.STRAIGHT, sass_slots.OUTER,
            sass_slots.EXTRA, sass_slots.UNROLLED, sass_slots.NEST, sass_slots.FEWER, sass_slots.LOWER,
-           sass_slots.SLOW_ALONE, sass_slots.LIBDEVICE_SLOW, sass_slots.POOL_LINES, sass_slots.WIDE_LOOPS, sass_slots.PREDICATED_LINES, STORE_MERGE, gpu_sass.WIDE_LOADS)
+           sass_slots.SLOW_ALONE, sass_slots.LIBDEVICE_SLOW, sass_slots.POOL_LINES, sass_slots.WIDE_LOOPS, sass_slots.PREDICATED_LINES, STORE_MERGE, gpu_sass.WIDE_LOADS,
+           SASS_PIPES)
     t = prog.timing.get(key)
     if t is None:
         # without SASS nothing folds and no atomic is aggregated (the documented fallback)
@@ -121,6 +122,8 @@ def _tables(prog, arch, sass: bool = True):
                                           gpu_sass.warp_aggregated_lines(df))
         if SASS_SLOTS:
             sass_slots.apply(prog, df, t)          # loops' issue slots from their SASS
+        if SASS_PIPES:
+            sass_pipes.apply(prog, df, t, arch)    # each line's pipes from its SASS
         if STORE_MERGE:
             stores.merge_flags(prog, df, t)        # stores ptxas put back to back
     return t
@@ -213,6 +216,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
 
 
 SASS_SLOTS = True           # plain loops issue their SASS loop's slots (sass_slots.py)
+SASS_PIPES = True           # each line's work takes the pipes its SASS takes (sass_pipes.py)
 STORE_MERGE = True          # stores ptxas put back to back merge on the way to the L2 (stores.py)
 SAMPLE_ABOVE = 250_000     # recorded warp instructions above which the SMs are sampled
 SAMPLE_MIN_SMS = 16        # ... keeping at least this many SMs
@@ -442,6 +446,14 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
     stall_totals = stalls.sum(axis=0) * scale
     issued = float(smstat[:, ix.M_ISSUE].sum()) * scale
     m["smsp__inst_issued.sum"] = issued
+    # warp instructions per pipe, under Nsight Compute's pipe names (the FMA pipe: both halves)
+    interval = t["pipe_interval"]
+    per_pipe = {name: float(smstat[:, ix.M_PIPE0 + p].sum()) * scale / float(interval[name])
+                for p, name in enumerate(isa.PIPES[:-1])}
+    m["sm__inst_executed_pipe_alu.sum"] = per_pipe["alu"]
+    m["sm__inst_executed_pipe_fma.sum"] = per_pipe["fma"] + per_pipe["imad"]
+    m["sm__inst_executed_pipe_fp64.sum"] = per_pipe["fp64"]
+    m["sm__inst_executed_pipe_xu.sum"] = per_pipe["mufu"]
     for name, v in zip(ix.STALL_NAMES, stall_totals):
         m[f"simt__warp_stall_{name}_cycles.sum"] = float(v)
         # Nsight Compute: warps waiting for this reason per cycle an instruction issued
