@@ -34,11 +34,14 @@ def opcode_pipes(arch) -> dict[str, int]:
 def line_mix(df, pipes: dict[str, int]) -> dict[int, np.ndarray]:
     """Source line -> per pipe of isa.PIPES, the share of the line's SASS instructions (NOPs
     aside) that take it; the rest (memory, uniform datapath, control, special registers)
-    take none of the math pipes."""
+    take none of the math pipes. A slow path ptxas calls only for some operands (a float
+    division's ``..._slowpath``, on the caller's line) is not the line's usual work: left out;
+    the functions simt emits and calls every time (fp64 math) count."""
     out: dict[int, np.ndarray] = {}
     n: dict[int, int] = {}
-    for op, line in zip(df["opcode"], df["line"]):
-        if line < 0 or op == "NOP":
+    functions = df["function"] if "function" in df else [""] * len(df)
+    for op, line, fn in zip(df["opcode"], df["line"], functions):
+        if line < 0 or op == "NOP" or "slowpath" in str(fn):
             continue
         line = int(line)
         n[line] = n.get(line, 0) + 1
