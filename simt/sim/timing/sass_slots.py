@@ -52,6 +52,7 @@ NEST = True                 # a rolled loop around completely unrolled ones issu
 PREDICATED_LINES = True     # a then-block's SASS predicated into a loop issues every iteration (line_scales)
 POOL_LINES = True           # a loop's lines out of range share one factor (line_scales)
 SLOW_ALONE = True           # a line outside loops calling a slow path keeps its slots, never pooled
+OUTER_OWN_LINES = False     # an outer loop's SASS rows on its inner loops' lines only are theirs (outer_loops)
 # a loop body with these is not one straight block of work
 _NOT_PLAIN = {"BSSY", "BSYNC", "WARPSYNC", "EXIT", "CALL", "RET", "BRX", "JMP", "BAR", "YIELD"}
 _INC = re.compile(r"^(U?R\d+),\s*(U?R\d+)(?:\.reuse)?,\s*(-?0x[0-9a-fA-F]+|-?\d+)(?:,\s*U?RZ)?$")
@@ -725,6 +726,13 @@ def outer_loops(prog, df, tab) -> dict[int, float]:
         if best is None or best[0] == 0:
             continue
         rows = best[1]
+        if OUTER_OWN_LINES:
+            # the inner loops' iterations ptxas peeled or unrolled into the outer body (the
+            # remainder of an inner loop it unrolled by 4, a shuffle loop of 5 trips): the
+            # inner loops' own blocks issue those
+            inner_only = {ins.loc.line for o in inner for k in range(o[0], o[1] + 1)
+                          for ins in blocks[k].instrs if ins.loc is not None} - own_lines
+            rows = rows[~rows["line"].isin(inner_only)]
         inc = _increment(blocks[b], b)
         if inc is not None and _unroll(rows, *inc) > 1:
             continue
