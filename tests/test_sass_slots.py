@@ -496,3 +496,21 @@ def test_a_loop_line_that_calls_keeps_its_slots(monkeypatch):
     measured = _measured_per_warp("mr_random@256K", 256 * 1024, "blind10")
     args = ("blind10", "mr_random@256K", c10.primes_or_random(8192, False), "POOL_LINES")
     assert _issued_per_warp_of(*args, True, monkeypatch) == pytest.approx(measured, rel=0.1)
+
+
+def test_an_outer_loops_peeled_inner_iterations_are_the_inner_loops(monkeypatch):
+    """t-SNE's perplexity search a warp a point: an outer bisection loop around a strided
+    loop of two trips a lane, which ptxas unrolls by 4 and so runs entirely in the remainder
+    copies it peels into the outer body, and a butterfly of 5 shuffles it unrolls completely.
+    Those copies are the outer SASS loop's own rows but the MIR's inner loops issue them:
+    counted on the outer loop's back edge too, a warp issued 1.38x what the H200 executed
+    (set 14, perp_warp@32K); without them (OUTER_OWN_LINES) within 10%."""
+    from timing.blind14 import cases as c14
+    launch = _case("blind14", "perp_warp@32K")
+    _, dim, _ = c14.instantiate(launch, "cpu:precise")
+    measured = _measured_per_warp("perp_warp@32K", int(np.prod(dim)), "blind14")
+    small = c14.perplexity(2048, 64, 20.0, True)
+    on = _issued_per_warp_of("blind14", "perp_warp@32K", small, "OUTER_OWN_LINES", True, monkeypatch)
+    off = _issued_per_warp_of("blind14", "perp_warp@32K", small, "OUTER_OWN_LINES", False, monkeypatch)
+    assert on == pytest.approx(measured, rel=0.10)
+    assert off > 1.25 * measured
