@@ -514,3 +514,19 @@ def test_an_outer_loops_peeled_inner_iterations_are_the_inner_loops(monkeypatch)
     off = _issued_per_warp_of("blind14", "perp_warp@32K", small, "OUTER_OWN_LINES", False, monkeypatch)
     assert on == pytest.approx(measured, rel=0.10)
     assert off > 1.25 * measured
+
+
+def test_a_loop_dividing_on_the_fast_path_issues_its_sass(monkeypatch):
+    """Non-local means: the search window's inner loop (its 3x3 patch unrolled) divides by
+    h^2 every iteration. ptxas's division branches around a call of its slow path
+    (``FCHK``, ``BSSY``/``BSYNC``), so the SASS loop has a second branch, and the loop was
+    left at the op table's slots: 1.32x what the H200 executed (set 7, nlm_denoise@2048).
+    Read as plain with the slow path's diamond aside (SLOW_DIAMONDS), a warp issues the fast
+    path's SASS, within 5% of the H200's count; the data never takes the slow path."""
+    from timing.blind7 import cases as c7
+    measured = _measured_per_warp("nlm_denoise@2048", 2048 * 2048, "blind7")
+    small = c7.denoise(256)
+    on = _issued_per_warp_of("blind7", "nlm_denoise@2048", small, "SLOW_DIAMONDS", True, monkeypatch)
+    off = _issued_per_warp_of("blind7", "nlm_denoise@2048", small, "SLOW_DIAMONDS", False, monkeypatch)
+    assert on == pytest.approx(measured, rel=0.05)
+    assert off > 1.2 * measured

@@ -53,6 +53,7 @@ PREDICATED_LINES = True     # a then-block's SASS predicated into a loop issues 
 POOL_LINES = True           # a loop's lines out of range share one factor (line_scales)
 SLOW_ALONE = True           # a line outside loops calling a slow path keeps its slots, never pooled
 OUTER_OWN_LINES = False     # an outer loop's SASS rows on its inner loops' lines only are theirs (outer_loops)
+SLOW_DIAMONDS = False       # a loop whose only other branch skips a slow path's call is plain (plain_loops)
 # a loop body with these is not one straight block of work
 _NOT_PLAIN = {"BSSY", "BSYNC", "WARPSYNC", "EXIT", "CALL", "RET", "BRX", "JMP", "BAR", "YIELD"}
 _INC = re.compile(r"^(U?R\d+),\s*(U?R\d+)(?:\.reuse)?,\s*(-?0x[0-9a-fA-F]+|-?\d+)(?:,\s*U?RZ)?$")
@@ -97,15 +98,26 @@ def _skippable(own):
     return out
 
 
-def _plain_sass_loops(df):
-    """(index, rows) of each innermost SASS loop whose only branch is its back edge."""
+def _plain_sass_loops(df, slow_ok: bool = False):
+    """(index, rows) of each innermost SASS loop whose only branch is its back edge. With
+    ``slow_ok``, a slow path's diamond does not count (a float division's: ``BSSY``, the
+    ``FCHK``'s branch around the block calling the slow path, ``BSYNC``): the rows are then
+    those a warp issues on the fast path, the calling block left out."""
     edges = back_edges(df)
     out = []
     for k, (start, end) in enumerate(edges):
         if any(j != k and start <= s and e <= end for j, (s, e) in enumerate(edges)):
             continue
         own = df[df["loop"] == k]
-        ops = list(own["opcode"])
+        check = own
+        if slow_ok and _slow_calls(own).any():
+            own = own[~own["block"].isin(set(own.loc[_slow_calls(own), "block"]))]
+            addr = own["addr"].to_numpy()
+            around = [(op == "BRA" and a < t and bool(((df["addr"] > a) & (df["addr"] < t)
+                                                       & _slow_calls(df)).any()))
+                      for op, a, t in zip(own["opcode"], addr, own["target"])]
+            check = own[~np.array(around, bool) & ~own["opcode"].isin(["BSSY", "BSYNC"])]
+        ops = list(check["opcode"])
         if not ops or ops[-1] != "BRA" or ops.count("BRA") != 1 or _NOT_PLAIN & set(ops):
             continue
         out.append((k, own))
@@ -140,8 +152,9 @@ def _unroll(own, line: int, step: int) -> int:
 
 
 def plain_loops(df) -> list:
-    """(rows, source lines) of each innermost SASS loop whose only branch is its back edge."""
-    return [(own, {int(x) for x in own["line"] if x >= 0}) for _, own in _plain_sass_loops(df)]
+    """(rows, source lines) of each innermost SASS loop whose only branch is its back edge (a
+    slow path's diamond aside, with SLOW_DIAMONDS)."""
+    return [(own, {int(x) for x in own["line"] if x >= 0}) for _, own in _plain_sass_loops(df, SLOW_DIAMONDS)]
 
 
 def self_loop_match(blk, b, sass_loops):
