@@ -52,8 +52,8 @@ NEST = True                 # a rolled loop around completely unrolled ones issu
 PREDICATED_LINES = True     # a then-block's SASS predicated into a loop issues every iteration (line_scales)
 POOL_LINES = True           # a loop's lines out of range share one factor (line_scales)
 SLOW_ALONE = True           # a line outside loops calling a slow path keeps its slots, never pooled
-OUTER_OWN_LINES = False     # an outer loop's SASS rows on its inner loops' lines only are theirs (outer_loops)
-SLOW_DIAMONDS = False       # a loop whose only other branch skips a slow path's call is plain (plain_loops)
+OUTER_OWN_LINES = True      # an outer loop's SASS rows on its inner loops' lines only are theirs (outer_loops)
+SLOW_DIAMONDS = True        # a loop whose only other branch skips a slow path's call is plain (plain_loops)
 # a loop body with these is not one straight block of work
 _NOT_PLAIN = {"BSSY", "BSYNC", "WARPSYNC", "EXIT", "CALL", "RET", "BRX", "JMP", "BAR", "YIELD"}
 _INC = re.compile(r"^(U?R\d+),\s*(U?R\d+)(?:\.reuse)?,\s*(-?0x[0-9a-fA-F]+|-?\d+)(?:,\s*U?RZ)?$")
