@@ -23,6 +23,7 @@ import numpy as np
 from . import isa
 
 _KEEP = (isa.PIPES.index("shfl"), isa.PIPES.index("branch"))
+POOL = True         # one mix per MIR block, its lines' SASS pooled (block_mix); else per line
 
 
 def opcode_pipes(arch) -> dict[str, int]:
@@ -31,24 +32,56 @@ def opcode_pipes(arch) -> dict[str, int]:
     return {op: isa.PIPES.index(p) for p, ops in table.items() if p in isa.PIPES for op in ops}
 
 
-def line_mix(df, pipes: dict[str, int]) -> dict[int, np.ndarray]:
-    """Source line -> per pipe of isa.PIPES, the share of the line's SASS instructions (NOPs
-    aside) that take it; the rest (memory, uniform datapath, control, special registers)
-    take none of the math pipes. A slow path ptxas calls only for some operands (a float
-    division's ``..._slowpath``, on the caller's line) is not the line's usual work: left out;
-    the functions simt emits and calls every time (fp64 math) count."""
+def line_counts(df, pipes: dict[str, int], where=None) -> dict[int, np.ndarray]:
+    """Source line -> per pipe of isa.PIPES, the line's SASS instructions (NOPs aside) that
+    take it, and at the end (index len(isa.PIPES)) all of them; the rest of a line's (memory,
+    uniform datapath, control, special registers) take none of the math pipes. A slow path
+    ptxas calls only for some operands (a float division's ``..._slowpath``, on the caller's
+    line) is not the line's usual work: left out; the functions simt emits and calls every
+    time (fp64 math) count. ``where``: the rows to count (a boolean mask), or all."""
     out: dict[int, np.ndarray] = {}
-    n: dict[int, int] = {}
     functions = df["function"] if "function" in df else [""] * len(df)
-    for op, line, fn in zip(df["opcode"], df["line"], functions):
-        if line < 0 or op == "NOP" or "slowpath" in str(fn):
+    keep = np.ones(len(df), bool) if where is None else np.asarray(where, bool)
+    for op, line, fn, k in zip(df["opcode"], df["line"], functions, keep):
+        if not k or line < 0 or op == "NOP" or "slowpath" in str(fn):
             continue
-        line = int(line)
-        n[line] = n.get(line, 0) + 1
+        v = out.setdefault(int(line), np.zeros(len(isa.PIPES) + 1))
+        v[-1] += 1.0
         p = pipes.get(op, -1)
         if p >= 0:
-            out.setdefault(line, np.zeros(len(isa.PIPES)))[p] += 1.0
-    return {line: v / n[line] for line, v in out.items()}
+            v[p] += 1.0
+    return out
+
+
+def line_mix(df, pipes: dict[str, int]) -> dict[int, np.ndarray]:
+    """Source line -> per pipe of isa.PIPES, the share of the line's SASS instructions that
+    take it (line_counts)."""
+    return {line: v[:-1] / v[-1] for line, v in line_counts(df, pipes).items() if v[:-1].any()}
+
+
+def block_mix(prog, df, pipes: dict[str, int]) -> dict[int, np.ndarray]:
+    """MIR block -> the share of each pipe among the SASS instructions of the block's source
+    lines, pooled: ptxas attributes a loop's compare to its ``for`` line, a load's address
+    arithmetic to the line before, and a line's own share can say the opposite of the
+    block's (set 7's rank sort: its ``if u < v or ...`` line one ISETP, its FSETPs on the
+    loop's line). A block inside a MIR loop pools the rows in SASS loops, one outside loops
+    the rows outside them, where the lines have such rows."""
+    from ...gpu.sass import loop_spans
+    spans = loop_spans(prog.fn)
+    in_sass_loop = (df["loop"] >= 0).to_numpy() if "loop" in df else np.zeros(len(df), bool)
+    counts = {True: line_counts(df, pipes, in_sass_loop), False: line_counts(df, pipes, ~in_sass_loop)}
+    every = line_counts(df, pipes)
+    out = {}
+    for b, blk in enumerate(prog.blocks):
+        lines = {ins.loc.line for ins in blk.instrs if ins.loc is not None}
+        looped = any(t <= b <= e for t, e in spans)
+        for table in (counts[looped], every):
+            v = sum((table[line] for line in lines if line in table), np.zeros(len(isa.PIPES) + 1))
+            if v[-1] > 0:
+                break
+        if v[-1] > 0 and v[:-1].any():
+            out[b] = v[:-1] / v[-1]
+    return out
 
 
 def _assign(slots: np.ndarray, own: np.ndarray, demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -79,28 +112,37 @@ def _assign(slots: np.ndarray, own: np.ndarray, demand: np.ndarray) -> tuple[np.
 
 
 def apply(prog, df, tab, arch) -> int:
-    """Set the pipes and pipe units of each source line's arithmetic instructions in ``tab``
-    (in place) from the line's SASS; returns how many (block, line) groups changed."""
+    """Set the pipes and pipe units of the arithmetic instructions in ``tab`` (in place) from
+    the SASS: per MIR block (POOL, block_mix) or per source line of a block (line_mix);
+    returns how many groups changed."""
     if df is None or "line" not in df or not (df["line"] >= 0).any():
         return 0
     pipes = opcode_pipes(arch)
     if not pipes:
         return 0
-    mix = line_mix(df, pipes)
     groups: dict[tuple[int, int], list[int]] = {}
-    for b, blk in enumerate(prog.blocks):
-        i0 = int(tab.block_first[b])
-        for j, ins in enumerate(blk.instrs):
-            if ins.loc is not None and ins.loc.line in mix:
-                groups.setdefault((b, ins.loc.line), []).append(i0 + j)
+    mixes: dict[tuple[int, int], np.ndarray] = {}
+    if POOL:
+        for b, m in block_mix(prog, df, pipes).items():
+            i0 = int(tab.block_first[b])
+            groups[(b, -1)] = list(range(i0, i0 + int(tab.block_len[b])))
+            mixes[(b, -1)] = m
+    else:
+        mix = line_mix(df, pipes)
+        for b, blk in enumerate(prog.blocks):
+            i0 = int(tab.block_first[b])
+            for j, ins in enumerate(blk.instrs):
+                if ins.loc is not None and ins.loc.line in mix:
+                    groups.setdefault((b, ins.loc.line), []).append(i0 + j)
+                    mixes[(b, ins.loc.line)] = mix[ins.loc.line]
     changed = 0
-    for (b, line), members in groups.items():
+    for key, members in groups.items():
         idx = np.array(members)
         issue = float(tab.sass[idx].sum())
         math = idx[(tab.kind[idx] == isa.ALU) & (tab.sass[idx] > 0.0) & ~np.isin(tab.pipe[idx], _KEEP)]
         if issue <= 0.0 or not math.size:
             continue
-        demand = mix[line] * issue
+        demand = mixes[key] * issue
         demand[list(_KEEP)] = 0.0
         if demand.sum() <= 0.0:
             continue
