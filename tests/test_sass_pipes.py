@@ -100,3 +100,27 @@ def test_without_line_info_nothing_changes():
     df = pd.DataFrame({"opcode": ["LOP3"], "line": [-1]})
     assert sass_pipes.apply(None, df, None, load_arch("sm_90")) == 0
     assert sass_pipes.apply(None, None, None, load_arch("sm_90")) == 0
+
+
+def test_a_blocks_lines_pool_their_sass(monkeypatch):
+    """Set 7's block rank sort: the loop's ``if u < v or (u == v and j < t)`` line has one
+    SASS instruction (an ISETP: the ALU) and its two FSETPs sit on the ``for`` line. Per
+    line, the compare line's slots all went to the ALU (72% of the instructions there);
+    pooled over the loop block's lines the share is the H200's (55%: Nsight Compute's pipe
+    counts of the launch, data/h200/pipes)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks" / "timing"))
+    import pipe_mix
+    from timing.blind7 import cases as c7
+    pipes = pipe_mix.launches()
+    h200 = float(pipes.loc[pipes["launch"] == "sort_rank@4M", "alu share"].iloc[0])
+    launch = next(x for x in c7.LAUNCHES if x.name == "sort_rank@4M")
+    small = c7.Launch(launch.name, launch.kernel, c7.block_keys(1 << 16), launch.limiter, launch.dtypes)
+
+    def share(pool: bool) -> float:
+        monkeypatch.setattr(sass_pipes, "POOL", pool)
+        inputs, dim, block = c7.instantiate(small, "cpu:precise", 0)
+        r = wp.launch(launch.kernel, dim=dim, inputs=inputs, block_dim=block, device="cpu:precise")
+        return r.metrics[ALU] / r.metrics["smsp__inst_issued.sum"]
+
+    assert share(True) == pytest.approx(h200, abs=0.05)
+    assert share(False) > h200 + 0.1

@@ -72,9 +72,15 @@ def block_mix(prog, df, pipes: dict[str, int]) -> dict[int, np.ndarray]:
     counts = {True: line_counts(df, pipes, in_sass_loop), False: line_counts(df, pipes, ~in_sass_loop)}
     every = line_counts(df, pipes)
     out = {}
-    for b, blk in enumerate(prog.blocks):
-        lines = {ins.loc.line for ins in blk.instrs if ins.loc is not None}
-        looped = any(t <= b <= e for t, e in spans)
+    blocks = prog.blocks
+    for b, blk in enumerate(blocks):
+        around = [(t, e) for t, e in spans if t <= b <= e]
+        looped = bool(around)
+        if looped:          # the innermost MIR loop's blocks, pooled
+            t, e = min(around, key=lambda s_: s_[1] - s_[0])
+            lines = {ins.loc.line for k in range(t, e + 1) for ins in blocks[k].instrs if ins.loc is not None}
+        else:
+            lines = {ins.loc.line for ins in blk.instrs if ins.loc is not None}
         for table in (counts[looped], every):
             v = sum((table[line] for line in lines if line in table), np.zeros(len(isa.PIPES) + 1))
             if v[-1] > 0:
