@@ -1,4 +1,4 @@
-"""Which pipe each source line's work takes, from the SASS ptxas made of it.
+"""Which pipes a kernel's work takes, from the SASS ptxas made of it.
 
 The op table (isa.py) puts every MIR op on one pipe: an f32 multiply on the FMA pipe, an i32
 compare on the ALU. The SASS of the same line often divides its work otherwise: a float-to-int
@@ -8,14 +8,17 @@ and shifts into LEAs. On the H200 the ALU takes a warp instruction every other c
 line whose SASS is half ALU bounds the rate at which its warps issue where the op table saw an
 FMA stream (set 16's SSAO: 44% of its SASS on the ALU, the op table's 30% of the cycles).
 
-Per source line, the SASS instructions on it are counted by the pipe each takes (the
-architecture file's ``sass_pipes``: opcodes per pipe, from Nsight Compute's pipe definitions).
-The line's MIR instructions in a block keep their issue slots; the warp instructions their
-pipes carry are those slots split in the SASS line's proportions, placed on the line's
-arithmetic instructions: each keeps its own pipe where the SASS has work for it, the others
-take the pipes left over. Loads, stores, branches and shuffles keep theirs. Without SASS or
-line info, or on a line the SASS does not have, nothing changes (the op table's pipes: the
-documented fallback)."""
+The SASS instructions of the source lines are counted by the pipe each takes (the
+architecture file's ``sass_pipes``: opcodes per pipe, from Nsight Compute's pipe definitions),
+pooled per MIR block (``POOL``: a block in a loop takes the lines of its innermost loop and
+their rows in SASS loops; ptxas puts a loop's compares on its ``for`` line and address
+arithmetic on neighbouring lines, so one line's own share can mislead) or, with POOL off,
+per line of a block. The block's MIR instructions keep their issue slots; the warp
+instructions their pipes carry are those slots split in the SASS's proportions, placed on the
+block's arithmetic instructions: each keeps its own pipe where the SASS has work for it, the
+others take the pipes left over. Loads, stores, branches and shuffles keep theirs. Without
+SASS or line info, or on lines the SASS does not have, nothing changes (the op table's pipes:
+the documented fallback)."""
 from __future__ import annotations
 
 import numpy as np
