@@ -263,7 +263,11 @@ def test_the_committed_h200_calibration_refits_to_the_file_it_wrote(tmp_path):
     done = H200 / "calibrated"
     assert main(["calibrate", "--from-csv", str(done / "measured"), "--out", str(tmp_path / "x.json")]) == 0
     written = json.loads((done / "h200.json").read_text())
-    assert json.loads((tmp_path / "x.json").read_text())["timing"] == written["timing"]
+    fresh = json.loads((tmp_path / "x.json").read_text())["timing"]
+    # (the SASS opcodes' pipes the fit writes since, a table and not a measurement, aside)
+    fresh.pop("sass_pipes")
+    fresh["sources"].pop("sass_pipes")
+    assert fresh == written["timing"]
     assert "atomic_lines" in written["calibration"]["parts_measured"]
     assert written["timing"]["atomic_hot_window_cycles"] > 0 and written["timing"]["atomic_cold_sector_cycles"] > 0
 

@@ -122,7 +122,7 @@ def flatten(timing: dict) -> dict[str, float]:
     """Every number of a timing section, nested keys joined with dots (ops: issue and latency)."""
     out = {}
     for key, value in timing.items():
-        if key == "sources":
+        if key in ("sources", "sass_pipes"):        # (the opcode table is no number)
             continue
         if key == "ops":
             for op, (slots, latency, *_pipe) in value.items():

@@ -81,6 +81,23 @@ class FitError(SimtError):
     """The measurements cannot be fitted: a file is missing or a benchmark has too few sizes."""
 
 
+# SASS opcodes per pipe (sass_pipes.py): architecture knowledge, not a measurement; the fit writes it as is
+SASS_PIPES = {
+    "alu": ["LOP3", "LOP", "IADD3", "SHF", "SHL", "SHR", "ISETP", "ICMP", "SEL", "FSEL", "FSETP", "FSET",
+        "FMNMX", "IMNMX", "VIMNMX", "VIMNMX3", "VIADDMNMX", "LEA", "PRMT", "MOV", "IABS", "BMSK", "SGXT",
+        "PLOP3", "P2R", "R2P", "F2FP", "HSETP2", "HSET2", "HMNMX2", "VOTE", "ISCADD", "BFE", "BFI"],
+    "imad": ["IMAD", "IMUL", "IDP", "VIADD", "IMADSP"],
+    "fma": ["FFMA", "FADD", "FMUL", "FSWZADD", "HADD2", "HMUL2", "HFMA2", "I2FP"],
+    "fp64": ["DFMA", "DADD", "DMUL", "DSETP", "DMNMX"],
+    "mufu": ["MUFU", "F2I", "I2F", "F2F", "FRND", "POPC", "FLO", "BREV"],
+}
+SASS_PIPES_SOURCE = ("SASS opcodes per pipe, from Nsight Compute's pipe definitions (alu: logic, compares, "
+                     "selects, shifts, integer adds, moves, min/max; fma: FP32 arithmetic; its heavy half "
+                     "alone (imad): integer multiplies and VIADD, as pipe_mix.cu measured; xu (mufu): "
+                     "special functions, conversions, population count and bit scans; fp64: double "
+                     "arithmetic); opcodes not named take no math pipe (memory, uniform datapath, control)")
+
+
 def missing_files(data: Path, timer: str = "ncu") -> list[str]:
     """The files ``fit`` needs that ``data`` lacks, each with the part that writes it."""
     needed = CLOCK64_FILES if timer == "clock64" else NEEDED_FILES
@@ -297,6 +314,8 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     t["pipe_interval"] = {p: round(1.0 / r, 3) for p, r in pipes.items()}
     sources["pipe_interval"] = ("micro.cu tput_*: 8 blocks of 256 per SM, 8 independent chains: cycles per warp "
                                 "instruction per scheduler (branch: one per cycle, micro2.cu branch_loop shows no penalty)")
+    t["sass_pipes"] = {p: list(ops) for p, ops in SASS_PIPES.items()}
+    sources["sass_pipes"] = SASS_PIPES_SOURCE
 
     # dependent latencies
     def chain(bench, df=micro):
@@ -601,7 +620,7 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     if shipped is not None:
         for key in sources:
             if key not in NOT_MEASURED_BY_CLOCK64 and key not in ("clock_mhz", "l1_bytes", "dram_peak_bytes_per_second",
-                                                                   "l1_ways", "l2_ways", "l2_partitions"):
+                                                                   "l1_ways", "l2_ways", "l2_partitions", "sass_pipes"):
                 sources[key] += CLOCK64_NOTE
     t["sources"] = sources
     return t
