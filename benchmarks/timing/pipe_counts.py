@@ -18,19 +18,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sass_counts import DATA, _order  # noqa: E402  (run from benchmarks/timing or with it on the path)
+from sass_counts import DATA, tables  # noqa: E402  (run from benchmarks/timing or with it on the path)
 
 
 def load(folder: Path) -> pd.DataFrame:
     frames = []
-    for f in sorted(folder.glob("*.csv"), key=_order):
-        d = pd.read_csv(f)
-        if "pred:alu" not in d or "meas:alu" not in d:
-            continue
+    for stem, d in tables(folder, "pred:alu", "meas:alu"):
         d = d[(d["meas:alu"] > 0) & (d["meas:sass"] > 0) & d["pred:alu"].notna()].copy()
         if d.empty:
             continue
-        d["set"] = f.stem
+        d["set"] = stem
         d["alu_ratio"] = d["pred:alu"] / d["meas:alu"]
         d["share_pred"] = d["pred:alu"] / d["pred:sass"]
         d["share_meas"] = d["meas:alu"] / d["meas:sass"]

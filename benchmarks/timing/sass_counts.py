@@ -28,14 +28,19 @@ def _order(path: Path) -> tuple[int, str]:
     return (int(m.group(1)) if m else 1, path.stem)
 
 
-def load(folder: Path) -> pd.DataFrame:
-    frames = []
+def tables(folder: Path, *columns: str):
+    """(set, its per-launch table) for each table in ``folder`` that has ``columns``, in set order."""
     for f in sorted(folder.glob("*.csv"), key=_order):
         d = pd.read_csv(f)
-        if "pred:sass" not in d or "meas:sass" not in d:
-            continue
+        if all(c in d for c in columns):
+            yield f.stem, d
+
+
+def load(folder: Path) -> pd.DataFrame:
+    frames = []
+    for stem, d in tables(folder, "pred:sass", "meas:sass"):
         d = d[(d["meas:sass"] > 0) & d["pred:sass"].notna()].copy()
-        d["set"] = f.stem
+        d["set"] = stem
         d["sass_ratio"] = d["pred:sass"] / d["meas:sass"]
         frames.append(d[["set", "name", "sass_ratio", "ratio"]])
     if not frames:
