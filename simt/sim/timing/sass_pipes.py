@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...gpu.sass import loop_spans
 from . import isa
 
 _KEEP = (isa.PIPES.index("shfl"), isa.PIPES.index("branch"))
@@ -69,7 +70,6 @@ def block_mix(prog, df, pipes: dict[str, int]) -> dict[int, np.ndarray]:
     block's (set 7's rank sort: its ``if u < v or ...`` line one ISETP, its FSETPs on the
     loop's line). A block inside a MIR loop pools the rows in SASS loops, one outside loops
     the rows outside them, where the lines have such rows."""
-    from ...gpu.sass import loop_spans
     spans = loop_spans(prog.fn)
     in_sass_loop = (df["loop"] >= 0).to_numpy() if "loop" in df else np.zeros(len(df), bool)
     counts = {True: line_counts(df, pipes, in_sass_loop), False: line_counts(df, pipes, ~in_sass_loop)}

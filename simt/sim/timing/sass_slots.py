@@ -105,18 +105,19 @@ def _plain_sass_loops(df, slow_ok: bool = False):
     ``FCHK``'s branch around the block calling the slow path, ``BSYNC``): the rows are then
     those a warp issues on the fast path, the calling block left out."""
     edges = back_edges(df)
+    calls = _slow_calls(df) if slow_ok else None
+    slow_at = df.loc[calls, "addr"].to_numpy() if slow_ok else None
     out = []
     for k, (start, end) in enumerate(edges):
         if any(j != k and start <= s and e <= end for j, (s, e) in enumerate(edges)):
             continue
         own = df[df["loop"] == k]
         check = own
-        if slow_ok and _slow_calls(own).any():
-            own = own[~own["block"].isin(set(own.loc[_slow_calls(own), "block"]))]
-            addr = own["addr"].to_numpy()
-            around = [(op == "BRA" and a < t and bool(((df["addr"] > a) & (df["addr"] < t)
-                                                       & _slow_calls(df)).any()))
-                      for op, a, t in zip(own["opcode"], addr, own["target"])]
+        calling = set(own.loc[calls[own.index], "block"]) if slow_ok else set()
+        if calling:
+            own = own[~own["block"].isin(calling)]
+            around = [op == "BRA" and a < t and bool(((slow_at > a) & (slow_at < t)).any())
+                      for op, a, t in zip(own["opcode"], own["addr"], own["target"])]
             check = own[~np.array(around, bool) & ~own["opcode"].isin(["BSSY", "BSYNC"])]
         ops = list(check["opcode"])
         if not ops or ops[-1] != "BRA" or ops.count("BRA") != 1 or _NOT_PLAIN & set(ops):
