@@ -47,7 +47,7 @@ from .indices import (G_ATOM_HOT, LS_ENTRIES, M_CTAS, M_FIRST, M_ISSUE, M_LAST, 
 from .memsys import global_access
 from .private import (WORTH, is_private, private_work, run_ahead_waiting, run_alone, run_private,
                       tables)
-from .scheduling import (INF, heap_pop, mark_slots, pick_warp, queue_event, scheduler_of, slot_index,
+from .scheduling import (INF, heap_pop, hold_pipe, mark_slots, pick_warp, queue_event, scheduler_of, slot_index,
                          wake, wake_others, when_ready)
 
 RUN_AHEAD = 16.0     # cycles a scheduler may run ahead of the earliest pending event
@@ -140,7 +140,7 @@ def _new_warps(n_slots, n_regs):
 
 @njit(cache=True, nogil=True)
 def _new_schedulers(n_sp, SQ, n_pipes):
-    pipe_free = np.zeros((n_sp, n_pipes + 1), np.float64)
+    pipe_free = np.zeros((n_sp, 2 * n_pipes + 1), np.float64)   # then each pipe's queue end (hold_pipe)
     pipe_free[:, n_pipes] = -INF                # no pipe: never what a warp waits for
     return Schedulers(np.zeros(n_sp, np.float64), pipe_free, np.zeros((n_sp, SQ), np.int64),
                       np.zeros(n_sp, np.int64), np.zeros(n_sp, np.int64), np.full(n_sp, -1, np.int64),
@@ -305,7 +305,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     n_pipes = pipe_interval.size
     nr = max(1, grid.n_regs)
     kind, pipe, sass, lat, bpen = code.kind, code.pipe, code.sass, code.lat, code.bpen
-    busy = code.busy                # cycles each instruction holds its pipe
+    busy = code.busy                # rows: cycles each instruction holds its pipe, and of them its stretch (hold_pipe)
     src_ptr, src, dst_ptr, dst = code.src_ptr, code.src, code.dst_ptr, code.dst
     stalls, smstat, glob = out.stalls, out.smstat, out.glob
     warps = _new_warps(n_sm * n_sched * SQ, nr)
@@ -502,8 +502,8 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
                     if T + P[P_STORE_RETIRE] > cta_free[sl_cta[g]]:
                         cta_free[sl_cta[g]] = T + P[P_STORE_RETIRE]
             elif pp < n_pipes:
-                pipe_free[sp, pp] = T + busy[ins]
-                smstat[m, M_PIPE0 + pp] += busy[ins]
+                hold_pipe(pipe_free, sp, pp, n_pipes, T, busy[0, ins], busy[1, ins])
+                smstat[m, M_PIPE0 + pp] += busy[0, ins]
             sp_free[sp] = T + slots
             smstat[m, M_ISSUE] += slots
             for p in range(dst_ptr[ins], dst_ptr[ins + 1]):

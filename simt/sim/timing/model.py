@@ -181,7 +181,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
             end = machine.run(
                 machine.Code(tab.kind, tab.pipe, tab.sass, tab.latency, tab.branch, tab.src_ptr, tab.src,
                              tab.dst_ptr, tab.dst, tab.mem_slot, tab.atomic, tab.block_first,
-                             tab.block_len, tab.pipe_busy(pipes)),
+                             tab.block_len, tab.pipe_hold(pipes, PIPE_STRETCH)),
                 machine.Streams(ptr, e_step, e_k, *steps, *events, rec.sec.view(), rec.sec_w.view()),
                 machine.Grid(n_kept, warps_per_cta, bpsm, n_run, int(arch.data["schedulers_per_sm"]), n_regs),
                 P, pipes, mem + (lines.keys, lines.weights, sectors.keys, sectors.weights),
@@ -216,6 +216,7 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
 
 
 SASS_SLOTS = True           # plain loops issue their SASS loop's slots (sass_slots.py)
+PIPE_STRETCH = True         # other warps' instructions go between a burst's (scheduling.hold_pipe)
 SASS_PIPES = True           # each line's work takes the pipes its SASS takes (sass_pipes.py)
 STORE_MERGE = True          # stores ptxas put back to back merge on the way to the L2 (stores.py)
 SAMPLE_ABOVE = 250_000     # recorded warp instructions above which the SMs are sampled

@@ -31,7 +31,7 @@ from numba import njit, prange
 
 from . import isa
 from .indices import M_ISSUE, M_PIPE0, S_NOT_SELECTED, S_THROTTLE, S_WAIT
-from .scheduling import INF, pick_warp, when_ready
+from .scheduling import INF, hold_pipe, pick_warp, when_ready
 
 NO, YES, LAST = 0, 1, 2      # may the loop issue it: no; yes; yes, and it may end its warp
 GROUPS = 4                   # run_ahead's groups of schedulers (fixed: see above)
@@ -157,9 +157,8 @@ def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_
             if pipe_free[sp, pp] > dep:
                 stalls[ins, S_THROTTLE] += pipe_free[sp, pp] - dep
                 dep = pipe_free[sp, pp]
-            busy = pbusy[ins]
-            pipe_free[sp, pp] = T + busy
-            smstat[m, M_PIPE0 + pp] += busy
+            hold_pipe(pipe_free, sp, pp, n_pipes, T, pbusy[0, ins], pbusy[1, ins])
+            smstat[m, M_PIPE0 + pp] += pbusy[0, ins]
         if T > dep:
             stalls[ins, S_NOT_SELECTED] += T - dep
         sp_free[sp] = T + slots

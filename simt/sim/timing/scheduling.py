@@ -154,6 +154,29 @@ def when_ready(sp, g, sl_c0, sl_pp, pipe_free):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
+def hold_pipe(pipe_free, sp, pp, n_pipes, T, busy, stretch):
+    """An instruction issued at T takes ``busy`` cycles of pipe ``pp`` of scheduler ``sp``;
+    returns nothing, updates when the pipe next takes an instruction (``pipe_free[sp, pp]``,
+    what warps wait for) and when its queued work ends (column ``n_pipes + 1 + pp``).
+
+    One MIR instruction can stand for many SASS instructions (a conversion's LOP3, ISETP and
+    SEL; a block's address arithmetic): ``stretch`` of its cycles are the part of its pipe
+    work beyond its own issue slots, which the GPU spreads over the cycles after it issues,
+    one SASS instruction at a time, and other warps' instructions for the pipe go between
+    them. The pipe takes the next instruction once the rest of its queue is no more than the
+    longest stretch still in it (this one's, or what is left of an earlier one's); its work
+    goes on the end of the queue, so the pipe's rate is kept and only the order within a
+    burst changes. Without stretch (one SASS instruction, or work within its issue slots) the
+    next waits for the queue's end, as a pipe that takes one instruction per interval."""
+    e = n_pipes + 1 + pp
+    end = pipe_free[sp, e]
+    rem = end - T if end > T else 0.0
+    end = (end if end > T else T) + busy
+    pipe_free[sp, e] = end
+    pipe_free[sp, pp] = end - (stretch if stretch > rem else rem)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def pick_warp(sp, SQ, n, base, sl_c0, sl_pp, pipe_free, last, sp_order):
     """The scheduler's look over its warps: (earliest issue time c of any, the warp with it,
     the warp to issue among those ready by ``base``: -1 if none). Ties go to the warp that
