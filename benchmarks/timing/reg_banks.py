@@ -1,18 +1,24 @@
-"""Register-bank conflicts as a cause of the issue cost the model lacks: pipe_mix.cu's
-instruction streams, their hot loop's SASS (nvcc and a disassembler, here), and the H200's
-measured cycles per warp instruction per scheduler (pipe_mix.py, data/h200/pipes/).
+"""Register-bank conflicts as a cause of the issue cost the model lacks: pipe_mix.cu's and
+reg_banks.cu's instruction streams, their hot loop's SASS (nvcc and a disassembler, here), and
+the measured cycles per warp instruction per scheduler (pipe_mix.cu on the H200,
+data/h200/pipes/; both files on an H100, data/h100/reg_banks/: the same SM, and pipe_mix.cu's
+eleven streams agree within 0.01 cycles).
 
-The model issues an instruction a cycle where no pipe is full. The H200 does not: an FFMA of
+The model issues an instruction a cycle where no pipe is full. The GPU does not: an FFMA of
 three registers runs at 1.35 cycles an instruction with eight warps a scheduler, an IMAD beside
 an FFMA at 1.36. A source operand read from the register file (not from the operand reuse
-cache: the SASS's ``.reuse`` flag) takes a bank's read port; two of one instruction's sources in
-one bank take two cycles. Per stream this prints the hot loop's share of instructions with three
-register sources and its conflicts per instruction if the file had 2 or 4 banks (register
-number modulo the banks), beside the measured cycles per instruction and the busiest pipe's
-bound (ALU and the FMA pipe's heavy half take one warp instruction every other cycle).
-Neither bank count fits every stream (with 4 banks, the FFMA stream 1.42 against 1.35
-measured, LOP3 beside IMAD 1.32 against 1.16, IMAD beside FFMA 1.21 against 1.36): the
-conflicts point the right way, their cost is not one cycle each.
+cache: the SASS's ``.reuse`` flag) takes a bank's read port. Per stream this prints the hot
+loop's share of instructions reading three registers and its conflicts per instruction if the
+file had 2 or 4 banks (register number modulo the banks), beside the measured cycles per
+instruction and the busiest pipe's bound (ALU and the FMA pipe's heavy half take one warp
+instruction every other cycle).
+
+What the probes show: an FFMA or FADD reading one or two registers issues every cycle, in any
+banks (reg_banks.cu's five such streams: 1.00-1.01, one of them with both registers even), and
+so does an FFMA reading three when two come from the reuse cache; three registers from the file
+cost more (1.34). Neither bank count at a cycle a conflict fits every stream (with 4 banks, the
+FFMA stream 1.42 against 1.35 measured, LOP3 beside IMAD 1.32 against 1.16, IMAD beside FFMA
+1.21 against 1.36).
 
 A diagnosis from the SASS and saved measurements; predicts nothing (the timing model has no
 register banks).
@@ -65,17 +71,18 @@ def conflicts(body: pd.DataFrame, banks: int) -> float:
     return extra / max(1, len(body))
 
 
-def hot_loops() -> dict[str, pd.DataFrame]:
-    """Kernel name -> the SASS rows of its largest loop (the unrolled steady state)."""
-    src = Path(__file__).resolve().parent / "pipe_mix.cu"
+def hot_loops(source: str) -> dict[str, pd.DataFrame]:
+    """Kernel name -> the SASS rows of its largest loop (the unrolled steady state), of the
+    CUDA file ``source`` beside this script."""
+    src = Path(__file__).resolve().parent / source
     with tempfile.TemporaryDirectory() as tmp:
-        cubin = Path(tmp) / "pipe_mix.cubin"
+        cubin = Path(tmp) / "probes.cubin"
         subprocess.run(["nvcc", "-O3", "-arch=sm_90", "-cubin", "-o", str(cubin), str(src)], check=True)
         _, text = sass.disassemble(cubin.read_bytes())
     df = sass.parse(text)
     out = {}
     for fn, g in df.groupby("function"):
-        m = re.search(r"(k_[a-z0-9_]+?)P", fn)
+        m = re.search(r"([kr]_[a-z0-9_]+?)P", fn)
         looped = g[g["loop"] >= 0]
         if m and len(looped):
             body = looped[looped["loop"] == looped["loop"].value_counts().idxmax()]
@@ -83,19 +90,42 @@ def hot_loops() -> dict[str, pd.DataFrame]:
     return out
 
 
-def main() -> None:
-    measured = pipe_mix.streams().set_index("kernel")
+def streams(path: Path) -> pd.DataFrame:
+    """Per kernel of a profile (every kernel at n = 256, then at n = 1024): SM cycles per warp
+    instruction per scheduler between the two, and the share of its instructions on the ALU
+    and on the FMA pipe's heavy half (pipe_mix.py's reading, for any profile)."""
+    rows = pipe_mix.profile(path)
+    half = len(rows) // 2
+    out = []
+    for a, b in zip(rows[:half], rows[half:]):
+        inst = (b["smsp__inst_executed.sum"] - a["smsp__inst_executed.sum"]) / (pipe_mix.SMS * pipe_mix.SCHEDULERS)
+        out.append({"kernel": b["kernel"],
+                    "cycles/inst": (b["sm__cycles_elapsed.avg"] - a["sm__cycles_elapsed.avg"]) / inst,
+                    **{p: (pipe_mix.pipe_count(b, p) - pipe_mix.pipe_count(a, p)) / inst
+                       for p in ("alu", "fmaheavy")}})
+    return pd.DataFrame(out).set_index("kernel")
+
+
+def table(source: str, measured: pd.DataFrame, gpu: str) -> pd.DataFrame:
     rows = []
-    for name, body in sorted(hot_loops().items()):
-        three = sum(source_registers(o, ops)[1] >= 3 for o, ops in zip(body["opcode"], body["operands"]))
+    for name, body in sorted(hot_loops(source).items()):
+        reads = [source_registers(o, ops)[1] for o, ops in zip(body["opcode"], body["operands"])]
         row = measured.loc[name]
-        rows.append({"kernel": name, "measured cycles/inst": row["cycles/inst"],
+        rows.append({"kernel": name, "gpu": gpu, "measured cycles/inst": row["cycles/inst"],
                      "pipe bound": max(1.0, 2 * row["alu"], 2 * row["fmaheavy"]),
-                     "3-register share": three / len(body),
+                     "3-register share": sum(r >= 3 for r in reads) / len(body),
                      "conflicts/inst, 2 banks": conflicts(body, 2),
                      "conflicts/inst, 4 banks": conflicts(body, 4)})
+    return pd.DataFrame(rows)
+
+
+def main() -> None:
+    here = Path(__file__).resolve().parent / "data"
+    d = pd.concat([table("pipe_mix.cu", streams(here / "h200/pipes/pipe_mix.csv"), "H200"),
+                   table("pipe_mix.cu", streams(here / "h100/reg_banks/pipe_mix.csv"), "H100"),
+                   table("reg_banks.cu", streams(here / "h100/reg_banks/reg_banks.csv"), "H100")])
     pd.set_option("display.width", 200)
-    print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    print(d.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
 
 
 if __name__ == "__main__":
