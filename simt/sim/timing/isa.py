@@ -157,14 +157,14 @@ class Tables:
         return np.where(has, units * interval[np.where(has, self.pipe, 0)], 0.0)
 
     def pipe_hold(self, interval: np.ndarray, stretch: bool = True) -> np.ndarray:
-        """Rows (cycles each instruction holds its pipe, pipe_busy; the part of them past its
+        """Per instruction (cycles it holds its pipe, pipe_busy; the part of them past its
         own issue slots and one interval, which other warps' instructions may go between:
         scheduling.hold_pipe). ``stretch`` off: none may."""
         busy = self.pipe_busy(interval)
         has = (self.pipe >= 0) & (self.pipe < interval.size)
         own = np.maximum(self.sass, interval[np.where(has, self.pipe, 0)])
         spread = np.maximum(busy - own, 0.0) if stretch else np.zeros_like(busy)
-        return np.ascontiguousarray(np.stack([busy, np.where(has, spread, 0.0)]))
+        return np.ascontiguousarray(np.stack([busy, np.where(has, spread, 0.0)], axis=1))
 
 
 # ops ptxas computes at most once per block for the same operands, and folds when constant

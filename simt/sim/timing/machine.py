@@ -305,7 +305,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     n_pipes = pipe_interval.size
     nr = max(1, grid.n_regs)
     kind, pipe, sass, lat, bpen = code.kind, code.pipe, code.sass, code.lat, code.bpen
-    busy = code.busy                # rows: cycles each instruction holds its pipe, and of them its stretch (hold_pipe)
+    busy = code.busy                # per instruction: cycles it holds its pipe, and of them its stretch (hold_pipe)
     src_ptr, src, dst_ptr, dst = code.src_ptr, code.src, code.dst_ptr, code.dst
     stalls, smstat, glob = out.stalls, out.smstat, out.glob
     warps = _new_warps(n_sm * n_sched * SQ, nr)
@@ -502,8 +502,8 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
                     if T + P[P_STORE_RETIRE] > cta_free[sl_cta[g]]:
                         cta_free[sl_cta[g]] = T + P[P_STORE_RETIRE]
             elif pp < n_pipes:
-                hold_pipe(pipe_free, sp, pp, n_pipes, T, busy[0, ins], busy[1, ins])
-                smstat[m, M_PIPE0 + pp] += busy[0, ins]
+                hold_pipe(pipe_free, sp, pp, n_pipes, T, busy[ins, 0], busy[ins, 1])
+                smstat[m, M_PIPE0 + pp] += busy[ins, 0]
             sp_free[sp] = T + slots
             smstat[m, M_ISSUE] += slots
             for p in range(dst_ptr[ins], dst_ptr[ins + 1]):

@@ -157,8 +157,8 @@ def run_private(sp, m, t, greedy, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_
             if pipe_free[sp, pp] > dep:
                 stalls[ins, S_THROTTLE] += pipe_free[sp, pp] - dep
                 dep = pipe_free[sp, pp]
-            hold_pipe(pipe_free, sp, pp, n_pipes, T, pbusy[0, ins], pbusy[1, ins])
-            smstat[m, M_PIPE0 + pp] += pbusy[0, ins]
+            hold_pipe(pipe_free, sp, pp, n_pipes, T, pbusy[ins, 0], pbusy[ins, 1])
+            smstat[m, M_PIPE0 + pp] += pbusy[ins, 0]
         if T > dep:
             stalls[ins, S_NOT_SELECTED] += T - dep
         sp_free[sp] = T + slots

@@ -153,7 +153,7 @@ def when_ready(sp, g, sl_c0, sl_pp, pipe_free):
     return max(sl_c0[g], pipe_free[sp, sl_pp[g]])
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def hold_pipe(pipe_free, sp, pp, n_pipes, T, busy, stretch):
     """An instruction issued at T takes ``busy`` cycles of pipe ``pp`` of scheduler ``sp``;
     returns nothing, updates when the pipe next takes an instruction (``pipe_free[sp, pp]``,
@@ -169,11 +169,10 @@ def hold_pipe(pipe_free, sp, pp, n_pipes, T, busy, stretch):
     burst changes. Without stretch (one SASS instruction, or work within its issue slots) the
     next waits for the queue's end, as a pipe that takes one instruction per interval."""
     e = n_pipes + 1 + pp
-    end = pipe_free[sp, e]
-    rem = end - T if end > T else 0.0
-    end = (end if end > T else T) + busy
+    start = max(pipe_free[sp, e], T)
+    end = start + busy
     pipe_free[sp, e] = end
-    pipe_free[sp, pp] = end - (stretch if stretch > rem else rem)
+    pipe_free[sp, pp] = end - max(stretch, start - T)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
