@@ -56,6 +56,26 @@ __global__ void r_add2(float *out, const float *c, int n) {
 __global__ void r_add1(float *out, const float *c, int n) {
   BODY(v[k] = v[k] + 1e-4f)
 }
+// half the chains v * w + x (three registers), half v + 1 (one): does a three-register read
+// cost where the next instruction reads one?
+__global__ void r_fma3_add1(float *out, const float *c, int n) {
+  float w[CHAINS], x[CHAINS];
+  for (int k = 0; k < CHAINS; k++) { w[k] = c[k] + threadIdx.x * 1e-9f; x[k] = c[k + 8] + threadIdx.x * 1e-9f; }
+  BODY(v[k] = (k & 1) ? v[k] + 1e-4f : v[k] * w[k] + x[k])
+}
+// half the chains v * w + x, half v + w (two registers)
+__global__ void r_fma3_add2(float *out, const float *c, int n) {
+  float w[CHAINS], x[CHAINS];
+  for (int k = 0; k < CHAINS; k++) { w[k] = c[k] + threadIdx.x * 1e-9f; x[k] = c[k + 8] + threadIdx.x * 1e-9f; }
+  BODY(v[k] = (k & 1) ? v[k] + w[k] : v[k] * w[k] + x[k])
+}
+// half the chains an integer LOP3 of three registers, half an FADD of one (ALU at half its rate)
+__global__ void r_lop3_add1(float *out, const float *c, int n) {
+  int a[CHAINS], b[CHAINS], iv[CHAINS];
+  for (int k = 0; k < CHAINS; k++) { a[k] = __float_as_int(c[k]); b[k] = __float_as_int(c[k + 8]); iv[k] = threadIdx.x + k; }
+  BODY(if (k & 1) v[k] = v[k] + 1e-4f; else iv[k] = (iv[k] & a[k]) ^ b[k])
+  out[blockIdx.x * blockDim.x + threadIdx.x] += (float)(iv[0] ^ iv[2] ^ iv[4] ^ iv[6]);
+}
 int main() {
   int grid = 132 * 8, block = 256;
   float *p; cudaMalloc(&p, grid * block * 4);
@@ -69,6 +89,9 @@ int main() {
     r_fma_shared<<<grid, block>>>(p, c, n);
     r_add2<<<grid, block>>>(p, c, n);
     r_add1<<<grid, block>>>(p, c, n);
+    r_fma3_add1<<<grid, block>>>(p, c, n);
+    r_fma3_add2<<<grid, block>>>(p, c, n);
+    r_lop3_add1<<<grid, block>>>(p, c, n);
   }
   cudaError_t e = cudaDeviceSynchronize();
   printf("%s\n", e == cudaSuccess ? "done" : cudaGetErrorString(e));

@@ -16,7 +16,9 @@ instruction every other cycle).
 What the probes show: an FFMA or FADD reading one or two registers issues every cycle, in any
 banks (reg_banks.cu's five such streams: 1.00-1.01, one of them with both registers even), and
 so does an FFMA reading three when two come from the reuse cache; three registers from the file
-cost more (1.34). Neither bank count at a cycle a conflict fits every stream (with 4 banks, the
+cost more (1.34), less when every other instruction reads two (1.21) and nothing when it reads
+one (an FFMA of three registers between FADDs of one: 1.02): a budget of reads a cycle, not a
+fixed cost an instruction. Neither bank count at a cycle a conflict fits every stream (with 4 banks, the
 FFMA stream 1.42 against 1.35 measured, LOP3 beside IMAD 1.32 against 1.16, IMAD beside FFMA
 1.21 against 1.36).
 
