@@ -45,8 +45,11 @@ def pipe_count(r: dict, p: str) -> float:
     return r.get(f"sm__inst_executed_pipe_{p}.sum", 0.0) / (SMS * SCHEDULERS)
 
 
-def streams() -> pd.DataFrame:
-    rows = profile(DATA / "pipe_mix.csv")
+def streams(path: Path = DATA / "pipe_mix.csv") -> pd.DataFrame:
+    """Per kernel of a profile of instruction streams (every kernel at n = 256, then at
+    n = 1024): SM cycles per warp instruction per scheduler between the two, each pipe's share
+    of the instructions and the cycles per ALU instruction."""
+    rows = profile(path)
     half = len(rows) // 2                     # every kernel at n = 256, then at n = 1024
     out = []
     for a, b in zip(rows[:half], rows[half:]):

@@ -92,22 +92,6 @@ def hot_loops(source: str) -> dict[str, pd.DataFrame]:
     return out
 
 
-def streams(path: Path) -> pd.DataFrame:
-    """Per kernel of a profile (every kernel at n = 256, then at n = 1024): SM cycles per warp
-    instruction per scheduler between the two, and the share of its instructions on the ALU
-    and on the FMA pipe's heavy half (pipe_mix.py's reading, for any profile)."""
-    rows = pipe_mix.profile(path)
-    half = len(rows) // 2
-    out = []
-    for a, b in zip(rows[:half], rows[half:]):
-        inst = (b["smsp__inst_executed.sum"] - a["smsp__inst_executed.sum"]) / (pipe_mix.SMS * pipe_mix.SCHEDULERS)
-        out.append({"kernel": b["kernel"],
-                    "cycles/inst": (b["sm__cycles_elapsed.avg"] - a["sm__cycles_elapsed.avg"]) / inst,
-                    **{p: (pipe_mix.pipe_count(b, p) - pipe_mix.pipe_count(a, p)) / inst
-                       for p in ("alu", "fmaheavy")}})
-    return pd.DataFrame(out).set_index("kernel")
-
-
 def table(source: str, measured: pd.DataFrame, gpu: str) -> pd.DataFrame:
     rows = []
     for name, body in sorted(hot_loops(source).items()):
@@ -123,9 +107,12 @@ def table(source: str, measured: pd.DataFrame, gpu: str) -> pd.DataFrame:
 
 def main() -> None:
     here = Path(__file__).resolve().parent / "data"
-    d = pd.concat([table("pipe_mix.cu", streams(here / "h200/pipes/pipe_mix.csv"), "H200"),
-                   table("pipe_mix.cu", streams(here / "h100/reg_banks/pipe_mix.csv"), "H100"),
-                   table("reg_banks.cu", streams(here / "h100/reg_banks/reg_banks.csv"), "H100")])
+    def measured(path: str) -> pd.DataFrame:
+        return pipe_mix.streams(here / path).set_index("kernel")
+
+    d = pd.concat([table("pipe_mix.cu", measured("h200/pipes/pipe_mix.csv"), "H200"),
+                   table("pipe_mix.cu", measured("h100/reg_banks/pipe_mix.csv"), "H100"),
+                   table("reg_banks.cu", measured("h100/reg_banks/reg_banks.csv"), "H100")])
     pd.set_option("display.width", 200)
     print(d.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
 
