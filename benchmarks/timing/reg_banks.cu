@@ -3,7 +3,8 @@
 // slope removes the launch and the prologue), as pipe_mix.cu. Which registers ptxas gave each
 // operand, and so which banks, is read from the SASS (reg_banks.py --sass).
 //   nvcc -O3 -arch=sm_90 -o /tmp/reg_banks reg_banks.cu && ncu --clock-control none --csv --print-units base \
-//     --metrics <reg_banks.py METRICS> --log-file reg_banks.csv /tmp/reg_banks
+//     --metrics "$(cat data/h200/pipes/pipe_metrics.txt)" --log-file reg_banks.csv /tmp/reg_banks
+// (measured once on an H100, data/h100/reg_banks/, with pipe_mix.cu the same way beside it)
 #include <cstdio>
 #define CHAINS 8
 #define BODY(step)                                                                     \
