@@ -47,13 +47,12 @@ _REG = re.compile(r"\bR(\d+)(\.reuse)?\b")
 _OPERAND = re.compile(r",(?![^\[]*\])")            # commas outside an address's brackets
 
 
-def source_registers(opcode: str, operands: str) -> tuple[set[int], int]:
-    """(the registers an instruction's sources name, how many): the operands after its
+def source_registers(opcode: str, operands: str) -> set[int]:
+    """The registers an instruction's sources name: the operands after its
     destination (all of them where it has none), RZ aside, addresses' registers included."""
     parts = [p.strip() for p in _OPERAND.split(operands)]
     srcs = parts if opcode in sass._NO_DEST else parts[1:]
-    regs = {int(m.group(1)) for p in srcs for m in _REG.finditer(p)}
-    return regs, len(regs)
+    return {int(m.group(1)) for p in srcs for m in _REG.finditer(p)}
 
 
 def conflicts(body: pd.DataFrame, banks: int) -> float:
@@ -63,8 +62,7 @@ def conflicts(body: pd.DataFrame, banks: int) -> float:
     from the reuse cache, not the file."""
     extra, cached = 0, set()
     for op, operands in zip(body["opcode"], body["operands"]):
-        regs, _ = source_registers(op, operands)
-        read = regs - cached
+        read = source_registers(op, operands) - cached
         per_bank: dict[int, int] = {}
         for r in read:
             per_bank[r % banks] = per_bank.get(r % banks, 0) + 1
@@ -95,7 +93,7 @@ def hot_loops(source: str) -> dict[str, pd.DataFrame]:
 def table(source: str, measured: pd.DataFrame, gpu: str) -> pd.DataFrame:
     rows = []
     for name, body in sorted(hot_loops(source).items()):
-        reads = [source_registers(o, ops)[1] for o, ops in zip(body["opcode"], body["operands"])]
+        reads = [len(source_registers(o, ops)) for o, ops in zip(body["opcode"], body["operands"])]
         row = measured.loc[name]
         rows.append({"kernel": name, "gpu": gpu, "measured cycles/inst": row["cycles/inst"],
                      "pipe bound": max(1.0, 2 * row["alu"], 2 * row["fmaheavy"]),

@@ -48,9 +48,10 @@ def load(folder: Path) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def summary(d: pd.DataFrame) -> dict:
-    off = (d["sass_ratio"] - 1.0).abs()
-    return {"launches": len(d), "median": float(d["sass_ratio"].median()),
+def summary(d: pd.DataFrame, column: str = "sass_ratio") -> dict:
+    """Launches, the median model / H200 ratio in ``column``, and how many are within 10% and 25%."""
+    off = (d[column] - 1.0).abs()
+    return {"launches": len(d), "median": float(d[column].median()),
             "within 10%": int((off <= 0.10).sum()), "within 25%": int((off <= 0.25).sum())}
 
 

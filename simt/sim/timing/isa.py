@@ -160,11 +160,10 @@ class Tables:
         """Per instruction (cycles it holds its pipe, pipe_busy; the part of them past its
         own issue slots and one interval, which other warps' instructions may go between:
         scheduling.hold_pipe). ``stretch`` off: none may."""
-        busy = self.pipe_busy(interval)
-        has = (self.pipe >= 0) & (self.pipe < interval.size)
-        own = np.maximum(self.sass, interval[np.where(has, self.pipe, 0)])
+        busy = self.pipe_busy(interval)         # 0 where an instruction takes no pipe: no stretch
+        own = np.maximum(self.sass, interval[np.clip(self.pipe, 0, interval.size - 1)])
         spread = np.maximum(busy - own, 0.0) if stretch else np.zeros_like(busy)
-        return np.ascontiguousarray(np.stack([busy, np.where(has, spread, 0.0)], axis=1))
+        return np.ascontiguousarray(np.stack([busy, spread], axis=1))
 
 
 # ops ptxas computes at most once per block for the same operands, and folds when constant

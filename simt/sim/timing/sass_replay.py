@@ -235,7 +235,7 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
     every iteration, and a then-block it resolved at compile time is as dropped as a predicated one."""
     from ...gpu.sass import loads_before_first_use, mir_load_bytes, unroll_of
     from .folding import unrolled
-    from .sass_slots import trip_count
+    from .loop_trips import trip_count
     out = []
     for t, b in unrolled(prog.fn, df):
         path, then = ([b], []) if t == b and b in candidates else branchy.get(b, ([], []))
@@ -308,7 +308,7 @@ def _iteration_paths(prog, t: int, b: int) -> list | None:
     """Every iteration's blocks of the loop (t, b), one iteration after another, where its
     trip count is constant (at most ``MAX_STATIC_TRIPS``) and each iteration's branches read
     only its counter and constants (replay_shapes.static_path); else None."""
-    from .sass_slots import counter_of
+    from .loop_trips import counter_of
     counter, first, step, trips = counter_of(prog, t, b)
     if not 2 <= trips <= MAX_STATIC_TRIPS:
         return None

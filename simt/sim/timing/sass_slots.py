@@ -32,7 +32,7 @@ import pandas as pd
 from ...gpu.sass import back_edges, loop_spans
 from ...ir.mir import Imm, Op
 from . import isa
-from .loop_trips import counter_of, trip_count  # noqa: F401  (sass_replay reads them here)
+from .loop_trips import trip_count
 from .replay_shapes import self_loop
 
 SCALE_RANGE = (0.5, 2.0)     # a line's own factor outside loops (straight_scales)
