@@ -112,7 +112,8 @@ def _tables(prog, arch, sass: bool = True):
     key = ("timing-tables", arch.key, sass, SASS_SLOTS, sass_slots.STRAIGHT, sass_slots.OUTER,
            sass_slots.EXTRA, sass_slots.UNROLLED, sass_slots.NEST, sass_slots.FEWER, sass_slots.LOWER,
            sass_slots.SLOW_ALONE, sass_slots.LIBDEVICE_SLOW, sass_slots.POOL_LINES, sass_slots.WIDE_LOOPS, sass_slots.PREDICATED_LINES, STORE_MERGE, gpu_sass.WIDE_LOADS,
-           SASS_PIPES, sass_pipes.POOL, sass_slots.OUTER_OWN_LINES, sass_slots.SLOW_DIAMONDS)
+           SASS_PIPES, sass_pipes.POOL, sass_slots.OUTER_OWN_LINES, sass_slots.SLOW_DIAMONDS,
+           sass_slots.MIXED_NESTS)
     t = prog.timing.get(key)
     if t is None:
         # without SASS nothing folds and no atomic is aggregated (the documented fallback)

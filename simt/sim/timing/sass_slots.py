@@ -53,6 +53,7 @@ NEST = True                 # a rolled loop around completely unrolled ones issu
 PREDICATED_LINES = True     # a then-block's SASS predicated into a loop issues every iteration (line_scales)
 POOL_LINES = True           # a loop's lines out of range share one factor (line_scales)
 SLOW_ALONE = True           # a line outside loops calling a slow path keeps its slots, never pooled
+MIXED_NESTS = True          # ... and in a rolled loop around rolled and unrolled ones, the unrolled ones' lines (nest_scales)
 OUTER_OWN_LINES = True      # an outer loop's SASS rows on its inner loops' lines only are theirs (outer_loops)
 SLOW_DIAMONDS = True        # a loop whose only other branch skips a slow path's call is plain (plain_loops)
 # a loop body with these is not one straight block of work
@@ -577,7 +578,12 @@ def nest_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
     check aside: its trips are constant), as for ``unrolled_scales``; lines the nest shares with
     code outside it, or whose copies lie at different depths of it, are left alone. A line
     whose SASS is short of its accesses' slots issues that many (``_fewer``); one over twice its
-    ALU slots issues the rest on its first instruction (``_extra``)."""
+    ALU slots issues the rest on its first instruction (``_extra``).
+
+    With rolled loops inside too (MIXED_NESTS; SHA-3's rounds: theta's loops rolled, chi's
+    unrolled, its run-time state index about 1,900 SELs a round the folding calls constant),
+    the unrolled loops' lines only, to the own rows of the SASS loop with loops inside that has
+    most of them (``_outer_sass_loop``); the nest's own blocks are ``outer_loops``'."""
     if not _usable(prog, df):
         return {}
     from .folding import unrolled
@@ -588,27 +594,40 @@ def nest_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
     out = {}
     for t, b in spans:
         inner = [o for o in spans if o != (t, b) and t <= o[0] and o[1] <= b]
-        if not inner or (t, b) in done or any(o not in done for o in inner):
+        if not inner or (t, b) in done:
             continue
-        trips = {o: trip_count(prog, *o) for o in inner}
-        if min(trips.values()) <= 0:
+        rolled = [o for o in inner if o not in done]
+        if rolled and not MIXED_NESTS:
+            continue
+        in_rolled = set().union(*(range(o[0], o[1] + 1) for o in rolled))
+        flat = [o for o in inner if o in done and o[0] not in in_rolled]
+        trips = {o: trip_count(prog, *o) for o in flat}
+        if not trips or min(trips.values()) <= 0 or any(trip_count(prog, *o) <= 0 for o in rolled):
             continue
         covered = _every_iteration(blocks, t, b).union(*(range(o[0], o[1] + 1) for o in inner))
         if not covered >= set(range(t, b + 1)):
             continue
+        mine = (set().union(*(range(o[0], o[1] + 1) for o in flat)) if rolled
+                else set(range(t, b + 1)))
         where: dict[int, list[tuple[int, int]]] = {}
         elsewhere = set()
+        nest_lines = set()
         for k, blk in enumerate(blocks):
             for j, ins in enumerate(blk.instrs):
                 if ins.loc is not None:
-                    if t <= k <= b:
+                    if k in mine:
                         where.setdefault(ins.loc.line, []).append((k, j))
                     else:
                         elsewhere.add(ins.loc.line)
+                    if t <= k <= b:
+                        nest_lines.add(ins.loc.line)
         best = None
-        for k, own, sl in sass_loops:
-            if sl and sl <= set(where) and (best is None or len(sl) > best[0]):
-                best = (len(sl), k, own)
+        if not rolled:
+            for k, own, sl in sass_loops:
+                if sl and sl <= set(where) and (best is None or len(sl) > best[0]):
+                    best = (len(sl), k, own)
+        else:
+            best = _outer_sass_loop(df, nest_lines, set(where) - elsewhere)
         if best is None:
             continue
         _, k, own = best
@@ -632,6 +651,23 @@ def nest_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
             idx, a, other = _line_slots(tab, places)
             _fit(out, extras, tab, [(k_, line) for k_ in {k_ for k_, _ in places}], idx, a, other, want, lo=0.0)
     return out
+
+
+def _outer_sass_loop(df, lines: set[int], mine: set[int]):
+    """(score, index, rows) of the SASS loop with loops inside whose own instructions' lines
+    all lie in ``lines`` (a MIR nest's) and that has the most of them on ``mine``; None when
+    none has any."""
+    edges = back_edges(df)
+    best = None
+    for k, (start, end) in enumerate(edges):
+        if not any(j != k and start <= s_ and e_ <= end for j, (s_, e_) in enumerate(edges)):
+            continue
+        own = df[(df["loop"] == k) & (df["opcode"] != "NOP")]
+        sl = {int(x) for x in own["line"] if x >= 0}
+        score = int(own["line"].isin(mine).sum())
+        if sl and sl <= lines and score > 0 and (best is None or score > best[0]):
+            best = (score, k, own)
+    return best
 
 
 def _every_iteration(blocks, t: int, b: int) -> set[int]:
