@@ -88,12 +88,29 @@ class Arch:
         sizes = [kb * 1024 for kb in self.data["shared_carveouts_kb"]]
         return next((s for s in sizes if s >= shared_per_sm), sizes[-1])
 
+    def driver_carveout(self, per_block: int, by_warps: int, most: int) -> int:
+        """The carveout the driver configures for a launch of blocks taking ``per_block`` bytes
+        of shared memory (the reserved part included), ``by_warps`` blocks an SM by its warps,
+        ``most`` by every other limit. Where the file gives the driver's rule
+        (``driver_carveout``: the smallest carveout above ``scale`` x ``by_warps`` x
+        ``per_block`` + ``extra_bytes``: the H200's, fitted to Nsight Compute's
+        launch__occupancy_limit_shared_mem, benchmarks/timing/carveout_fit.py), that one, never
+        less than ``most`` blocks hold; else the smallest that holds ``most``."""
+        least = self.carveout(max(1, most) * per_block)
+        rule = self.data.get("driver_carveout")
+        if not rule:
+            return least
+        sizes = [kb * 1024 for kb in self.data["shared_carveouts_kb"]]
+        want = rule["scale"] * min(by_warps, self.data["max_blocks_per_sm"]) * per_block + rule["extra_bytes"]
+        return max(least, next((s for s in sizes if s > want), sizes[-1]))
+
     def occupancy(self, threads_per_block: int, regs_per_thread: int, shared_per_block: int) -> dict:
         """Blocks per SM and the limiting resource (the CUDA occupancy calculator's formula).
 
-        The driver picks, per launch, the smallest shared-memory carveout that still allows
-        the most blocks the other limits allow; ``shared`` is the blocks per SM that carveout
-        holds (Nsight Compute's ``launch__occupancy_limit_shared_mem``), ``carveout`` its bytes.
+        The driver picks, per launch, a shared-memory carveout that allows at least the most
+        blocks the other limits allow (``driver_carveout``); ``shared`` is the blocks per SM
+        that carveout holds (Nsight Compute's ``launch__occupancy_limit_shared_mem``),
+        ``carveout`` its bytes (``launch__shared_mem_config_size``; the L1 is the rest).
         """
         d = self.data
         warps = -(-threads_per_block // 32)
@@ -108,7 +125,7 @@ class Arch:
         def by_shared(capacity: int) -> int:        # a block taking none is never limited by it
             return capacity // per_block if per_block else d["max_blocks_per_sm"]
         most = min(by_warps, d["max_blocks_per_sm"], by_regs, by_shared(d["shared_per_sm"]))
-        carve = self.carveout(max(1, most) * per_block)
+        carve = self.driver_carveout(per_block, by_warps, most)
         limits = {"warps": by_warps, "blocks": d["max_blocks_per_sm"], "registers": by_regs,
                   "shared": by_shared(carve)}
         limiter = min(limits, key=limits.get)

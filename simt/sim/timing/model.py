@@ -34,8 +34,9 @@ def timing_data(arch) -> dict:
     return arch.data["timing"]          # load_arch checked every key the model reads
 
 
-def params(arch, shared_per_sm: int):
-    """(P, pipe intervals, L1 lines, L2 lines) for the machine."""
+def params(arch, carveout: int):
+    """(P, pipe intervals, L1 lines, L2 lines) for the machine, ``carveout`` bytes of its
+    L1/shared array configured as shared memory."""
     t = timing_data(arch)
     lat = t["latency"]
     P = np.zeros(ix.N_PARAMS, np.float64)
@@ -103,7 +104,7 @@ def params(arch, shared_per_sm: int):
     P[ix.P_STORE_DATA] = t.get("l1_data_store_line_cycles", 0.0)
     pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
     line = arch.line_bytes
-    l1_lines = max(64, (t["l1_bytes"] - arch.carveout(shared_per_sm)) // line)
+    l1_lines = max(64, (t["l1_bytes"] - carveout) // line)
     l2_lines = t["l2_bytes"] // line
     return P, pipes, int(l1_lines), int(l2_lines)
 
@@ -141,8 +142,9 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
     n = rec.recorded_ctas
     bpsm = max(1, occupancy["blocks_per_sm"])
     n_sm = int(arch.sm_count)
-    P, pipes, l1_lines, l2_lines = params(arch, bpsm * arch.shared_per_block(shared_per_block)
-                                          if shared_per_block else 0)
+    P, pipes, l1_lines, l2_lines = params(arch, occupancy["carveout"] if DRIVER_CARVEOUT else
+                                          arch.carveout(bpsm * arch.shared_per_block(shared_per_block)
+                                                        if shared_per_block else 0))
     n_run, ctas = (sm_sample(rec.work, n, n_sm, lambda: _heaviest_cta(rec)) if sample
                    else (n_sm, np.arange(n, dtype=np.int64)))
     f = n_sm / n_run                          # each replayed SM stands for f SMs
@@ -220,6 +222,7 @@ SASS_SLOTS = True           # plain loops issue their SASS loop's slots (sass_sl
 PIPE_STRETCH = True         # other warps' instructions go between a burst's (scheduling.hold_pipe)
 SASS_PIPES = True           # each line's work takes the pipes its SASS takes (sass_pipes.py)
 STORE_MERGE = True          # stores ptxas put back to back merge on the way to the L2 (stores.py)
+DRIVER_CARVEOUT = True     # the L1 is what the carveout the driver configures leaves (arch.driver_carveout)
 SAMPLE_ABOVE = 250_000     # recorded warp instructions above which the SMs are sampled
 SAMPLE_MIN_SMS = 16        # ... keeping at least this many SMs
 SAMPLE_MIN_BLOCKS = 2      # ... and only when every SM gets at least this many blocks
