@@ -151,7 +151,8 @@ DRIVER_CARVEOUT_SM90 = {
     "source": ('benchmarks/timing/carveout_fit.py: the rule of this form that matches most of Nsight '
                "Compute's launch__occupancy_limit_shared_mem on the H200 over sets 1-9 (421 of 438 "
                'launches), checked on sets 10-18 (251 of 268; the smallest carveout holding the blocks, '
-               "the occupancy calculator's rule: 22 of 268)"),
+               "the occupancy calculator's rule: 22 of 268; the rule's form was chosen after looking "
+               'at all 18 sets)'),
 }
 
 
