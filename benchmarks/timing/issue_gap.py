@@ -12,7 +12,11 @@ that simt does not model: ``dispatch_stall`` (a picked warp the dispatcher holds
 reads and other conflicts, Nsight Compute's profiling guide), ``branch_resolving`` and
 ``no_instruction``. Then, over the launches at full occupancy whose warps do not wait on
 memory (few short- and long-scoreboard and MIO stalls: compute-bound), a least-squares line
-of the gap on those three.
+of the gap on those three. Last, the same for the instruction streams of pipe_mix.cu and
+reg_banks.cu: where only register reads differ, the gap is dispatch stalls at 0.09-0.14 cycles
+each an issue (an FFMA of three registers from the file: 0.34 cycles with 3.65 stalls); LOP3 or
+IMAD beside FFMA lose 0.09 and 0.33 cycles with few (0.12 and 0.79): something else, the FMA
+pipe's two halves perhaps.
 
     PYTHONPATH=. python3 benchmarks/timing/issue_gap.py
 
@@ -58,6 +62,24 @@ def launches() -> pd.DataFrame:
     return d
 
 
+def streams() -> pd.DataFrame:
+    """pipe_mix.cu's streams on the H200 and reg_banks.cu's on an H100 (the same SM): cycles an
+    instruction, the pipes' bound, the gap and the dispatch stalls per issue."""
+    out = []
+    for gpu, path in (("H200", pipe_mix.DATA / "pipe_mix.csv"),
+                      ("H100", pipe_mix.DATA.parent.parent / "h100" / "reg_banks" / "reg_banks.csv")):
+        rows = pipe_mix.profile(path)
+        per = pipe_mix.streams(path).set_index("kernel")
+        for r in rows[len(rows) // 2:]:                  # the longer run's stall reasons
+            s = per.loc[r["kernel"]]
+            bound = max(1.0, 2 * s["alu"], 2 * s["fmaheavy"])
+            name = re.search(r"([kr]_[a-z0-9_]+?)P", r["kernel"])
+            out.append({"gpu": gpu, "stream": name.group(1) if name else r["kernel"], "cpi": s["cycles/inst"],
+                        "bound": bound, "gap": s["cycles/inst"] - bound,
+                        "dispatch_stall": r["smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio"]})
+    return pd.DataFrame(out)
+
+
 def main() -> None:
     d = launches()
     pd.set_option("display.width", 200)
@@ -75,6 +97,11 @@ def main() -> None:
           f"median {compute['gap'].median():.2f}, {compute['gap'].min():.2f}-{compute['gap'].max():.2f}")
     print("least squares, gap = " + " + ".join(f"{c:.3f} x {n}" for c, n in zip(coef, UNMODELLED))
           + f" + {coef[-1]:.3f}; r {r:.2f}")
+    st = streams()
+    print("\nthe microbenchmark streams (pipe_mix.cu on the H200, reg_banks.cu on an H100): where the gap comes with "
+          "dispatch stalls, cycles lost per dispatch stall an issue")
+    st["per stall"] = st["gap"] / st["dispatch_stall"].where(st["dispatch_stall"] > 0.1)
+    print(st.to_string(index=False, float_format=fmt))
 
 
 if __name__ == "__main__":
