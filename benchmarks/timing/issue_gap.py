@@ -24,7 +24,6 @@ A diagnosis from saved measurements; nothing here fits or changes the model.
 """
 from __future__ import annotations
 
-import csv
 import re
 import sys
 from pathlib import Path
@@ -41,22 +40,17 @@ UNMODELLED = ["dispatch_stall", "branch_resolving", "no_instruction"]
 
 def launches() -> pd.DataFrame:
     out = []
-    for path in sorted(pipe_mix.DATA.glob("pipes_blind*.csv")):
-        if path.name.endswith("_manifest.csv"):
-            continue
-        name = re.match(r"pipes_(blind\d*)\.csv", path.name).group(1)
-        manifest = list(csv.DictReader(open(path.with_name(f"pipes_{name}_manifest.csv"))))
-        for m, r in zip(manifest, pipe_mix.profile(path)):
-            inst = r["smsp__inst_executed.sum"] / (pipe_mix.SMS * pipe_mix.SCHEDULERS)
-            row = {"set": name, "launch": m["name"], "cpi": r["sm__cycles_active.avg"] / inst,
-                   "bound": max(1.0, 2 * pipe_mix.pipe_count(r, "alu") / inst,
-                                2 * pipe_mix.pipe_count(r, "fmaheavy") / inst),
-                   "occupancy %": r["sm__warps_active.avg.pct_of_peak_sustained_active"]}
-            for k, v in r.items():
-                s = re.match(r"smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio", k)
-                if s:
-                    row[s.group(1)] = v
-            out.append(row)
+    for name, m, r in pipe_mix.profiled():
+        inst = r["smsp__inst_executed.sum"] / (pipe_mix.SMS * pipe_mix.SCHEDULERS)
+        row = {"set": name, "launch": m["name"], "cpi": r["sm__cycles_active.avg"] / inst,
+               "bound": max(1.0, 2 * pipe_mix.pipe_count(r, "alu") / inst,
+                            2 * pipe_mix.pipe_count(r, "fmaheavy") / inst),
+               "occupancy %": r["sm__warps_active.avg.pct_of_peak_sustained_active"]}
+        for k, v in r.items():
+            s = re.match(r"smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio", k)
+            if s:
+                row[s.group(1)] = v
+        out.append(row)
     d = pd.DataFrame(out)
     d["gap"] = d["cpi"] - d["bound"]
     return d

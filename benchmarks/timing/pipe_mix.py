@@ -63,24 +63,29 @@ def streams(path: Path = DATA / "pipe_mix.csv") -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def launches() -> pd.DataFrame:
-    out = []
+def profiled():
+    """(set, manifest row, profile row) of every blind launch pipe_profile.sh profiled."""
     for path in sorted(DATA.glob("pipes_blind*.csv")):
         if path.name.endswith("_manifest.csv"):
             continue
         name = re.match(r"pipes_(blind\d*)\.csv", path.name).group(1)
         manifest = list(csv.DictReader(open(path.with_name(f"pipes_{name}_manifest.csv"))))
-        rows = profile(path)
-        for m, r in zip(manifest, rows):
-            active = r["sm__cycles_active.avg"]
-            inst = r["smsp__inst_executed.sum"] / (SMS * SCHEDULERS)
-            out.append({"set": name, "launch": m["name"], "cycles/inst": active / inst,
-                        "alu busy": 2 * pipe_count(r, "alu") / active,
-                        "fma heavy busy": 2 * pipe_count(r, "fmaheavy") / active,
-                        "alu share": pipe_count(r, "alu") / inst,
-                        "fma heavy share": pipe_count(r, "fmaheavy") / inst,
-                        "fma lite share": pipe_count(r, "fmalite") / inst,
-                        "occupancy %": r["sm__warps_active.avg.pct_of_peak_sustained_active"]})
+        for m, r in zip(manifest, profile(path)):
+            yield name, m, r
+
+
+def launches() -> pd.DataFrame:
+    out = []
+    for name, m, r in profiled():
+        active = r["sm__cycles_active.avg"]
+        inst = r["smsp__inst_executed.sum"] / (SMS * SCHEDULERS)
+        out.append({"set": name, "launch": m["name"], "cycles/inst": active / inst,
+                    "alu busy": 2 * pipe_count(r, "alu") / active,
+                    "fma heavy busy": 2 * pipe_count(r, "fmaheavy") / active,
+                    "alu share": pipe_count(r, "alu") / inst,
+                    "fma heavy share": pipe_count(r, "fmaheavy") / inst,
+                    "fma lite share": pipe_count(r, "fmalite") / inst,
+                    "occupancy %": r["sm__warps_active.avg.pct_of_peak_sustained_active"]})
     return pd.DataFrame(out)
 
 

@@ -83,10 +83,11 @@ class Arch:
         unit = d["shared_allocation_unit"]
         return -(-(shared_bytes + d["reserved_shared_per_block"]) // unit) * unit
 
-    def carveout(self, shared_per_sm: int) -> int:
-        """The smallest shared-memory carveout (bytes) that holds ``shared_per_sm``."""
+    def carveout(self, shared_per_sm: int, above: bool = False) -> int:
+        """The smallest shared-memory carveout (bytes) that holds ``shared_per_sm`` (with
+        ``above``, the smallest larger than it); the largest where none does."""
         sizes = [kb * 1024 for kb in self.data["shared_carveouts_kb"]]
-        return next((s for s in sizes if s >= shared_per_sm), sizes[-1])
+        return next((s for s in sizes if s > shared_per_sm or (s == shared_per_sm and not above)), sizes[-1])
 
     def driver_carveout(self, per_block: int, by_warps: int, most: int) -> int:
         """The carveout the driver configures for a launch of blocks taking ``per_block`` bytes
@@ -100,9 +101,8 @@ class Arch:
         rule = self.data.get("driver_carveout")
         if not rule:
             return least
-        sizes = [kb * 1024 for kb in self.data["shared_carveouts_kb"]]
         want = rule["scale"] * min(by_warps, self.data["max_blocks_per_sm"]) * per_block + rule["extra_bytes"]
-        return max(least, next((s for s in sizes if s > want), sizes[-1]))
+        return max(least, self.carveout(want, above=True))
 
     def occupancy(self, threads_per_block: int, regs_per_thread: int, shared_per_block: int) -> dict:
         """Blocks per SM and the limiting resource (the CUDA occupancy calculator's formula).

@@ -66,12 +66,18 @@ def _signed(v: int) -> int:
     return v - (1 << 32) if v >= (1 << 31) else v
 
 
-def _innermost_sass_loops(df):
-    """(index, rows, source lines) of each innermost SASS loop (no loop inside it)."""
+def _has_inner(edges, k: int) -> bool:
+    """Whether SASS loop ``k`` (of ``back_edges``) has another loop inside it."""
+    start, end = edges[k]
+    return any(j != k and start <= s and e <= end for j, (s, e) in enumerate(edges))
+
+
+def _innermost_sass_loops(df, innermost: bool = True):
+    """(index, own rows, their lines) of each innermost SASS loop, or each with loops inside."""
     edges = back_edges(df)
     out = []
-    for k, (start, end) in enumerate(edges):
-        if any(j != k and start <= s and e <= end for j, (s, e) in enumerate(edges)):
+    for k in range(len(edges)):
+        if _has_inner(edges, k) == innermost:
             continue
         own = df[(df["loop"] == k) & (df["opcode"] != "NOP")]
         out.append((k, own, {int(x) for x in own["line"] if x >= 0}))
@@ -109,8 +115,8 @@ def _plain_sass_loops(df, slow_ok: bool = False):
     calls = _slow_calls(df) if slow_ok else None
     slow_at = df.loc[calls, "addr"].to_numpy() if slow_ok else None
     out = []
-    for k, (start, end) in enumerate(edges):
-        if any(j != k and start <= s and e <= end for j, (s, e) in enumerate(edges)):
+    for k in range(len(edges)):
+        if _has_inner(edges, k):
             continue
         own = df[df["loop"] == k]
         check = own
@@ -657,13 +663,8 @@ def _outer_sass_loop(df, lines: set[int], mine: set[int]):
     """(score, index, rows) of the SASS loop with loops inside whose own instructions' lines
     all lie in ``lines`` (a MIR nest's) and that has the most of them on ``mine``; None when
     none has any."""
-    edges = back_edges(df)
     best = None
-    for k, (start, end) in enumerate(edges):
-        if not any(j != k and start <= s_ and e_ <= end for j, (s_, e_) in enumerate(edges)):
-            continue
-        own = df[(df["loop"] == k) & (df["opcode"] != "NOP")]
-        sl = {int(x) for x in own["line"] if x >= 0}
+    for k, own, sl in _innermost_sass_loops(df, innermost=False):
         score = int(own["line"].isin(mine).sum())
         if sl and sl <= lines and score > 0 and (best is None or score > best[0]):
             best = (score, k, own)
@@ -719,8 +720,8 @@ def outer_loops(prog, df, tab) -> dict[int, float]:
         lines = {ins.loc.line for k in range(t, b + 1) for ins in blocks[k].instrs if ins.loc is not None}
         own_lines = {ins.loc.line for k in own for ins in blocks[k].instrs if ins.loc is not None}
         best = None
-        for k, ((start, end), ds) in enumerate(zip(edges, sdepth)):
-            if ds != dm or not any(j != k and start <= s_ and e_ <= end for j, (s_, e_) in enumerate(edges)):
+        for k, ds in enumerate(sdepth):
+            if ds != dm or not _has_inner(edges, k):
                 continue
             rows = _issued(df[df["loop"] == k])
             sl = {int(x) for x in rows["line"] if x >= 0}
