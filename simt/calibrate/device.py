@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
+from ..arch import load_arch
 from ..errors import SimtError
 
 # simt's PTX targets sm_80 or sm_90 (simt/gpu/ptx.py); the op probes run that PTX
@@ -143,19 +144,6 @@ def dram_peak(facts: dict) -> tuple[float, str]:
                   f"GLOBAL_MEMORY_BUS_WIDTH: {clock_hz / 1e6:.0f} MHz, {int(facts['memory_bus_bits'])} bits)")
 
 
-# the carveout the driver configures, fitted on the H200 (compute capability 9.0): a file for
-# another GPU keeps the occupancy calculator's rule (Arch.driver_carveout)
-DRIVER_CARVEOUT_SM90 = {
-    "scale": 1.5,
-    "extra_bytes": 4096,
-    "source": ('benchmarks/timing/carveout_fit.py: the rule of this form that matches most of Nsight '
-               "Compute's launch__occupancy_limit_shared_mem on the H200 over sets 1-9 (421 of 438 "
-               'launches), checked on sets 10-18 (251 of 268; the smallest carveout holding the blocks, '
-               "the occupancy calculator's rule: 22 of 268; the rule's form was chosen after looking "
-               'at all 18 sets)'),
-}
-
-
 def machine_section(facts: dict) -> tuple[dict, dict]:
     """The structural keys of an architecture file (everything but ``timing``) and their sources."""
     drv = "cuDeviceGetAttribute"
@@ -189,7 +177,9 @@ def machine_section(facts: dict) -> tuple[dict, dict]:
         "shared_bank_bytes": 4,
     }
     if (major, minor) == (9, 0):
-        d["driver_carveout"] = dict(DRIVER_CARVEOUT_SM90)
+        # the carveout the driver configures, fitted on the H200 (Arch.driver_carveout): a file
+        # for another GPU keeps the occupancy calculator's rule
+        d["driver_carveout"] = dict(load_arch("sm_90").data["driver_carveout"])
     guide = "CUDA C Programming Guide and occupancy calculator, compute capability 8.0 and later"
     sources = {
         "name": "the device's compute capability (cuDeviceGetAttribute COMPUTE_CAPABILITY_MAJOR/MINOR)",
