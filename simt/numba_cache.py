@@ -6,7 +6,9 @@ inlined, so after an edit, or a ``git pull`` that changes only the callee's file
 load the caller's stale code: the timing machine (machine.py) with the memory system
 (memsys.py) it was built with. Each module of simt with numba code imports this module before
 its decorators run; it puts a locator first in numba's list whose source stamp is a digest of
-every such module's text, so that a change to any of them recompiles all of them. Functions
+every such module's text, so that a change to any of them recompiles all of them. Modules
+without numba code whose constants compiled functions read (a column index, an instruction
+kind) say so with the marker ``numba-constants`` and count as numba code here. Functions
 outside simt (the fast engine's generated modules, keyed on their own sources) are left to
 numba's own locators.
 """
@@ -18,7 +20,9 @@ import os
 from numba.core import caching
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-_MARKERS = (b"njit", b"vectorize", b"numba.jit")
+# numba code, and modules whose constants numba code compiles in (each says so in a comment
+# holding the marker "numba-constants": indices.py's columns, isa.py's kinds and pipes)
+_MARKERS = (b"njit", b"vectorize", b"numba.jit", b"numba-constants")
 _digest: str | None = None
 
 

@@ -100,7 +100,8 @@ def test_back_projection_runs_at_the_h200s_cycles(monkeypatch):
     whose SASS is mostly ALU instructions on one line. Held as one burst, that conversion
     kept the other warps' ALU instructions out for 30 cycles; the warps waited twice as long
     on their loads (long-scoreboard stalls per issue 17.8, spread 8.8) and the launch took
-    1.9x the H200's cycles. With the burst spread it is within 15%."""
+    1.9x the H200's cycles (1.4x since each pipe the block's SASS uses has an instruction of
+    its own: sass_pipes.EVERY_PIPE). With the burst spread it is within 15%."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     from simt.calibrate import ncu_csv
     from timing import cases as bc
@@ -115,4 +116,4 @@ def test_back_projection_runs_at_the_h200s_cycles(monkeypatch):
         return r.metrics["sm__cycles_elapsed.max"] / h200
 
     assert ratio(True) == pytest.approx(1.0, abs=0.15)
-    assert ratio(False) > 1.5
+    assert ratio(False) > 1.3

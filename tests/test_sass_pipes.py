@@ -124,3 +124,61 @@ def test_a_blocks_lines_pool_their_sass(monkeypatch):
 
     assert share(True) == pytest.approx(h200, abs=0.05)
     assert share(False) > h200 + 0.1
+
+
+def _adu_share_h200(launch: str) -> float:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks" / "timing"))
+    import pipe_mix
+    for _, m, r in pipe_mix.profiled():
+        if m["name"] == launch:
+            return r["sm__inst_executed_pipe_adu.sum"] / r["smsp__inst_executed.sum"]
+    raise KeyError(launch)
+
+
+def test_constant_loads_under_a_branch_take_the_adu(monkeypatch):
+    """Set 3's Sobol generator with a branch a bit: under each bit's predicate ptxas reloads
+    the direction table's address and row stride from the constant bank (LDC), and those
+    loads take the SM's ADU (one every 2 cycles an SM: adu_tput.cu). On the H200 21% of the
+    launch's warp instructions are ADU ones (Nsight Compute, data/h200/pipes/pipes_blind3.csv)
+    and it runs 1.46x as long as the branch-free version of the same generator
+    (data/h200/blind3.csv). The model puts the same share on the ADU, names it the
+    bottleneck and keeps the pair's order; without the ADU it reversed the pair."""
+    from timing.blind3 import cases as c3
+    from timing.blind3 import kernels as k3
+    h200 = _adu_share_h200("sobol_branch@2x1M")
+
+    def run(kernel, adu: bool):
+        monkeypatch.setattr(sass_pipes, "ADU", adu)
+        launch = c3.Launch("sobol", kernel, c3.sobol(2, 1 << 16), "issue")
+        inputs, dim, block = c3.instantiate(launch, "cpu:precise", 0)
+        return wp.launch(kernel, dim=dim, inputs=inputs, block_dim=block, device="cpu:precise")
+
+    branch, mask = run(k3.sobol_branch, True), run(k3.sobol_mask, True)
+    share = branch.metrics["sm__inst_executed_pipe_adu.sum"] / branch.metrics["smsp__inst_issued.sum"]
+    assert share == pytest.approx(h200, abs=0.04)
+    assert branch.bottleneck["limiter"] == "adu"
+    assert mask.bottleneck["limiter"] != "adu"
+    assert branch.cycles > 1.1 * mask.cycles
+    assert run(k3.sobol_branch, False).cycles < run(k3.sobol_mask, False).cycles
+
+
+def test_every_pipe_the_sass_has_work_for_gets_an_instruction(monkeypatch):
+    """Set 3's separable convolution: one ADD carries 11 of the loop block's 12 issue slots
+    (ptxas's unrolled taps), beside a SUB and three one-tenth-slot compares; the SASS puts 22%
+    of the block's instructions on the ADU and 15% on the FMA pipe. Each pipe's work is carried
+    whole (the units on its instructions add up to its share of the slots), where keeping the
+    compares on the ALU left the ADU's and the FMA pipe's work on no instruction at all."""
+    slots = np.array([11.24, 0.59, 0.12, 0.12, 0.11])
+    own = np.array([isa.PIPES.index(p) for p in ("alu", "imad", "alu", "alu", "alu")])
+    mix = dict(fma=0.151, alu=0.316, imad=0.151, adu=0.222)
+    demand = np.array([mix.get(p, 0.0) for p in isa.PIPES]) * (slots.sum() + 1.0)   # and the branch's slot
+
+    def carried(every: bool) -> dict[str, float]:
+        monkeypatch.setattr(sass_pipes, "EVERY_PIPE", every)
+        pipe, units = sass_pipes._assign(slots, own, demand)
+        return {p: float(units[pipe == isa.PIPES.index(p)].sum()) for p in mix}
+
+    on, off = carried(True), carried(False)
+    for p, share in mix.items():
+        assert on[p] == pytest.approx(share * (slots.sum() + 1.0))
+    assert off["adu"] == 0.0 and off["fma"] == 0.0

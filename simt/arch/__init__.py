@@ -220,6 +220,12 @@ def validate(data, path: str) -> None:
                             f"replays {g['line_bytes']}-byte lines of {g['sector_bytes']}-byte sectors "
                             f"and {g['shared_banks']} shared-memory banks of {g['shared_bank_bytes']} "
                             f"bytes only")
+    # a pipe the SASS table puts opcodes on needs its interval (the ADU's is optional without)
+    for pipe in data["timing"].get("sass_pipes", {}):
+        if pipe not in data["timing"]["pipe_interval"]:
+            raise ArchError(f"architecture file {path}: timing.sass_pipes puts opcodes on the '{pipe}' "
+                            f"pipe, but timing.pipe_interval has no '{pipe}' (cycles per warp instruction "
+                            f"per scheduler; see simt/arch/sm_90.json)")
     # optional (a file without them: one partition, L2 hits bound by their bytes alone)
     parts = data["timing"].get("l2_partitions", 1)
     if parts not in (1, 2) or isinstance(parts, bool):

@@ -96,6 +96,27 @@ def slope(df, bench, x="work", y=CYC):
     return float(np.polyfit(rows[x].astype(float), rows[y].astype(float), 1)[0])
 
 
+# where sm_90.json's ADU interval comes from: measured apart from micro.cu, whose H200 CSVs predate
+# tput_ldc (a fit from them copies it, and says so)
+ADU_SOURCE_SM90 = ("measured apart from micro.cu, whose H200 CSVs predate tput_ldc: benchmarks/timing/adu_tput.cu "
+                   "k_ldc on an H100 (the H200's SM; no H200 was available), 2.002 SM cycles per LDC per SM, "
+                   "times the 4 schedulers; the H200's profiles of six blind launches run the ADU at 94-99% of "
+                   "the peak Nsight Compute gives it, one instruction every 2 cycles an SM")
+
+
+def adu_interval(micro, n_sm: int, n_sched: int) -> tuple[float, str]:
+    """(the ADU pipe's cycles per warp instruction per scheduler, where it comes from): micro.cu
+    tput_ldc, the SM's cycles per LDC times its schedulers (the ADU is one unit an SM; the
+    model's pipes are per scheduler), or, from measurements made without that benchmark,
+    sm_90.json's value."""
+    if (micro["bench"] == "tput_ldc").sum() >= 2:
+        return (round(slope(micro, "tput_ldc") * n_sm * n_sched, 3),
+                "micro.cu tput_ldc: SM cycles per constant load from a register address (LDC) per SM, "
+                "times the schedulers of an SM")
+    from ..arch import load_arch
+    return float(load_arch("sm_90").data["timing"]["pipe_interval"]["adu"]), ADU_SOURCE_SM90
+
+
 def dram_bpc_estimate(micro) -> float:
     rd = micro[(micro.bench == "stream_read") & (micro.value >= 256)]
     return 1.0 / float(np.polyfit(rd["dram__bytes_read.sum"], rd[CYC], 1)[0])
@@ -298,6 +319,8 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     t["pipe_interval"] = {p: round(1.0 / r, 3) for p, r in pipes.items()}
     sources["pipe_interval"] = ("micro.cu tput_*: 8 blocks of 256 per SM, 8 independent chains: cycles per warp "
                                 "instruction per scheduler (branch: one per cycle, micro2.cu branch_loop shows no penalty)")
+    t["pipe_interval"]["adu"], adu_source = adu_interval(micro, n_sm, n_sched)
+    sources["pipe_interval"] += "; adu: " + adu_source
     t["sass_pipes"] = {p: list(ops) for p, ops in SASS_PIPES.items()}
     sources["sass_pipes"] = SASS_PIPES_SOURCE
 

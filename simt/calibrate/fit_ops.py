@@ -19,12 +19,15 @@ SASS_PIPES = {
     "fma": ["FFMA", "FADD", "FMUL", "FSWZADD", "HADD2", "HMUL2", "HFMA2", "I2FP"],
     "fp64": ["DFMA", "DADD", "DMUL", "DSETP", "DMNMX"],
     "mufu": ["MUFU", "F2I", "I2F", "F2F", "FRND", "POPC", "FLO", "BREV"],
+    "adu": ["LDC"],
 }
 SASS_PIPES_SOURCE = ("SASS opcodes per pipe, from Nsight Compute's pipe definitions (alu: logic, compares, "
                      "selects, shifts, integer adds, moves, min/max; fma: FP32 arithmetic; its heavy half "
                      "alone (imad): integer multiplies and VIADD, as pipe_mix.cu measured; xu (mufu): "
                      "special functions, conversions, population count and bit scans; fp64: double "
-                     "arithmetic); opcodes not named take no math pipe (memory, uniform datapath, control)")
+                     "arithmetic; adu: constant loads from a register address (LDC; the uniform datapath's "
+                     "ULDC is not one), as adu_tput.cu measured); opcodes not named take no math pipe (memory, "
+                     "uniform datapath, control)")
 
 
 def _steps(row, default: int) -> int:

@@ -263,6 +263,27 @@ __global__ void k_mufu_tput(float *out, int n) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
+// constant loads from a register address (SASS LDC: the ADU pipe). The index is 0 in every
+// lane but read from memory, so ptxas cannot hold it in a uniform register; 8 loads an
+// iteration, each with one FADD (adu_tput.cu in benchmarks/timing shows the ADU, not the
+// issue, bounds this loop)
+__constant__ float c_ldc_table[1024];
+__global__ void k_ldc_tput(float *out, const int *start, int n) {
+  int idx = start[threadIdx.x & 1];
+  float a[8];
+#pragma unroll
+  for (int k = 0; k < 8; k++) a[k] = threadIdx.x * 1e-3f + k;
+  for (int i = 0; i < n; i++) {
+#pragma unroll
+    for (int k = 0; k < 8; k++) a[k] += c_ldc_table[idx + 64 * k];
+    idx = (idx + 1) & 63;
+  }
+  float s = 0;
+#pragma unroll
+  for (int k = 0; k < 8; k++) s += a[k];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
 __global__ void k_shfl_tput(float *out, int n) {
   float v[8];
 #pragma unroll
@@ -510,6 +531,11 @@ int main(int argc, char **argv) {
       TIMED k_dfma_tput<<<grid, block>>>(dout, 0.999, 0.5, n / 4); done("tput_dfma", "n", n / 4, grid, block, warps * 64 * (n / 4));
       TIMED k_mufu_tput<<<grid, block>>>(fout, n / 4); done("tput_mufu", "n", n / 4, grid, block, warps * 64 * (n / 4));
       TIMED k_shfl_tput<<<grid, block>>>(fout, n / 4); done("tput_shfl", "n", n / 4, grid, block, warps * 64 * (n / 4));
+    }
+    // the ADU: work = the LDCs (8 an iteration); the table's index starts at 0 in every lane
+    int *zeros = device_buffer<int>(2, 0);
+    for (int n : {64, 256}) {
+      TIMED k_ldc_tput<<<grid, block>>>(fout, zeros, n); done("tput_ldc", "n", n, grid, block, warps * 8 * n);
     }
   }
 

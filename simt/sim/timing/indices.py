@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from . import isa
 
+# numba-constants: the machine compiles these in (numba_cache.py keys its caches on this file)
+
 # parameter indices (see params() in model.py)
 (P_DISPATCH, P_L1_LAT, P_L1_LINE_STEP, P_L1_LINE_CYCLES, P_L2_LAT, P_L2_TAIL, P_DRAM_LAT,
  P_DRAM_TAIL, P_L2_READ_BPC, P_L2_WRITE_BPC, P_DRAM_BPC, P_DRAM_WRITE_COST, P_DRAM_FETCH,

@@ -15,12 +15,25 @@ import numpy as np
 
 from ...ir.mir import Imm, Op, Reg, Space, SReg
 
+# numba-constants: the machine compiles these in (numba_cache.py keys its caches on this file)
+
 # instruction kinds the machine distinguishes
 ALU, BRANCH, BARRIER, SHARED_LD, SHARED_ST, SHARED_ATOM, GLOBAL_LD, GLOBAL_ST, GLOBAL_ATOM, FREE, \
     EXIT = range(11)
 # pipes (per scheduler), in the order of ``timing.pipes`` in the architecture file
-PIPES = ("fma", "alu", "imad", "fp64", "mufu", "shfl", "branch")
+PIPES = ("fma", "alu", "imad", "fp64", "mufu", "shfl", "adu", "branch")
 NO_PIPE = len(PIPES)
+# pipes an architecture file may leave out: one without the ADU's interval names no opcode for it
+# (simt.arch.validate), so no work takes the pipe (files simt calibrate wrote before it had one)
+OPTIONAL_PIPES = ("adu",)
+
+
+def pipe_intervals(timing: dict) -> np.ndarray:
+    """Per pipe of PIPES, cycles per warp instruction per scheduler (``timing.pipe_interval``);
+    an optional pipe the file leaves out takes no work and stands at 1."""
+    given = timing["pipe_interval"]
+    return np.array([float(given[p]) if p in given or p not in OPTIONAL_PIPES else 1.0 for p in PIPES],
+                    np.float64)
 
 _UNIFORM_SREGS = {SReg.NTID_X, SReg.NTID_Y, SReg.NTID_Z, SReg.NCTAID_X, SReg.NCTAID_Y,
                   SReg.NCTAID_Z, SReg.DIM_0, SReg.DIM_1, SReg.DIM_2, SReg.DIM_3}
@@ -162,6 +175,7 @@ class Tables:
         scheduling.hold_pipe). ``stretch`` off: none may."""
         busy = self.pipe_busy(interval)         # 0 where an instruction takes no pipe: no stretch
         own = np.maximum(self.sass, interval[np.clip(self.pipe, 0, interval.size - 1)])
+        own = np.where(self.pipe == PIPES.index("adu"), self.sass, own)
         spread = np.maximum(busy - own, 0.0) if stretch else np.zeros_like(busy)
         return np.ascontiguousarray(np.stack([busy, spread], axis=1))
 
@@ -326,7 +340,7 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
     loop_factor = float(arch.data["timing"]["loop_control_factor"])
     branch_cycles = float(arch.data["timing"]["branch_cycles"])
     memory_slots = float(arch.data["timing"]["memory_issue_slots"])
-    interval = [float(arch.data["timing"]["pipe_interval"][p]) for p in PIPES]
+    interval = list(pipe_intervals(arch.data["timing"]))
     kind, pipe, sass, lat, mem_slot, fatom, bpen, units = [], [], [], [], [], [], [], []
     src_ptr, src, dst_ptr, dst = [0], [], [0], []
     first, length = [], []

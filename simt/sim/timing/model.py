@@ -22,7 +22,7 @@ from ...gpu import sass as gpu_sass
 # what r.bottleneck["limiter"] can be: a unit busy most of the time, else the launch floor,
 # barriers, the SM's global-memory queue held full (Nsight Compute's lg_throttle stall), too
 # few warps resident to hide latency, or latency with the SM as full as it gets
-UNITS = ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "shared", "l1", "l2", "dram", "atomics")
+UNITS = ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "adu", "shared", "l1", "l2", "dram", "atomics")
 LIMITERS = UNITS + ("launch", "barriers", "lg_queue", "occupancy", "latency")
 
 # the occupancy limits (Arch.occupancy) as a reader names them
@@ -102,7 +102,7 @@ def params(arch, carveout: int):
     P[ix.P_STORE_SECTOR] = t.get("l1_store_sector_cycles", 0.0)
     # optional (files without it: a store's lines take nothing of the L1's data stage)
     P[ix.P_STORE_DATA] = t.get("l1_data_store_line_cycles", 0.0)
-    pipes = np.array([t["pipe_interval"][p] for p in isa.PIPES], np.float64)
+    pipes = isa.pipe_intervals(t)
     line = arch.line_bytes
     l1_lines = max(64, (t["l1_bytes"] - carveout) // line)
     l2_lines = t["l2_bytes"] // line
@@ -114,7 +114,7 @@ def _tables(prog, arch, sass: bool = True):
            sass_slots.EXTRA, sass_slots.UNROLLED, sass_slots.NEST, sass_slots.FEWER, sass_slots.LOWER,
            sass_slots.SLOW_ALONE, sass_slots.LIBDEVICE_SLOW, sass_slots.POOL_LINES, sass_slots.WIDE_LOOPS, sass_slots.PREDICATED_LINES, STORE_MERGE, gpu_sass.WIDE_LOADS,
            SASS_PIPES, sass_pipes.POOL, sass_slots.OUTER_OWN_LINES, sass_slots.SLOW_DIAMONDS,
-           sass_slots.MIXED_NESTS)
+           sass_slots.MIXED_NESTS, sass_pipes.ADU, sass_pipes.EVERY_PIPE)
     t = prog.timing.get(key)
     if t is None:
         # without SASS nothing folds and no atomic is aggregated (the documented fallback)
@@ -423,7 +423,7 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
     units["dram"] = g[ix.G_DRAM_BUSY] / span
     units["atomics"] = max(g[ix.G_ATOM_BUSY] / float(t["atomic_units"]), g[ix.G_ATOM_HOT]) / span
     units = {k: 100.0 * min(1.0, v) for k, v in units.items()}
-    compute = max(units[k] for k in ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl"))
+    compute = max(units[k] for k in ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "adu"))
     memory = max(units[k] for k in ("shared", "l1", "l2", "dram", "atomics"))
     achieved = 100.0 * warp_cycles / active_total / arch.max_warps_per_sm if active_total else 0.0
     m = {
@@ -452,13 +452,14 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
     issued = float(smstat[:, ix.M_ISSUE].sum()) * scale
     m["smsp__inst_issued.sum"] = issued
     # warp instructions per pipe, under Nsight Compute's pipe names (the FMA pipe: both halves)
-    interval = t["pipe_interval"]
-    per_pipe = {name: float(smstat[:, ix.M_PIPE0 + p].sum()) * scale / float(interval[name])
+    interval = isa.pipe_intervals(t)
+    per_pipe = {name: float(smstat[:, ix.M_PIPE0 + p].sum()) * scale / float(interval[p])
                 for p, name in enumerate(isa.PIPES[:-1])}
     m["sm__inst_executed_pipe_alu.sum"] = per_pipe["alu"]
     m["sm__inst_executed_pipe_fma.sum"] = per_pipe["fma"] + per_pipe["imad"]
     m["sm__inst_executed_pipe_fp64.sum"] = per_pipe["fp64"]
     m["sm__inst_executed_pipe_xu.sum"] = per_pipe["mufu"]
+    m["sm__inst_executed_pipe_adu.sum"] = per_pipe["adu"]
     for name, v in zip(ix.STALL_NAMES, stall_totals):
         m[f"simt__warp_stall_{name}_cycles.sum"] = float(v)
         # Nsight Compute: warps waiting for this reason per cycle an instruction issued

@@ -28,12 +28,15 @@ from . import isa
 
 _KEEP = (isa.PIPES.index("shfl"), isa.PIPES.index("branch"))
 POOL = True         # one mix per MIR block, its lines' SASS pooled (block_mix); else per line
+ADU = True          # constant loads from a register address (LDC) take the ADU pipe; else no pipe
+EVERY_PIPE = True   # every pipe the SASS has work for gets an instruction where there are enough
 
 
 def opcode_pipes(arch) -> dict[str, int]:
     """SASS opcode -> index in isa.PIPES, from the architecture file (empty without it)."""
     table = arch.data["timing"].get("sass_pipes", {})
-    return {op: isa.PIPES.index(p) for p, ops in table.items() if p in isa.PIPES for op in ops}
+    return {op: isa.PIPES.index(p) for p, ops in table.items() if p in isa.PIPES and (ADU or p != "adu")
+            for op in ops}
 
 
 def line_counts(df, pipes: dict[str, int], where=None) -> dict[int, np.ndarray]:
@@ -97,7 +100,8 @@ def _assign(slots: np.ndarray, own: np.ndarray, demand: np.ndarray) -> tuple[np.
     """(pipe, units) of a line's arithmetic instructions (issue slots ``slots``, op-table pipes
     ``own``) carrying ``demand`` warp instructions per pipe: an instruction keeps its pipe
     while that pipe's share of the slots is not yet filled, the others go to the pipe furthest
-    short of its share; each pipe's demand is then split over its instructions by their slots."""
+    short of its share; a pipe still without an instruction takes the smallest of a pipe that has
+    several (EVERY_PIPE); each pipe's demand is then split over its instructions by their slots."""
     total = float(slots.sum())
     want = demand / demand.sum() * total          # slots each pipe should hold
     pipe = np.full(slots.size, -1, np.int64)
@@ -112,6 +116,18 @@ def _assign(slots: np.ndarray, own: np.ndarray, demand: np.ndarray) -> tuple[np.
             p = int(np.argmax(np.where(demand > 0.0, want - held, -np.inf)))
             pipe[k] = p
             held[p] += slots[k]
+    if EVERY_PIPE:
+        # a pipe left without an instruction (one instruction held more slots than any pipe's
+        # share, and the small ones kept theirs) takes the smallest instruction of a pipe that
+        # has several: its work is not dropped (set 3's separable convolution: an ADD of 11
+        # slots, three compares, and the constant loads' ADU share on none of them)
+        for p in np.argsort(-demand, kind="stable"):
+            if demand[p] <= 0.0 or (pipe == p).any():
+                continue
+            shared = [k for k in np.argsort(slots, kind="stable") if (pipe == pipe[k]).sum() > 1]
+            if not shared:
+                break
+            pipe[shared[0]] = p
     units = np.zeros(slots.size)
     for p in np.flatnonzero(demand > 0.0):
         mine = pipe == p
