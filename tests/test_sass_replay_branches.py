@@ -115,3 +115,55 @@ def test_a_loop_branching_on_its_counter_replays_each_copys_own_path(monkeypatch
     assert any(len(p["blocks"]) > 8 for p in got[True][2]) and not any(len(p["blocks"]) > 8 for p in got[False][2])
     assert got[True][1] == pytest.approx(got[False][1], rel=1e-12)
     assert got[True][0] < 0.6 * got[False][0]
+
+
+
+def _sh_colours(d, sh):
+    """numpy's degree-3 spherical-harmonic colours (the kernel's constants) of directions ``d``
+    and coefficient-major coefficients ``sh`` [48, n]."""
+    d = (d / np.sqrt((d * d).sum(axis=1, keepdims=True))).astype(np.float64)
+    x, y, z = d.T
+    xx, yy, zz = x * x, y * y, z * z
+    s = [np.full_like(x, 0.28209479177387814), -0.4886025119029199 * y, 0.4886025119029199 * z,
+         -0.4886025119029199 * x, 1.0925484305920792 * x * y, -1.0925484305920792 * y * z,
+         0.31539156525252005 * (2 * zz - xx - yy), -1.0925484305920792 * x * z, 0.5462742152960396 * (xx - yy),
+         -0.5900435899266435 * y * (3 * xx - yy), 2.890611442640554 * x * y * z,
+         -0.4570457994644658 * y * (4 * zz - xx - yy), 0.3731763325901154 * z * (2 * zz - 3 * xx - 3 * yy),
+         -0.4570457994644658 * x * (4 * zz - xx - yy), 1.445305721320277 * z * (xx - yy),
+         -0.5900435899266435 * x * (xx - 3 * yy)]
+    rgb = [0.5 + sum(s[k] * sh[3 * k + c] for k in range(16)) for c in range(3)]
+    return np.maximum(np.stack(rgb, axis=1), 0.0)
+
+
+def test_a_copied_loop_groups_no_more_iterations_than_it_runs(monkeypatch):
+    """Set 8's spherical-harmonic colours (coefficient-major): three channels, each a 16-term
+    dot product; simt's front end unrolls the channel loop, so three 16-trip loops share one
+    source line, whose SASS (every loop unrolled by ptxas) holds all 48 loads. Read as one
+    loop's unroll factor, 48 made a group no warp's 16 iterations filled, and the loads went
+    one at a time (the model gave the launch 1.9x the H200's cycles). Capped at the trip
+    count (``TRIPS_CAP``; the counter, set to 0 before each copy, read as one start:
+    ``loop_trips.SAME_INITS``) each loop is one group of 16 with its loads in flight, sooner;
+    the same instructions issue, and the colours are numpy's."""
+    from simt.sim.timing import loop_trips, sass_replay
+    from timing.blind8 import cases as c8
+    from timing.blind8.kernels_ml import sh_color_soa
+    inputs, n, block = c8.gaussians(1 << 14, True)(np.random.default_rng(1))
+    mean, cx, cy, cz, sh = inputs[:5]
+    want = _sh_colours(mean - np.float32([cx, cy, cz]), sh)
+    got = {}
+    for on in (False, True):
+        monkeypatch.setattr(sass_replay, "TRIPS_CAP", on)
+        monkeypatch.setattr(loop_trips, "SAME_INITS", on)
+        out = wp.zeros((n, 3))
+        sh_color_soa.clear_cache()
+        try:
+            r = wp.launch(sh_color_soa, dim=n, inputs=[wp.array(mean), cx, cy, cz, wp.array(sh), out],
+                          block_dim=block, device="cpu:precise")
+        finally:
+            sh_color_soa.clear_cache()
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-5)
+        got[on] = (r.cycles, r.metrics["smsp__inst_issued.sum"],
+                   sorted(lp["unroll"] for lp in r.details["timing_schedule"]["loops"]))
+    assert got[True][2] == [16, 16, 16] and got[False][2] == [48, 48, 48]
+    assert got[True][1] == pytest.approx(got[False][1], rel=1e-12)
+    assert got[True][0] < 0.8 * got[False][0]

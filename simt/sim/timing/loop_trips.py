@@ -9,6 +9,9 @@ from . import isa
 _TRIP_COMPARE = {Op.LT: 0, Op.LE: 1, Op.GT: 0, Op.GE: 1, Op.NE: 0}
 
 
+SAME_INITS = True   # False: a counter set before the loop more than once (even to one value) has no trip count
+
+
 def trip_count(prog, t: int, b: int) -> int:
     """Iterations of the MIR loop (t, b) where its counter starts, steps and stops at
     constants (``for j in range(4)``: a MOV of 0 before the loop, an ADD of 1 and a compare
@@ -42,6 +45,8 @@ def counter_of(prog, t: int, b: int) -> tuple:
         return none
     inits = [ins.srcs[0].value for k, bl in enumerate(blocks) if not t <= k <= b for ins in bl.instrs
              if ins.op is Op.MOV and ins.dsts and ins.dsts[0].id == counter and isinstance(ins.srcs[0], Imm)]
+    if SAME_INITS:
+        inits = sorted(set(inits))    # the copies of an unrolled outer loop each set it again
     if len(inits) != 1 or not isinstance(inits[0], int):
         return none
     stop = bound + _TRIP_COMPARE[cmp.op] * (1 if step > 0 else -1)

@@ -15,7 +15,7 @@ import numpy as np
 from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all of simt's numba code)
 from numba import njit
 
-from . import sass_pipes, sass_slots, stores
+from . import loop_trips, sass_pipes, sass_slots, stores
 from . import folding, footprint as fp, indices as ix, isa, machine, memsys, replay_streams, sass_replay
 from ...gpu import sass as gpu_sass
 
@@ -114,7 +114,7 @@ def _tables(prog, arch, sass: bool = True):
            sass_slots.EXTRA, sass_slots.UNROLLED, sass_slots.NEST, sass_slots.FEWER, sass_slots.LOWER,
            sass_slots.SLOW_ALONE, sass_slots.LIBDEVICE_SLOW, sass_slots.POOL_LINES, sass_slots.WIDE_LOOPS, sass_slots.PREDICATED_LINES, STORE_MERGE, gpu_sass.WIDE_LOADS,
            SASS_PIPES, sass_pipes.POOL, sass_slots.OUTER_OWN_LINES, sass_slots.SLOW_DIAMONDS,
-           sass_slots.MIXED_NESTS, sass_pipes.ADU, sass_pipes.EVERY_PIPE)
+           sass_slots.MIXED_NESTS, sass_pipes.ADU, sass_pipes.EVERY_PIPE, loop_trips.SAME_INITS)
     t = prog.timing.get(key)
     if t is None:
         # without SASS nothing folds and no atomic is aggregated (the documented fallback)

@@ -87,7 +87,7 @@ from dataclasses import dataclass, field
 
 from ...gpu.sass import is_load as _is_load   # global and shared: ptxas hoists both
 from ...ir.mir import Op, Reg
-from . import isa
+from . import isa, loop_trips
 from .replay_shapes import alternate, groupable, if_paths, loop_paths, self_loop, static_path, straight_blocks
 
 
@@ -136,7 +136,7 @@ def plan(prog, arch, tab: isa.Tables, enabled: bool = True) -> Schedule:
         return Schedule("program order", "switched off (module option timing_sass)")
     from ...gpu.sass import WIDE_LOADS
     key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE, BY_HEIGHT, LOADLESS, WINDOW, NESTED_THEN,
-           UNROLLED_TRIPS, SSA, STATIC_PATHS)
+           UNROLLED_TRIPS, SSA, STATIC_PATHS, TRIPS_CAP, loop_trips.SAME_INITS)
     got = prog.timing.get(key)
     if got is None:
         got = prog.timing[key] = _plan(prog, arch, tab)
@@ -232,7 +232,11 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
     and the loads in flight are counted from the first of them. Where the loads do not divide
     evenly (a then-block that some iterations skip, as a census window skips its centre) and
     the loop's trip count is constant, U is the trip count (``UNROLLED_TRIPS``): ptxas unrolled
-    every iteration, and a then-block it resolved at compile time is as dropped as a predicated one."""
+    every iteration, and a then-block it resolved at compile time is as dropped as a predicated one.
+    U is never more than a constant trip count (``TRIPS_CAP``): the copies of an outer loop simt's
+    front end unrolled share the inner loop's source lines, so the lines hold every copy's loads
+    (set 8's three colour channels: 48 loads on the line of a 16-trip loop, a group of 48 no
+    warp's 16 iterations ever filled, so they replayed one load at a time)."""
     from ...gpu.sass import loads_before_first_use, mir_load_bytes, unroll_of
     from .folding import unrolled
     from .loop_trips import trip_count
@@ -252,6 +256,10 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
                 continue
             x, resolved = trips, True
         u = int(x)
+        if TRIPS_CAP and u > 2:
+            trips = trip_count(prog, t, b)
+            if 2 <= trips < u:
+                u = trips                      # (sibling loops on the same lines: their loads counted too)
         lbf = loads_before_first_use(df.loc[at.index[0]:])
         if u < 2 or lbf < 2:
             continue
@@ -425,6 +433,7 @@ HOIST_LOOP_BRANCHES = True   # False: loops whose body branches keep the program
 BY_SPACE = True   # False: a loop's loads wait for every store before them, not only those to their space
 SSA = True              # False: a group renames registers per copy only (a copy's own writes of one register share it)
 NESTED_THEN = True      # False: a loop's then-block that branches again (an if inside an if) keeps the program order
+TRIPS_CAP = True        # False: a completely unrolled loop's U may exceed its trip count (loads of loops on its lines counted)
 STATIC_PATHS = True     # False: a completely unrolled loop whose branches read only its counter and constants
 #                         (an if/elif/else on the counter) keeps the program order
 UNROLLED_TRIPS = True   # False: a loop ptxas unrolled completely groups only where its loads divide evenly into
