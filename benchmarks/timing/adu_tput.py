@@ -19,33 +19,24 @@ Second, from the H200's profiles: the peak rate Nsight Compute's ``pct_of_peak``
 """
 from __future__ import annotations
 
-import csv
-import io
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+
+from simt.calibrate.ncu_csv import read_metrics  # noqa: E402
+
 CSV = HERE / "data" / "h100" / "adu_tput" / "adu_tput.csv"
 SMS, SCHEDULERS = 132, 4
 ADU = "sm__inst_executed_pipe_adu.sum"
 
 
-def rows(path: Path = CSV) -> list[dict]:
-    text = "".join(line for line in path.read_text().splitlines(True) if not line.startswith("=="))
-    out: dict[str, dict] = {}
-    for r in csv.DictReader(io.StringIO(text)):
-        if r["Metric Value"] == "n/a":
-            continue
-        out.setdefault(r["ID"], {"kernel": r["Kernel Name"].split("(")[0]})[r["Metric Name"]] = \
-            float(r["Metric Value"].replace(",", ""))
-    return [out[k] for k in sorted(out, key=int)]
-
-
 def per_kernel() -> dict[str, float]:
     """kernel -> SM cycles per ADU instruction per SM (the slope between its two step counts)."""
     by: dict[str, list[dict]] = {}
-    for r in rows():                          # launched in order n = 256 then n = 1024
-        by.setdefault(r["kernel"], []).append(r)
+    for r in read_metrics(CSV).to_dict("records"):      # launched in order n = 256 then n = 1024
+        by.setdefault(r["kernel_name"].split("(")[0], []).append(r)
     out = {}
     for k, (a, b) in by.items():
         adu = (b[ADU] - a[ADU]) / SMS
