@@ -9,6 +9,7 @@ import pytest
 
 import simt as wp
 from simt.arch import ArchError, load_arch
+from simt.gpu import sass
 from simt.options import ARCHS, reset_module_options
 
 
@@ -79,6 +80,29 @@ def test_a_missing_key_is_named_with_the_file(tmp_path, key):
     assert f"'{key}'" in str(e.value) and path in str(e.value)
     with pytest.raises(wp.SimtError, match=key.replace(".", r"\.")):
         wp.set_module_options({"arch": path})
+
+
+@pytest.mark.skipif(not sass.available(), reason="ptxas and a disassembler are needed")
+def test_the_adu_interval_is_needed_only_where_opcodes_take_the_adu(tmp_path):
+    """A file written before the ADU pipe (no interval, no LDC in its SASS table) loads and
+    predicts with no ADU work; one whose table puts LDC on the ADU without an interval is
+    refused, naming the pipe and the file."""
+    old = copy.deepcopy(load_arch("sm_90").data)
+    del old["timing"]["pipe_interval"]["adu"]
+    del old["timing"]["sass_pipes"]["adu"]
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    x, y = wp.array(np.arange(1024, dtype=np.float32)), wp.zeros(1024)
+    runs = {a: wp.launch(scale, dim=1024, inputs=[x, y], block_dim=256, device="cpu:precise", arch=a)
+            for a in ("sm_90", str(tmp_path / "old.json"))}
+    np.testing.assert_array_equal(y.numpy(), np.arange(1024, dtype=np.float32) * 2)
+    assert runs[str(tmp_path / "old.json")].metrics["sm__inst_executed_pipe_adu.sum"] == 0.0
+    assert runs["sm_90"].metrics["sm__inst_executed_pipe_adu.sum"] > 0.0    # the stack pointer's LDC
+    bad = copy.deepcopy(load_arch("sm_90").data)
+    del bad["timing"]["pipe_interval"]["adu"]
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(ArchError, match="'adu'") as e:
+        load_arch(str(tmp_path / "bad.json"))
+    assert str(tmp_path / "bad.json") in str(e.value)
 
 
 @pytest.mark.parametrize("key, value", [("line_bytes", 64), ("sector_bytes", 64),

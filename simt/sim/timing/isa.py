@@ -175,6 +175,8 @@ class Tables:
         scheduling.hold_pipe). ``stretch`` off: none may."""
         busy = self.pipe_busy(interval)         # 0 where an instruction takes no pipe: no stretch
         own = np.maximum(self.sass, interval[np.clip(self.pipe, 0, interval.size - 1)])
+        # the ADU takes its work from a queue (an LDC is one SASS instruction among a block's
+        # others): all of its work past the instruction's own slots is stretch
         own = np.where(self.pipe == PIPES.index("adu"), self.sass, own)
         spread = np.maximum(busy - own, 0.0) if stretch else np.zeros_like(busy)
         return np.ascontiguousarray(np.stack([busy, spread], axis=1))
