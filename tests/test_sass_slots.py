@@ -116,7 +116,7 @@ def test_a_loop_that_keeps_its_branch_issues_each_sides_sass():
     share cost the same, so the difference per iteration is the two sides' SASS counts. The
     BSYNC where the sides join (ptxas credits it to the else line) issues on either side."""
     df = wp.sass(either)
-    (k, own, lines), = sass_slots._innermost_sass_loops(df)
+    (k, own, lines), = sass_slots._sass_loops(df)
     assert k not in {j for j, _ in sass_slots._plain_sass_loops(df)}
     text = open(__file__).read().splitlines()
     then_line, else_line = (1 + next(n for n, t in enumerate(text) if t.strip() == stmt)

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..arch import load_arch
 from ..errors import SimtError
 from . import clock64_csv, ncu_csv, probes
 from .fit_atomics import ATOMIC_COLD_SOURCE, ATOMIC_WINDOW_SOURCE, atomic_cold_and_window
@@ -96,25 +97,17 @@ def slope(df, bench, x="work", y=CYC):
     return float(np.polyfit(rows[x].astype(float), rows[y].astype(float), 1)[0])
 
 
-# where sm_90.json's ADU interval comes from: measured apart from micro.cu, whose H200 CSVs predate
-# tput_ldc (a fit from them copies it, and says so)
-ADU_SOURCE_SM90 = ("measured apart from micro.cu, whose H200 CSVs predate tput_ldc: benchmarks/timing/adu_tput.cu "
-                   "k_ldc on an H100 (the H200's SM; no H200 was available), 2.002 SM cycles per LDC per SM, "
-                   "times the 4 schedulers; the H200's profiles of six blind launches run the ADU at 94-99% of "
-                   "the peak Nsight Compute gives it, one instruction every 2 cycles an SM")
-
-
 def adu_interval(micro, n_sm: int, n_sched: int) -> tuple[float, str]:
     """(the ADU pipe's cycles per warp instruction per scheduler, where it comes from): micro.cu
     tput_ldc, the SM's cycles per LDC times its schedulers (the ADU is one unit an SM; the
     model's pipes are per scheduler), or, from measurements made without that benchmark,
-    sm_90.json's value."""
+    sm_90.json's value and source (measured apart from micro.cu, whose H200 CSVs predate it)."""
     if (micro["bench"] == "tput_ldc").sum() >= 2:
         return (round(slope(micro, "tput_ldc") * n_sm * n_sched, 3),
                 "micro.cu tput_ldc: SM cycles per constant load from a register address (LDC) per SM, "
                 "times the schedulers of an SM")
-    from ..arch import load_arch
-    return float(load_arch("sm_90").data["timing"]["pipe_interval"]["adu"]), ADU_SOURCE_SM90
+    shipped = load_arch("sm_90").data["timing"]
+    return float(shipped["pipe_interval"]["adu"]), shipped["sources"]["pipe_interval"].split("; adu: ", 1)[1]
 
 
 def dram_bpc_estimate(micro) -> float:

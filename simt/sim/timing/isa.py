@@ -26,6 +26,9 @@ NO_PIPE = len(PIPES)
 # pipes an architecture file may leave out: one without the ADU's interval names no opcode for it
 # (simt.arch.validate), so no work takes the pipe (files simt calibrate wrote before it had one)
 OPTIONAL_PIPES = ("adu",)
+# pipes that take their work from a queue (an LDC is one SASS instruction among a block's others):
+# all of an instruction's work on them past its own slots is stretch (Tables.pipe_hold)
+QUEUED_PIPES = ("adu",)
 
 
 def pipe_intervals(timing: dict) -> np.ndarray:
@@ -175,9 +178,7 @@ class Tables:
         scheduling.hold_pipe). ``stretch`` off: none may."""
         busy = self.pipe_busy(interval)         # 0 where an instruction takes no pipe: no stretch
         own = np.maximum(self.sass, interval[np.clip(self.pipe, 0, interval.size - 1)])
-        # the ADU takes its work from a queue (an LDC is one SASS instruction among a block's
-        # others): all of its work past the instruction's own slots is stretch
-        own = np.where(self.pipe == PIPES.index("adu"), self.sass, own)
+        own = np.where(np.isin(self.pipe, [PIPES.index(p) for p in QUEUED_PIPES]), self.sass, own)
         spread = np.maximum(busy - own, 0.0) if stretch else np.zeros_like(busy)
         return np.ascontiguousarray(np.stack([busy, spread], axis=1))
 

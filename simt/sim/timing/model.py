@@ -22,7 +22,8 @@ from ...gpu import sass as gpu_sass
 # what r.bottleneck["limiter"] can be: a unit busy most of the time, else the launch floor,
 # barriers, the SM's global-memory queue held full (Nsight Compute's lg_throttle stall), too
 # few warps resident to hide latency, or latency with the SM as full as it gets
-UNITS = ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "adu", "shared", "l1", "l2", "dram", "atomics")
+COMPUTE_UNITS = ("issue",) + isa.PIPES[:-1]              # the scheduler's issue and its pipes (not branch)
+UNITS = COMPUTE_UNITS + ("shared", "l1", "l2", "dram", "atomics")
 LIMITERS = UNITS + ("launch", "barriers", "lg_queue", "occupancy", "latency")
 
 # the occupancy limits (Arch.occupancy) as a reader names them
@@ -423,7 +424,7 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
     units["dram"] = g[ix.G_DRAM_BUSY] / span
     units["atomics"] = max(g[ix.G_ATOM_BUSY] / float(t["atomic_units"]), g[ix.G_ATOM_HOT]) / span
     units = {k: 100.0 * min(1.0, v) for k, v in units.items()}
-    compute = max(units[k] for k in ("issue", "fma", "alu", "imad", "fp64", "mufu", "shfl", "adu"))
+    compute = max(units[k] for k in COMPUTE_UNITS)
     memory = max(units[k] for k in ("shared", "l1", "l2", "dram", "atomics"))
     achieved = 100.0 * warp_cycles / active_total / arch.max_warps_per_sm if active_total else 0.0
     m = {

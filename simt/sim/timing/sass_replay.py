@@ -256,7 +256,7 @@ def _unrolled_groups(prog, tab, df, candidates, branchy, predicated, taken, inde
                 continue
             x, resolved = trips, True
         u = int(x)
-        if TRIPS_CAP and u > 2:
+        if TRIPS_CAP and u > 2 and not resolved:      # (resolved: U is the trip count already)
             trips = trip_count(prog, t, b)
             if 2 <= trips < u:
                 u = trips                      # (sibling loops on the same lines: their loads counted too)

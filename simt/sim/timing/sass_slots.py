@@ -72,7 +72,7 @@ def _has_inner(edges, k: int) -> bool:
     return any(j != k and start <= s and e <= end for j, (s, e) in enumerate(edges))
 
 
-def _innermost_sass_loops(df, innermost: bool = True):
+def _sass_loops(df, innermost: bool = True):
     """(index, own rows, their lines) of each innermost SASS loop, or each with loops inside."""
     edges = back_edges(df)
     out = []
@@ -295,7 +295,7 @@ def line_scales(prog, df, tab, extras: dict | None = None, moved: dict | None = 
     spans = loop_spans(prog.fn)
     inner = [(t, b) for t, b in spans if t < b
              and not any(o != (t, b) and t <= o[0] and o[1] <= b for o in spans)]
-    sass_loops = _innermost_sass_loops(df)
+    sass_loops = _sass_loops(df)
     # a SASS loop with no branch but its back edge ran the MIR loop's branches predicated:
     # every iteration issues all of it, which per-line factors do not say (left alone)
     plain = {k for k, _ in _plain_sass_loops(df)}
@@ -596,7 +596,7 @@ def nest_scales(prog, df, tab, extras: dict | None = None) -> dict[tuple[int, in
     blocks = prog.blocks
     spans = loop_spans(prog.fn)
     done = set(unrolled(prog.fn, df))
-    sass_loops = _innermost_sass_loops(df)
+    sass_loops = _sass_loops(df)
     out = {}
     for t, b in spans:
         inner = [o for o in spans if o != (t, b) and t <= o[0] and o[1] <= b]
@@ -664,7 +664,7 @@ def _outer_sass_loop(df, lines: set[int], mine: set[int]):
     all lie in ``lines`` (a MIR nest's) and that has the most of them on ``mine``; None when
     none has any."""
     best = None
-    for k, own, sl in _innermost_sass_loops(df, innermost=False):
+    for k, own, sl in _sass_loops(df, innermost=False):
         score = int(own["line"].isin(mine).sum())
         if sl and sl <= lines and score > 0 and (best is None or score > best[0]):
             best = (score, k, own)
