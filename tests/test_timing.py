@@ -777,3 +777,34 @@ def test_no_disk_cached_numba_function_calls_parallel_code_through_a_cached_call
     bad = [f"{caller} calls {callee}" for caller, d in found.items() for callee in callees(d)
            if runs_parallel(callee) and disk_cached(found[callee])]
     assert not bad, "disk-cached callees that run parallel code: " + "; ".join(bad)
+
+
+def test_a_private_runs_work_counted_by_entry_is_the_count_instruction_by_instruction():
+    """run_ahead deals schedulers to its threads by the instructions each can issue alone:
+    private_work_all counts a recorded block at a time (private.next_shared); the plain
+    count walks every instruction. On random blocks and streams they agree."""
+    from simt.sim.timing import private as pv
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        n_blk = int(rng.integers(1, 6))
+        blk_len = rng.integers(1, 7, n_blk)
+        blk_first = np.concatenate([[0], np.cumsum(blk_len)[:-1]]).astype(np.int64)
+        issue = rng.choice(np.array([pv.NO, pv.YES, pv.LAST], np.int8), int(blk_len.sum()),
+                           p=[0.2, 0.7, 0.1])
+        n_slots = 4
+        sl_e = np.zeros(n_slots, np.int64)
+        sl_end = np.zeros(n_slots, np.int64)
+        sl_ins = np.zeros(n_slots, np.int64)
+        blocks = []
+        for g in range(n_slots):
+            walk = rng.integers(0, n_blk, int(rng.integers(1, 9)))
+            sl_e[g], sl_end[g] = len(blocks), len(blocks) + walk.size
+            blocks += walk.tolist()
+            b0 = walk[0]
+            sl_ins[g] = blk_first[b0] + int(rng.integers(0, blk_len[b0]))
+        blocks = np.array(blocks)
+        e_first, e_end = blk_first[blocks], blk_first[blocks] + blk_len[blocks]
+        shared = pv.next_shared(issue)
+        for g in range(n_slots):
+            assert pv.private_work_all(g, sl_ins, sl_e, sl_end, e_first, e_end, shared) == \
+                pv.private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue)

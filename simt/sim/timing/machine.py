@@ -299,7 +299,13 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     """Simulate ``grid.n_ctas`` blocks of ``code`` as ``streams`` recorded them; fills
     ``out`` (``Results``). Returns the time the kernel ends."""
     n_ctas, n_sm, n_sched = grid.n_ctas, grid.n_sm, grid.n_sched
-    S = grid.blocks_per_sm * grid.warps_per_cta      # warp slots per SM
+    # The first wave gives each SM at most ``held`` blocks, and a block only ever starts in
+    # the slot another left on its SM, so no SM holds more than that, and only the first
+    # ``used`` SMs hold any: a small grid gets warp slots for them alone (a fresh
+    # megabyte of slots' registers per launch costs more than a small launch's replay)
+    held = min(grid.blocks_per_sm, (n_ctas + n_sm - 1) // n_sm)
+    used = min(n_sm, n_ctas)
+    S = held * grid.warps_per_cta                     # warp slots per SM
     SQ = (S + n_sched - 1) // n_sched                 # ... per scheduler
     n_sp = n_sm * n_sched
     n_pipes = pipe_interval.size
@@ -308,7 +314,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     busy = code.busy                # per instruction: cycles it holds its pipe, and of them its stretch (hold_pipe)
     src_ptr, src, dst_ptr, dst = code.src_ptr, code.src, code.dst_ptr, code.dst
     stalls, smstat, glob = out.stalls, out.smstat, out.glob
-    warps = _new_warps(n_sm * n_sched * SQ, nr)
+    warps = _new_warps(used * n_sched * SQ, nr)
     scheds = _new_schedulers(n_sp, SQ, n_pipes)
     blocks = _new_blocks(n_ctas, n_sm, grid.blocks_per_sm)
     stall_cls, private = _stall_classes(code)

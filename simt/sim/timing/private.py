@@ -100,6 +100,37 @@ def private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue, most=1 << 62):
     return n
 
 
+@njit(cache=True, nogil=True)
+def next_shared(issue):
+    """Per instruction ``i``: the first instruction from ``i`` on that a private run may not
+    issue (``issue`` NO), or ``issue.size``."""
+    out = np.empty(issue.size, np.int64)
+    nxt = issue.size
+    for i in range(issue.size - 1, -1, -1):
+        if issue[i] == NO:
+            nxt = i
+        out[i] = nxt
+    return out
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def private_work_all(g, sl_ins, sl_e, sl_end, e_first, e_end, shared):
+    """``private_work`` without a cap, an entry at a time: ``shared`` is ``next_shared``'s
+    table (a recorded block's instructions are consecutive)."""
+    n = 0
+    i = sl_ins[g]
+    e = sl_e[g]
+    while e < sl_end[g]:
+        end = e_end[e]
+        if shared[i] < end:
+            return n + shared[i] - i
+        n += end - i
+        e += 1
+        if e < sl_end[g]:
+            i = e_first[e]
+    return n
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def run_alone(issue, ins, e, end):
     """May ``run_private`` issue instruction ``ins`` of a warp at entry ``e`` of ``end``?"""
@@ -363,10 +394,11 @@ def run_ahead_waiting(sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead
     # least so far (work: the instructions its warps can issue alone), so that the threads
     # finish together
     work = np.zeros(n, np.int64)
+    shared = next_shared(issue)
     for j in range(n):
         for g in range(sps[j] * SQ, (sps[j] + 1) * SQ):
             if sl_end[g] > sl_e[g]:
-                work[j] += private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue)
+                work[j] += private_work_all(g, sl_ins, sl_e, sl_end, e_first, e_end, shared)
     group = np.empty(n, np.int64)
     load = np.zeros(GROUPS, np.int64)
     for j in np.argsort(-work, kind="mergesort"):
