@@ -314,3 +314,38 @@ def _probe_with_small_l2(monkeypatch, table_kb):
     words = table_kb * 256
     table = np.random.default_rng(1).random(words).astype(np.float32)
     return _both_ways(_probe_and_stream, n, lambda: [wp.array(table), words - 1, 4, wp.zeros(n), wp.zeros(n)])
+
+
+@wp.kernel
+def _uneven_blocks(trips: wp.array(dtype=int), x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    s = x[i]
+    for k in range(trips[i // 128]):
+        s = s * 1.0001 + 0.5
+    y[i] = s
+
+
+@pytest.mark.parametrize("spread,rel", [("1x-2.5x", 0.03), ("heavy", 0.25)])
+def test_a_recorded_prefix_of_uneven_blocks_predicts_the_whole_grid(monkeypatch, spread, rel):
+    """Blocks of uneven length (each loops 16-40 times, or 8 + 8 Pareto(2) times): the
+    prediction from a quarter of the grid's blocks must match the replay of them all. The
+    prefix drains at its end, blocks finishing ever more slowly; the rest of the grid goes at
+    the rate of the SMs while full (a rate taken over the drain: 1.04x and 4.0x)."""
+    from simt.sim.precise import engine
+    blocks = 132 * 16 * 8
+    rng = np.random.default_rng(3)
+    trips = (rng.integers(16, 41, blocks) if spread == "1x-2.5x"
+             else 8 + (rng.pareto(2.0, blocks) * 8).astype(int))
+    n = blocks * 128
+    args = lambda: [wp.array(trips.astype(np.int32)), wp.zeros(n), wp.zeros(n)]      # noqa: E731
+    wp.set_module_options({"timing_sample": False})      # the grid's prefix only, not the SMs
+    try:
+        full = wp.launch(_uneven_blocks, n, args(), block_dim=128)
+        monkeypatch.setattr(engine, "RECORD_BUDGET", 1)
+        monkeypatch.setattr(engine, "MIN_RECORDED_WAVES", 2)
+        prefix = wp.launch(_uneven_blocks, n, args(), block_dim=128)
+    finally:
+        wp.set_module_options({"timing_sample": True})
+    assert full.metrics["simt__sampled_ctas.sum"] == blocks
+    assert prefix.metrics["simt__sampled_ctas.sum"] <= blocks // 3
+    assert prefix.cycles == pytest.approx(full.cycles, rel=rel)
