@@ -11,7 +11,7 @@
 //                on one word, the words consecutive (R = 1, 4, 32, 256);
 //   k_cycle<W>:  all 32 lanes add to word (step + warp) % W: W = 1 is red_one_address's case,
 //                W = 32 the gradient's (one line, a warp's lanes on one word);
-// each as f32 and u32 reductions. Measured once (data/h100/atomic_words/ or data/h200/...;
+// each as f32 and u32 reductions. Measured once on an H100 (data/h100/atomic_words/: CSV, manifest, log;
 // atomic_words.py prints the table):
 //   nvcc -O3 -arch=sm_90 -o /tmp/aw atomic_words.cu && ncu --clock-control none --csv \
 //     --print-units base --metrics sm__cycles_elapsed.max --log-file atomic_words.csv /tmp/aw m.csv

@@ -23,38 +23,41 @@ CYC = "sm__cycles_elapsed.max"
 BLOCK = 256
 
 
+# the twins compute the word as the .cu does, in unsigned 32-bit arithmetic: a signed floor
+# division or modulo costs ptxas several more instructions, and runs1/runs32 are bound by
+# their issue, not by the atomic units
 @wp.kernel
 def runs_f32(p: wp.array(dtype=float), n: int, r: int):
     """Lane 31 of each warp adds to word (step * warps + warp) / r."""
-    t = wp.tid()
-    warps = wp.grid_dim() * wp.block_dim() // 32
-    if t % 32 == 31:
+    t = wp.uint32(wp.tid())
+    warps = wp.uint32(wp.grid_dim() * wp.block_dim() / 32)
+    if (t & wp.uint32(31)) == wp.uint32(31):
         for i in range(n):
-            wp.atomic_add(p, (i * warps + t // 32) // r, 1.0)
+            wp.atomic_add(p, int((wp.uint32(i) * warps + t / wp.uint32(32)) / wp.uint32(r)), 1.0)
 
 
 @wp.kernel
 def runs_u32(p: wp.array(dtype=wp.uint32), n: int, r: int):
-    t = wp.tid()
-    warps = wp.grid_dim() * wp.block_dim() // 32
-    if t % 32 == 31:
+    t = wp.uint32(wp.tid())
+    warps = wp.uint32(wp.grid_dim() * wp.block_dim() / 32)
+    if (t & wp.uint32(31)) == wp.uint32(31):
         for i in range(n):
-            wp.atomic_add(p, (i * warps + t // 32) // r, wp.uint32(1))
+            wp.atomic_add(p, int((wp.uint32(i) * warps + t / wp.uint32(32)) / wp.uint32(r)), wp.uint32(1))
 
 
 @wp.kernel
 def cycle_f32(p: wp.array(dtype=float), n: int, w: int):
     """Every lane adds to word (step + warp) % w."""
-    t = wp.tid()
+    t = wp.uint32(wp.tid())
     for i in range(n):
-        wp.atomic_add(p, (i + t // 32) % w, 1.0)
+        wp.atomic_add(p, int((wp.uint32(i) + t / wp.uint32(32)) % wp.uint32(w)), 1.0)
 
 
 @wp.kernel
 def cycle_u32(p: wp.array(dtype=wp.uint32), n: int, w: int):
-    t = wp.tid()
+    t = wp.uint32(wp.tid())
     for i in range(n):
-        wp.atomic_add(p, (i + t // 32) % w, wp.uint32(1))
+        wp.atomic_add(p, int((wp.uint32(i) + t / wp.uint32(32)) % wp.uint32(w)), wp.uint32(1))
 
 
 KERNELS = {"runs_f32": runs_f32, "runs_u32": runs_u32, "cycle_f32": cycle_f32, "cycle_u32": cycle_u32}
