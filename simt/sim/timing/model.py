@@ -388,11 +388,12 @@ def _extrapolate(cta_start: np.ndarray, cta_done: np.ndarray, end: float, total:
 
     The rest of the grid goes at the prefix's rate while its blocks were still starting, by
     Little's law: the blocks resident on average from the first block's end (the SMs full)
-    to the last one's start, over a block's mean time from start to end. After the last start the prefix drains, and the grid drains
-    once, at its end: ``end`` holds the prefix's drain. Rates read off the times blocks were
-    done mistook both: blocks of one wave end together, so a span from one wave's ends to
-    another's holds a wave more or less than it seems, and a span into the drain counts the
-    drain again for every block after the prefix. Against the replay of every block
+    to the last one's start, over a block's mean time from start to end. After the last
+    start the prefix drains, and the grid drains once, at its end: ``end`` holds the prefix's
+    drain. Rates read off the times blocks were done mistook both: blocks of one wave end
+    together, so a span from one wave's ends to another's holds a wave more or less than it
+    seems, and a span into the drain counts the drain again for every block after the
+    prefix. Against the replay of every block
     (tests/test_timing_sampling.py; set 9's AES with one table, 3 waves of 16 SMs recorded:
     604,742 cycles), the second half's rate gave 0.97x on blocks that loop 40 times, 1.04x on
     16-40 times, 4.0x on 8 + 8 Pareto(2) times and 470,073 cycles for AES; this gives 1.00x,
@@ -400,10 +401,9 @@ def _extrapolate(cta_start: np.ndarray, cta_done: np.ndarray, end: float, total:
     n = cta_done.size
     if n == 0 or n * weight >= total - 0.5:
         return end, 0.0
-    last = float(cta_start.max())
-    first = float(cta_done.min())       # before it the SMs were still filling
-    if first >= last:
-        first = 0.0
+    first, last = float(cta_done.min()), float(cta_start.max())    # before first the SMs filled
+    if first >= last:               # no block ended before the last began: the whole prefix
+        first, last = 0.0, float(cta_done.max())
     inside = np.minimum(cta_done, last) - np.maximum(cta_start, first)
     held = np.clip(inside, 0.0, None).sum() / (last - first) if last > first else 0.0
     took = cta_done - cta_start
