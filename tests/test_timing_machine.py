@@ -134,10 +134,26 @@ def test_no_disk_cached_numba_function_calls_parallel_code_through_a_cached_call
     assert not bad, "disk-cached callees that run parallel code: " + "; ".join(bad)
 
 
+def _walk(g, sl_ins, sl_e, sl_end, e_first, e_end, issue, most):
+    """A private run's work counted an instruction at a time: the first NO, or the end."""
+    from simt.sim.timing import private as pv
+    n, i, e = 0, sl_ins[g], sl_e[g]
+    while e < sl_end[g]:
+        while i < e_end[e]:
+            if issue[i] == pv.NO or n >= most:
+                return n
+            n, i = n + 1, i + 1
+        e += 1
+        if e < sl_end[g]:
+            i = e_first[e]
+    return n
+
+
 def test_a_private_runs_work_counted_by_entry_is_the_count_instruction_by_instruction():
-    """run_ahead deals schedulers to its threads by the instructions each can issue alone:
-    private_work_all counts a recorded block at a time (private.next_shared); the plain
-    count walks every instruction. On random blocks and streams they agree."""
+    """run_ahead deals schedulers to its threads by the instructions each can issue alone, and
+    the machine hands a warp to the private loop with WORTH of them ahead: private_work counts
+    a recorded block at a time (private.next_shared). On random blocks and streams it agrees
+    with the count instruction by instruction, capped or not."""
     from simt.sim.timing import private as pv
     rng = np.random.default_rng(7)
     for _ in range(50):
@@ -161,5 +177,7 @@ def test_a_private_runs_work_counted_by_entry_is_the_count_instruction_by_instru
         e_first, e_end = blk_first[blocks], blk_first[blocks] + blk_len[blocks]
         shared = pv.next_shared(issue)
         for g in range(n_slots):
-            assert pv.private_work_all(g, sl_ins, sl_e, sl_end, e_first, e_end, shared) == \
-                pv.private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue)
+            assert pv.private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, shared) == \
+                _walk(g, sl_ins, sl_e, sl_end, e_first, e_end, issue, 1 << 62)
+            assert pv.private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, shared, 3) == \
+                _walk(g, sl_ins, sl_e, sl_end, e_first, e_end, issue, 3)

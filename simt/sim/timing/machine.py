@@ -45,7 +45,7 @@ from .indices import (G_ATOM_HOT, LS_ENTRIES, M_CTAS, M_FIRST, M_ISSUE, M_LAST, 
                       P_SH_LAT, P_SH_MIN, P_STORE_RETIRE, S_BARRIER, S_LG_THROTTLE, S_LONG,
                       S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT, ST_HELD_UNTIL, ST_L2_FREE, ST_WARP, ST_WB_PAGE)
 from .memsys import global_access
-from .private import (WORTH, is_private, private_work, run_ahead_waiting, run_alone, run_private,
+from .private import (WORTH, is_private, next_shared, private_work, run_ahead_waiting, run_alone, run_private,
                       tables)
 from .scheduling import (INF, heap_pop, hold_pipe, mark_slots, pick_warp, queue_event, scheduler_of, slot_index,
                          wake, wake_others, when_ready)
@@ -333,6 +333,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
      sec_w) = streams
     issue, srcs, dest, e_first, e_end = tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len, entry_step,
                                                step_block, nr)
+    shared = next_shared(issue)               # where each instruction's private run stops
     lsu_free = np.zeros(n_sm, np.float64)     # the L1's data stage: shared wavefronts, loaded lines
     l1t_free = np.zeros(n_sm, np.float64)     # the L1's tag stage: global lines
     # memory system: the caches' arrays come from ``memory_arrays``, reused from launch to
@@ -439,7 +440,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
                 T = max(min1_c, base)
                 g = best
             if alone and sp_skip[sp] == 0 and run_alone(issue, sl_ins[g], sl_e[g], sl_end[g]) and \
-                    private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue, WORTH) >= WORTH:
+                    private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, shared, WORTH) >= WORTH:
                 t, greedy, idle, n_run = run_private(
                     sp, m, t, greedy0, SQ, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src,
                     dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end,

@@ -80,26 +80,6 @@ def tables(kind, src_ptr, src, dst_ptr, dst, blk_first, blk_len, entry_step, ste
     return issue, srcs, dest, e_first, e_end
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, issue, most=1 << 62):
-    """About how many instructions the warp in slot ``g`` can issue in a private run: up to
-    the first one that touches something shared, or its end (or ``most``)."""
-    n = 0
-    i = sl_ins[g]
-    e = sl_e[g]
-    while e < sl_end[g]:
-        end = e_end[e]
-        while i < end:
-            if issue[i] == NO or n >= most:
-                return n
-            n += 1
-            i += 1
-        e += 1
-        if e < sl_end[g]:
-            i = e_first[e]
-    return n
-
-
 @njit(cache=True, nogil=True)
 def next_shared(issue):
     """Per instruction ``i``: the first instruction from ``i`` on that a private run may not
@@ -114,21 +94,22 @@ def next_shared(issue):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def private_work_all(g, sl_ins, sl_e, sl_end, e_first, e_end, shared):
-    """``private_work`` without a cap, an entry at a time: ``shared`` is ``next_shared``'s
-    table (a recorded block's instructions are consecutive)."""
+def private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, shared, most=1 << 62):
+    """About how many instructions the warp in slot ``g`` can issue in a private run: up to
+    the first one that touches something shared, or its end (or ``most``). A recorded block
+    at a time: ``shared`` is ``next_shared``'s table (a block's instructions are consecutive)."""
     n = 0
     i = sl_ins[g]
     e = sl_e[g]
-    while e < sl_end[g]:
+    while e < sl_end[g] and n < most:
         end = e_end[e]
         if shared[i] < end:
-            return n + shared[i] - i
+            return min(n + shared[i] - i, most)
         n += end - i
         e += 1
         if e < sl_end[g]:
             i = e_first[e]
-    return n
+    return min(n, most)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -398,7 +379,7 @@ def run_ahead_waiting(sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead
     for j in range(n):
         for g in range(sps[j] * SQ, (sps[j] + 1) * SQ):
             if sl_end[g] > sl_e[g]:
-                work[j] += private_work_all(g, sl_ins, sl_e, sl_end, e_first, e_end, shared)
+                work[j] += private_work(g, sl_ins, sl_e, sl_end, e_first, e_end, shared)
     group = np.empty(n, np.int64)
     load = np.zeros(GROUPS, np.int64)
     for j in np.argsort(-work, kind="mergesort"):
