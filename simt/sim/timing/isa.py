@@ -315,8 +315,9 @@ def _loop_control(blk, b: int) -> set[int]:
 # how a static instruction's atomics reach the L2 (Tables.atomic)
 ATOM_INT, ATOM_FLOAT, ATOM_WARP = 0, 1, 2
 # a global store's column of the same table: one ptxas put right behind the store before it
-# (store_merge.py): it merges with that store where both write the same lines, of a request
-# of at most 4 lines (STORE_NEXT: nothing between the two) or 2 (STORE_NEAR: one instruction)
+# (store_merge.py, store_runs.py): it merges with that store where both write the same lines,
+# of a request of at most store_merge_lines lines (STORE_NEXT: nothing between the two) or
+# store_merge_lines_near (STORE_NEAR: one instruction)
 STORE_NEXT, STORE_NEAR = 3, 4
 # the recorder's ``same`` of a shared load that a vector LDS before it loaded (ptxas merged
 # the load of neighbouring iterations, or copies of an unrolled loop, into one 8- or 16-byte

@@ -93,7 +93,8 @@ Warps = namedtuple("Warps", [
     "sprod",      # ... and which instruction produces the last one
     "store",      # when the warp's stores and atomics are acknowledged
     "fetch",      # the warp's DRAM fetches in flight: (how many, until), and the first line
-                  # and the count of lines of its last global access if a store (memsys.py)
+                  # and the count of lines of its last global access if a store, and how many
+                  # stores merged into it since its lines were last sent (memsys.py)
     # what the scheduler's pick reads, kept up to date so that its pass over the warps is
     # short: max(own, src), INF for an empty slot or a warp at a barrier; the next
     # instruction's pipe
@@ -133,7 +134,7 @@ def _new_warps(n_slots, n_regs):
                  np.zeros(n_slots, np.int64), np.zeros(n_slots, np.int64), np.zeros(n_slots, np.float64),
                  np.zeros(n_slots, np.int8), np.zeros(n_slots, np.int64), np.zeros(n_slots, np.float64),
                  np.zeros(n_slots, np.int64), np.zeros(n_slots, np.float64), np.full(n_slots, -1, np.int64),
-                 np.zeros(n_slots, np.float64), np.zeros((n_slots, 4), np.float64),
+                 np.zeros(n_slots, np.float64), np.zeros((n_slots, 5), np.float64),
                  np.full(n_slots, INF, np.float64), np.zeros(n_slots, np.int64),
                  np.empty((n_slots, n_regs + 1), np.float64), np.empty((n_slots, n_regs + 1), np.int32))
 

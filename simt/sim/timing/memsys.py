@@ -46,7 +46,7 @@ from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_WRITE, G_L1_HIT
                       P_ATOM_SPREAD, P_DRAM_BPC, P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_TAIL, P_G_ATOM_LAT, P_L1_LAT,
                       P_L1_LINE_CYCLES, P_L1_TAG_LINE, P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS,
                       P_L2_READ_BPC, P_L2_REQUEST, P_L2_TAIL, P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE,
-                      P_STORE_DATA, P_STORE_LINE, P_STORE_MERGE, P_STORE_SECTOR, P_SAMPLE, ST_DIRTY_SECTORS,
+                      P_STORE_DATA, P_STORE_LINE, P_STORE_MERGE, P_STORE_MERGE_NEAR, P_STORE_MERGE_RUN, P_STORE_SECTOR, P_SAMPLE, ST_DIRTY_SECTORS,
                       ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE, ST_LRU_CLOCK, ST_NOW, ST_OTHERS,
                       ST_OTHERS_N, ST_REMISS, ST_REREAD, ST_WARP)
 
@@ -498,12 +498,15 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     state[ST_NOW] = start
     l1sets = l1_tag.shape[1]
     # a store ptxas put right behind the warp's store to the same lines merges with it on the
-    # way to the L2 (store_merge.py: out[4*i + j] stored back to back, j < 4, costs the L2
-    # about one store's writes; with a dependent FMA between them, four): it costs the L2
-    # nothing more and sends no sector of its own. Requests of at most store_merge_lines
-    # lines back to back, of half as many with one instruction between (isa.STORE_NEXT, NEAR)
-    most = P[P_STORE_MERGE] if atomic == isa.STORE_NEXT else 0.5 * P[P_STORE_MERGE] if atomic == isa.STORE_NEAR else 0.0
-    merged = (k == isa.GLOBAL_ST and n_lines <= most and fetch[g, 3] == n_lines and fetch[g, 2] == float(lines_buf[0]))
+    # way to the L2 (store_merge.py, store_runs.py): it costs the L2 nothing more and sends no
+    # sector of its own. Requests of at most store_merge_lines lines back to back, of
+    # store_merge_lines_near with one instruction between (isa.STORE_NEXT, NEAR); a run of
+    # merged stores sends its lines again after store_merge_run stores (store_runs.py: the L2
+    # gets a request's lines about every 2.4 stores of 4 or 6 lines; 0: never)
+    most = P[P_STORE_MERGE] if atomic == isa.STORE_NEXT else P[P_STORE_MERGE_NEAR] if atomic == isa.STORE_NEAR else 0.0
+    merged = (k == isa.GLOBAL_ST and n_lines <= most and fetch[g, 3] == n_lines and fetch[g, 2] == float(lines_buf[0])
+              and (P[P_STORE_MERGE_RUN] <= 0.0 or fetch[g, 4] + 1.0 < P[P_STORE_MERGE_RUN]))
+    fetch[g, 4] = fetch[g, 4] + 1.0 if merged else 0.0
     fetch[g, 2] = float(lines_buf[0]) if k == isa.GLOBAL_ST else -1.0
     fetch[g, 3] = n_lines if k == isa.GLOBAL_ST else 0
     if k == isa.GLOBAL_ST:
