@@ -393,7 +393,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
             stalls, smstat, SQ, n_sched, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst,
             issue, srcs, dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own,
             sl_src, sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free,
-            busy, sp_free, sp_last, sp_slots, sp_order)
+            busy, sp_free, sp_last, sp_slots, sp_order, shared)
     while hsize > 0:
         t, sp, ver, hsize = heap_pop(hk, hv, hn, hsize)
         if ver != sp_ver[sp]:
@@ -604,7 +604,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
                             src_ptr, src, dst_ptr, dst, issue, srcs, dest, stall_cls, e_first, e_end, sl_e,
                             sl_end, sl_bend, sl_ins, sl_own, sl_src, sl_sprod, sl_c0,
                             sl_pp, reg_ready, reg_prod, pipe_free, busy,
-                            sp_free, sp_last, sp_slots, sp_order)
+                            sp_free, sp_last, sp_slots, sp_order, shared)
             greedy = g if not exited and not sl_bar[g] and wake_here == INF else -1
     # the kernel ends when the memory system has applied every store and atomic
     drained = max(state[ST_L2_FREE], atom_free.max(), drain)

@@ -355,11 +355,12 @@ def run_ahead_waiting(sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead
                       n_sched, n_pipes, kind, pipe, sass, lat, bpen, src_ptr, src, dst_ptr, dst, issue, srcs,
                       dest, stall_cls, e_first, e_end, sl_e, sl_end, sl_bend, sl_ins, sl_own, sl_src,
                       sl_sprod, sl_c0, sl_pp, reg_ready, reg_prod, pipe_free, pbusy, sp_free,
-                      sp_last, sp_slots, sp_order):
+                      sp_last, sp_slots, sp_order, shared):
     """Run ahead (``run_ahead``) every scheduler that waits for its next event (``sp_next``)
     with none of its warps at a barrier (``sp_wait``); the machine calls it once no block is
-    left to launch. Marks them in ``ahead`` (1) with their results in ``ahead_*``, and adds
-    their stalls and statistics to ``stalls`` and ``smstat``."""
+    left to launch (``shared``: the launch's ``next_shared`` table). Marks them in ``ahead``
+    (1) with their results in ``ahead_*``, and adds their stalls and statistics to ``stalls``
+    and ``smstat``."""
     n = 0
     for sp in range(sp_next.size):
         if sp_next[sp] < INF and sp_wait[sp] == 0:
@@ -375,7 +376,6 @@ def run_ahead_waiting(sp_next, sp_wait, ahead_t, ahead_greedy, ahead_idle, ahead
     # least so far (work: the instructions its warps can issue alone), so that the threads
     # finish together
     work = np.zeros(n, np.int64)
-    shared = next_shared(issue)
     for j in range(n):
         for g in range(sps[j] * SQ, (sps[j] + 1) * SQ):
             if sl_end[g] > sl_e[g]:
