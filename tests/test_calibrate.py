@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+import pandas as pd
+
 from simt.calibrate import device as devq
+from simt.calibrate import fit_stores, ncu_csv
 from simt.calibrate import fit as fitting
 from simt.calibrate import runner
 from simt.cli import main
@@ -30,8 +33,10 @@ def written(tmp_path_factory) -> dict:
 
 
 # the two constants benchmarks/timing/fit_arch.py fits with simt calibrate's red_scatter_l2 on
-# the H200 (data/h200/calibrated/measured), which data/h200's micro.csv predates
-LATER = ("atomic_cold_sector_cycles", "atomic_hot_window_cycles")
+# the H200 (data/h200/calibrated/measured), which data/h200's micro.csv predates, and the three
+# store_runs.cu gave on an H100 (data/h100/store_runs; data/h200 has store_merge.cu's alone)
+STORES = ("store_merge_lines", "store_merge_lines_near", "store_merge_run")
+LATER = ("atomic_cold_sector_cycles", "atomic_hot_window_cycles") + STORES
 
 
 def _without_later(timing: dict) -> dict:
@@ -45,8 +50,38 @@ def test_fit_from_h200_csvs_is_the_shipped_timing_section(written):
     shipped = json.loads(SM90.read_text())["timing"]
     later = {k: shipped.pop(k) for k in LATER}
     shipped["sources"] = {k: v for k, v in shipped["sources"].items() if k not in LATER}
-    assert written["timing"] == shipped
+    assert _without_later(written["timing"]) == shipped
     assert all(v > 0 for v in later.values())
+
+
+def test_store_merge_constants_refit_from_their_h100_measurement():
+    t = json.loads(SM90.read_text())["timing"]
+    df = ncu_csv.load("store_runs", ROOT / "benchmarks" / "timing" / "data" / "h100" / "store_runs")
+    assert fit_stores.store_runs(df) == tuple(t[k] for k in STORES)
+
+
+def _store_runs(share, requests) -> pd.DataFrame:
+    """store_runs.cu's rows with each k_imm / k_step launch of S lines sending ``share(kind, S)``
+    of its lines' sectors to the L2 (the one-line launch 1.5 sectors an L1 sector, as on the
+    GPU) in ``requests(S)`` write requests a store request."""
+    rows = []
+    for kind in ("imm", "step"):
+        for s in (1, 2, 4, 6, 7, 8, 16):
+            f = 1.0 if s == 1 else share(kind, s)
+            rows.append({"bench": f"{kind}_s{s}_k{s}", fit_stores.L1_SECTORS: 1000.0, fit_stores.L2_SECTORS: 1500.0 * f,
+                         fit_stores.L1_REQUESTS: 100.0, fit_stores.L2_REQUESTS: 100.0 * requests(s)})
+    return pd.DataFrame(rows)
+
+
+def test_store_runs_fit_reads_how_far_stores_merge():
+    # nothing merges: no line count, no run
+    assert fit_stores.store_runs(_store_runs(lambda k, s: 1.0, lambda s: s)) == (0, 0, 0)
+    # back to back up to 8 lines, with an instruction between up to 4, the lines sent every 3 stores
+    merged = _store_runs(lambda k, s: 1 / 3 if s <= (8 if k == "imm" else 4) else 0.95, lambda s: s / 3)
+    assert fit_stores.store_runs(merged) == (8, 4, 3)
+    # a count that does not merge stops the count, though a larger one does
+    gap = _store_runs(lambda k, s: 0.9 if s == 4 else 0.5, lambda s: s / 2)
+    assert fit_stores.store_runs(gap)[:2] == (2, 2)
 
 
 def test_machine_facts_from_the_h200_driver_are_the_shipped_ones(written):
@@ -185,6 +220,8 @@ import shutil, sys
 from pathlib import Path
 tables = {"micro5": "loaded_latency.csv", "micro8": "loaded_latency_writes.csv"}
 data = Path(DATA)
+if NAME == "store_runs":          # measured on an H100 (no H200 came)
+    data = data.parent / "h100" / "store_runs"
 if NAME in tables:
     sys.stdout.write((data / tables[NAME]).read_text())
 else:
@@ -227,7 +264,8 @@ elif "simt.calibrate.warp_words" in program:
     shutil.copy(Path(DATA) / log.name, log)
 else:
     subprocess.run(program, check=True)
-    shutil.copy(Path(DATA) / log.name, log)
+    here = Path(DATA).parent / "h100" / "store_runs" if log.name == "store_runs.csv" else Path(DATA)
+    shutil.copy(here / log.name, log)
 '''
 
 
@@ -249,7 +287,9 @@ def test_runner_end_to_end_with_stand_in_tools(tmp_path, monkeypatch):
     out = tmp_path / "gpu.json"
     arch = runner.calibrate("cuda:0", out, log=lambda s: None)
     assert json.loads(out.read_text()) == arch
-    assert arch["timing"] == _without_later(json.loads(SM90.read_text())["timing"])
+    shipped = json.loads(SM90.read_text())["timing"]
+    assert _without_later(arch["timing"]) == _without_later(shipped)
+    assert all(arch["timing"][k] == shipped[k] for k in STORES)
     work = tmp_path / "gpu.calibration"
     assert (work / "device.json").exists() and (work / "loaded_latency_writes.csv").exists()
     profiled = [name for name, part in runner.PARTS.items() if "ncu" in part.timers]

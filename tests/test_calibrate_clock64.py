@@ -62,12 +62,15 @@ def test_clock_part_runs_only_under_clock64_and_l2_sharing_only_under_the_profil
     assert runner.PARTS["warp_words"].timers == ("ncu",)
     # store_merge's fit reads the profiler's cycles (its self-timed build is not wired in)
     assert runner.PARTS["store_merge"].timers == ("ncu",)
+    # store_runs's fit reads the profiler's L2 counters
+    assert runner.PARTS["store_runs"].timers == ("ncu",)
     # atomic_lines's fit reads the profiler's cycles too (no self-timed build)
     assert runner.PARTS["atomic_lines"].timers == ("ncu",)
-    assert {"l2_requests_per_cycle", "l1_tag_line_cycles", "store_merge_lines", "l1_store_line_cycles",
+    assert {"l2_requests_per_cycle", "l1_tag_line_cycles", "store_merge_lines", "store_merge_lines_near",
+            "store_merge_run", "l1_store_line_cycles",
             "l1_store_sector_cycles", "l1_data_store_line_cycles", "atomic_hot_window_cycles"} <= set(fitting.NOT_MEASURED_BY_CLOCK64)
     assert all("clock64" in p.timers for name, p in runner.PARTS.items()
-               if name not in ("l2_sharing", "warp_words", "store_merge", "l1_store_data", "atomic_lines"))
+               if name not in ("l2_sharing", "warp_words", "store_merge", "store_runs", "l1_store_data", "atomic_lines"))
 
 
 # ---- counters from the SASS against the profiler's --------------------------------------------
@@ -429,7 +432,7 @@ def test_runner_end_to_end_without_ncu(ideal, tmp_path, monkeypatch):
     arch = runner.calibrate("cuda:0", out, log=lines.append)
     assert arch["calibration"]["timer"] == "clock64"
     assert arch["timing"] == json.loads(out.read_text())["timing"] == ideal[0]
-    assert set(arch["calibration"]["parts_measured"]) == set(runner.PARTS) - {"l2_sharing", "warp_words", "store_merge", "l1_store_data", "atomic_lines"}
+    assert set(arch["calibration"]["parts_measured"]) == set(runner.PARTS) - {"l2_sharing", "warp_words", "store_merge", "store_runs", "l1_store_data", "atomic_lines"}
     assert "self-timed" in lines[0] and any(line.strip().startswith("launch_floor_cycles = ") for line in lines)
     work = tmp_path / "gpu.calibration"
     assert (work / "micro.sass").exists() and (work / "micro4_times.csv").exists()

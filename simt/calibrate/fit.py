@@ -28,6 +28,8 @@ from . import clock64_csv, ncu_csv, probes
 from .fit_atomics import ATOMIC_COLD_SOURCE, ATOMIC_WINDOW_SOURCE, atomic_cold_and_window
 from .fit_dram import DRAM_ACCESS_SOURCE, DRAM_PAGE_SOURCE, dram_access_bytes, dram_page_bytes
 from .fit_ops import CYC, INST, SASS_PIPES, SASS_PIPES_SOURCE, _steps, op_table
+from .fit_stores import (STORE_MERGE_SOURCE, STORE_RUNS_NEAR_SOURCE, STORE_RUNS_RUN_SOURCE, STORE_RUNS_SOURCE,
+                         store_merge_lines, store_runs)
 
 TIME = "gpu__time_duration.sum"
 
@@ -61,7 +63,12 @@ NOT_MEASURED_BY_CLOCK64 = {
     "l1_tag_line_cycles": "the L1 tag stage's cycles a line (simt/calibrate/warp_words.py's records, simt kernels "
                           "timed by the profiler's cycles)",
     "store_merge_lines": "the most lines of a store request that merges with the one before it "
-                         "(simt/calibrate/cuda/store_merge.cu, timed by the profiler's cycles)",
+                         "(simt/calibrate/cuda/store_merge.cu, timed by the profiler's cycles, and store_runs.cu, "
+                         "counted by its L2 write sectors)",
+    "store_merge_lines_near": "the same with one instruction between the stores (simt/calibrate/cuda/store_runs.cu, "
+                              "counted by the profiler's L2 write sectors)",
+    "store_merge_run": "how many merging stores go to the L2 as one (simt/calibrate/cuda/store_runs.cu, counted by "
+                       "the profiler's L2 write requests)",
     "l1_store_line_cycles": "the cycles a stored line takes on its SM's path to the L2 "
                             "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
     "l1_store_sector_cycles": "the cycles each sector of a stored line adds on that path "
@@ -130,34 +137,6 @@ def loaded_latency(data: Path, csv: str, column: str, value: str, amount: str, u
     base = float(latency[df.stream_blocks == 0].iloc[0])
     moved = df[amount][busy] * unit_bytes / df.stream_cycles[busy].clip(lower=1)
     return latency[busy] - base, moved
-
-
-STORE_MERGE_SOURCE = ("store_merge.cu (store_merge.py): a thread's K words stored back to back against the same "
-                      "with 16 dependent FMAs between them; a request of this many lines merges (back to back, "
-                      "the launch takes under 0.75 of the time: out[K*i + j] at 2 and 4 lines, out[2K*i + j] at 4) "
-                      "and one of more does not (8 lines)")
-
-
-def store_merge_lines(df) -> int:
-    """store_merge.cu's launches (``load("store_merge")``): the most lines a store request may
-    have and still merge with the warp's store before it, back to back: the largest count of
-    lines whose every kernel of K >= 2 stores runs in under 0.75 of its time with the stores
-    apart (16 dependent FMAs between them); 0 where none does."""
-    cyc = df.set_index(["bench", "value"])["sm__cycles_elapsed.max"]
-    merges = {}
-    for bench in sorted(set(df.bench)):
-        kind, k = bench.rstrip("0123456789"), int(bench[len(bench.rstrip("0123456789")):])
-        if kind == "planes" or k < 2:
-            continue
-        lines = k if kind == "interleaved" else 2 * k             # (half: out[2K*i + j])
-        ok = cyc[(bench, 0)] < 0.75 * cyc[(bench, 16)]
-        merges[lines] = merges.get(lines, True) and bool(ok)
-    best = 0
-    for lines in sorted(merges):
-        if not merges[lines]:
-            break
-        best = lines
-    return best
 
 
 def l1_store_steps(df) -> dict:
@@ -488,11 +467,18 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     # (else left out, so a load's lines take the L1's tag stage at l1_line_cycles a line and its
     # data stage a cycle a line: a directory measured before simt calibrate ran warp_words)
     if shipped is not None:
-        t["store_merge_lines"] = not_measured("store_merge_lines")
+        for key in ("store_merge_lines", "store_merge_lines_near", "store_merge_run"):
+            t[key] = not_measured(key)
+    elif (data / "store_runs_manifest.csv").exists():
+        most, near, run = store_runs(load("store_runs"))
+        t["store_merge_lines"] = note("store_merge_lines", most, STORE_RUNS_SOURCE)
+        t["store_merge_lines_near"] = note("store_merge_lines_near", near, STORE_RUNS_NEAR_SOURCE)
+        t["store_merge_run"] = note("store_merge_run", run, STORE_RUNS_RUN_SOURCE)
     elif (data / "store_merge_manifest.csv").exists():
         t["store_merge_lines"] = note("store_merge_lines", store_merge_lines(load("store_merge")), STORE_MERGE_SOURCE)
     # (else left out, so no store merges with the one before it: a directory measured before
-    # simt calibrate ran store_merge.cu, or timed by clock64)
+    # simt calibrate ran store_merge.cu, or timed by clock64; without store_runs.cu, half as many
+    # lines merge with an instruction between, and a merging run of any length goes as one)
     if shipped is not None:
         t["l1_store_line_cycles"] = not_measured("l1_store_line_cycles")
         t["l1_store_sector_cycles"] = not_measured("l1_store_sector_cycles")

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ..errors import SimtError
 from . import clock64_csv
+from .fit_stores import STORE_RUNS_METRICS
 from . import device as devq
 from . import fit as fitting
 
@@ -88,6 +89,8 @@ PARTS = {p.name: p for p in (
          ("ncu",), "regex:atomic_add|atomic_or|flag_store|struct_read|soa_read"),
     Part("store_merge", "a warp's stores to the same lines back to back and apart (do they merge before the L2?)",
          "store_merge.cu", BASE_METRICS, None, True, 300, ("ncu",)),
+    Part("store_runs", "a thread's words stored with nothing or one instruction between the STGs, requests of 1-32 "
+         "lines (how far do they merge before the L2?)", "store_runs.cu", STORE_RUNS_METRICS, None, True, 300, ("ncu",)),
     Part("l1_store_data", "stores of 32 one-sector lines and of whole lines on every SM and on an eighth of them "
          "(what a stored line and sector cost an SM's path to the L2 and its L1's data stage)", "l1_store_data.cu", BASE_METRICS, None,
          True, 300, ("ncu",)),
