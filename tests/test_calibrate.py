@@ -35,7 +35,7 @@ def written(tmp_path_factory) -> dict:
 # the two constants benchmarks/timing/fit_arch.py fits with simt calibrate's red_scatter_l2 on
 # the H200 (data/h200/calibrated/measured), which data/h200's micro.csv predates, and the three
 # store_runs.cu gave on an H100 (data/h100/store_runs; data/h200 has store_merge.cu's alone)
-STORES = ("store_merge_lines", "store_merge_lines_near", "store_merge_run")
+STORES = ("store_merge_lines", "store_merge_lines_near", "store_merge_share")
 LATER = ("atomic_cold_sector_cycles", "atomic_hot_window_cycles") + STORES
 
 
@@ -74,11 +74,12 @@ def _store_runs(share, requests) -> pd.DataFrame:
 
 
 def test_store_runs_fit_reads_how_far_stores_merge():
-    # nothing merges: no line count, no run
-    assert fit_stores.store_runs(_store_runs(lambda k, s: 1.0, lambda s: s)) == (0, 0, 0)
-    # back to back up to 8 lines, with an instruction between up to 4, the lines sent every 3 stores
-    merged = _store_runs(lambda k, s: 1 / 3 if s <= (8 if k == "imm" else 4) else 0.95, lambda s: s / 3)
-    assert fit_stores.store_runs(merged) == (8, 4, 3)
+    # nothing merges: no line count, no share
+    assert fit_stores.store_runs(_store_runs(lambda k, s: 1.0, lambda s: s)) == (0, 0, 0.0)
+    # back to back up to 8 lines, with an instruction between up to 4; of a run of S stores the
+    # first sends its S lines, the second none and each later one a quarter of them
+    merged = _store_runs(lambda k, s: 1 / 3 if s <= (8 if k == "imm" else 4) else 0.95, lambda s: 1 + (s - 2) / 4)
+    assert fit_stores.store_runs(merged) == (8, 4, 0.25)
     # a count that does not merge stops the count, though a larger one does
     gap = _store_runs(lambda k, s: 0.9 if s == 4 else 0.5, lambda s: s / 2)
     assert fit_stores.store_runs(gap)[:2] == (2, 2)

@@ -67,7 +67,7 @@ def test_clock_part_runs_only_under_clock64_and_l2_sharing_only_under_the_profil
     # atomic_lines's fit reads the profiler's cycles too (no self-timed build)
     assert runner.PARTS["atomic_lines"].timers == ("ncu",)
     assert {"l2_requests_per_cycle", "l1_tag_line_cycles", "store_merge_lines", "store_merge_lines_near",
-            "store_merge_run", "l1_store_line_cycles",
+            "store_merge_share", "l1_store_line_cycles",
             "l1_store_sector_cycles", "l1_data_store_line_cycles", "atomic_hot_window_cycles"} <= set(fitting.NOT_MEASURED_BY_CLOCK64)
     assert all("clock64" in p.timers for name, p in runner.PARTS.items()
                if name not in ("l2_sharing", "warp_words", "store_merge", "store_runs", "l1_store_data", "atomic_lines"))

@@ -45,8 +45,8 @@ def fit() -> dict:
                                                  "calibrate's run on the H200 at 577d972)")
     t["sources"]["atomic_hot_window_cycles"] = FA.ATOMIC_WINDOW_SOURCE + " (data/h200/atomic_lines.csv, at 577d972)"
     stores = FS.store_runs(ncu_csv.load("store_runs", STORE_RUNS))
-    for key, value, source in zip(("store_merge_lines", "store_merge_lines_near", "store_merge_run"), stores,
-                                  (FS.STORE_RUNS_SOURCE, FS.STORE_RUNS_NEAR_SOURCE, FS.STORE_RUNS_RUN_SOURCE)):
+    for key, value, source in zip(("store_merge_lines", "store_merge_lines_near", "store_merge_share"), stores,
+                                  (FS.STORE_RUNS_SOURCE, FS.STORE_RUNS_NEAR_SOURCE, FS.STORE_RUNS_SHARE_SOURCE)):
         t[key] = value
         t["sources"][key] = source + STORE_RUNS_NOTE
     return t

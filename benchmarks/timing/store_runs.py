@@ -10,7 +10,7 @@ ratio for the same kernels written in simt (store_runs only), and the model's L2
     PYTHONPATH=. python3 benchmarks/timing/store_runs.py [--data DIR] [--model]
 
 The program is simt/calibrate/cuda/store_runs.cu (simt calibrate's store_runs part, which fits
-store_merge_lines, store_merge_lines_near and store_merge_run from it); benchmarks/timing/
+store_merge_lines, store_merge_lines_near and store_merge_share from it); benchmarks/timing/
 store_runs.sh measures it by hand.
 """
 from __future__ import annotations

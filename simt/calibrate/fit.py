@@ -28,7 +28,7 @@ from . import clock64_csv, ncu_csv, probes
 from .fit_atomics import ATOMIC_COLD_SOURCE, ATOMIC_WINDOW_SOURCE, atomic_cold_and_window
 from .fit_dram import DRAM_ACCESS_SOURCE, DRAM_PAGE_SOURCE, dram_access_bytes, dram_page_bytes
 from .fit_ops import CYC, INST, SASS_PIPES, SASS_PIPES_SOURCE, _steps, op_table
-from .fit_stores import (STORE_MERGE_SOURCE, STORE_RUNS_NEAR_SOURCE, STORE_RUNS_RUN_SOURCE, STORE_RUNS_SOURCE,
+from .fit_stores import (STORE_MERGE_SOURCE, STORE_RUNS_NEAR_SOURCE, STORE_RUNS_SHARE_SOURCE, STORE_RUNS_SOURCE,
                          store_merge_lines, store_runs)
 
 TIME = "gpu__time_duration.sum"
@@ -67,8 +67,8 @@ NOT_MEASURED_BY_CLOCK64 = {
                          "counted by its L2 write sectors)",
     "store_merge_lines_near": "the same with one instruction between the stores (simt/calibrate/cuda/store_runs.cu, "
                               "counted by the profiler's L2 write sectors)",
-    "store_merge_run": "how many merging stores go to the L2 as one (simt/calibrate/cuda/store_runs.cu, counted by "
-                       "the profiler's L2 write requests)",
+    "store_merge_share": "the share of its lines a store merged into a run after the second still sends "
+                         "(simt/calibrate/cuda/store_runs.cu, counted by the profiler's L2 write requests)",
     "l1_store_line_cycles": "the cycles a stored line takes on its SM's path to the L2 "
                             "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
     "l1_store_sector_cycles": "the cycles each sector of a stored line adds on that path "
@@ -467,18 +467,18 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     # (else left out, so a load's lines take the L1's tag stage at l1_line_cycles a line and its
     # data stage a cycle a line: a directory measured before simt calibrate ran warp_words)
     if shipped is not None:
-        for key in ("store_merge_lines", "store_merge_lines_near", "store_merge_run"):
+        for key in ("store_merge_lines", "store_merge_lines_near", "store_merge_share"):
             t[key] = not_measured(key)
     elif (data / "store_runs_manifest.csv").exists():
-        most, near, run = store_runs(load("store_runs"))
+        most, near, share = store_runs(load("store_runs"))
         t["store_merge_lines"] = note("store_merge_lines", most, STORE_RUNS_SOURCE)
         t["store_merge_lines_near"] = note("store_merge_lines_near", near, STORE_RUNS_NEAR_SOURCE)
-        t["store_merge_run"] = note("store_merge_run", run, STORE_RUNS_RUN_SOURCE)
+        t["store_merge_share"] = note("store_merge_share", share, STORE_RUNS_SHARE_SOURCE)
     elif (data / "store_merge_manifest.csv").exists():
         t["store_merge_lines"] = note("store_merge_lines", store_merge_lines(load("store_merge")), STORE_MERGE_SOURCE)
     # (else left out, so no store merges with the one before it: a directory measured before
     # simt calibrate ran store_merge.cu, or timed by clock64; without store_runs.cu, half as many
-    # lines merge with an instruction between, and a merging run of any length goes as one)
+    # lines merge with an instruction between, and every merged store is free)
     if shipped is not None:
         t["l1_store_line_cycles"] = not_measured("l1_store_line_cycles")
         t["l1_store_sector_cycles"] = not_measured("l1_store_sector_cycles")

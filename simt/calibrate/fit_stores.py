@@ -22,9 +22,10 @@ STORE_RUNS_SOURCE = ("store_runs.cu (benchmarks/timing/store_runs.py): a thread'
                      "at every count of lines up to it (fit_stores.store_runs)")
 STORE_RUNS_NEAR_SOURCE = ("store_runs.cu's k_step (one address computation between the STGs): as store_merge_lines "
                           "(fit_stores.store_runs)")
-STORE_RUNS_RUN_SOURCE = ("store_runs.cu's k_imm where it merges, at 4 lines and more: the request's lines over the "
-                         "L2's write requests a store request, the stores a send of its lines, rounded "
-                         "(fit_stores.store_runs)")
+STORE_RUNS_SHARE_SOURCE = ("store_runs.cu's k_imm where it merges, at 4 lines and more: of a thread's S words stored "
+                           "back to back, the first store's lines go to the L2, the second merges whole and each later "
+                           "one sends this share of its lines, from the L2's write requests a store request "
+                           "(fit_stores.store_runs)")
 
 
 def store_merge_lines(df) -> int:
@@ -54,15 +55,16 @@ def _most(merges: dict) -> int:
     return best
 
 
-def store_runs(df) -> tuple[int, int, int]:
+def store_runs(df) -> tuple[int, int, float]:
     """store_runs.cu's launches (``load("store_runs")``, benches ``imm_sS_kK`` and
-    ``step_sS_kK``): (store_merge_lines, store_merge_lines_near, store_merge_run), from the
+    ``step_sS_kK``): (store_merge_lines, store_merge_lines_near, store_merge_share), from the
     launches of K = S stores. Their L2 write sectors an L1 store sector over the one-line
     launch's, whose stores nothing merges (imm_s1_k1), is the share of the stores' lines that
     reach the L2: a request of S lines merges where that share is nearer, in ratio, to a pair
-    of stores merged (1/2) than to none (1), under 1/sqrt(2). Of merging stores the L2 gets
-    S / R write requests a store request when the lines go every R stores: R the mean of S over
-    those requests at 4 lines and more, rounded."""
+    of stores merged (1/2) than to none (1), under 1/sqrt(2). Of K merging stores of S lines
+    the first sends its S lines, the second merges whole and each later one sends a share f
+    of them: Q K = S + (K - 2) f S write requests, Q the L2's a store request; f the mean over
+    the merging requests of 4 lines and more, to two places."""
     rows = {}
     for _, r in df.iterrows():
         m = re.fullmatch(r"(imm|step)_s(\d+)_k(\d+)", str(r["bench"]))
@@ -72,6 +74,6 @@ def store_runs(df) -> tuple[int, int, int]:
     lines = {k: {s: v[0] / alone < 0.5 ** 0.5 for (kind, s), v in rows.items() if kind == k and s > 1}
              for k in ("imm", "step")}
     most, near = _most(lines["imm"]), _most(lines["step"])
-    sends = [s / rows[("imm", s)][1] for s in sorted(lines["imm"]) if 4 <= s <= most]
-    run = int(round(sum(sends) / len(sends))) if sends else 0
-    return most, near, run
+    shares = [(rows[("imm", s)][1] - 1.0) / (s - 2) for s in sorted(lines["imm"]) if 4 <= s <= most]
+    share = round(min(1.0, max(0.0, sum(shares) / len(shares))), 2) if shares else 0.0
+    return most, near, share

@@ -5,7 +5,7 @@
 // store_merge.cu's launches kept ptxas's loop test, or one dependent FMA, between the stores;
 // they cannot say how far a run of STGs with nothing between them merges. Here (simt calibrate's
 // store_runs part; fit_stores.py fits store_merge_lines, store_merge_lines_near and
-// store_merge_run from it; benchmarks/timing/store_runs.py prints the table):
+// store_merge_share from it; benchmarks/timing/store_runs.py prints the table):
 //   k_imm<S,K>:   out[S*i + j], j < K, the offsets immediates of one address: the STGs back to
 //                 back (the values computed first);
 //   k_step<S,K>:  out[S*i + j*step] with step = 1 at run time: an address computed between STGs

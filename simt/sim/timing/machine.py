@@ -94,7 +94,7 @@ Warps = namedtuple("Warps", [
     "store",      # when the warp's stores and atomics are acknowledged
     "fetch",      # the warp's DRAM fetches in flight: (how many, until), and the first line
                   # and the count of lines of its last global access if a store, and how many
-                  # stores merged into it since its lines were last sent (memsys.py)
+                  # stores merged into it since its lines were last sent whole (memsys.py)
     # what the scheduler's pick reads, kept up to date so that its pass over the warps is
     # short: max(own, src), INF for an empty slot or a warp at a barrier; the next
     # instruction's pipe

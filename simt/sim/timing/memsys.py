@@ -46,7 +46,7 @@ from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_WRITE, G_L1_HIT
                       P_ATOM_SPREAD, P_DRAM_BPC, P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_TAIL, P_G_ATOM_LAT, P_L1_LAT,
                       P_L1_LINE_CYCLES, P_L1_TAG_LINE, P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS,
                       P_L2_READ_BPC, P_L2_REQUEST, P_L2_TAIL, P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE,
-                      P_STORE_DATA, P_STORE_LINE, P_STORE_MERGE, P_STORE_MERGE_NEAR, P_STORE_MERGE_RUN, P_STORE_SECTOR, P_SAMPLE, ST_DIRTY_SECTORS,
+                      P_STORE_DATA, P_STORE_LINE, P_STORE_MERGE, P_STORE_MERGE_NEAR, P_STORE_MERGE_SHARE, P_STORE_SECTOR, P_SAMPLE, ST_DIRTY_SECTORS,
                       ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE, ST_LRU_CLOCK, ST_NOW, ST_OTHERS,
                       ST_OTHERS_N, ST_REMISS, ST_REREAD, ST_WARP)
 
@@ -498,14 +498,15 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     state[ST_NOW] = start
     l1sets = l1_tag.shape[1]
     # a store ptxas put right behind the warp's store to the same lines merges with it on the
-    # way to the L2 (store_merge.py, store_runs.py): it costs the L2 nothing more and sends no
-    # sector of its own. Requests of at most store_merge_lines lines back to back, of
-    # store_merge_lines_near with one instruction between (isa.STORE_NEXT, NEAR); a run of
-    # merged stores sends its lines again after store_merge_run stores (store_runs.py: the L2
-    # gets a request's lines about every 2.4 stores of 4 or 6 lines; 0: never)
+    # way to the L2 (store_merge.py, store_runs.py): requests of at most store_merge_lines
+    # lines back to back, of store_merge_lines_near with one instruction between
+    # (isa.STORE_NEXT, NEAR). The first store merged into a run costs the L2 and the SM's path
+    # to it nothing more; each later one store_merge_share of its own cost (store_runs.py: a
+    # thread's 4 or 6 words stored back to back reach the L2 as 1.72 and 2.44 requests' lines
+    # a store, against 1.0 for 2 words)
     most = P[P_STORE_MERGE] if atomic == isa.STORE_NEXT else P[P_STORE_MERGE_NEAR] if atomic == isa.STORE_NEAR else 0.0
-    merged = (k == isa.GLOBAL_ST and n_lines <= most and fetch[g, 3] == n_lines and fetch[g, 2] == float(lines_buf[0])
-              and (P[P_STORE_MERGE_RUN] <= 0.0 or fetch[g, 4] + 1.0 < P[P_STORE_MERGE_RUN]))
+    merged = (k == isa.GLOBAL_ST and n_lines <= most and fetch[g, 3] == n_lines and fetch[g, 2] == float(lines_buf[0]))
+    share = 1.0 if not merged else P[P_STORE_MERGE_SHARE] if fetch[g, 4] > 0.0 else 0.0
     fetch[g, 4] = fetch[g, 4] + 1.0 if merged else 0.0
     fetch[g, 2] = float(lines_buf[0]) if k == isa.GLOBAL_ST else -1.0
     fetch[g, 3] = n_lines if k == isa.GLOBAL_ST else 0
@@ -520,11 +521,10 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                 l1_valid[m, s, w] |= mask
             nb = sectors(mask)
             n_sec += nb
-            if not merged:
-                glob[G_L2_WRITE] += nb
+            glob[G_L2_WRITE] += nb * share
             _l2_touch(write_key(lines_buf[i], P), mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo,
                       l2x, state, P, glob, partial_buf[i])
-        busy = 0.0 if merged else n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR]
+        busy = share * (n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR])
         q = _l2_busy(busy, start + P[P_L1_LAT], state, glob, l2x[4])
         q = max(q, writeback_wait(written, start + P[P_L1_LAT], state, glob))
         # A stored line first takes l1_data_store_line_cycles of the L1's data stage, in turn
@@ -535,14 +535,14 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         # lines 2.8 a line pair, the loads alone 1.0). A warp whose store waits there too long
         # is held, as for the L2's queue.
         path = 0.0
-        if P[P_STORE_LINE] > 0.0 and not merged:
+        if P[P_STORE_LINE] > 0.0 and share > 0.0:
             s_path = start
             if P[P_STORE_DATA] > 0.0:
                 s_path = max(start, data_free[m])
-                data_free[m] = s_path + n_lines * P[P_STORE_DATA]
+                data_free[m] = s_path + share * n_lines * P[P_STORE_DATA]
             s_path = max(s_path, l1s_free[m])
             path = s_path - start
-            l1s_free[m] = s_path + n_lines * P[P_STORE_LINE] + n_sec * P[P_STORE_SECTOR]
+            l1s_free[m] = s_path + share * (n_lines * P[P_STORE_LINE] + n_sec * P[P_STORE_SECTOR])
         state[ST_HELD_UNTIL] = max(state[ST_HELD_UNTIL], T + max(path, q) - P[P_QUEUE_ALLOWANCE])
         ack = start + delay + path + q + P[P_L2_LAT]       # when the L2 acknowledges the store
         if one >= 0.0:

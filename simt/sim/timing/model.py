@@ -97,10 +97,10 @@ def params(arch, carveout: int):
     P[ix.P_L1_TAG_LINE] = t.get("l1_tag_line_cycles", 0.0)
     # optional (files without it: no store merges with the one before it; memsys.py)
     P[ix.P_STORE_MERGE] = t.get("store_merge_lines", 0)
-    # optional (files without them: half as many lines with an instruction between, and a run
-    # of merged stores of any length; memsys.py)
+    # optional (files without them: half as many lines with an instruction between, and every
+    # merged store free; memsys.py)
     P[ix.P_STORE_MERGE_NEAR] = t.get("store_merge_lines_near", 0.5 * P[ix.P_STORE_MERGE])
-    P[ix.P_STORE_MERGE_RUN] = t.get("store_merge_run", 0)
+    P[ix.P_STORE_MERGE_SHARE] = t.get("store_merge_share", 0.0)
     # optional (files without it, as simt calibrate writes before it ran l1_store_data.cu: a
     # store's lines leave the SM as fast as its tag stage takes them; memsys.py)
     P[ix.P_STORE_LINE] = t.get("l1_store_line_cycles", 0.0)
