@@ -339,14 +339,11 @@ def test_a_recorded_prefix_of_uneven_blocks_predicts_the_whole_grid(monkeypatch,
              "heavy": 8 + (rng.pareto(2.0, blocks) * 8).astype(int)}[spread]
     n = blocks * 128
     args = lambda: [wp.array(trips.astype(np.int32)), wp.zeros(n), wp.zeros(n)]      # noqa: E731
-    wp.set_module_options({"timing_sample": False})      # the grid's prefix only, not the SMs
-    try:
+    with wp.ScopedModuleOptions({"timing_sample": False}):      # the grid's prefix only, not the SMs
         full = wp.launch(_uneven_blocks, n, args(), block_dim=128)
         monkeypatch.setattr(engine, "RECORD_BUDGET", 1)
         monkeypatch.setattr(engine, "MIN_RECORDED_WAVES", 2)
         prefix = wp.launch(_uneven_blocks, n, args(), block_dim=128)
-    finally:
-        wp.set_module_options({"timing_sample": True})
     assert full.metrics["simt__sampled_ctas.sum"] == blocks
     assert prefix.metrics["simt__sampled_ctas.sum"] <= blocks // 3
     assert prefix.cycles == pytest.approx(full.cycles, rel=rel)
