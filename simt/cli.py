@@ -218,7 +218,7 @@ def _parser() -> argparse.ArgumentParser:
     cal.add_argument("--keep", metavar="DIR", help="where the measurements go (default: FILE.calibration/ beside --out)")
     cal.add_argument("--parts", help="measure only these parts (comma-separated: micro, micro2, micro3, micro4, "
                                      "micro5, micro8, l2_sharing, warp_words, store_merge, store_runs, l1_store_data, atomic_lines, "
-                                     "probes, clock); the fit reads the others from --keep")
+                                     "probes, op_overlap, clock); the fit reads the others from --keep")
     cal.add_argument("--timer", choices=("auto", "ncu", "clock64"), default="auto",
                      help="ncu: Nsight Compute's counters; clock64: self-timed launches, no profiler; "
                           "auto (default): ncu where it is on PATH, else clock64")

@@ -36,22 +36,27 @@ def written(tmp_path_factory) -> dict:
 # the H200 (data/h200/calibrated/measured), which data/h200's micro.csv predates, and the three
 # store_runs.cu gave on an H100 (data/h100/store_runs; data/h200 has store_merge.cu's alone)
 STORES = ("store_merge_lines", "store_merge_lines_near", "store_merge_share")
-LATER = ("atomic_cold_sector_cycles", "atomic_hot_window_cycles") + STORES
+# and op_overlap.py's holds, also from an H100 (data/h100/op_overlap)
+LATER = ("atomic_cold_sector_cycles", "atomic_hot_window_cycles") + STORES + ("op_hold",)
+
+
+# the ops probes6 measured on an H100 (data/h100/probes6), their source note beside "ops"
+PROBES6_OPS = ("ATAN.f64", "ATAN2.f64", "TAN.f64", "FLOOR.f64", "CVT.f64>i32", "CVT.i32>f64")
 
 
 def _without_later(timing: dict) -> dict:
-    drop = set(LATER)
+    drop = set(LATER) | {"ops_probes6"}
     out = {k: v for k, v in timing.items() if k not in drop}
+    out["ops"] = {k: v for k, v in timing["ops"].items() if k not in PROBES6_OPS}
     out["sources"] = {k: v for k, v in timing["sources"].items() if k not in drop}
     return out
 
 
 def test_fit_from_h200_csvs_is_the_shipped_timing_section(written):
     shipped = json.loads(SM90.read_text())["timing"]
-    later = {k: shipped.pop(k) for k in LATER}
-    shipped["sources"] = {k: v for k, v in shipped["sources"].items() if k not in LATER}
-    assert _without_later(written["timing"]) == shipped
-    assert all(v > 0 for v in later.values())
+    assert _without_later(written["timing"]) == _without_later(shipped)
+    assert all(shipped[k] > 0 for k in LATER if k != "op_hold") and shipped["op_hold"]
+    assert set(PROBES6_OPS) <= set(shipped["ops"]) and "ops_probes6" in shipped["sources"]
 
 
 def test_store_merge_constants_refit_from_their_h100_measurement():
@@ -103,7 +108,9 @@ def _keys(d: dict, prefix: str = "") -> set[str]:
 
 def test_written_file_has_every_key_of_sm90(written):
     shipped = json.loads(SM90.read_text())
-    missing = _keys(shipped) - _keys(written) - {f"timing.{k}" for k in LATER} - {f"timing.sources.{k}" for k in LATER}
+    missing = (_keys(shipped) - _keys(written) - {f"timing.{k}" for k in LATER} - {f"timing.sources.{k}" for k in LATER}
+               - {"timing.sources.ops_probes6"} - {f"timing.ops.{k}" for k in PROBES6_OPS}
+               - {k for k in _keys(shipped) if k.startswith("timing.op_hold.")})
     assert not missing, sorted(missing)
     # the extra: when and on what it was calibrated, and the machine facts' sources
     assert set(written) - set(shipped) == {"calibration"}
@@ -257,6 +264,13 @@ if "simt.calibrate.run_probes" in program:
     for name in ("probes", "probes2", "probes3", "probes4", "probes5"):
         shutil.copy(Path(DATA) / f"{name}_manifest.csv", manifest.parent / f"{name}_manifest.csv")
         shutil.copy(Path(DATA) / f"{name}.csv", manifest.parent / f"{name}.csv")
+elif "simt.calibrate.op_overlap" in program:
+    # measured on an H100 (no H200 came): it must import; then that manifest and CSV
+    subprocess.run(program[:program.index("--measure")] + ["--help"], check=True, stdout=subprocess.DEVNULL)
+    assert args[args.index("--kernel-name") + 1] == "regex:op_chain_", args
+    here = Path(DATA).parent / "h100" / "op_overlap"
+    shutil.copy(here / "op_overlap_manifest.csv", program[program.index("--measure") + 1])
+    shutil.copy(here / log.name, log)
 elif "simt.calibrate.warp_words" in program:
     # a module of simt kernels: it must import; then the H200's manifest and CSV
     subprocess.run(program[:program.index("--measure")] + ["--help"], check=True, stdout=subprocess.DEVNULL)
@@ -290,7 +304,7 @@ def test_runner_end_to_end_with_stand_in_tools(tmp_path, monkeypatch):
     assert json.loads(out.read_text()) == arch
     shipped = json.loads(SM90.read_text())["timing"]
     assert _without_later(arch["timing"]) == _without_later(shipped)
-    assert all(arch["timing"][k] == shipped[k] for k in STORES)
+    assert all(arch["timing"][k] == shipped[k] for k in STORES + ("op_hold",))
     work = tmp_path / "gpu.calibration"
     assert (work / "device.json").exists() and (work / "loaded_latency_writes.csv").exists()
     profiled = [name for name, part in runner.PARTS.items() if "ncu" in part.timers]

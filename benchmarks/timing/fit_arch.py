@@ -3,7 +3,8 @@
 The fit itself is simt.calibrate.fit (the one ``simt calibrate`` uses on any GPU); this script
 runs it on the committed measurements: micro.cu to micro4.cu, the loaded-latency tables of
 micro5.cu and micro8.cu, and the op probes, all measured by measure.sh (and, measured later,
-red_scatter_l2, atomic_lines.cu and, on an H100, store_runs.cu). data/h200/device.json
+red_scatter_l2, atomic_lines.cu and, on an H100, store_runs.cu, op_overlap.py and probes.py's
+PROBES6). data/h200/device.json
 gives the facts the fit takes from the device (SM count, L1 size). The validation launches
 (cases.py) are never read here.
 
@@ -15,7 +16,9 @@ import argparse
 import json
 from pathlib import Path
 
-from simt.calibrate import fit as F, fit_atomics as FA, fit_stores as FS, ncu_csv, runner
+import pandas as pd
+
+from simt.calibrate import fit as F, fit_atomics as FA, fit_ops, fit_stores as FS, ncu_csv, op_overlap, runner
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "h200"
@@ -34,6 +37,15 @@ STORE_RUNS_NOTE = (" (data/h100/store_runs: measured on an H100, the H200's SM a
                    "0.50, 0.42, 0.41, 0.75 and 0.92 back to back and 0.50, 0.31, 0.61, 0.85 and 0.94 with an "
                    "instruction between; store_runs.txt)")
 
+# op_overlap.py on an H100: which long ops hold their warp
+OP_OVERLAP = HERE / "data" / "h100" / "op_overlap"
+H100_NOTE = " (data/h100/{}: measured on an H100, the H200's SM, when no H200 came; {}.txt)"
+# probes.py's PROBES6 on an H100: more fp64 functions and conversions, fitted beside the H200's probes
+PROBES6 = HERE / "data" / "h100" / "probes6"
+PROBES6_NOTE = ("the ops ATAN.f64, ATAN2.f64, TAN.f64, FLOOR.f64, CVT.f64>i32 and CVT.i32>f64: probes.py's PROBES6, "
+                "measured on an H100 (the H200's SM and ptxas) when no H200 came, fitted with the H200's probes "
+                "for their companions (data/h100/probes6)")
+
 
 def fit() -> dict:
     t = runner.fit_measurements(DATA, runner.load_facts(DATA))
@@ -49,6 +61,14 @@ def fit() -> dict:
                                   (FS.STORE_RUNS_SOURCE, FS.STORE_RUNS_NEAR_SOURCE, FS.STORE_RUNS_SHARE_SOURCE)):
         t[key] = value
         t["sources"][key] = source + STORE_RUNS_NOTE
+    probe = pd.concat([ncu_csv.load(n, DATA) for n in F.PROBE_PARTS if (DATA / f"{n}_manifest.csv").exists()]
+                      + [ncu_csv.load("probes6", PROBES6)])
+    more = fit_ops.op_table(probe, t["latency"])
+    for key in sorted(set(more) - set(t["ops"])):
+        t["ops"][key] = more[key]
+    t["sources"]["ops_probes6"] = PROBES6_NOTE
+    t["op_hold"] = op_overlap.holds(ncu_csv.load("op_overlap", OP_OVERLAP), t["ops"])
+    t["sources"]["op_hold"] = F.OP_HOLD_SOURCE + H100_NOTE.format("op_overlap", "op_overlap")
     return t
 
 

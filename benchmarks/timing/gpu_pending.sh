@@ -15,15 +15,22 @@
 #   calibrate    simt calibrate --device cuda:0 from scratch (DIR/cal/gpu.json and the
 #                measurements it fitted, DIR/cal/measured/; with every part, l1_store_data
 #                included).
+#   op_overlap   simt/calibrate/op_overlap.py under Nsight Compute (DIR/op_overlap/: the raw CSV,
+#                manifest, gpu.txt; read by benchmarks/timing/op_overlap.py and the fit's op_hold),
+#                then simt calibrate --parts op_overlap (DIR/op_overlap/calibrate/, the other parts
+#                copied from data/h200/calibrated/measured).
+#   probes6      probes.py's PROBES6 (fp64 arctangents, tangent, floor, conversions) under Nsight
+#                Compute with measure.sh's counters and the XU and FP64 pipes' (DIR/probes6/: the
+#                raw CSV, manifest, gpu.txt; read by the fit's op table).
 #   tests        the GPU tests (pytest -m simt_gpu), DIR/gpu_tests.txt.
 #
-#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [tests]
+#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [tests]
 #
 # Nothing here fits or reports: it only measures. What each output feeds is named above.
 set -u
 OUT=${1:?usage: gpu_pending.sh DIR [step ...]}
 shift
-STEPS=${*:-blind18 blind19 store calibrate tests}
+STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 tests}
 mkdir -p "$OUT"
 ROOT=$(pwd)
 [ -s "$OUT/gpu.txt" ] || { nvidia-smi; nvcc --version; ncu --version; } > "$OUT/gpu.txt" 2>&1
@@ -61,13 +68,45 @@ calibrate() {
     python3 -m simt.cli calibrate --device cuda:0 --out "$OUT/cal/gpu.json" --keep "$OUT/cal/measured"
 }
 
+op_overlap() {
+    local d="$OUT/op_overlap"
+    mkdir -p "$d/calibrate"
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$d/gpu.txt"
+    ncu --clock-control none --csv --print-units base --kernel-name regex:op_chain_ \
+        --metrics sm__cycles_elapsed.max,smsp__inst_executed.sum --log-file "$d/op_overlap.csv" \
+        python3 -m simt.calibrate.op_overlap --measure "$d/op_overlap_manifest.csv" || return 1
+    # the other parts' measurements from simt calibrate's H200 run, so the fit has them all
+    mkdir -p "$d/calibrate/measured"
+    cp -r benchmarks/timing/data/h200/calibrated/measured/. "$d/calibrate/measured/"
+    python3 -m simt.cli calibrate --device cuda:0 --parts op_overlap --out "$d/calibrate/gpu.json" \
+        --keep "$d/calibrate/measured" > "$d/calibrate/calibrate.log" 2>&1
+    local rc=$?
+    # keep what this run measured (the copies are in the repository already)
+    find "$d/calibrate/measured" -type f ! -name 'op_overlap*' ! -name device.json -delete
+    return $rc
+}
+
+probes6() {
+    local d="$OUT/probes6"
+    mkdir -p "$d"
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$d/gpu.txt"
+    # shellcheck source=/dev/null
+    source benchmarks/timing/ncu_metrics.sh || return 1
+    local only
+    only=$(python3 -c "from simt.calibrate import probes; print(','.join(probes.PROBES6))") || return 1
+    ncu --clock-control none --csv --print-units base \
+        --metrics "$BASE,sm__inst_executed_pipe_xu.sum,sm__inst_executed_pipe_fp64.sum" \
+        --log-file "$d/probes6.csv" python3 benchmarks/timing/measure_gpu.py --set probes --only "$only" \
+        --manifest "$d/probes6_manifest.csv"
+}
+
 tests() {
     python3 -m pytest -q -m simt_gpu -n 8 tests > "$OUT/gpu_tests.txt" 2>&1
 }
 
 for s in $STEPS; do
     case $s in
-        blind18|blind19|store|calibrate|tests) (cd "$ROOT" && step "$s" "$s") ;;
-        *) echo "unknown step $s (blind18, blind19, store, calibrate, tests)"; exit 2 ;;
+        blind18|blind19|store|calibrate|op_overlap|probes6|tests) (cd "$ROOT" && step "$s" "$s") ;;
+        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, tests)"; exit 2 ;;
     esac
 done

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..arch import load_arch
 from ..errors import SimtError
-from . import clock64_csv, ncu_csv, probes
+from . import clock64_csv, ncu_csv, op_overlap, probes
 from .fit_atomics import ATOMIC_COLD_SOURCE, ATOMIC_WINDOW_SOURCE, atomic_cold_and_window
 from .fit_dram import DRAM_ACCESS_SOURCE, DRAM_PAGE_SOURCE, dram_access_bytes, dram_page_bytes
 from .fit_ops import CYC, INST, SASS_PIPES, SASS_PIPES_SOURCE, _steps, op_table
@@ -43,7 +43,7 @@ NEEDED_FILES = {
     "probes.csv": "probes", "probes_manifest.csv": "probes",
 }
 # later measurements of some probes (the H200's probes2/probes3) replace earlier ones
-PROBE_PARTS = ("probes", "probes2", "probes3", "probes4", "probes5")
+PROBE_PARTS = ("probes", "probes2", "probes3", "probes4", "probes5", "probes6")
 # the clock64 fallback (no profiler): per part its manifest, its launch times and, for the CUDA C
 # parts, the SASS of its program; clock.csv for the SM clock
 CLOCK64_FILES = {
@@ -69,6 +69,8 @@ NOT_MEASURED_BY_CLOCK64 = {
                               "counted by the profiler's L2 write sectors)",
     "store_merge_share": "the share of its lines a store merged into a run after the second still sends "
                          "(simt/calibrate/cuda/store_runs.cu, counted by the profiler's L2 write requests)",
+    "op_hold": "the cycles a long op keeps its warp (simt/calibrate/op_overlap.py, simt kernels timed by the "
+               "profiler's cycles)",
     "l1_store_line_cycles": "the cycles a stored line takes on its SM's path to the L2 "
                             "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
     "l1_store_sector_cycles": "the cycles each sector of a stored line adds on that path "
@@ -198,6 +200,13 @@ def queue_fit(extra, rho) -> float:
     x = (rho / (2 * (1 - rho)))[keep]
     y = extra[keep]
     return round(float((x * y).sum() / (x * x).sum()), 2)
+
+
+OP_HOLD_SOURCE = ("op_overlap.py: one warp running two independent chains of an op side by side against one "
+                  "chain (simt's PTX, the profiler's cycles): half a step of two chains, less the chain's "
+                  "companion op, for each op whose two chains take at least 1.3 steps of one (its SASS branches, "
+                  "so neither the warp's next instructions nor the other chain's issue inside it); an op not "
+                  "named overlaps")
 
 
 def fit(data: Path, sm_count: int, schedulers_per_sm: int, l1_bytes: int, l1_source: str,
@@ -603,6 +612,13 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
                       "(companion ops subtracted; 64-bit division: probes5); class fallbacks from the micro.cu "
                       "chains; a fourth entry: warp instructions on the named pipe where they are not the op's "
                       "slots (float to int: one F2I on the XU pipe, conv_tput.cu)")
+    if shipped is not None:
+        if "op_hold" in shipped[0]:
+            t["op_hold"] = not_measured("op_hold")
+    elif (data / "op_overlap_manifest.csv").exists():
+        t["op_hold"] = note("op_hold", op_overlap.holds(load("op_overlap"), t["ops"]), OP_HOLD_SOURCE)
+    # (else left out, so every op lets its warp's next instruction issue after its own issue
+    # slots: a directory measured before simt calibrate ran op_overlap.py)
     if shipped is not None:
         for key in sources:
             if key not in NOT_MEASURED_BY_CLOCK64 and key not in ("clock_mhz", "l1_bytes", "dram_peak_bytes_per_second",

@@ -112,6 +112,17 @@ def op_table(df, lat) -> dict:
                                   ("SIN.f64", "f64_sin", ()), ("COS.f64", "f64_cos", ()), ("POW.f64", "f64_pow", ())):
         if name in per:
             ops[key] = entry("alu", name, *companions)
+    # more fp64 functions, where measured (probes6): arctangents and the tangent, issue-bound
+    # like exp and log (on the H100: atan 87 instructions, 29 of them fp64, the FP64 pipe taking
+    # one every other cycle); floor is one FRND.F64, an XU-pipe instruction (the profiler's
+    # pipe counts: one XU instruction a floor)
+    for key, name, companions in (("ATAN.f64", "f64_atan_add", ("f64_add",)),
+                                  ("ATAN2.f64", "f64_atan2_add", ("f64_add",)),
+                                  ("TAN.f64", "f64_tan_mul_add", ("f64_mul", "f64_add"))):
+        if name in per:
+            ops[key] = entry("alu", name, *companions)
+    if "f64_floor_add" in per:
+        ops["FLOOR.f64"] = [*minus("f64_floor_add", "f64_add"), "mufu", 1.0]
     for div in ("div", "rem"):
         for kind in ("pow2", "const"):
             ops[f"{div.upper()}.i32.{kind}"] = entry("alu", f"i32_{div}_{kind}_add", "i32_mad")
@@ -124,6 +135,11 @@ def op_table(df, lat) -> dict:
     # is I2FP on sm_90, an FMA-pipe instruction (conv_tput.cu: 1.05 cycles a warp instruction)
     ops["CVT.f32>i32"] = [*half, "mufu", 1.0]
     ops["CVT.i32>f32"] = [*half, "fma"]
+    if "f64_cvt_add" in per:      # (probes6) double to int and back: an F2I.F64 and an I2F.F64, XU-pipe instructions
+        cvt = minus("f64_cvt_add", "f64_add")
+        half = [round(cvt[0] / 2, 2), round(cvt[1] / 2, 2)]
+        ops["CVT.f64>i32"] = [*half, "mufu", 1.0]
+        ops["CVT.i32>f64"] = [*half, "mufu", 1.0]
     # 64-bit division is a called subroutine, a constant divisor too (probes5: on the H200 ptxas
     # calls the same routine); ``+ d`` is one 64-bit add, subtracted. An unsigned constant
     # divisor takes the unsigned routine's cost (not probed)

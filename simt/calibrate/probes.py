@@ -195,6 +195,31 @@ def d_pow(v: wp.float64, c: wp.float64, d: wp.float64):
 
 
 @wp.func
+def d_atan(v: wp.float64, c: wp.float64, d: wp.float64):
+    return wp.atan(v) + c
+
+
+@wp.func
+def d_atan2(v: wp.float64, c: wp.float64, d: wp.float64):
+    return wp.atan2(v, c) + d
+
+
+@wp.func
+def d_tan(v: wp.float64, c: wp.float64, d: wp.float64):
+    return wp.tan(v * c) + d
+
+
+@wp.func
+def d_floor(v: wp.float64, c: wp.float64, d: wp.float64):
+    return wp.floor(v) + c
+
+
+@wp.func
+def d_cvt(v: wp.float64, c: wp.float64, d: wp.float64):
+    return wp.float64(int(v)) + c
+
+
+@wp.func
 def l_mad(v: wp.int64, c: wp.int64, d: wp.int64):
     return v * c + d
 
@@ -275,12 +300,19 @@ PROBES = {
     "f64_sin": (d_sin, wp.float64, 1.0, 0.0, 0.0),
     "f64_cos": (d_cos, wp.float64, 1.0, 0.0, 0.0),
     "f64_pow": (d_pow, wp.float64, 2.0, 0.9, 0.0),
+    # more fp64 functions and conversions (probes6: measured after the others, on an H100)
+    "f64_atan_add": (d_atan, wp.float64, 1.0, 0.5, 0.0),
+    "f64_atan2_add": (d_atan2, wp.float64, 1.0, 0.5, 0.5),
+    "f64_tan_mul_add": (d_tan, wp.float64, 1.0, 0.5, 0.5),
+    "f64_floor_add": (d_floor, wp.float64, 1.5, 0.5, 0.0),
+    "f64_cvt_add": (d_cvt, wp.float64, 1.0, 1.0, 0.0),
 }
 PROBES4 = ("f64_exp_mul", "f64_log_add", "f64_sin", "f64_cos", "f64_pow")
 # 64-bit division: a called subroutine too (the SASS does not count it; the profiler does)
 DIVISION64 = ("i64_div_vary_add", "i64_rem_vary_add", "i64_div_const_add", "i64_rem_const_add", "u64_div_vary_add",
               "u64_rem_vary_add")
 PROBES5 = DIVISION64 + ("i64_mad",)
+PROBES6 = ("f64_atan_add", "f64_atan2_add", "f64_tan_mul_add", "f64_floor_add", "f64_cvt_add")
 
 _NP = {float: np.float32, int: np.int32, wp.float64: np.float64, wp.int64: np.int64, wp.uint64: np.uint64}
 

@@ -97,6 +97,9 @@ PARTS = {p.name: p for p in (
     Part("atomic_lines", "reductions to lines hashed over 2^10-2^21 lines, random loads and stores (how soon a unit "
          "sees a line again sets an atomic's cost)", "atomic_lines.cu", BASE_METRICS, None, True, 300, ("ncu",)),
     Part("probes", "what each MIR operation costs through simt's own PTX", None, BASE_METRICS, None, True, 600),
+    Part("op_overlap", "two independent chains of a long op against one, one warp (does the op hold its warp?)",
+         "simt.calibrate.op_overlap", "sm__cycles_elapsed.max,smsp__inst_executed.sum", None, True, 300, ("ncu",),
+         "regex:op_chain_"),
     Part("clock", "the SM clock: clock64 spins on every SM timed by CUDA events (the clock64 timer only)",
          "clock.cu", None, clock64_csv.CLOCK_FILE, False, 120, ("clock64",)),
 )}

@@ -127,6 +127,21 @@ def cost(ins, ops: dict, memory_slots: float = 1.0) -> Cost:
                 PIPES.index(other) if other else -1)
 
 
+def op_hold(ins, holds: dict, c: Cost) -> float:
+    """Cycles a long op keeps its warp from issuing its next instruction (the timing section's
+    ``op_hold``, benchmarks/timing/op_overlap.py): ptxas's code for it branches (a slow path
+    behind a call, a range reduction), so neither the warp's later instructions nor another
+    chain's move into it; 0 where the op issues like one long instruction, or holds the warp no
+    longer than its own issue slots."""
+    if not holds:
+        return 0.0
+    key = op_key(ins)
+    h = holds.get(key)
+    if h is None and key.count(".") > 1:
+        h = holds.get(key.rsplit(".", 1)[0])
+    return float(h) if h is not None and h > c.sass else 0.0
+
+
 def balance(pipe: list, alt: list, busy: list, interval) -> None:
     """Put each instruction that may take either of two pipes (an add ptxas makes an IADD3, an
     ALU instruction, or a VIADD or IMAD.IADD, the FMA pipe's) on the one its block has loaded less
@@ -153,7 +168,8 @@ class Tables:
     pipe: np.ndarray
     sass: np.ndarray
     latency: np.ndarray
-    branch: np.ndarray          # cycles a conditional branch holds its warp until it resolves
+    branch: np.ndarray          # cycles a conditional branch holds its warp until it resolves,
+                                # or a long op (op_hold) until its next instruction may issue
     src_ptr: np.ndarray
     src: np.ndarray
     dst_ptr: np.ndarray
@@ -345,6 +361,7 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
     branch_cycles = float(arch.data["timing"]["branch_cycles"])
     memory_slots = float(arch.data["timing"]["memory_issue_slots"])
     interval = list(pipe_intervals(arch.data["timing"]))
+    holds = arch.data["timing"].get("op_hold", {})
     kind, pipe, sass, lat, mem_slot, fatom, bpen, units = [], [], [], [], [], [], [], []
     src_ptr, src, dst_ptr, dst = [0], [], [0], []
     first, length = [], []
@@ -386,8 +403,10 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
             lat.append(c.latency)
             units.append(c.units)
             # a conditional branch waits to resolve; a counted loop's (unrolled by ptxas) rarely
-            bpen.append(branch_cycles * (loop_factor if pos in control else 1.0)
-                        if ins.op is Op.CBR and fold.get(id(ins)) is None else 0.0)
+            if ins.op is Op.CBR and fold.get(id(ins)) is None:
+                bpen.append(branch_cycles * (loop_factor if pos in control else 1.0))
+            else:
+                bpen.append(op_hold(ins, holds, c) if c.kind == ALU else 0.0)
             if ins.op in (Op.LD, Op.ST, Op.ATOM):
                 mem_slot.append(slot)
                 slot += 1

@@ -80,8 +80,8 @@ def tables(tab: isa.Tables, sched: Schedule, nregs: int) -> Replay:
             for k in cols:
                 cols[k].append(getattr(tab, k)[o])
             p = j % len(g.path) if g.path else -1
-            if g.static or PREDICATED_BRANCHES and 0 <= p < len(then) - 1 and then[p + 1] \
-                    and pos == int(tab.block_len[g.path[p]]) - 1:
+            if tab.kind[o] == isa.BRANCH and (g.static or PREDICATED_BRANCHES and 0 <= p < len(then) - 1
+                                              and then[p + 1] and pos == int(tab.block_len[g.path[p]]) - 1):
                 cols["branch"][-1] = 0.0          # a branch ptxas predicated away: nothing to resolve
             # the sources the timing tables keep (a repeated computation reads the register
             # that holds it), in the copy's names
