@@ -2,6 +2,8 @@
 
 - ``cuda/``: the CUDA C microbenchmarks (micro*.cu) the timing constants are measured with;
 - ``probes``: the op probes, simt kernels whose PTX measures what each MIR operation costs;
+- ``op_overlap``, ``warp_words``: other parts written as simt kernels (``measure_main``, below,
+  is their command line): does a long op hold its warp; atomics and stores on few words;
 - ``device``: what the CUDA driver reports about the GPU, and the architecture facts from it;
 - ``runner``: compiles and runs the measurements (under Nsight Compute, or self-timed with CUDA
   events and clock64 where it is missing), fits, writes the file;
@@ -29,4 +31,16 @@ def command(device: str | None, out: str, keep: str | None, parts: str | None, f
         text = str(e)
         print(text if text.startswith("simt calibrate") else f"simt calibrate: {text}", file=sys.stderr)
         return 2
+    return 0
+
+
+def measure_main(description: str, measure, argv=None) -> int:
+    """The command line of a part written as simt kernels (``python3 -m simt.calibrate.NAME
+    --measure MANIFEST``): ``measure(manifest)`` runs every launch on the GPU, under the
+    profiler, and writes the manifest."""
+    import argparse
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--measure", metavar="MANIFEST", required=True,
+                    help="run every launch on the GPU (under the profiler) and write the manifest here")
+    measure(ap.parse_args(argv).measure)
     return 0

@@ -19,13 +19,12 @@ least HOLD_RATIO steps of one; an op that overlaps gets none.
 
     python3 -m simt.calibrate.op_overlap --measure MANIFEST     # every launch once, on the GPU
 """
-import argparse
 from pathlib import Path
 
 import numpy as np
 
 import simt as wp
-from . import probes
+from . import measure_main, probes
 
 CYC = "sm__cycles_elapsed.max"
 STEPS = probes.STEPS
@@ -135,11 +134,7 @@ def measure(manifest: str) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--measure", metavar="MANIFEST", required=True,
-                    help="run every launch on the GPU (under the profiler) and write the manifest here")
-    measure(ap.parse_args(argv).measure)
-    return 0
+    return measure_main(__doc__.splitlines()[0], measure, argv)
 
 
 if __name__ == "__main__":

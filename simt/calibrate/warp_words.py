@@ -24,12 +24,12 @@ Measure (on the GPU, under the profiler; writes the manifest, one row per launch
 """
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
 
 import simt as wp
+from . import measure_main
 
 REGION = wp.constant(1 << 21)        # words: 8 MB
 RECORDS_HOT = 1 << 16
@@ -142,11 +142,7 @@ def measure(manifest: str) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--measure", metavar="MANIFEST", required=True,
-                    help="run every launch on the GPU (under the profiler) and write the manifest here")
-    measure(ap.parse_args(argv).measure)
-    return 0
+    return measure_main(__doc__.splitlines()[0], measure, argv)
 
 
 if __name__ == "__main__":
