@@ -65,6 +65,28 @@ def test_a_hold_on_one_op_leaves_the_others_alone(tmp_path):
     assert _step(on, "f64_add", 2) == pytest.approx(_step(off, "f64_add", 2), rel=0.01)
 
 
+def test_only_the_ops_named_are_held(monkeypatch):
+    """A 64-bit division by a power of two (a shift) is not held though the division by a
+    register (a called subroutine) is; keys match exactly."""
+    from simt.sim.timing import isa, model
+    hold = json.loads(SM90.read_text())["timing"]["op_hold"]
+    assert "DIV.i64" in hold and not any(k.endswith(".pow2") for k in hold)
+
+    @wp.kernel
+    def halves(x: wp.array(dtype=wp.int64), out: wp.array(dtype=wp.int64)):
+        i = wp.tid()
+        out[i] = x[i] / wp.int64(4) + x[i] / x[(i + 1) % 32]
+
+    seen = []
+    real = model._tables
+    monkeypatch.setattr(model, "_tables", lambda p, arch, sass=True: seen.append(p) or real(p, arch, sass))
+    wp.launch(halves, dim=32, inputs=[wp.array(np.arange(1, 33, dtype=np.int64)), wp.zeros(32, dtype=wp.int64)],
+              device="cpu:precise")
+    held = {isa.op_key(ins): isa.op_hold(ins, hold, isa.Cost(isa.ALU, 0, 1.0, 1.0))
+            for blk in seen[0].blocks for ins in blk.instrs if ins.op.name == "DIV"}
+    assert held == {"DIV.i64.pow2": 0.0, "DIV.i64": hold["DIV.i64"]}
+
+
 def _table(steps: dict) -> pd.DataFrame:
     """op_overlap's rows: each (op, chains) at cycles ``steps`` a step, both unrolls."""
     lo, hi = probes.UNROLLS
@@ -84,8 +106,10 @@ def test_the_fit_holds_the_ops_whose_chains_take_turns():
     holds = op_overlap.holds(df, ops)
     assert holds["SIN.f64"] == 300.0 and "DIV.f64" not in holds
     assert holds["EXP.f64"] == 238.0 - 8.0
-    # 64-bit division and remainder, signed or not: one subroutine
-    assert {holds[k] for k in ("DIV.i64", "REM.i64", "DIV.u64", "REM.u64")} == {368.0}
+    # 64-bit division and remainder, signed or not, by a register or a constant: one subroutine;
+    # by a power of two, a shift
+    assert {holds[k] for k in ("DIV.i64", "REM.i64", "DIV.u64", "REM.u64", "DIV.i64.const", "REM.u64.const")} == {368.0}
+    assert "DIV.i64.pow2" not in holds
 
 
 def test_shipped_holds_refit_from_their_measurement():

@@ -205,8 +205,9 @@ def queue_fit(extra, rho) -> float:
 OP_HOLD_SOURCE = ("op_overlap.py: one warp running two independent chains of an op side by side against one "
                   "chain (simt's PTX, the profiler's cycles): half a step of two chains, less the chain's "
                   "companion op, for each op whose two chains take at least 1.3 steps of one (its SASS branches, "
-                  "so neither the warp's next instructions nor the other chain's issue inside it); an op not "
-                  "named overlaps")
+                  "so neither the warp's next instructions nor the other chain's issue inside it); the 64-bit "
+                  "division's for every 64-bit division and remainder but by a power of two, exp's and log's for "
+                  "their other bases; an op not named overlaps")
 
 
 def fit(data: Path, sm_count: int, schedulers_per_sm: int, l1_bytes: int, l1_source: str,

@@ -30,8 +30,9 @@ CYC = "sm__cycles_elapsed.max"
 STEPS = probes.STEPS
 HOLD_RATIO = 1.3          # two chains at least this many one-chain steps: the op holds its warp
 # probe -> (the op table's keys it stands for, its chain's companion op): 64-bit division and
-# remainder, signed or not, call the same kind of subroutine (probes5), measured on the signed
-# division alone; additions and multiplies are controls (they overlap), not fitted
+# remainder, signed or not, by a register or a constant, call the same kind of subroutine
+# (probes5), measured on the signed division by a register alone (by a power of two they are
+# shifts: not held); additions and multiplies are controls (they overlap), not fitted
 FITTED = {
     "f32_div": (("DIV.f32",), None), "f32_sqrt": (("SQRT.f32",), None), "f32_sin": (("SIN.f32",), None),
     "f32_cos": (("COS.f32",), None), "f32_exp_mul": (("EXP.f32",), "MUL.f32"),
@@ -40,7 +41,8 @@ FITTED = {
     "f64_log_add": (("LOG.f64",), "ADD.f64"), "f64_sin": (("SIN.f64",), None), "f64_cos": (("COS.f64",), None),
     "f64_pow": (("POW.f64",), None), "i32_div_vary_add": (("DIV.i32",), "ADD.i32"),
     "i32_rem_vary_add": (("REM.i32",), "ADD.i32"),
-    "i64_div_vary_add": (("DIV.i64", "REM.i64", "DIV.u64", "REM.u64"), "ADD.i32"),
+    "i64_div_vary_add": (tuple(f"{op}.{cls}{kind}" for op in ("DIV", "REM") for cls in ("i64", "u64")
+                               for kind in ("", ".const")), "ADD.i32"),
 }
 CONTROLS = ("f32_add", "f64_add", "f64_mul")
 OPS = CONTROLS + tuple(FITTED)
@@ -121,6 +123,12 @@ def holds(df, ops: dict) -> dict:
         hold = two / 2 - (float(ops[companion][1]) if companion in ops else 0.0)
         for key in keys:
             out[key] = round(hold, 1)
+    # the other bases' exponentials and logarithms: held as exp's and log's, as the op table
+    # costs them (fit_ops.op_table)
+    for base, names in (("EXP.f64", ("EXP2.f64",)), ("LOG.f64", ("LOG2.f64", "LOG10.f64"))):
+        if base in out:
+            for name in names:
+                out[name] = out[base]
     return out
 
 

@@ -132,13 +132,9 @@ def op_hold(ins, holds: dict, c: Cost) -> float:
     ``op_hold``, benchmarks/timing/op_overlap.py): ptxas's code for it branches (a slow path
     behind a call, a range reduction), so neither the warp's later instructions nor another
     chain's move into it; 0 where the op issues like one long instruction, or holds the warp no
-    longer than its own issue slots."""
-    if not holds:
-        return 0.0
-    key = op_key(ins)
-    h = holds.get(key)
-    if h is None and key.count(".") > 1:
-        h = holds.get(key.rsplit(".", 1)[0])
+    longer than its own issue slots. Keys match exactly: a 64-bit division by a power of two is
+    a shift, not the subroutine a ``DIV.i64`` calls."""
+    h = holds.get(op_key(ins))
     return float(h) if h is not None and h > c.sass else 0.0
 
 
