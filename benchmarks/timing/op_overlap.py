@@ -42,6 +42,9 @@ def main() -> None:
     print(f"{'op':<18} {'GPU L':>7} {'GPU two':>8} {'ratio':>6}   {'model L':>8} {'model two':>9} {'ratio':>6}")
     for label in list(O.OPS) + list(O.MIXED):
         first = O.MIXED[label][0] if label in O.MIXED else label
+        if (first, 1) not in meas or (label, 2) not in meas:
+            print(f"{label:<18} (not measured here)")
+            continue
         g1, g2, m1, m2 = meas[(first, 1)], meas[(label, 2)], model[(first, 1)], model[(label, 2)]
         print(f"{label:<18} {g1:7.1f} {g2:8.1f} {g2 / g1:6.2f}   {m1:8.1f} {m2:9.1f} {m2 / m1:6.2f}")
     arch = load_arch(a.arch)

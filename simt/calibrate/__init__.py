@@ -34,13 +34,20 @@ def command(device: str | None, out: str, keep: str | None, parts: str | None, f
     return 0
 
 
-def measure_main(description: str, measure, argv=None) -> int:
+def measure_main(description: str, measure, argv=None, only: bool = False) -> int:
     """The command line of a part written as simt kernels (``python3 -m simt.calibrate.NAME
     --measure MANIFEST``): ``measure(manifest)`` runs every launch on the GPU, under the
-    profiler, and writes the manifest."""
+    profiler, and writes the manifest; with ``only``, ``--only a,b`` gives ``measure(manifest,
+    ["a", "b"])`` (None without it)."""
     import argparse
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--measure", metavar="MANIFEST", required=True,
                     help="run every launch on the GPU (under the profiler) and write the manifest here")
-    measure(ap.parse_args(argv).measure)
+    if only:
+        ap.add_argument("--only", default="", help="comma-separated names: measure these alone")
+    args = ap.parse_args(argv)
+    if only:
+        measure(args.measure, [s for s in args.only.split(",") if s] or None)
+    else:
+        measure(args.measure)
     return 0

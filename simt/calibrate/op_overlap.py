@@ -39,7 +39,9 @@ FITTED = {
     "f32_log_add": (("LOG.f32",), "ADD.f32"), "f32_pow": (("POW.f32",), None),
     "f64_div": (("DIV.f64",), None), "f64_sqrt": (("SQRT.f64",), None), "f64_exp_mul": (("EXP.f64",), "MUL.f64"),
     "f64_log_add": (("LOG.f64",), "ADD.f64"), "f64_sin": (("SIN.f64",), None), "f64_cos": (("COS.f64",), None),
-    "f64_pow": (("POW.f64",), None), "i32_div_vary_add": (("DIV.i32",), "ADD.i32"),
+    "f64_pow": (("POW.f64",), None), "f64_atan_add": (("ATAN.f64",), "ADD.f64"),
+    "f64_atan2_add": (("ATAN2.f64",), "ADD.f64"), "f64_tan_mul_add": (("TAN.f64",), ("MUL.f64", "ADD.f64")),
+    "i32_div_vary_add": (("DIV.i32",), "ADD.i32"),
     "i32_rem_vary_add": (("REM.i32",), "ADD.i32"),
     "i64_div_vary_add": (tuple(f"{op}.{cls}{kind}" for op in ("DIV", "REM") for cls in ("i64", "u64")
                                for kind in ("", ".const")), "ADD.i32"),
@@ -78,12 +80,14 @@ def make(op1, op2, dtype, unroll: int):
     return op_chain_two
 
 
-def launches(device: str = "cpu:precise"):
-    """(op, chains, unroll, kernel, inputs) in launch order; a mixed pair (two ops side by
-    side) has no one-chain rows of its own."""
+def launches(device: str = "cpu:precise", only=None):
+    """(op, chains, unroll, kernel, inputs) in launch order (``only``: these ops alone); a mixed
+    pair (two ops side by side) has no one-chain rows of its own."""
     out = []
     pairs = [(name, (name, None)) for name in OPS] + list(MIXED.items())
     for label, (a, b) in pairs:
+        if only and label not in only:
+            continue
         op1, dtype, x, c, d = probes.PROBES[a]
         op2 = probes.PROBES[b][0] if b else None
         npt = _NP[dtype]
@@ -120,7 +124,8 @@ def holds(df, ops: dict) -> dict:
         one, two = s[(probe, 1)], s[(probe, 2)]
         if two < HOLD_RATIO * one:
             continue
-        hold = two / 2 - (float(ops[companion][1]) if companion in ops else 0.0)
+        companions = companion if isinstance(companion, tuple) else (companion,)
+        hold = two / 2 - sum(float(ops[c][1]) for c in companions if c in ops)
         for key in keys:
             out[key] = round(hold, 1)
     # the other bases' exponentials and logarithms: held as exp's and log's, as the op table
@@ -132,9 +137,9 @@ def holds(df, ops: dict) -> dict:
     return out
 
 
-def measure(manifest: str) -> None:
+def measure(manifest: str, only=None) -> None:
     rows = ["launch,op,chains,unroll"]
-    for label, chains, unroll, kernel, inputs in launches("cuda"):
+    for label, chains, unroll, kernel, inputs in launches("cuda", only):
         wp.launch(kernel, dim=32, inputs=inputs, block_dim=32, device="cuda")
         wp.synchronize()
         rows.append(f"{len(rows) - 1},{label},{chains},{unroll}")
@@ -142,7 +147,7 @@ def measure(manifest: str) -> None:
 
 
 def main(argv=None) -> int:
-    return measure_main(__doc__.splitlines()[0], measure, argv)
+    return measure_main(__doc__.splitlines()[0], measure, argv, only=True)
 
 
 if __name__ == "__main__":
