@@ -2,8 +2,8 @@
 
 Each warp issues its instructions on its own, as if alone on the GPU: an instruction issues
 when the warp is free and its source registers are ready (``issue = max(t_warp,
-ready[src])``), occupies the warp for its issue slots and has its result ``latency`` cycles
-later, with the measured costs of simt/sim/timing/isa.py. Shared accesses pay a cycle per
+ready[src])``), occupies the warp for its issue slots (a long op for its hold, ``op_hold``)
+and has its result ``latency`` cycles later, with the measured costs of simt/sim/timing/isa.py. Shared accesses pay a cycle per
 wavefront beyond the ideal; global loads the L1, L2 or DRAM latency by whether their sectors
 were seen before; a barrier aligns the warps of a block. This timeline has no contention:
 the cycles a launch reports come from the machine model (simt/sim/timing), which replays
@@ -34,9 +34,13 @@ def isolated_latency(arch) -> dict:
 
 
 def op_cost(ins: Instr, arch) -> tuple[int, int, int]:
-    """(issue slots, result latency, producer class) of a non-memory instruction."""
-    c = isa.cost(ins, arch.data["timing"]["ops"])
-    return max(0, int(round(c.sass))), int(round(c.latency)), CLS_ALU
+    """(cycles it keeps the warp, result latency, producer class) of a non-memory instruction:
+    its issue slots, or its hold where it is a long op that holds its warp (isa.op_hold), as
+    the machine model's warps wait for it."""
+    timing = arch.data["timing"]
+    c = isa.cost(ins, timing["ops"])
+    keeps = max(c.sass, isa.op_hold(ins, timing.get("op_hold", {}), c)) if c.kind == isa.ALU else c.sass
+    return max(0, int(round(keeps))), int(round(c.latency)), CLS_ALU
 
 
 @dataclass
