@@ -3,12 +3,12 @@
 Each warp issues its instructions on its own, as if alone on the GPU: an instruction issues
 when the warp is free and its source registers are ready (``issue = max(t_warp,
 ready[src])``), occupies the warp for its issue slots (a long op for its hold, ``op_hold``)
-and has its result ``latency`` cycles later, with the measured costs of simt/sim/timing/isa.py. Shared accesses pay a cycle per
-wavefront beyond the ideal; global loads the L1, L2 or DRAM latency by whether their sectors
-were seen before; a barrier aligns the warps of a block. This timeline has no contention:
-the cycles a launch reports come from the machine model (simt/sim/timing), which replays
-every warp on all SMs together. The timeline only runs when a kernel reads ``clock()`` or a
-trace is written.
+and has its result ``latency`` cycles later, with the measured costs of
+simt/sim/timing/isa.py. Shared accesses pay a cycle per wavefront beyond the ideal; global
+loads the L1, L2 or DRAM latency by whether their sectors were seen before; a barrier aligns
+the warps of a block. This timeline has no contention: the cycles a launch reports come from
+the machine model (simt/sim/timing), which replays every warp on all SMs together. The
+timeline only runs when a kernel reads ``clock()`` or a trace is written.
 """
 from __future__ import annotations
 
