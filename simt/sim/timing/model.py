@@ -388,39 +388,45 @@ def _extrapolate(cta_start: np.ndarray, cta_done: np.ndarray, end: float, total:
                  weight: float = 1.0) -> tuple[float, float]:
     """Simulated cycles of the whole grid from its recorded prefix (each replayed block
     standing for ``weight`` blocks of the prefix), and the relative error estimated by
-    extrapolating with the mean time of the first and of the second half of the blocks.
+    extrapolating with the rates of the first and of the second half of the window.
 
-    The rest of the grid goes at the prefix's rate while its blocks were still starting, by
-    Little's law: the blocks resident on average from the first block's end (the SMs full)
-    to the last one's start, over a block's mean time from start to end. After the last
-    start the prefix drains, and the grid drains once, at its end: ``end`` holds the prefix's
-    drain. Rates read off the times blocks were done mistook both: blocks of one wave end
-    together, so a span from one wave's ends to another's holds a wave more or less than it
-    seems, and a span into the drain counts the drain again for every block after the
-    prefix. Against the replay of every block
+    The rest of the grid goes at the prefix's rate while the SMs were full, from the first
+    block's end to the last one's start: the blocks done in that window, each counting the
+    share of its time it spent there. After the last start the prefix drains, and the grid
+    drains once, at its end: ``end`` holds the prefix's drain. Rates read off the times blocks
+    were done mistook both: blocks of one wave end together, so a span from one wave's ends to
+    another's holds a wave more or less than it seems, and a span into the drain counts the
+    drain again for every block after the prefix. Little's law with every block's mean time
+    (the blocks resident in the window over it) mistook a prefix whose first blocks leave one
+    by one: ALU-bound blocks, six an SM, whose scheduler favours the oldest warps, so the
+    first take 0.3x, 0.5x, ... of the time of those that come later (set 18's local entropy,
+    whose prediction came out under its own ALU bound). Against the replay of every block
     (tests/test_timing_sampling.py; set 9's AES with one table, 3 waves of 16 SMs recorded:
-    604,742 cycles), the second half's rate gave 0.97x on blocks that loop 40 times, 1.04x on
-    16-40 times, 4.0x on 8 + 8 Pareto(2) times and 470,073 cycles for AES; this gives 1.00x,
-    1.00x, 1.19x and 603,244."""
+    604,742 cycles), the second half's rate of block ends gave 0.97x on blocks that loop 40
+    times, 1.04x on 16-40 times, 4.0x on 8 + 8 Pareto(2) times and 470,073 cycles for AES;
+    Little's law with the mean 1.00x, 1.00x, 1.19x, 603,244 and 0.93x on the ALU-bound
+    blocks; this gives 1.00x, 1.00x, 1.19x, 606,163 and 0.98x."""
     n = cta_done.size
     if n == 0 or n * weight >= total - 0.5:
         return end, 0.0
     first, last = float(cta_done.min()), float(cta_start.max())    # before first the SMs filled
     if first >= last:               # no block ended before the last began: the whole prefix
         first, last = 0.0, float(cta_done.max())
-    inside = np.minimum(cta_done, last) - np.maximum(cta_start, first)
-    held = np.clip(inside, 0.0, None).sum() / (last - first) if last > first else 0.0
-    took = cta_done - cta_start
+    took = np.maximum(cta_done - cta_start, 1e-9)
     rest = total - n * weight
 
-    def estimate(mean):
-        return end + rest * mean / (weight * held) if held > 0 and mean > 0 else end
+    def rate(a, b):
+        """Blocks done per cycle in [a, b]: each block counts the share of its time spent
+        there (a block that took 10,000 cycles, 2,500 of them in the window, counts 1/4)."""
+        inside = np.clip(np.minimum(cta_done, b) - np.maximum(cta_start, a), 0.0, None)
+        return float((inside / took).sum()) / (b - a) if b > a else 0.0
 
-    order = np.argsort(cta_start, kind="stable")
-    whole = estimate(float(took.mean()))
-    half = max(1, n // 2)
-    early = estimate(float(took[order[:half]].mean()))
-    late = estimate(float(took[order[half:]].mean())) if n > half else early
+    def estimate(r):
+        return end + rest / (weight * r) if r > 0 else end
+
+    mid = 0.5 * (first + last)
+    whole = estimate(rate(first, last))
+    early, late = estimate(rate(first, mid)), estimate(rate(mid, last))
     return float(whole), float(abs(late - early) / whole)
 
 
