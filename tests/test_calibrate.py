@@ -40,6 +40,10 @@ STORES = ("store_merge_lines", "store_merge_lines_near", "store_merge_share")
 LATER = ("atomic_cold_sector_cycles", "atomic_hot_window_cycles") + STORES + ("op_hold",)
 
 
+# the holds a later H100 run of op_overlap added (data/h100/op_overlap/with_atan)
+ATAN_HOLDS = ("ATAN.f64", "ATAN2.f64", "TAN.f64")
+
+
 # the ops probes6 measured on an H100 (data/h100/probes6), their source note beside "ops"
 PROBES6_OPS = ("ATAN.f64", "ATAN2.f64", "TAN.f64", "FLOOR.f64", "CVT.f64>i32", "CVT.i32>f64")
 
@@ -304,7 +308,10 @@ def test_runner_end_to_end_with_stand_in_tools(tmp_path, monkeypatch):
     assert json.loads(out.read_text()) == arch
     shipped = json.loads(SM90.read_text())["timing"]
     assert _without_later(arch["timing"]) == _without_later(shipped)
-    assert all(arch["timing"][k] == shipped[k] for k in STORES + ("op_hold",))
+    assert all(arch["timing"][k] == shipped[k] for k in STORES)
+    # the stand-in's op_overlap run is the first H100 run: the shipped holds but those a later
+    # run added (fp64 arctangents and tangent, data/h100/op_overlap/with_atan)
+    assert arch["timing"]["op_hold"] == {k: v for k, v in shipped["op_hold"].items() if k not in ATAN_HOLDS}
     work = tmp_path / "gpu.calibration"
     assert (work / "device.json").exists() and (work / "loaded_latency_writes.csv").exists()
     profiled = [name for name, part in runner.PARTS.items() if "ncu" in part.timers]

@@ -113,5 +113,11 @@ def test_the_fit_holds_the_ops_whose_chains_take_turns():
 
 
 def test_shipped_holds_refit_from_their_measurement():
+    """The first H100 run's holds, and the fp64 arctangents' and tangent's from the later run
+    that measured them (with_atan), which agrees with the first within a cycle where both did."""
     t = json.loads(SM90.read_text())["timing"]
-    assert op_overlap.holds(ncu_csv.load("op_overlap", H100), t["ops"]) == t["op_hold"]
+    first = op_overlap.holds(ncu_csv.load("op_overlap", H100), t["ops"])
+    later = op_overlap.holds(ncu_csv.load("op_overlap", H100 / "with_atan"), t["ops"])
+    assert set(later) - set(first) == {"ATAN.f64", "ATAN2.f64", "TAN.f64"}
+    assert all(abs(later[k] - first[k]) <= 1.0 for k in first)
+    assert t["op_hold"] == {**first, **{k: later[k] for k in set(later) - set(first)}}

@@ -39,6 +39,9 @@ STORE_RUNS_NOTE = (" (data/h100/store_runs: measured on an H100, the H200's SM a
 
 # op_overlap.py on an H100: which long ops hold their warp
 OP_OVERLAP = HERE / "data" / "h100" / "op_overlap"
+# ... and a later run with the fp64 arctangents and tangent, whose holds it adds (the earlier
+# run's ops keep the earlier run's holds: the two agree within a cycle, with_atan/op_overlap.txt)
+OP_OVERLAP_ATAN = OP_OVERLAP / "with_atan"
 H100_NOTE = " (data/h100/{}: measured on an H100, the H200's SM, when no H200 came; {}.txt)"
 # probes.py's PROBES6 on an H100: more fp64 functions and conversions, fitted beside the H200's probes
 PROBES6 = HERE / "data" / "h100" / "probes6"
@@ -68,7 +71,10 @@ def fit() -> dict:
         t["ops"][key] = more[key]
     t["sources"]["ops_probes6"] = PROBES6_NOTE
     t["op_hold"] = op_overlap.holds(ncu_csv.load("op_overlap", OP_OVERLAP), t["ops"])
-    t["sources"]["op_hold"] = F.OP_HOLD_SOURCE + H100_NOTE.format("op_overlap", "op_overlap")
+    later = op_overlap.holds(ncu_csv.load("op_overlap", OP_OVERLAP_ATAN), t["ops"])
+    t["op_hold"].update({k: v for k, v in later.items() if k not in t["op_hold"]})
+    t["sources"]["op_hold"] = (F.OP_HOLD_SOURCE + H100_NOTE.format("op_overlap", "op_overlap")
+                               + "; ATAN.f64, ATAN2.f64 and TAN.f64 from a later run, data/h100/op_overlap/with_atan")
     return t
 
 
