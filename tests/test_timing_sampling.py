@@ -365,8 +365,9 @@ def _tally(x: wp.array(dtype=int), trips: int, y: wp.array(dtype=int)):
 def test_a_recorded_prefix_that_starts_with_blocks_leaving_one_by_one_predicts_the_whole_grid(monkeypatch):
     """ALU-bound blocks, six an SM: the scheduler favours the oldest warps, so the first
     blocks leave one by one (at about 0.3x, 0.5x, ... of the time a block takes once the SMs are
-    full) and the rate of the rest of the grid is that of the blocks that came later. Taking
-    every block's mean time gave 0.93x of the replay of them all."""
+    full). The rest of the grid goes at the rate the SMs keep while full: the blocks done from
+    the first end to the last start, each counting the share of its time there. Little's law
+    with every block's mean time took the first blocks' for it: 0.93x of the replay of them all."""
     from simt.sim.precise import engine
     blocks = 132 * 6 * 8
     n = blocks * 256
