@@ -39,7 +39,7 @@ def op_cost(ins: Instr, arch) -> tuple[int, int, int]:
     the machine model's warps wait for it."""
     timing = arch.data["timing"]
     c = isa.cost(ins, timing["ops"])
-    keeps = max(c.sass, isa.op_hold(ins, timing.get("op_hold", {}), c)) if c.kind == isa.ALU else c.sass
+    keeps = max(c.sass, isa.op_hold(ins, timing.get("op_hold", {}), c))
     return max(0, int(round(keeps))), int(round(c.latency)), CLS_ALU
 
 

@@ -133,8 +133,8 @@ def op_hold(ins, holds: dict, c: Cost) -> float:
     behind a call, a range reduction), so neither the warp's later instructions nor another
     chain's move into it; 0 where the op issues like one long instruction, or holds the warp no
     longer than its own issue slots. Keys match exactly: a 64-bit division by a power of two is
-    a shift, not the subroutine a ``DIV.i64`` calls."""
-    h = holds.get(op_key(ins))
+    a shift, not the subroutine a ``DIV.i64`` calls. Only arithmetic (``ALU`` kind) is held."""
+    h = holds.get(op_key(ins)) if c.kind == ALU else None
     return float(h) if h is not None and h > c.sass else 0.0
 
 
@@ -402,7 +402,7 @@ def tables(prog, arch, fold: dict | None = None, aggregated: set | frozenset = f
             if ins.op is Op.CBR and fold.get(id(ins)) is None:
                 bpen.append(branch_cycles * (loop_factor if pos in control else 1.0))
             else:
-                bpen.append(op_hold(ins, holds, c) if c.kind == ALU else 0.0)
+                bpen.append(op_hold(ins, holds, c))
             if ins.op in (Op.LD, Op.ST, Op.ATOM):
                 mem_slot.append(slot)
                 slot += 1
