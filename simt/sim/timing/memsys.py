@@ -665,7 +665,16 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             pairs = halves(missed)
             fetches = float(pairs)
             if P[P_SAMPLE] > 1.0:
-                fetches -= _sampled_share(line, missed, l2x, P, state, glob, G_L2_READ_HIT)[0]
+                # the share standing for the GPU's reads again hits: it takes the L2's queue
+                # as a hit does (atomic_lines.cu's ld_rand over 2^16 lines, every lane its own
+                # line of an 8 MB table: a sample of 16 SMs served 133 one-sector requests a
+                # cycle without this, the replay of every SM 89, the H200 86)
+                drop, drop_sec = _sampled_share(line, missed, l2x, P, state, glob, G_L2_READ_HIT)
+                fetches -= drop
+                if drop_sec > 0.0:
+                    nm = sectors(missed)
+                    _l2_busy(drop_sec / nm * max(nm * 32.0 / P[P_L2_READ_BPC], P[P_L2_REQUEST]), t_l2, state, glob,
+                             l2x[4])
             burst = fetches * P[P_DRAM_FETCH]
             fill = _l2_take(burst / P[P_DRAM_BPC], t_l2, l2x[4])
             state[ST_L2_FREE] = max(state[ST_L2_FREE], fill + burst / P[P_DRAM_BPC])
