@@ -15,9 +15,11 @@ walks, hash probes, sparse solves), with ``--sample-wide`` sampling them all the
 show what the sample would say.
 
     PYTHONPATH=. python3 benchmarks/timing/check_sampling.py [--only NAME,...] [--wide [--sample-wide]]
+    PYTHONPATH=. python3 benchmarks/timing/check_sampling.py --launches SET:NAME,...   # any blind set's
 
-Its last outputs are data/check_sampling.txt and (``--wide --sample-wide``)
-data/check_sampling_wide.txt.
+Its last outputs are data/check_sampling.txt, (``--wide --sample-wide``)
+data/check_sampling_wide.txt and (``--launches``, the L2-hit-bound launches 9f2fbda moved)
+data/check_sampling_launches.txt.
 """
 from __future__ import annotations
 
@@ -44,9 +46,9 @@ WIDE = ["blind6:hash_probe_l50@4M", "blind6:merge_path_p32@16M", "blind6:list_ra
 # (set 8's bvh_random@1M is one too, left out: its recording alone takes about 20 GB)
 
 
-def wide_launches():
-    """The blind sets' launches named in ``WIDE``, as ``launches`` gives them."""
-    for item in WIDE:
+def wide_launches(items=WIDE):
+    """The blind sets' launches named (``SET:NAME``) in ``items``, as ``launches`` gives them."""
+    for item in items:
         setname, name = item.split(":")
         (one,) = [x for x in importlib.import_module(f"timing.{setname}.cases").LAUNCHES if x.name == name]
         yield name, lambda one=one: cases.run(one)
@@ -71,6 +73,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="comma-separated launch names")
     ap.add_argument("--wide", action="store_true", help="the blind sets' launches of WIDE instead")
+    ap.add_argument("--launches", default="",
+                    help="comma-separated SET:NAME launches of the blind sets instead (blind9:ldpc_minsum@1M)")
     ap.add_argument("--sample-wide", action="store_true",
                     help="sample them even so (model.SHARED_ABOVE set to infinity)")
     a = ap.parse_args()
@@ -81,13 +85,14 @@ def main() -> int:
     print(f"{'launch':34s} {'SMs':>4s} {'full cycles':>12s} {'sampled':>10s} {'error':>7s} "
           f"{'reported':>8s} {'full s':>7s} {'sampled s':>9s} {'full DRAM MB':>12s} {'sampled':>8s}")
     errors, reported, saved = [], [], []
-    for name, go in (wide_launches() if a.wide else launches()):
+    chosen = list(filter(None, a.launches.split(",")))
+    for name, go in (wide_launches(chosen) if chosen else wide_launches() if a.wide else launches()):
         if only and name not in only:
             continue
         t_s, rs = timed(go, True)
         sms = int(rs.metrics.get("simt__sampled_sms.sum", 0))
         if sms >= 132:
-            if a.wide:
+            if a.wide or chosen:
                 print(f"{name:34s} {sms:4d}  (not sampled: every SM replays)", flush=True)
             continue                         # not sampled: nothing to compare
         t_f, rf = timed(go, False)
