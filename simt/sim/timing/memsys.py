@@ -388,6 +388,14 @@ def _l2_take(busy, arrive, ledger):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
+def _hit_busy(n_sectors, P):
+    """The L2's time for a hit of ``n_sectors``: its bytes, and at least a request's time
+    (l2_sharing.cu: random one-sector hits from every SM come back at about half the rate of
+    sectors streamed)."""
+    return max(n_sectors * 32.0 / P[P_L2_READ_BPC], P[P_L2_REQUEST])
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def _l2_busy(busy, arrive, state, glob, ledger):
     """A request of ``busy`` L2 cycles arriving at ``arrive``: its wait in the L2's queue
     (``ST_L2_FREE``: when the last work taken ends)."""
@@ -656,9 +664,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         # hits are read out of the L2 (waiting for its queue); a miss goes on to DRAM, and its
         # fill is written into the L2 after, taking the queue for as long as DRAM takes to
         # deliver it: the stores and hits behind it wait
-        # a hit takes the L2 for its bytes, and at least a request's time (l2_sharing.cu: random
-        # one-sector hits from every SM come back at about half the rate of sectors streamed)
-        q2 = _l2_busy(max(hits * 32.0 / P[P_L2_READ_BPC], P[P_L2_REQUEST]), t_l2, state, glob, l2x[4]) if hits else 0.0
+        q2 = _l2_busy(_hit_busy(hits, P), t_l2, state, glob, l2x[4]) if hits else 0.0
         if q2 > worst_q2:
             worst_q2 = q2
         if missed:
@@ -673,8 +679,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                 fetches -= drop
                 if drop_sec > 0.0:
                     nm = sectors(missed)
-                    _l2_busy(drop_sec / nm * max(nm * 32.0 / P[P_L2_READ_BPC], P[P_L2_REQUEST]), t_l2, state, glob,
-                             l2x[4])
+                    _l2_busy(drop_sec / nm * _hit_busy(nm, P), t_l2, state, glob, l2x[4])
             burst = fetches * P[P_DRAM_FETCH]
             fill = _l2_take(burst / P[P_DRAM_BPC], t_l2, l2x[4])
             state[ST_L2_FREE] = max(state[ST_L2_FREE], fill + burst / P[P_DRAM_BPC])
