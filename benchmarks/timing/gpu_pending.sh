@@ -22,15 +22,17 @@
 #   probes6      probes.py's PROBES6 (fp64 arctangents, tangent, floor, conversions) under Nsight
 #                Compute with measure.sh's counters and the XU and FP64 pipes' (DIR/probes6/: the
 #                raw CSV, manifest, gpu.txt; read by the fit's op table).
+#   l1assoc      simt/calibrate/cuda/l1_assoc.cu under Nsight Compute (DIR/l1_assoc/: the raw CSV,
+#                manifest, gpu.txt; read by benchmarks/timing/l1_assoc.py, which fits timing.l1_ways).
 #   tests        the GPU tests (pytest -m simt_gpu), DIR/gpu_tests.txt.
 #
-#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [tests]
+#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [l1assoc] [tests]
 #
 # Nothing here fits or reports: it only measures. What each output feeds is named above.
 set -u
 OUT=${1:?usage: gpu_pending.sh DIR [step ...]}
 shift
-STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 tests}
+STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 l1assoc tests}
 mkdir -p "$OUT"
 ROOT=$(pwd)
 [ -s "$OUT/gpu.txt" ] || { nvidia-smi; nvcc --version; ncu --version; } > "$OUT/gpu.txt" 2>&1
@@ -100,13 +102,23 @@ probes6() {
         --manifest "$d/probes6_manifest.csv"
 }
 
+l1assoc() {
+    local d="$OUT/l1_assoc"
+    mkdir -p "$d"
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$d/gpu.txt"
+    nvcc -O3 -arch=sm_90 -o /tmp/l1_assoc simt/calibrate/cuda/l1_assoc.cu || return 1
+    ncu --clock-control none --csv --print-units base --cache-control all \
+        --metrics sm__cycles_elapsed.max,launch__shared_mem_config_size,l1tex__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum \
+        --log-file "$d/l1_assoc.csv" /tmp/l1_assoc "$d/l1_assoc_manifest.csv"
+}
+
 tests() {
     python3 -m pytest -q -m simt_gpu -n 8 tests > "$OUT/gpu_tests.txt" 2>&1
 }
 
 for s in $STEPS; do
     case $s in
-        blind18|blind19|store|calibrate|op_overlap|probes6|tests) (cd "$ROOT" && step "$s" "$s") ;;
-        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, tests)"; exit 2 ;;
+        blind18|blind19|store|calibrate|op_overlap|probes6|l1assoc|tests) (cd "$ROOT" && step "$s" "$s") ;;
+        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, l1assoc, tests)"; exit 2 ;;
     esac
 done
