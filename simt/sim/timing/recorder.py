@@ -78,6 +78,18 @@ class _Buffers:
 _buffers = _Buffers()
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _global_events(counts, start, same, at, ev_n, ev_ptr, ev_same):
+    """One global access's events from ``at``: per warp its sectors, where they start in
+    the sector arrays (from ``start``, in warp order) and its kind (``same``)."""
+    p = start
+    for r in range(counts.size):
+        ev_n[at + r] = counts[r]
+        ev_ptr[at + r] = p
+        ev_same[at + r] = same
+        p += counts[r]
+
+
 @njit(cache=True, nogil=True)
 def _sectors(rows, sec_out, w_out, start, counts, words, span):
     """Distinct 32-byte sectors of each row of lane addresses (-1: inactive), in lane order,
@@ -382,14 +394,16 @@ class Recorder:
             scratch = np.empty(rows.shape[0] * 32, np.int64)
             _sectors(rows, scratch, np.empty(scratch.size, np.int16), 0, counts, 3, span)   # counts only
             return counts
-        sec = self.sec.reserve(rows.shape[0] * 32)
-        w = self.sec_w.reserve(rows.shape[0] * 32)
+        n = rows.shape[0]
+        sec = self.sec.reserve(n * 32)
+        w = self.sec_w.reserve(n * 32)
         start = self.sec.n
         end = _sectors(rows, sec, w, start, counts, kind, span)
         self.sec.n = self.sec_w.n = end
-        self.ev_n.append(counts.astype(np.int32))
-        self.ev_ptr.append(start + np.concatenate(([0], np.cumsum(counts)[:-1])))
-        self.ev_same.append(np.full(rows.shape[0], 1 + kind, np.int32))    # read by footprint()
+        at = self.ev_n.n                     # the three event arrays grow together
+        _global_events(counts, start, 1 + kind, at, self.ev_n.reserve(n), self.ev_ptr.reserve(n),
+                       self.ev_same.reserve(n))     # (ev_same is read by footprint())
+        self.ev_n.n = self.ev_ptr.n = self.ev_same.n = at + n
         return counts
 
     # --- for the machine ------------------------------------------------------------------
