@@ -58,8 +58,8 @@ NOT_MEASURED_BY_CLOCK64 = {
     "time_offset_ns": "how gpu__time_duration.sum exceeds the SM cycles (an event time counts more of the launch)",
     "launch_floor_cycles": "an empty launch's SM cycles (event times count the launch's own start and end)",
     "l2_dirty_bytes": "the dirty bytes the L2 holds at a kernel's end (dram__bytes_write.sum of micro.cu stream_write)",
-    "l2_requests_per_cycle": "the L2's read requests a cycle (lts__t_sectors_srcunit_tex_op_read.sum of "
-                             "benchmarks/timing/l2_sharing.cu)",
+    "l2_requests_per_cycle": "the L2's read requests a cycle (lts__t_sectors.sum of atomic_lines.cu's ld_rand, "
+                             "or lts__t_sectors_srcunit_tex_op_read.sum of benchmarks/timing/l2_sharing.cu)",
     "l1_tag_line_cycles": "the L1 tag stage's cycles a line (simt/calibrate/warp_words.py's records, simt kernels "
                           "timed by the profiler's cycles)",
     "store_merge_lines": "the most lines of a store request that merges with the one before it "
@@ -454,8 +454,18 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
                         "the value the model used before it was data")
     t["l2_partitions"] = note("l2_partitions", 2, "not measured by simt calibrate: NVIDIA's A100 and H100 "
                               "whitepapers (two L2 partitions); benchmarks/timing/l2_sharing.cu shows their effect")
+    hit_rate = (ncu_csv.l2_hit_request_rate(load("atomic_lines"))
+                if shipped is None and (data / "atomic_lines_manifest.csv").exists() else None)
     if shipped is not None:
         t["l2_requests_per_cycle"] = not_measured("l2_requests_per_cycle")
+    elif hit_rate is not None:
+        # the difference of two launches of one kernel: l2_sharing.cu's gather, one launch a
+        # table, counts the first reads from DRAM (whose fills take the L2's queue in the
+        # model too) and the launch's ramp in its rate, 68.8 on the H200 against 79.9 here
+        t["l2_requests_per_cycle"] = note("l2_requests_per_cycle", round(hit_rate, 2),
+                                          "atomic_lines.cu ld_rand over 2^16 lines (an 8 MB table the L2 holds, each "
+                                          "lane its own line): one-sector L2 read requests per cycle, the difference "
+                                          "between its launches of 16 and 4 steps")
     elif (data / "l2_sharing_manifest.csv").exists():
         rate, mb = ncu_csv.l2_request_rate(load("l2_sharing"))
         t["l2_requests_per_cycle"] = note("l2_requests_per_cycle", round(rate, 2),

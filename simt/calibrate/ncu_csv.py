@@ -39,6 +39,20 @@ def load(name: str, data: Path) -> pd.DataFrame:
     return pd.concat([manifest.reset_index(drop=True), metrics], axis=1)
 
 
+def l2_hit_request_rate(df: pd.DataFrame, log2_lines: int = 16) -> float | None:
+    """atomic_lines.cu's ld_rand over 2^``log2_lines`` lines (``load("atomic_lines", data)``;
+    every lane reads word 0 of its own hashed line of a table the L2 holds): the one-sector L2
+    requests per cycle, as the difference between its launches of the most and fewest steps
+    (L2 sectors over cycles), so the launch's ramp and tail and the table's first reads from
+    DRAM, the same in both, drop out. None where the table has fewer than two launches."""
+    ld = df[(df.bench == "ld_rand") & (df.value // 100 == log2_lines)].sort_values("value")
+    if len(ld) < 2:
+        return None
+    a, b = ld.iloc[0], ld.iloc[-1]
+    return float((b["lts__t_sectors.sum"] - a["lts__t_sectors.sum"])
+                 / (b["sm__cycles_elapsed.max"] - a["sm__cycles_elapsed.max"]))
+
+
 def l2_request_rate(df: pd.DataFrame) -> tuple[float, float]:
     """l2_sharing.cu's gathers (``load("l2_sharing", data)``): the one-sector L2 read requests per cycle
     of the largest table read once from DRAM (every read after a sector's first hits), and
