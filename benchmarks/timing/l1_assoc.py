@@ -12,6 +12,10 @@ curves fit best is the one timing.l1_ways takes.
 
     PYTHONPATH=. python3 benchmarks/timing/l1_assoc.py [--data DIR] [--model [--ways 4,8,16,32,64,0]]
 
+Measured on an H100 80GB HBM3, the H200's SM, when no H200 came (data/h100/l1_assoc/: the raw
+CSV, its manifest and log; the driver gave the one-warp kernel 32 KB of shared memory, an L1
+of 224 KB, 1,792 lines).
+
 To measure, from the repository root on the GPU's machine:
     nvcc -O3 -arch=sm_90 -o /tmp/l1_assoc simt/calibrate/cuda/l1_assoc.cu
     ncu --clock-control none --csv --print-units base --cache-control all \\
@@ -32,7 +36,7 @@ import pandas as pd
 import simt as wp
 from simt.calibrate import ncu_csv
 
-DATA = Path(__file__).parent / "data" / "h200"
+DATA = Path(__file__).parent / "data" / "h100" / "l1_assoc"
 ARCH = Path(wp.__file__).parent / "arch" / "sm_90.json"
 PASSES = 5                      # as l1_assoc.cu
 HIT = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"
@@ -98,7 +102,7 @@ def kept(df: pd.DataFrame, col: str) -> pd.Series:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=DATA, help="the folder of l1_assoc.csv (default: data/h200)")
+    ap.add_argument("--data", type=Path, default=DATA, help="the folder of l1_assoc.csv (default: data/h100/l1_assoc)")
     ap.add_argument("--model", action="store_true", help="run the same chases on cpu:precise")
     ap.add_argument("--ways", default="4,8,16,32,64,0",
                     help="with --model: L1 associativities to try besides the shipped one (0: fully associative)")
