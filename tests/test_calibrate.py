@@ -94,6 +94,20 @@ def test_store_runs_fit_reads_how_far_stores_merge():
     assert fit_stores.store_runs(gap)[:2] == (2, 2)
 
 
+def test_l2_request_rate_is_the_difference_of_two_ld_rand_launches():
+    """The L2's one-sector request rate (timing.l2_requests_per_cycle): atomic_lines.cu's
+    ld_rand over 2^16 lines, its L2 sectors and cycles at 16 steps less those at 4 (the ramp,
+    the table's first reads from DRAM and the tail drop out); other kernels and tables aside,
+    and none from a table with one launch."""
+    df = pd.DataFrame({"bench": ["ld_rand", "ld_rand", "ld_rand", "ld_rand", "red_rand"],
+                       "value": [1604, 1616, 2104, 2116, 1616],
+                       "lts__t_sectors.sum": [600_000, 2_100_000, 1_000_000, 4_000_000, 9e9],
+                       "sm__cycles_elapsed.max": [13_000, 31_750, 29_000, 88_000, 1.0]})
+    assert ncu_csv.l2_hit_request_rate(df) == pytest.approx(80.0)              # 1.5M sectors / 18,750 cycles
+    assert ncu_csv.l2_hit_request_rate(df, 21) == pytest.approx(3e6 / 59e3)
+    assert ncu_csv.l2_hit_request_rate(df.iloc[[0, 4]]) is None
+
+
 def test_machine_facts_from_the_h200_driver_are_the_shipped_ones(written):
     shipped = json.loads(SM90.read_text())
     for key, value in shipped.items():
