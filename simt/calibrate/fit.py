@@ -454,8 +454,10 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
                         "the value the model used before it was data")
     t["l2_partitions"] = note("l2_partitions", 2, "not measured by simt calibrate: NVIDIA's A100 and H100 "
                               "whitepapers (two L2 partitions); benchmarks/timing/l2_sharing.cu shows their effect")
-    hit_rate = (ncu_csv.l2_hit_request_rate(load("atomic_lines"))
-                if shipped is None and (data / "atomic_lines_manifest.csv").exists() else None)
+    # atomic_lines.cu's launches (profiled only: none under clock64): the L2's request rate,
+    # the atomic units' hot window and a lone DRAM fetch's time
+    atomic_lines = load("atomic_lines") if shipped is None and (data / "atomic_lines_manifest.csv").exists() else None
+    hit_rate = ncu_csv.l2_hit_request_rate(atomic_lines) if atomic_lines is not None else None
     if shipped is not None:
         t["l2_requests_per_cycle"] = not_measured("l2_requests_per_cycle")
     elif hit_rate is not None:
@@ -550,11 +552,10 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     if shipped is not None and "atomic_hot_window_cycles" in shipped[0]:
         t["atomic_hot_window_cycles"] = not_measured("atomic_hot_window_cycles")
     if (micro.bench == "red_scatter_l2").sum() >= 2:
-        lines = load("atomic_lines") if shipped is None and (data / "atomic_lines_manifest.csv").exists() else None
-        cold, window = atomic_cold_and_window(1.0 / slope(micro, "red_scatter_l2"), lines, t["atomic_units"],
+        cold, window = atomic_cold_and_window(1.0 / slope(micro, "red_scatter_l2"), atomic_lines, t["atomic_units"],
                                               t["atomic_line_cycles"], t.get("atomic_hot_window_cycles", 0.0))
         t["atomic_cold_sector_cycles"] = note("atomic_cold_sector_cycles", round(cold, 3), ATOMIC_COLD_SOURCE)
-        if lines is not None:
+        if atomic_lines is not None:
             t["atomic_hot_window_cycles"] = note("atomic_hot_window_cycles", round(window, 1), ATOMIC_WINDOW_SOURCE)
     # (else left out, so every line an atomic updates counts as hot: a directory measured before
     # micro.cu had red_scatter_l2 or simt calibrate ran atomic_lines.cu)
@@ -562,8 +563,8 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     # whose lone fetches in one request share it, from micro.cu's sweeps of every other line
     if shipped is not None and "dram_access_bytes" in shipped[0]:
         t["dram_access_bytes"] = not_measured("dram_access_bytes")
-    elif shipped is None and (data / "atomic_lines_manifest.csv").exists():
-        t["dram_access_bytes"] = note("dram_access_bytes", round(dram_access_bytes(load("atomic_lines"),
+    elif atomic_lines is not None:
+        t["dram_access_bytes"] = note("dram_access_bytes", round(dram_access_bytes(atomic_lines,
                                                                                    t["dram_bytes_per_cycle"]), 1),
                                       DRAM_ACCESS_SOURCE)
     if shipped is not None and "dram_page_bytes" in shipped[0]:

@@ -33,7 +33,6 @@ int main(int argc, char **argv) {
   int *next;
   CHECK(cudaMalloc(&next, span * 32 * sizeof(int)));
   int *out = device_buffer<int>(32, 0);
-  std::vector<int> host;
   std::vector<std::pair<int, int>> plan;
   for (int n : {128, 256, 512, 768, 1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048, 2304, 2560, 3072})
     plan.push_back({1, n});
@@ -42,14 +41,8 @@ int main(int argc, char **argv) {
       if ((size_t)n * stride <= span) plan.push_back({stride, n});
   std::mt19937 rng(7);
   for (auto [stride, n] : plan) {
-    std::vector<int> order(n);
-    for (int i = 0; i < n; i++) order[i] = i;
-    std::shuffle(order.begin() + 1, order.end(), rng);
-    const size_t words = (size_t)n * stride * 32;
-    host.assign(words, 0);
-    for (int i = 0; i < n; i++)
-      host[(size_t)order[i] * stride * 32] = (int)((size_t)order[(i + 1) % n] * stride * 32);
-    CHECK(cudaMemcpy(next, host.data(), words * sizeof(int), cudaMemcpyHostToDevice));
+    const std::vector<int> host = ring_words(n, stride, rng);
+    CHECK(cudaMemcpy(next, host.data(), host.size() * sizeof(int), cudaMemcpyHostToDevice));
     TIMED k_ring<<<1, 32>>>(next, PASSES * n, out);
     done("ring", "stride", (long long)stride * 100000 + n, 1, 32, (long long)PASSES * n);
   }

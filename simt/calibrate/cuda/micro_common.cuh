@@ -192,15 +192,22 @@ static inline int open_manifest(int argc, char **argv, const char *usage_tail = 
   return 0;
 }
 
-// A random cycle through `lines` 128-byte lines, one int per line (element 32*k points to the
-// next line's first element); lanes start on different lines of the same cycle.
-static inline int *chase_ring(size_t lines, unsigned seed) {
+// A random cycle from line 0 through `lines` 128-byte lines `stride` lines apart, as host words:
+// one int per line (the first word of line k points to the first word of the next line).
+static inline std::vector<int> ring_words(size_t lines, size_t stride, std::mt19937 &rng) {
   std::vector<int> order(lines);
   for (size_t i = 0; i < lines; i++) order[i] = (int)i;
-  std::mt19937 rng(seed);
   std::shuffle(order.begin() + 1, order.end(), rng);
-  std::vector<int> host(lines * 32, 0);
-  for (size_t i = 0; i < lines; i++) host[(size_t)order[i] * 32] = order[(i + 1) % lines] * 32;
+  std::vector<int> host(lines * stride * 32, 0);
+  for (size_t i = 0; i < lines; i++)
+    host[(size_t)order[i] * stride * 32] = (int)((size_t)order[(i + 1) % lines] * stride * 32);
+  return host;
+}
+
+// The same cycle through consecutive lines, on the device; lanes start on different lines of it.
+static inline int *chase_ring(size_t lines, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<int> host = ring_words(lines, 1, rng);
   int *d;
   CHECK(cudaMalloc(&d, host.size() * sizeof(int)));
   CHECK(cudaMemcpy(d, host.data(), host.size() * sizeof(int), cudaMemcpyHostToDevice));
