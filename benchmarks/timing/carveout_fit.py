@@ -11,9 +11,10 @@ leaves.
 Per launch: the kernel's shared bytes (as a launch compiles it), its threads a block, the
 registers the H200 reported, and the limit it reported
 (``benchmarks/timing/data/h200/carveout_launches.csv``). Rules of one form are tried, the
-smallest carveout above (or at) ``scale`` x the blocks an SM (by warps alone, or by every limit)
-x a block's shared memory + ``extra`` bytes, on sets 1-9 alone; the best there (ties to the
-smaller scale, then the smaller extra) is checked on sets 10-18, beside the occupancy
+smallest carveout above (or at) ``scale`` x the blocks an SM (by warps alone, or by every limit;
+counted to at most ``cap``) x a block's shared memory + ``extra`` bytes, on sets 1-9 alone; the
+best there (ties to the larger cap, then the smaller scale, then the smaller extra) is checked on
+sets 10-18, beside the occupancy
 calculator's rule and the rule ``simt/arch/sm_90.json`` carries (``driver_carveout``).
 
     PYTHONPATH=. python3 benchmarks/timing/carveout_fit.py [--rebuild]
@@ -40,6 +41,7 @@ DATA = HERE / "data" / "h200"
 CSV = DATA / "carveout_launches.csv"
 FIT_SETS = ["blind"] + [f"blind{k}" for k in range(2, 10)]
 TEST_SETS = [f"blind{k}" for k in range(10, 19)]
+CAPS = (8, 12, 16, 20, 24, 28, 32)      # the most blocks the rule counts (32: the H200's own limit)
 
 
 def rebuild() -> pd.DataFrame:
@@ -116,22 +118,25 @@ def main() -> None:
               f"{(~fit).sum()}, all {ok.sum()} of {len(ok)}")
 
     tried = []
-    for by, n in (("warps", warps), ("every limit", most)):
-        for scale in (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0):
-            for extra in range(0, 33 * 1024, 1024):
-                for strict in (False, True):
-                    lim = rule_limits(sizes, per, n, scale, extra, strict, least)
-                    tried.append(((lim == meas)[fit].sum(), -scale, -extra, strict, by, lim))
-    tried.sort(key=lambda t: (t[0], t[1], t[2], not t[3]), reverse=True)
-    _, scale, extra, strict, by, lim = tried[0]
+    for by, n_all in (("warps", warps), ("every limit", most)):
+        for cap in CAPS:
+            n = np.minimum(n_all, cap)
+            for scale in (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0):
+                for extra in range(0, 33 * 1024, 1024):
+                    for strict in (False, True):
+                        lim = rule_limits(sizes, per, n, scale, extra, strict, least)
+                        tried.append(((lim == meas)[fit].sum(), cap, -scale, -extra, strict, by, lim))
+    tried.sort(key=lambda t: (t[0], t[1], t[2], t[3], not t[4]), reverse=True)
+    _, cap, scale, extra, strict, by, lim = tried[0]
     print(f"{len(d)} launches of sets 1-18 (the H200's launch__occupancy_limit_shared_mem against each rule's):")
     report("the occupancy calculator's (the smallest carveout that holds them)", least // per)
     report(f"fitted on sets 1-9: the carveout {'above' if strict else 'at or above'} {-scale:g} x blocks "
-           f"(by {by}) x shared + {-extra // 1024} KB", lim)
+           f"(by {by}, at most {cap}) x shared + {-extra // 1024} KB", lim)
     rule = arch.data.get("driver_carveout")
     if rule:
         mine = np.array([arch.occupancy(r.threads, r.registers, r.shared_bytes)["shared"] for r in d.itertuples()])
-        report(f"simt/arch/sm_90.json's (scale {rule['scale']:g}, extra {rule['extra_bytes'] // 1024} KB)", mine)
+        report(f"simt/arch/sm_90.json's (scale {rule['scale']:g}, at most {rule.get('most_blocks', 32)} blocks, "
+               f"extra {rule['extra_bytes'] // 1024} KB)", mine)
     off = d[lim != meas].assign(rule=lim[lim != meas])
     print(f"\nthe fitted rule's misses ({len(off)}):")
     print(off[["set", "name", "shared_bytes", "threads", "registers", "limit_measured", "rule"]].to_string(index=False))

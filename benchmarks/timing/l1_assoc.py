@@ -5,12 +5,13 @@ One thread chases a fixed cycle through ``n`` lines ``stride`` lines apart, five
 steady hit rate is the L1 lookup hits over the loads after the first pass. Per stride the
 table gives the hit rate at each ``n`` and the largest ``n`` that still hits 90% of the time
 (the lines the L1 keeps at that stride). With ``--model`` the same chase, written here in
-simt's language, runs on cpu:precise with the shipped L1 (timing.l1_ways) and with each
-associativity named by ``--ways`` (0: a fully associative L1), and the script prints, for each,
-the mean absolute difference of its hit rates from the GPU's: the associativity the GPU's
-curves fit best is the one timing.l1_ways takes.
+simt's language, runs on cpu:precise with the shipped L1 (timing.l1_ways, timing.l1_set_fold)
+and with each associativity named by ``--ways`` (0: a fully associative L1) under each set index
+named by ``--folds`` (0: the multiplicative hash; k: the line's number XORed with itself shifted
+by k and 2k bits), and the script prints, for each, the mean absolute difference of its hit
+rates from the GPU's: the pair the GPU's curves fit best is the one the architecture takes.
 
-    PYTHONPATH=. python3 benchmarks/timing/l1_assoc.py [--data DIR] [--model [--ways 4,8,16,32,64,0]]
+    PYTHONPATH=. python3 benchmarks/timing/l1_assoc.py [--data DIR] [--model [--ways 4,8,16,32,64,0] [--folds 0,7]]
 
 Measured on an H100 80GB HBM3, the H200's SM, when no H200 came (data/h100/l1_assoc/: the raw
 CSV, its manifest and log; the driver gave the one-warp kernel 32 KB of shared memory, an L1
@@ -71,13 +72,15 @@ def measured(data: Path) -> pd.DataFrame:
     return df[["stride", "n", "hit", "sm__cycles_elapsed.max", "launch__shared_mem_config_size"]]
 
 
-def arch_with_ways(ways: int | None) -> str:
-    """The shipped architecture file, or a copy whose L1 has ``ways`` ways (0: one set)."""
+def arch_with_ways(ways: int | None, fold: int = 0) -> str:
+    """The shipped architecture file, or a copy whose L1 has ``ways`` ways (0: one set) and
+    the set index ``fold`` (l1_set_fold)."""
     if ways is None:
         return str(ARCH)
     a = json.loads(ARCH.read_text())
     a["timing"]["l1_ways"] = ways if ways > 0 else 1 << 20
-    path = Path(tempfile.mkdtemp()) / f"sm_90_l1w{ways}.json"
+    a["timing"]["l1_set_fold"] = fold
+    path = Path(tempfile.mkdtemp()) / f"sm_90_l1w{ways}f{fold}.json"
     path.write_text(json.dumps(a))
     return str(path)
 
@@ -106,23 +109,27 @@ def main() -> None:
     ap.add_argument("--model", action="store_true", help="run the same chases on cpu:precise")
     ap.add_argument("--ways", default="4,8,16,32,64,0",
                     help="with --model: L1 associativities to try besides the shipped one (0: fully associative)")
+    ap.add_argument("--folds", default="0",
+                    help="with --model: L1 set indices to try with each (0: hashed; k: XOR-folded by k bits)")
     a = ap.parse_args()
     if not (a.data / "l1_assoc.csv").exists():
         raise SystemExit(f"l1_assoc: not measured in {a.data} (no l1_assoc.csv; see this script's docstring)")
     df = measured(a.data)
     cols = ["hit"]
     if a.model:
-        shipped = json.loads(ARCH.read_text())["timing"]["l1_ways"]
+        t = json.loads(ARCH.read_text())["timing"]
+        shipped = (t["l1_ways"], t.get("l1_set_fold", 0))
         df["model"] = model_hits(df, arch_with_ways(None))
         cols.append("model")
-        scores = {f"model (l1_ways {shipped})": float(np.abs(df.model - df.hit).mean())}
-        for w in [int(x) for x in a.ways.split(",") if x.strip()]:
-            if w == shipped:
-                continue
-            col = f"ways {w}" if w else "full"
-            df[col] = model_hits(df, arch_with_ways(w))
-            cols.append(col)
-            scores[col] = float(np.abs(df[col] - df.hit).mean())
+        scores = {f"model (l1_ways {shipped[0]}, fold {shipped[1]})": float(np.abs(df.model - df.hit).mean())}
+        for f in [int(x) for x in a.folds.split(",") if x.strip()]:
+            for w in [int(x) for x in a.ways.split(",") if x.strip()]:
+                if (w, f) == shipped or (w == 0 and f):      # one set: no index to fold
+                    continue
+                col = (f"ways {w}" if w else "full") + (f" fold {f}" if f else "")
+                df[col] = model_hits(df, arch_with_ways(w, f))
+                cols.append(col)
+                scores[col] = float(np.abs(df[col] - df.hit).mean())
     config = df["launch__shared_mem_config_size"].unique()
     print(f"# L1 steady hit rates, {PASSES - 1} passes after the first; the GPU's shared-memory "
           f"configuration: {', '.join(str(int(c)) for c in config)} bytes")

@@ -93,15 +93,16 @@ class Arch:
         """The carveout the driver configures for a launch of blocks taking ``per_block`` bytes
         of shared memory (the reserved part included), ``by_warps`` blocks an SM by its warps,
         ``most`` by every other limit. Where the file gives the driver's rule
-        (``driver_carveout``: the smallest carveout above ``scale`` x ``by_warps`` x
-        ``per_block`` + ``extra_bytes``: the H200's, fitted to Nsight Compute's
-        launch__occupancy_limit_shared_mem, benchmarks/timing/carveout_fit.py), that one, never
-        less than ``most`` blocks hold; else the smallest that holds ``most``."""
+        (``driver_carveout``: the smallest carveout above ``scale`` x ``by_warps`` (counted to
+        at most ``most_blocks``) x ``per_block`` + ``extra_bytes``: the H200's, fitted to Nsight
+        Compute's launch__occupancy_limit_shared_mem, benchmarks/timing/carveout_fit.py), that
+        one, never less than ``most`` blocks hold; else the smallest that holds ``most``."""
         least = self.carveout(max(1, most) * per_block)
         rule = self.data.get("driver_carveout")
         if not rule:
             return least
-        want = rule["scale"] * min(by_warps, self.data["max_blocks_per_sm"]) * per_block + rule["extra_bytes"]
+        blocks = min(by_warps, self.data["max_blocks_per_sm"], rule.get("most_blocks", self.data["max_blocks_per_sm"]))
+        want = rule["scale"] * blocks * per_block + rule["extra_bytes"]
         return max(least, self.carveout(want, above=True))
 
     def occupancy(self, threads_per_block: int, regs_per_thread: int, shared_per_block: int) -> dict:

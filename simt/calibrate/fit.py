@@ -202,6 +202,14 @@ def queue_fit(extra, rho) -> float:
     return round(float((x * y).sum() / (x * x).sum()), 2)
 
 
+L1_WAYS_SOURCE = ("benchmarks/timing/l1_assoc.py --model (data/h100/l1_assoc: one thread chasing cycles of 4-3,072 "
+                  "lines 1-4,096 lines apart on an H100, the H200's SM): of 4, 8 and 16 ways with the hashed or a "
+                  "folded set index, 4 ways with l1_set_fold 6 fits the GPU's hit rates best (mean |difference| "
+                  "0.005; the 8-way hashed L1 before it 0.019)")
+L1_FOLD_SOURCE = ("benchmarks/timing/l1_assoc.py --model: the L1's set index, the line's number XORed with itself "
+                  "shifted by 6 and 12 bits (0: a multiplicative hash); with it lines a power of two apart fill the "
+                  "sets as consecutive lines do, as the H100's L1 keeps 1,536 lines at every stride of 1-512 lines; "
+                  "folds of 7 and 8 fit about as well (0.005, 0.006)")
 OP_HOLD_SOURCE = ("op_overlap.py: one warp running two independent chains of an op side by side against one "
                   "chain (simt's PTX, the profiler's cycles): half a step of two chains, less the chain's "
                   "companion op, for each op whose two chains take at least 1.3 steps of one (its SASS branches, "
@@ -448,8 +456,8 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
         t["l2_dirty_bytes"] = note("l2_dirty_bytes", int(np.median(wr.work - wr["dram__bytes_write.sum"])),
                                    "micro.cu stream_write 64 MB - 1 GB: dirty bytes the L2 still holds when the kernel ends")
     t["l1_bytes"] = note("l1_bytes", int(l1_bytes), l1_source)
-    t["l1_ways"] = note("l1_ways", 8, "not measured: the L1's associativity in the cache model (sets = lines / ways); "
-                        "the value the model used before it was data")
+    t["l1_ways"] = note("l1_ways", 4, L1_WAYS_SOURCE)
+    t["l1_set_fold"] = note("l1_set_fold", 6, L1_FOLD_SOURCE)
     t["l2_ways"] = note("l2_ways", 16, "not measured: the L2's associativity in the cache model (sets = lines / ways); "
                         "the value the model used before it was data")
     t["l2_partitions"] = note("l2_partitions", 2, "not measured by simt calibrate: NVIDIA's A100 and H100 "
@@ -634,7 +642,8 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     if shipped is not None:
         for key in sources:
             if key not in NOT_MEASURED_BY_CLOCK64 and key not in ("clock_mhz", "l1_bytes", "dram_peak_bytes_per_second",
-                                                                   "l1_ways", "l2_ways", "l2_partitions", "sass_pipes"):
+                                                                   "l1_ways", "l1_set_fold", "l2_ways", "l2_partitions",
+                                                                   "sass_pipes"):
                 sources[key] += CLOCK64_NOTE
     t["sources"] = sources
     return t

@@ -16,6 +16,17 @@ def set_of(line, sets):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
+def l1_set_of(line, sets, fold):
+    """The L1 set of ``line``: with ``fold`` (bits), the line's number XORed with itself
+    shifted by ``fold`` and by twice that, so lines a power of two apart spread over the sets
+    as consecutive lines do (timing.l1_set_fold, fitted to l1_assoc.cu's chases); else
+    ``set_of``'s multiplicative hash."""
+    if fold <= 0:
+        return set_of(line, sets)
+    return (line ^ (line >> fold) ^ (line >> (2 * fold))) % sets
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def find(tag, init, c, s, line):
     """The way holding ``line`` in set ``s`` of cache ``c``, or -1. A set is emptied when
     first looked at (``init``), so a launch need not clear every cache's tags up front."""

@@ -38,13 +38,13 @@ from numba import njit
 
 from . import atomics, isa
 from .dram import dram_cost, dram_read, dram_write, page_mates, writeback_mates, writeback_wait
-from .caches import find, halves, sectors, set_of, victim
+from .caches import find, halves, l1_set_of, sectors, set_of, victim
 from .footprint import line_weight
 from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_WRITE, G_L1_HITS, G_DIRTIED_W, G_L1_SECTORS,
                       G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT, LS_ACK, LS_ENTRIES, LS_HOLD,
                       LS_KEY, LS_PENDING, LS_PKEY, LS_WARP, G_L2_WRITE, M_L1T, P_ATOM_SAME, P_ATOM_SAME_F,
                       P_ATOM_SPREAD, P_DRAM_BPC, P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_TAIL, P_G_ATOM_LAT, P_L1_LAT,
-                      P_L1_LINE_CYCLES, P_L1_TAG_LINE, P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS,
+                      P_L1_FOLD, P_L1_LINE_CYCLES, P_L1_TAG_LINE, P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT, P_L2_PARTS,
                       P_L2_READ_BPC, P_L2_REQUEST, P_L2_TAIL, P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE,
                       P_STORE_DATA, P_STORE_LINE, P_STORE_MERGE, P_STORE_MERGE_NEAR, P_STORE_MERGE_SHARE, P_STORE_SECTOR, P_SAMPLE, ST_DIRTY_SECTORS,
                       ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE, ST_LRU_CLOCK, ST_NOW, ST_OTHERS,
@@ -505,6 +505,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     smstat[m, M_L1T] += n_lines * tag
     state[ST_NOW] = start
     l1sets = l1_tag.shape[1]
+    fold = int(P[P_L1_FOLD])
     # a store ptxas put right behind the warp's store to the same lines merges with it on the
     # way to the L2 (store_merge.py, store_runs.py): requests of at most store_merge_lines
     # lines back to back, of store_merge_lines_near with one instruction between
@@ -523,7 +524,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         written = glob[G_DRAM_WRITE]
         for i in range(n_lines):
             mask = masks_buf[i]
-            s = set_of(lines_buf[i], l1sets)
+            s = l1_set_of(lines_buf[i], l1sets, fold)
             w = find(l1_tag, l1_init, m, s, lines_buf[i])
             if w >= 0:
                 l1_valid[m, s, w] |= mask
@@ -630,7 +631,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
     for i in range(n_lines):
         line = lines_buf[i]
         mask = masks_buf[i]
-        s = set_of(line, l1sets)
+        s = l1_set_of(line, l1sets, fold)
         w = find(l1_tag, l1_init, m, s, line)
         state[ST_LRU_CLOCK] += 1
         glob[G_L1_SECTORS] += sectors(mask)

@@ -44,6 +44,7 @@ def params(arch, carveout: int):
     P[ix.P_L1_LAT] = lat["l1"]
     P[ix.P_L1_LINE_STEP] = t["l1_line_step_cycles"]
     P[ix.P_L1_LINE_CYCLES] = t["l1_line_cycles"]
+    P[ix.P_L1_FOLD] = t.get("l1_set_fold", 0)
     P[ix.P_L2_LAT] = lat["l2"]
     P[ix.P_L2_TAIL] = t["l2_tail_cycles"]
     P[ix.P_DRAM_LAT] = lat["dram"]
