@@ -53,7 +53,7 @@ def test_the_l1_keeps_a_working_set_near_its_size_at_any_power_of_two_stride(gpu
     assert hashed.min() < 0.6
 
 
-def test_a_cycle_longer_than_the_l1_keeps_some_of_its_lines(gpu, tmp_path):
+def test_a_cycle_longer_than_the_l1_keeps_some_of_its_lines(gpu):
     """A 2,048-line cycle, 14% more than the 1,792 lines the L1 holds: the GPU still hits 46%
     of the time, at every stride. A fully associative LRU L1 of the same size keeps none (each
     line is evicted just before it comes round again); the model's keeps part, nearer the GPU."""
