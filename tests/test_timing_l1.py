@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import simt as wp
@@ -28,7 +29,7 @@ def gpu():
 
 
 def hits(arch, chases):
-    plan = l1_assoc.pd.DataFrame(chases, columns=["stride", "n"])
+    plan = pd.DataFrame(chases, columns=["stride", "n"])
     return l1_assoc.model_hits(plan, arch)
 
 

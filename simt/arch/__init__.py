@@ -101,7 +101,7 @@ class Arch:
         rule = self.data.get("driver_carveout")
         if not rule:
             return least
-        blocks = min(by_warps, self.data["max_blocks_per_sm"], rule.get("most_blocks", self.data["max_blocks_per_sm"]))
+        blocks = min(by_warps, self.data["max_blocks_per_sm"], rule.get("most_blocks", by_warps))
         want = rule["scale"] * blocks * per_block + rule["extra_bytes"]
         return max(least, self.carveout(want, above=True))
 
