@@ -80,13 +80,16 @@ def _gather_lines(table: wp.array(dtype=wp.uint32), mask: wp.uint32, steps: int,
     out[int(t)] = s
 
 
-def test_a_sample_takes_the_l2_requests_of_the_reads_it_stands_for(monkeypatch):
+def test_a_sample_takes_the_l2_requests_of_the_reads_it_stands_for(monkeypatch, timing_data):
     """Every lane reads its own line of an 8 MB table, 16 times, each line read about 33
     times by lanes all over the GPU: once from DRAM, then as L2 hits, one one-sector request
     each, which bound the launch. A sample of the SMs sees each line fewer times, and its
     first reads stand for the GPU's reads again (counted as hits); they must take the L2's
     queue as those hits do. Without it the sample served 1.5x the requests a cycle that the
     full replay does and predicted 0.82x its cycles."""
+    # (reads merged at the L2 left out: a sample sees a line's reads 1/f as often, so fewer of
+    # them fall within the merging window; test_timing_l2_share.py bounds that difference)
+    timing_data(l2_merge_window_cycles=0)
     from simt.sim.timing import model
     monkeypatch.setattr(model, "SAMPLE_ABOVE", 1)
     n = 132 * 256 * 4
@@ -225,10 +228,11 @@ def _every_block_reads_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     y[i] = s
 
 
-def test_a_sample_reads_lines_the_whole_grid_shares_from_dram_once(monkeypatch):
+def test_a_sample_reads_lines_the_whole_grid_shares_from_dram_once(monkeypatch, timing_data):
     """Every block reads the same 16 KB: the GPU reads it from DRAM once (a hand count),
     however many SMs are replayed. A sample that stood for 8x its SMs' DRAM traffic would
     report about 8x that."""
+    timing_data(l2_merge_window_cycles=0)     # (its L2 read counts equal without merging)
     from simt.sim.timing import model
     monkeypatch.setattr(model, "SAMPLE_ABOVE", 1)
     n = 132 * 256 * 4
@@ -339,6 +343,7 @@ def _probe_with_small_l2(monkeypatch, table_kb):
         arch = load_arch(name)
         data = copy.deepcopy(arch.data)
         data["timing"]["l2_bytes"] = 256 << 10
+        data["timing"]["l2_merge_window_cycles"] = 0      # (the sample's weights alone)
         return Arch(name, data)
     monkeypatch.setattr(engine, "load_arch", small_l2)
     monkeypatch.setattr(model, "SAMPLE_ABOVE", 1)

@@ -24,15 +24,22 @@
 #                raw CSV, manifest, gpu.txt; read by the fit's op table).
 #   l1assoc      simt/calibrate/cuda/l1_assoc.cu under Nsight Compute (DIR/l1_assoc/: the raw CSV,
 #                manifest, gpu.txt; read by benchmarks/timing/l1_assoc.py, which fits timing.l1_ways).
+#   l2peak       simt/calibrate/cuda/l2_peak.cu under Nsight Compute (DIR/l2_peak/: the raw CSV,
+#                manifest, gpu.txt; read by benchmarks/timing/l2_peak.py: the L2's hit bandwidth).
+#   l2share      simt/calibrate/cuda/l2_share.cu and simt/calibrate/l2_share.py under Nsight Compute
+#                (DIR/l2_share/: the raw CSVs, manifests, gpu.txt; read by benchmarks/timing/l2_share.py:
+#                lines several SMs read at once, timing.l2_merge_window_cycles).
+#   issuemix     simt/calibrate/cuda/issue_mix.cu under Nsight Compute (DIR/issue_mix/: the raw CSVs,
+#                manifest, gpu.txt; read by benchmarks/timing/issue_mix.py: the issue rate of mixed pipes).
 #   tests        the GPU tests (pytest -m simt_gpu), DIR/gpu_tests.txt.
 #
-#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [l1assoc] [tests]
+#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [l1assoc] [l2peak] [l2share] [issuemix] [tests]
 #
 # Nothing here fits or reports: it only measures. What each output feeds is named above.
 set -u
 OUT=${1:?usage: gpu_pending.sh DIR [step ...]}
 shift
-STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 l1assoc tests}
+STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 l1assoc l2peak l2share issuemix tests}
 mkdir -p "$OUT"
 ROOT=$(pwd)
 [ -s "$OUT/gpu.txt" ] || { nvidia-smi; nvcc --version; ncu --version; } > "$OUT/gpu.txt" 2>&1
@@ -112,13 +119,59 @@ l1assoc() {
         --log-file "$d/l1_assoc.csv" /tmp/l1_assoc "$d/l1_assoc_manifest.csv"
 }
 
+l2peak() {
+    local d="$OUT/l2_peak"
+    mkdir -p "$d"
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$d/gpu.txt"
+    nvcc -O3 -arch=sm_90 -o /tmp/l2_peak simt/calibrate/cuda/l2_peak.cu || return 1
+    ncu --clock-control none --csv --print-units base --cache-control all \
+        --metrics sm__cycles_elapsed.max,lts__t_sectors_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sector_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sector_hit_rate.pct,dram__bytes_read.sum,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio \
+        --log-file "$d/l2_peak.csv" /tmp/l2_peak "$d/l2_peak_manifest.csv"
+}
+
+l2share() {
+    local d="$OUT/l2_share"
+    mkdir -p "$d"
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$d/gpu.txt"
+    nvcc -O3 -arch=sm_90 -o /tmp/l2_share simt/calibrate/cuda/l2_share.cu || return 1
+    ncu --clock-control none --csv --print-units base --cache-control all \
+        --metrics sm__cycles_elapsed.max,lts__t_sectors_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sector_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,dram__bytes_read.sum,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio \
+        --log-file "$d/l2_share.csv" /tmp/l2_share "$d/l2_share_manifest.csv" || return 1
+    # the L2's traffic between its partitions, which this ncu may not name: its failure not the step's
+    ncu --clock-control none --csv --print-units base --cache-control all \
+        --metrics lts__t_sectors_srcunit_ltcfabric.sum,lts__t_sectors_srcunit_tex.sum,lts__t_sectors_srcunit_tex_lookup_hit.sum \
+        --log-file "$d/l2_share_fabric.csv" /tmp/l2_share "$d/l2_share_fabric_manifest.csv" || true
+    # the same sharing in simt kernels, their loads through the L1 (simt/calibrate/l2_share.py)
+    ncu --clock-control none --csv --print-units base --cache-control all --kernel-name regex:l2_share \
+        --metrics sm__cycles_elapsed.max,lts__t_sectors_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sector_hit_rate.pct,dram__bytes_read.sum \
+        --log-file "$d/l2_share_simt.csv" python3 -m simt.calibrate.l2_share --measure "$d/l2_share_simt_manifest.csv"
+}
+
+issuemix() {
+    local d="$OUT/issue_mix"
+    mkdir -p "$d"
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$d/gpu.txt"
+    nvcc -O3 -arch=sm_90 -o /tmp/issue_mix simt/calibrate/cuda/issue_mix.cu || return 1
+    ncu --clock-control none --csv --print-units base \
+        --metrics sm__cycles_elapsed.max,smsp__inst_executed.sum,sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_fma.sum,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio \
+        --log-file "$d/issue_mix.csv" /tmp/issue_mix "$d/issue_mix_manifest.csv" || return 1
+    # the stall reasons this ncu may not have: a second profile, its failure not the step's
+    ncu --clock-control none --csv --print-units base \
+        --metrics smsp__issue_active.avg.per_cycle_active,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio \
+        --log-file "$d/issue_mix_stalls.csv" /tmp/issue_mix "$d/issue_mix_stalls_manifest.csv" || true
+    # the same kernels in simt (benchmarks/timing/issue_mix.py), the SASS simt's model replays
+    ncu --clock-control none --csv --print-units base --kernel-name regex:mix \
+        --metrics sm__cycles_elapsed.max,smsp__inst_executed.sum,sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_fma.sum \
+        --log-file "$d/issue_mix_simt.csv" python3 benchmarks/timing/issue_mix.py --measure "$d/issue_mix_simt_manifest.csv"
+}
+
 tests() {
     python3 -m pytest -q -m simt_gpu -n 8 tests > "$OUT/gpu_tests.txt" 2>&1
 }
 
 for s in $STEPS; do
     case $s in
-        blind18|blind19|store|calibrate|op_overlap|probes6|l1assoc|tests) (cd "$ROOT" && step "$s" "$s") ;;
-        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, l1assoc, tests)"; exit 2 ;;
+        blind18|blind19|store|calibrate|op_overlap|probes6|l1assoc|l2peak|l2share|issuemix|tests) (cd "$ROOT" && step "$s" "$s") ;;
+        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, l1assoc, l2peak, l2share, issuemix, tests)"; exit 2 ;;
     esac
 done

@@ -210,6 +210,14 @@ L1_FOLD_SOURCE = ("benchmarks/timing/l1_assoc.py --model: the L1's set index, th
                   "shifted by 6 and 12 bits (0: a multiplicative hash); with it lines a power of two apart fill the "
                   "sets as consecutive lines do, as the H100's L1 keeps 1,536 lines at every stride of 1-512 lines; "
                   "folds of 7 and 8 fit about as well (0.005, 0.006)")
+L2_MERGE_SOURCE = ("benchmarks/timing/l2_share.py --model (data/h100/l2_share: simt/calibrate/l2_share.py, blocks on "
+                   "S = 4-132 SMs reading the same 256 KB regions through the L1, on an H100, the H200's SM and L2 "
+                   "design; cuda/l2_share.cu shows the same with loads through the L2 only, S = 1-1,056): the GPU's "
+                   "L2 counts 32-38% of the sectors asked for at S >= 8 and serves 2.3-2.7 times the stream's "
+                   "sectors a cycle; a read reaching the L2 within l2_merge_window_cycles of another SM's read of "
+                   "the same sectors is served with it, at most l2_merge_most reads at once, which fits both "
+                   "(mean |log ratio| 0.060; windows of 75-200 cycles alike, the shortest taken; 4 reads at once "
+                   "0.134, none 0.911)")
 OP_HOLD_SOURCE = ("op_overlap.py: one warp running two independent chains of an op side by side against one "
                   "chain (simt's PTX, the profiler's cycles): half a step of two chains, less the chain's "
                   "companion op, for each op whose two chains take at least 1.3 steps of one (its SASS branches, "
@@ -458,6 +466,8 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
     t["l1_bytes"] = note("l1_bytes", int(l1_bytes), l1_source)
     t["l1_ways"] = note("l1_ways", 4, L1_WAYS_SOURCE)
     t["l1_set_fold"] = note("l1_set_fold", 6, L1_FOLD_SOURCE)
+    t["l2_merge_window_cycles"] = note("l2_merge_window_cycles", 75, L2_MERGE_SOURCE)
+    t["l2_merge_most"] = note("l2_merge_most", 3, L2_MERGE_SOURCE)
     t["l2_ways"] = note("l2_ways", 16, "not measured: the L2's associativity in the cache model (sets = lines / ways); "
                         "the value the model used before it was data")
     t["l2_partitions"] = note("l2_partitions", 2, "not measured by simt calibrate: NVIDIA's A100 and H100 "
@@ -643,6 +653,7 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
         for key in sources:
             if key not in NOT_MEASURED_BY_CLOCK64 and key not in ("clock_mhz", "l1_bytes", "dram_peak_bytes_per_second",
                                                                    "l1_ways", "l1_set_fold", "l2_ways", "l2_partitions",
+                                                                   "l2_merge_window_cycles", "l2_merge_most",
                                                                    "sass_pipes"):
                 sources[key] += CLOCK64_NOTE
     t["sources"] = sources

@@ -17,7 +17,7 @@ from . import isa
  P_L2_WRITE_SECTOR, P_RETIRE, P_STORE_RETIRE, P_BRANCH, P_ATOM_SPREAD, P_ATOM_COLD,
  P_DRAM_QUEUE, P_ATOM_LINE, P_DRAM_WRITE_QUEUE, P_SAMPLE, P_L2_PARTS, P_L2_REQUEST,
  P_L1_TAG_LINE, P_STORE_MERGE, P_STORE_LINE, P_STORE_SECTOR, P_STORE_DATA, P_ATOM_WINDOW, P_DRAM_ACCESS,
- P_DRAM_PAGE, P_STORE_MERGE_NEAR, P_STORE_MERGE_SHARE, P_L1_FOLD, N_PARAMS) = range(54)
+ P_DRAM_PAGE, P_STORE_MERGE_NEAR, P_STORE_MERGE_SHARE, P_L1_FOLD, P_L2_MERGE, P_L2_MERGE_MOST, N_PARAMS) = range(56)
 
 # the memory system's running state (machine.py's ``state``, kept by memsys.py)
 (ST_L2_FREE,             # when the last work the L2 queue took ends (its ledger: memsys._l2_take)

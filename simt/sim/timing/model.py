@@ -45,6 +45,8 @@ def params(arch, carveout: int):
     P[ix.P_L1_LINE_STEP] = t["l1_line_step_cycles"]
     P[ix.P_L1_LINE_CYCLES] = t["l1_line_cycles"]
     P[ix.P_L1_FOLD] = t.get("l1_set_fold", 0)
+    P[ix.P_L2_MERGE] = t.get("l2_merge_window_cycles", 0.0)
+    P[ix.P_L2_MERGE_MOST] = t.get("l2_merge_most", 0.0)
     P[ix.P_L2_LAT] = lat["l2"]
     P[ix.P_L2_TAIL] = t["l2_tail_cycles"]
     P[ix.P_DRAM_LAT] = lat["dram"]
