@@ -16,8 +16,11 @@ issue_mix_simt.csv), where the SASS is the same.
     PYTHONPATH=. python3 benchmarks/timing/issue_mix.py [--data DIR] [--model]
 
 Measured on an H100 80GB HBM3, the H200's SM, when no H200 came (data/h100/issue_mix/: the raw
-CSVs, their manifests, gpu.txt). What it showed: mixed pipes issue at 0.96-0.99 instructions a
-cycle a scheduler, alone or at 16 warps an SM; the ALU pipe alone (mode 2) at 0.85.
+CSVs, their manifests, gpu.txt). What it showed: mixed pipes issue at 0.95-1.00 instructions a
+cycle a scheduler, at 16 warps an SM as at 64; the ALU pipe alone (mode 2) at 0.83-0.93. simt's
+replay of its own PTX's SASS (the same instructions, pipe by pipe, as the GPU counts) issues
+modes 3 and 5 at 0.80-0.88, 1.11-1.18x the GPU's cycles, with warps waiting for pipes that are
+not full (issue_mix_model.txt): not fixed yet.
 
 To measure, from the repository root on the GPU's machine:
     PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR issuemix
