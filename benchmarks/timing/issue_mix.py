@@ -19,7 +19,7 @@ Measured on an H100 80GB HBM3, the H200's SM, when no H200 came (data/h100/issue
 CSVs, their manifests, gpu.txt). What it showed: mixed pipes issue at 0.95-1.00 instructions a
 cycle a scheduler, at 16 warps an SM as at 64; the ALU pipe alone (mode 2) at 0.83-0.93. simt's
 replay of its own PTX's SASS (the same instructions, pipe by pipe, as the GPU counts) issues
-modes 3 and 5 at 0.80-0.88, 1.11-1.18x the GPU's cycles, with warps waiting for pipes that are
+modes 3 and 5 at 0.80-0.88, 1.10-1.26x the GPU's cycles, with warps waiting for pipes that are
 not full (issue_mix_model.txt): not fixed yet.
 
 To measure, from the repository root on the GPU's machine:
