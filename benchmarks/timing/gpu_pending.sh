@@ -109,11 +109,15 @@ probes6() {
         --manifest "$d/probes6_manifest.csv"
 }
 
+cuda_micro() {      # cuda_micro NAME: DIR/NAME/ with the GPU's facts, /tmp/NAME built from simt/calibrate/cuda/NAME.cu
+    mkdir -p "$OUT/$1"
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$OUT/$1/gpu.txt"
+    nvcc -O3 -arch=sm_90 -o "/tmp/$1" "simt/calibrate/cuda/$1.cu"
+}
+
 l1assoc() {
     local d="$OUT/l1_assoc"
-    mkdir -p "$d"
-    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$d/gpu.txt"
-    nvcc -O3 -arch=sm_90 -o /tmp/l1_assoc simt/calibrate/cuda/l1_assoc.cu || return 1
+    cuda_micro l1_assoc || return 1
     ncu --clock-control none --csv --print-units base --cache-control all \
         --metrics sm__cycles_elapsed.max,launch__shared_mem_config_size,l1tex__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum \
         --log-file "$d/l1_assoc.csv" /tmp/l1_assoc "$d/l1_assoc_manifest.csv"
@@ -121,9 +125,7 @@ l1assoc() {
 
 l2peak() {
     local d="$OUT/l2_peak"
-    mkdir -p "$d"
-    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$d/gpu.txt"
-    nvcc -O3 -arch=sm_90 -o /tmp/l2_peak simt/calibrate/cuda/l2_peak.cu || return 1
+    cuda_micro l2_peak || return 1
     ncu --clock-control none --csv --print-units base --cache-control all \
         --metrics sm__cycles_elapsed.max,lts__t_sectors_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sector_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sector_hit_rate.pct,dram__bytes_read.sum,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio \
         --log-file "$d/l2_peak.csv" /tmp/l2_peak "$d/l2_peak_manifest.csv"
@@ -131,9 +133,7 @@ l2peak() {
 
 l2share() {
     local d="$OUT/l2_share"
-    mkdir -p "$d"
-    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$d/gpu.txt"
-    nvcc -O3 -arch=sm_90 -o /tmp/l2_share simt/calibrate/cuda/l2_share.cu || return 1
+    cuda_micro l2_share || return 1
     ncu --clock-control none --csv --print-units base --cache-control all \
         --metrics sm__cycles_elapsed.max,lts__t_sectors_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,lts__t_sector_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,dram__bytes_read.sum,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio \
         --log-file "$d/l2_share.csv" /tmp/l2_share "$d/l2_share_manifest.csv" || return 1
@@ -149,9 +149,7 @@ l2share() {
 
 issuemix() {
     local d="$OUT/issue_mix"
-    mkdir -p "$d"
-    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$d/gpu.txt"
-    nvcc -O3 -arch=sm_90 -o /tmp/issue_mix simt/calibrate/cuda/issue_mix.cu || return 1
+    cuda_micro issue_mix || return 1
     ncu --clock-control none --csv --print-units base \
         --metrics sm__cycles_elapsed.max,smsp__inst_executed.sum,sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_fma.sum,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio \
         --log-file "$d/issue_mix.csv" /tmp/issue_mix "$d/issue_mix_manifest.csv" || return 1
