@@ -7,20 +7,16 @@ L1 decides them (a working set near its size, at strides of many lines), and the
 index the model used before against the folded one it uses now; they check against the
 measured curves, not the architecture's numbers.
 """
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import simt as wp
+from benchmark_scripts import timing_script
 
-ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("l1_assoc", ROOT / "benchmarks" / "timing" / "l1_assoc.py")
-l1_assoc = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(l1_assoc)
+l1_assoc = timing_script("l1_assoc")
 
 
 @pytest.fixture(scope="module")

@@ -8,20 +8,15 @@ the lines, and serves the loads 2.3-2.7 times as many sectors a cycle as a strea
 SMs share. The tests compare the model's figures with those measured ones (the oracle is the
 CSV, not the architecture's numbers), and check that reads no other SM makes are never merged.
 """
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import simt as wp
-from simt.calibrate import l2_share as share
+from benchmark_scripts import timing_script
 
-ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("l2_share_fit", ROOT / "benchmarks" / "timing" / "l2_share.py")
-l2_share = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(l2_share)
+l2_share = timing_script("l2_share")
 
 
 @pytest.fixture(scope="module")
@@ -85,9 +80,7 @@ def test_a_sample_of_the_sms_merges_a_random_gathers_reads_about_as_the_whole_gp
     are a little above the full replay's (a bias toward the unmerged figures, within 12%)."""
     from simt.sim.timing import model
     monkeypatch.setattr(model, "SAMPLE_ABOVE", 1)
-    spec = importlib.util.spec_from_file_location("sampling", ROOT / "tests" / "test_timing_sampling.py")
-    sampling = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(sampling)
+    import test_timing_sampling as sampling
     n, lines = 132 * 256 * 4, 1 << 16
     full, sampled = sampling._both_ways(sampling._gather_lines, n, lambda: [
         wp.zeros(lines * 32, dtype=wp.uint32), wp.uint32(lines - 1), 16, wp.zeros(n, dtype=wp.uint32)])

@@ -116,18 +116,14 @@ def with_window(arch: str, data: Path) -> str:
     """A copy of the architecture file ``arch`` with atomic_cold_sector_cycles and
     atomic_hot_window_cycles fitted from ``data``'s measurements (simt.calibrate.fit)."""
     import json
-    import tempfile
+    from simt.arch import with_timing
     from simt.calibrate import fit, fit_atomics
-    a = json.loads(Path(arch).read_text())
-    t = a["timing"]
+    t = json.loads(Path(arch).read_text())["timing"]
     scatter = 1.0 / fit.slope(ncu_csv.load("micro", data / "calibrated" / "measured"), "red_scatter_l2")
     cold, window = fit_atomics.atomic_cold_and_window(scatter, ncu_csv.load("atomic_lines", data), t["atomic_units"],
                                               t["atomic_line_cycles"])
-    t["atomic_cold_sector_cycles"], t["atomic_hot_window_cycles"] = round(cold, 3), round(window, 1)
     print(f"# {arch} with atomic_cold_sector_cycles {cold:.3f}, atomic_hot_window_cycles {window:.1f} (fitted from {data})")
-    out = Path(tempfile.mkdtemp()) / Path(arch).name
-    out.write_text(json.dumps(a))
-    return str(out)
+    return with_timing(arch, atomic_cold_sector_cycles=round(cold, 3), atomic_hot_window_cycles=round(window, 1))
 
 
 def main() -> None:

@@ -115,7 +115,8 @@ def launches(sms: int, device: str):
         for warps in WARPS:
             threads = sms * warps * 32
             for n in STEPS:
-                out.append((mode, warps, n, k, threads, [wp.zeros(threads, dtype=float, device=device), n, B, wp.uint32(M)]))
+                inputs = [wp.zeros(threads, dtype=float, device=device), n, B, wp.uint32(M)]
+                out.append((mode, warps, n, k, threads, inputs))
     return out
 
 
@@ -139,7 +140,8 @@ def measure(manifest: str, sms: int = 132) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=DATA, help="the folder of issue_mix.csv (default: data/h100/issue_mix)")
+    ap.add_argument("--data", type=Path, default=DATA,
+                    help="the folder of issue_mix.csv (default: data/h100/issue_mix)")
     ap.add_argument("--model", action="store_true", help="run the same kernels on cpu:precise")
     ap.add_argument("--measure", metavar="MANIFEST", help="run the simt kernels on the GPU (under the profiler)")
     a = ap.parse_args()

@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 import simt as wp
+from simt.arch import with_timing
 from simt.calibrate import ncu_csv
 
 DATA = Path(__file__).parent / "data" / "h100" / "l1_assoc"
@@ -77,12 +77,7 @@ def arch_with_ways(ways: int | None, fold: int = 0) -> str:
     the set index ``fold`` (l1_set_fold)."""
     if ways is None:
         return str(ARCH)
-    a = json.loads(ARCH.read_text())
-    a["timing"]["l1_ways"] = ways if ways > 0 else 1 << 20
-    a["timing"]["l1_set_fold"] = fold
-    path = Path(tempfile.mkdtemp()) / f"sm_90_l1w{ways}f{fold}.json"
-    path.write_text(json.dumps(a))
-    return str(path)
+    return with_timing(ARCH, l1_ways=ways if ways > 0 else 1 << 20, l1_set_fold=fold)
 
 
 def model_hits(plan: pd.DataFrame, arch: str) -> np.ndarray:

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 import simt as wp
+from simt.arch import with_timing
 from simt.calibrate import l2_share as share
 from simt.calibrate import ncu_csv
 
@@ -66,18 +66,14 @@ def simt_table(data: Path) -> pd.DataFrame:
 
 
 def arch_with(window: float, most: float) -> str:
-    a = json.loads(ARCH.read_text())
-    a["timing"]["l2_merge_window_cycles"] = window
-    a["timing"]["l2_merge_most"] = most
-    path = Path(tempfile.mkdtemp()) / f"sm_90_merge{window:g}_{most:g}.json"
-    path.write_text(json.dumps(a))
-    return str(path)
+    return with_timing(ARCH, l2_merge_window_cycles=window, l2_merge_most=most)
 
 
 def model_table(arch: str) -> pd.DataFrame:
     rows = []
     for s, n, threads, inputs in share.launches(132):
-        r = wp.launch(share.l2_share, dim=threads, inputs=inputs, block_dim=share.BLOCK, device="cpu:precise", arch=arch)
+        r = wp.launch(share.l2_share, dim=threads, inputs=inputs, block_dim=share.BLOCK, device="cpu:precise",
+                      arch=arch)
         rows.append({"share": s, "passes": n, CYC: r.cycles, READ: r.metrics[READ], ASKED: r.metrics[ASKED]})
     return steady(pd.DataFrame(rows), "share", "passes")
 

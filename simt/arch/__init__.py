@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -164,6 +165,19 @@ def load_arch(arch: str) -> Arch:
     except OSError as e:
         raise ArchError(f"architecture file {arch}: cannot read it ({e.strerror})") from None
     return _load_file(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+
+
+def with_timing(arch, **keys) -> str:
+    """The path of a copy of the architecture ``arch`` (a name simt ships or a file's path),
+    written under the same file name to a new temporary folder, whose ``timing`` section has
+    ``keys`` set: what a constant buys, asked without editing the file (the fits in
+    benchmarks/timing replay a microbenchmark under each value tried)."""
+    src = Path(arch) if is_path(str(arch)) else ARCH_DIR / f"{arch}.json"
+    data = json.loads(src.read_text())
+    data["timing"].update(keys)
+    out = Path(tempfile.mkdtemp()) / src.name
+    out.write_text(json.dumps(data))
+    return str(out)
 
 
 @lru_cache(maxsize=None)

@@ -40,8 +40,8 @@ from numba import njit
 
 from . import isa
 from .indices import (G_ATOM_HOT, LS_ENTRIES, M_CTAS, M_FIRST, M_ISSUE, M_LAST, M_LSU, M_PIPE0, M_WARP_CYCLES,
-                      N_STATE, P_ATOM_UNITS, P_BAR_BASE, P_BAR_WARP, P_DISPATCH, P_L2_MERGE, P_RETIRE, P_SAMPLE, P_SH_ATOM_LAT,
-                      P_SH_ATOM_SAME_LAT, P_SH_ATOM_SAME_TPUT, P_SH_FATOM_ROUND, P_SH_FATOM_SASS,
+                      N_STATE, P_ATOM_UNITS, P_BAR_BASE, P_BAR_WARP, P_DISPATCH, P_L2_MERGE, P_RETIRE, P_SAMPLE,
+                      P_SH_ATOM_LAT, P_SH_ATOM_SAME_LAT, P_SH_ATOM_SAME_TPUT, P_SH_FATOM_ROUND, P_SH_FATOM_SASS,
                       P_SH_LAT, P_SH_MIN, P_STORE_RETIRE, S_BARRIER, S_LG_THROTTLE, S_LONG,
                       S_NOT_SELECTED, S_SHORT, S_THROTTLE, S_WAIT, ST_HELD_UNTIL, ST_L2_FREE, ST_WARP, ST_WB_PAGE)
 from .memsys import global_access
@@ -356,7 +356,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     atom_busy = np.zeros(atom_free.size, np.float64)
     state = np.zeros(N_STATE, np.float64)     # named in indices.py (ST_*)
     state[ST_WB_PAGE] = -1.0
-    ibufs = np.zeros((6, 32), np.int64)       # lines, sector masks, partial writes, L1 and L2 ways, merge rows of an access
+    ibufs = np.zeros((6, 32), np.int64)       # lines, masks, partial writes, L1 and L2 ways, merge rows of an access
     wbuf = np.zeros((3, 32), np.float64)     # an atomic's lines' service: lanes shared a word, any
     atom_line = np.full((atom_free.size, ATOM_RECENT, 3), -1, np.int64)   # the lines (float words, start) each unit served last
     atom_head = np.zeros(atom_free.size, np.int64)                         # ... and where its next goes

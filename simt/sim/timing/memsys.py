@@ -44,9 +44,9 @@ from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_WRITE, G_L1_HIT
                       G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT, LS_ACK, LS_ENTRIES, LS_HOLD,
                       LS_KEY, LS_PENDING, LS_PKEY, LS_WARP, G_L2_WRITE, M_L1T, P_ATOM_SAME, P_ATOM_SAME_F,
                       P_ATOM_SPREAD, P_DRAM_BPC, P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_TAIL, P_G_ATOM_LAT, P_L1_LAT,
-                      P_L1_FOLD, P_L1_LINE_CYCLES, P_L2_MERGE, P_L2_MERGE_MOST, P_L1_TAG_LINE, P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT,
-                      P_L2_PARTS,
-                      P_L2_READ_BPC, P_L2_REQUEST, P_L2_TAIL, P_L2_WRITE_LINE, P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE,
+                      P_L1_FOLD, P_L1_LINE_CYCLES, P_L1_TAG_LINE, P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT,
+                      P_L2_MERGE, P_L2_MERGE_MOST, P_L2_PARTS, P_L2_READ_BPC, P_L2_REQUEST, P_L2_TAIL, P_L2_WRITE_LINE,
+                      P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE,
                       P_STORE_DATA, P_STORE_LINE, P_STORE_MERGE, P_STORE_MERGE_NEAR, P_STORE_MERGE_SHARE, P_STORE_SECTOR, P_SAMPLE, ST_DIRTY_SECTORS,
                       ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE, ST_LRU_CLOCK, ST_NOW, ST_OTHERS,
                       ST_OTHERS_N, ST_REMISS, ST_REREAD, ST_WARP)
@@ -349,7 +349,7 @@ def _merges(table, j, line, need, t, window, most):
     the read in row ``j``: the same line, arriving within ``window`` cycles of it, and no sector
     that read did not ask for (l2_share.cu, l2_share.py: blocks on S SMs that read the same
     lines at about the same time ask for 34.6M sectors, and the L2 counts 18.0M read sectors
-    at S = 2 and 10.3M at S = 132, the stream's bytes 2.6 times a cycle)."""
+    at S = 2 and 10.3M at S = 132, serving about 2.4 times the sectors a cycle of S = 1)."""
     return (table[j, 0] == float(line) and abs(t - table[j, 1]) <= window
             and (need & ~int(table[j, 2])) == 0 and (most <= 0.0 or table[j, 4] < most))
 
