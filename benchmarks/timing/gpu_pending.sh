@@ -31,15 +31,17 @@
 #                lines several SMs read at once, timing.l2_merge_window_cycles).
 #   issuemix     simt/calibrate/cuda/issue_mix.cu under Nsight Compute (DIR/issue_mix/: the raw CSVs,
 #                manifest, gpu.txt; read by benchmarks/timing/issue_mix.py: the issue rate of mixed pipes).
+#   atomichot    simt/calibrate/cuda/atomic_hot.cu under Nsight Compute (DIR/atomic_hot/: the raw CSV,
+#                manifest, gpu.txt; read by benchmarks/timing/atomic_hot.py: atomics on a few hot lines).
 #   tests        the GPU tests (pytest -m simt_gpu), DIR/gpu_tests.txt.
 #
-#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [l1assoc] [l2peak] [l2share] [issuemix] [tests]
+#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [l1assoc] [l2peak] [l2share] [issuemix] [atomichot] [tests]
 #
 # Nothing here fits or reports: it only measures. What each output feeds is named above.
 set -u
 OUT=${1:?usage: gpu_pending.sh DIR [step ...]}
 shift
-STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 l1assoc l2peak l2share issuemix tests}
+STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 l1assoc l2peak l2share issuemix atomichot tests}
 mkdir -p "$OUT"
 ROOT=$(pwd)
 [ -s "$OUT/gpu.txt" ] || { nvidia-smi; nvcc --version; ncu --version; } > "$OUT/gpu.txt" 2>&1
@@ -163,13 +165,23 @@ issuemix() {
         --log-file "$d/issue_mix_simt.csv" python3 benchmarks/timing/issue_mix.py --measure "$d/issue_mix_simt_manifest.csv"
 }
 
+atomichot() {
+    local d="$OUT/atomic_hot"
+    cuda_micro atomic_hot || return 1
+    # shellcheck source=/dev/null
+    source benchmarks/timing/ncu_metrics.sh || return 1
+    ncu --clock-control none --csv --print-units base \
+        --metrics "$BASE,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum" \
+        --log-file "$d/atomic_hot.csv" /tmp/atomic_hot "$d/atomic_hot_manifest.csv"
+}
+
 tests() {
     python3 -m pytest -q -m simt_gpu -n 8 tests > "$OUT/gpu_tests.txt" 2>&1
 }
 
 for s in $STEPS; do
     case $s in
-        blind18|blind19|store|calibrate|op_overlap|probes6|l1assoc|l2peak|l2share|issuemix|tests) (cd "$ROOT" && step "$s" "$s") ;;
-        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, l1assoc, l2peak, l2share, issuemix, tests)"; exit 2 ;;
+        blind18|blind19|store|calibrate|op_overlap|probes6|l1assoc|l2peak|l2share|issuemix|atomichot|tests) (cd "$ROOT" && step "$s" "$s") ;;
+        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, l1assoc, l2peak, l2share, issuemix, atomichot, tests)"; exit 2 ;;
     esac
 done
