@@ -153,7 +153,7 @@ issuemix() {
     local d="$OUT/issue_mix"
     cuda_micro issue_mix || return 1
     ncu --clock-control none --csv --print-units base \
-        --metrics sm__cycles_elapsed.max,smsp__inst_executed.sum,sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_fma.sum,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio \
+        --metrics sm__cycles_elapsed.max,smsp__inst_executed.sum,sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_fma.sum,sm__inst_executed_pipe_fp64.sum,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio \
         --log-file "$d/issue_mix.csv" /tmp/issue_mix "$d/issue_mix_manifest.csv" || return 1
     # the stall reasons this ncu may not have: a second profile, its failure not the step's
     ncu --clock-control none --csv --print-units base \
@@ -161,7 +161,7 @@ issuemix() {
         --log-file "$d/issue_mix_stalls.csv" /tmp/issue_mix "$d/issue_mix_stalls_manifest.csv" || true
     # the same kernels in simt (benchmarks/timing/issue_mix.py), the SASS simt's model replays
     ncu --clock-control none --csv --print-units base --kernel-name regex:mix \
-        --metrics sm__cycles_elapsed.max,smsp__inst_executed.sum,sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_fma.sum \
+        --metrics sm__cycles_elapsed.max,smsp__inst_executed.sum,sm__inst_executed_pipe_alu.sum,sm__inst_executed_pipe_fma.sum,sm__inst_executed_pipe_fp64.sum \
         --log-file "$d/issue_mix_simt.csv" python3 benchmarks/timing/issue_mix.py --measure "$d/issue_mix_simt_manifest.csv"
 }
 

@@ -2,7 +2,8 @@
 in simt's model, from simt/calibrate/cuda/issue_mix.cu's profile.
 
 Each lane updates 8 independent float and 8 independent integer chains a step, with the
-mode's instructions (1: FFMA; 2: LOP3 and an add; 3: both; 5: FFMA and IMAD; 7: all four), at
+mode's instructions (1: FFMA; 2: LOP3 and an add; 3: both; 5: FFMA and IMAD; 7: all four;
+8: an fp64 multiply-add, on simt's side a DMUL and a DADD; 10: that and LOP3 and an add), at
 64, 32 and 16 warps an SM. The steady rate is the warp instructions issued between the runs
 of 256 and 1,024 steps over the cycles between them, per scheduler (132 SMs x 4). With
 ``--model`` the same kernels, written here in simt's language, run on cpu:precise, and the
@@ -51,6 +52,9 @@ def _mix(mode: int):
         u = wp.uint32(t % 256)
         u0, u1, u2, u3 = u, u * wp.uint32(2), u * wp.uint32(3), u * wp.uint32(4)
         u4, u5, u6, u7 = u * wp.uint32(5), u * wp.uint32(6), u * wp.uint32(7), u * wp.uint32(8)
+        d0, d1, d2, d3 = wp.float64(f0), wp.float64(f1), wp.float64(f2), wp.float64(f3)
+        d4, d5, d6, d7 = wp.float64(f4), wp.float64(f5), wp.float64(f6), wp.float64(f7)
+        b64 = wp.float64(b)
         for i in range(n):
             if wp.static(mode & 1):
                 f0 = f0 * b + 1.0
@@ -79,8 +83,18 @@ def _mix(mode: int):
                 u5 = u5 * m + wp.uint32(5)
                 u6 = u6 * m + wp.uint32(6)
                 u7 = u7 * m + wp.uint32(7)
+            if wp.static(mode & 8):
+                d0 = d0 * b64 + wp.float64(1.0)
+                d1 = d1 * b64 + wp.float64(1.0)
+                d2 = d2 * b64 + wp.float64(1.0)
+                d3 = d3 * b64 + wp.float64(1.0)
+                d4 = d4 * b64 + wp.float64(1.0)
+                d5 = d5 * b64 + wp.float64(1.0)
+                d6 = d6 * b64 + wp.float64(1.0)
+                d7 = d7 * b64 + wp.float64(1.0)
         s = f0 + f1 + f2 + f3 + f4 + f5 + f6 + f7
         s += float(u0 + u1 + u2 + u3 + u4 + u5 + u6 + u7)
+        s += float(d0 + d1 + d2 + d3 + d4 + d5 + d6 + d7)
         out[t] = s
     mix.__name__ = f"mix{mode}"
     return mix
@@ -104,7 +118,7 @@ def rate(df: pd.DataFrame, sms: int) -> pd.Series:
     return pd.Series(out)
 
 
-MODES = (1, 2, 3, 5, 7)
+MODES = (1, 2, 3, 5, 7, 8, 10)
 
 
 def launches(sms: int, device: str):

@@ -11,6 +11,9 @@
 //   mode 3: FFMA, LOP3, IADD3   (two pipes: 24 a step, 8 on the FMA pipe)
 //   mode 5: FFMA, IMAD          (FMA and the IMAD half of the FMA pipe: 16 a step)
 //   mode 7: FFMA, LOP3, IADD3, IMAD (32 a step)
+//   mode 8: DFMA                (the FP64 pipe alone, 16 lanes a scheduler: 8 a step)
+//   mode 10: DFMA, LOP3, IADD3  (FP64 and ALU: 24 a step, 8 on the FP64 pipe; whether a warp's
+//                                DFMA, two cycles on its pipe, holds the issue slot for both)
 // at 64, 32 and 16 warps an SM (blocks of 256), n = 256 and 1024 steps: the difference is
 // 768 steps' cost. The manifest names each launch: bench "mix<mode>_w<warps>", param
 // "steps", value n, work = the warp instructions of the steps (from the SASS, read by
@@ -21,10 +24,12 @@ template <int MODE>
 __global__ void k_mix(float *out, int n, float b, unsigned m) {
   float f[8];
   unsigned u[8];
+  double d[8];
 #pragma unroll
   for (int j = 0; j < 8; j++) {
     f[j] = (float)(threadIdx.x + j);
     u[j] = threadIdx.x * (j + 1);
+    d[j] = (double)(threadIdx.x + j);
   }
   for (int i = 0; i < n; i++) {
 #pragma unroll
@@ -32,11 +37,12 @@ __global__ void k_mix(float *out, int n, float b, unsigned m) {
       if (MODE & 1) f[j] = fmaf(f[j], b, 1.0f);
       if (MODE & 2) u[j] = (u[j] ^ m) + (unsigned)(j + 3);
       if (MODE & 4) u[j] = u[j] * m + (unsigned)j;
+      if (MODE & 8) d[j] = fma(d[j], (double)b, 1.0);
     }
   }
   float s = 0.0f;
 #pragma unroll
-  for (int j = 0; j < 8; j++) s += f[j] + (float)u[j];
+  for (int j = 0; j < 8; j++) s += f[j] + (float)u[j] + (float)d[j];
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
@@ -63,6 +69,8 @@ int main(int argc, char **argv) {
   run<3>(out, sms);
   run<5>(out, sms);
   run<7>(out, sms);
+  run<8>(out, sms);
+  run<10>(out, sms);
   CHECK(cudaFree(out));
   fclose(manifest);
   printf("%d launches\n", launch_index);
