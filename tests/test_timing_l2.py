@@ -138,16 +138,16 @@ def test_an_arch_file_with_partitions_the_model_lacks_is_a_clear_error(tmp_path,
 # ---- the L2 queue takes requests by their time, not by the order the machine sees them ----
 
 def test_a_request_waits_only_for_work_that_came_before_it():
-    from simt.sim.timing.memsys import L2_SPAN, _l2_take
+    from simt.sim.timing.l2queue import L2_SPAN, l2_take
     ledger = np.zeros((2, 64), np.float64)
     ledger[1, :] = -1.0
-    assert _l2_take(4.0, 1000.0, ledger) == 1000.0     # looked at first, arrives late
-    assert _l2_take(1.0, 0.0, ledger) == 0.0           # arrives early: no wait behind it
+    assert l2_take(4.0, 1000.0, ledger) == 1000.0     # looked at first, arrives late
+    assert l2_take(1.0, 0.0, ledger) == 0.0           # arrives early: no wait behind it
     # work arriving together queues: each starts when the one before it leaves the L2
-    starts = [_l2_take(L2_SPAN, 96.0, ledger) for _ in range(3)]
+    starts = [l2_take(L2_SPAN, 96.0, ledger) for _ in range(3)]
     assert starts == [96.0, 96.0 + L2_SPAN, 96.0 + 2 * L2_SPAN]
     # a span the ring has come round to again is empty
-    assert _l2_take(1.0, 96.0 + 64 * L2_SPAN, ledger) == 96.0 + 64 * L2_SPAN
+    assert l2_take(1.0, 96.0 + 64 * L2_SPAN, ledger) == 96.0 + 64 * L2_SPAN
 
 
 @wp.kernel

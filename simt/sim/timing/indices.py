@@ -20,7 +20,7 @@ from . import isa
  P_DRAM_PAGE, P_STORE_MERGE_NEAR, P_STORE_MERGE_SHARE, P_L1_FOLD, P_L2_MERGE, P_L2_MERGE_MOST, N_PARAMS) = range(56)
 
 # the memory system's running state (machine.py's ``state``, kept by memsys.py)
-(ST_L2_FREE,             # when the last work the L2 queue took ends (its ledger: memsys._l2_take)
+(ST_L2_FREE,             # when the last work the L2 queue took ends (its ledger: l2queue.l2_take)
  ST_DRAM_FREE,           # when the DRAM's queue is next free
  ST_HELD_UNTIL,          # global_access's answer: until when full queues hold the issuing warp
  ST_NOW,                 # the current request's time at the L1's tag stage

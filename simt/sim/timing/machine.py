@@ -342,7 +342,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     # written marks when it is allocated, and its ready time is written by the request that
     # allocates it before any hit reads it, so only the sets' first-look marks are cleared here,
     # and the L2 ledger's marks of which span each slot holds (a span is emptied when first
-    # taken: memsys._l2_take)
+    # taken: l2queue.l2_take)
     (l1_tag, l1_init, l1_valid, l1_stamp, l1_ready, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
      fifo, ledger, line_keys, line_weights, sector_keys, sector_weights) = mem
     l1_init[:] = 0

@@ -6,8 +6,8 @@ data is there), compiled and inlined into the machine's loop:
   lines a global load brings back take the same stage, a wavefront each (micro9.cu: shared
   wavefronts and L1-hit lines add up, they do not overlap);
 - global memory: the SM's L1 (tag stage one 128-byte line a cycle, a sectored LRU cache);
-  misses go to the L2 (bandwidth queue, sectored LRU cache that fetches 64 bytes from DRAM
-  per miss, write-back with a bound on dirty data), two partitions where the architecture
+  misses go to the L2 (a bandwidth queue, l2queue.py; a sectored LRU cache that fetches 64
+  bytes from DRAM per miss, write-back with a bound on dirty data), two partitions where the architecture
   says so, each caching what its half of the SMs reads (``_l2_read``; l2_sharing.cu), and a
   hit takes the queue for its bytes or one request's time; DRAM is one queue at
   its measured bandwidth, where a lone 64-byte half of a line (or an atomic's sector) takes
@@ -40,12 +40,13 @@ from . import atomics, isa
 from .dram import dram_cost, dram_read, dram_write, page_mates, writeback_mates, writeback_wait
 from .caches import find, halves, l1_set_of, sectors, set_of, victim
 from .footprint import line_weight
+from .l2queue import hit_busy, l2_busy, l2_queue, l2_take, merge_slot, merges
 from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_WRITE, G_L1_HITS, G_DIRTIED_W, G_L1_SECTORS,
-                      G_L2_ATOM, G_L2_ATOM_HIT, G_L2_BUSY, G_L2_READ, G_L2_READ_HIT, LS_ACK, LS_ENTRIES, LS_HOLD,
+                      G_L2_ATOM, G_L2_ATOM_HIT, G_L2_READ, G_L2_READ_HIT, LS_ACK, LS_ENTRIES, LS_HOLD,
                       LS_KEY, LS_PENDING, LS_PKEY, LS_WARP, G_L2_WRITE, M_L1T, P_ATOM_SAME, P_ATOM_SAME_F,
                       P_ATOM_SPREAD, P_DRAM_BPC, P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_TAIL, P_G_ATOM_LAT, P_L1_LAT,
                       P_L1_FOLD, P_L1_LINE_CYCLES, P_L1_TAG_LINE, P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT,
-                      P_L2_MERGE, P_L2_MERGE_MOST, P_L2_PARTS, P_L2_READ_BPC, P_L2_REQUEST, P_L2_TAIL, P_L2_WRITE_LINE,
+                      P_L2_MERGE, P_L2_MERGE_MOST, P_L2_PARTS, P_L2_READ_BPC, P_L2_TAIL, P_L2_WRITE_LINE,
                       P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE,
                       P_STORE_DATA, P_STORE_LINE, P_STORE_MERGE, P_STORE_MERGE_NEAR, P_STORE_MERGE_SHARE, P_STORE_SECTOR, P_SAMPLE, ST_DIRTY_SECTORS,
                       ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE, ST_LRU_CLOCK, ST_NOW, ST_OTHERS,
@@ -337,24 +338,6 @@ def _l2_read(line, need, m, n_sm, l2_tag, l2_init, l2_valid, l2_dirty, l2_words,
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _merge_slot(line, n):
-    """The row of the recent L2 reads' table (``l2x[7]``: line, arrival, sectors, when its data
-    is back) that ``line`` goes in: a hash of it, the table direct-mapped."""
-    return int((np.uint64(line) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) % n
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _merges(table, j, line, need, t, window, most):
-    """Whether a read of ``need``'s sectors of ``line`` reaching the L2 at ``t`` is served with
-    the read in row ``j``: the same line, arriving within ``window`` cycles of it, and no sector
-    that read did not ask for (l2_share.cu, l2_share.py: blocks on S SMs that read the same
-    lines at about the same time ask for 34.6M sectors, and the L2 counts 18.0M read sectors
-    at S = 2 and 10.3M at S = 132, serving about 2.4 times the sectors a cycle of S = 1)."""
-    return (table[j, 0] == float(line) and abs(t - table[j, 1]) <= window
-            and (need & ~int(table[j, 2])) == 0 and (most <= 0.0 or table[j, 4] < most))
-
-
-@njit(cache=True, nogil=True, _nrt=False)
 def fetched_before(fetched, key) -> bool:
     """Whether the 64-byte half ``key`` (line * 2 + half) was marked before; marks it. A bit
     per hash of the key in ``fetched`` (a miss taken for a re-read when two keys share a bit:
@@ -365,63 +348,6 @@ def fetched_before(fetched, key) -> bool:
     was = (fetched[word] & bit) != 0
     fetched[word] |= bit
     return was
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _l2_queue(nbytes, bpc, arrive, state, glob, ledger):
-    return _l2_busy(nbytes / bpc, arrive, state, glob, ledger)
-
-
-L2_SPAN = 16.0            # cycles: the L2 queue's ledger counts its work in spans this long
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _l2_take(busy, arrive, ledger):
-    """The L2's queue as a ledger of its work by time: ``ledger[0, k]`` the cycles of work
-    taken in span ``k`` (``L2_SPAN`` cycles from ``k * L2_SPAN``), ``ledger[1, k]`` which span
-    the slot holds (a ring). A request arriving at ``arrive`` takes the room left in the spans
-    from its own on: it waits for the work that came before it in time, not for work the
-    machine happened to look at first that arrives later (schedulers run ahead of each other,
-    and an SM's tag stage holds its own requests back). A single "free from" time made every
-    SM wait behind the latest arrival any SM had made, and a steady loop of scattered stores
-    on a few busy SMs cost more a step the longer it ran. Returns when its service starts."""
-    n = ledger.shape[1]
-    k = int(arrive // L2_SPAN)
-    start = -1.0
-    left = busy
-    while True:
-        j = k % n
-        if ledger[1, j] != k:           # a span not used since the ring came round: empty
-            ledger[1, j] = k
-            ledger[0, j] = 0.0
-        room = L2_SPAN - ledger[0, j]
-        if room > 1e-9:
-            if start < 0.0:
-                start = max(arrive, k * L2_SPAN + ledger[0, j])
-            take = min(room, left)
-            ledger[0, j] += take
-            left -= take
-            if left <= 1e-9:
-                return start
-        k += 1
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _hit_busy(n_sectors, P):
-    """The L2's time for a hit of ``n_sectors``: its bytes, and at least a request's time
-    (l2_sharing.cu: random one-sector hits from every SM come back at about half the rate of
-    sectors streamed)."""
-    return max(n_sectors * 32.0 / P[P_L2_READ_BPC], P[P_L2_REQUEST])
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def _l2_busy(busy, arrive, state, glob, ledger):
-    """A request of ``busy`` L2 cycles arriving at ``arrive``: its wait in the L2's queue
-    (``ST_L2_FREE``: when the last work taken ends)."""
-    start = _l2_take(busy, arrive, ledger)
-    state[ST_L2_FREE] = max(state[ST_L2_FREE], start + busy)
-    glob[G_L2_BUSY] += busy
-    return start - arrive
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -553,7 +479,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             _l2_touch(write_key(lines_buf[i], P), mask, True, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready, fifo,
                       l2x, state, P, glob, partial_buf[i])
         busy = share * (n_lines * P[P_L2_WRITE_LINE] + n_sec * P[P_L2_WRITE_SECTOR])
-        q = _l2_busy(busy, start + P[P_L1_LAT], state, glob, l2x[4])
+        q = l2_busy(busy, start + P[P_L1_LAT], state, glob, l2x[4])
         q = max(q, writeback_wait(written, start + P[P_L1_LAT], state, glob))
         # A stored line first takes l1_data_store_line_cycles of the L1's data stage, in turn
         # with the lines loads bring back, then leaves the SM for the L2 on the SM's own path,
@@ -595,7 +521,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             mask = masks_buf[i]
             nb = sectors(mask)
             glob[G_L2_ATOM] += nb
-            q2 = _l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob, l2x[4])
+            q2 = l2_queue(nb * 32.0, P[P_L2_READ_BPC], t_arr, state, glob, l2x[4])
             key = write_key(lines_buf[i], P)
             missed, _ = _l2_touch(key, mask, False, l2_tag, l2_init, l2_valid, l2_dirty, l2_words, l2_stamp, l2_ready,
                                   fifo, l2x, state, P, glob, 0, False)
@@ -674,8 +600,8 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         ibufs[3, n_missed] = s * l1_tag.shape[2] + w
         n_missed += 1
         if merge_w > 0.0:
-            j = _merge_slot(line, l2x[7].shape[0])
-            if _merges(l2x[7], j, line, need, t_l2, merge_w, P[P_L2_MERGE_MOST]):
+            j = merge_slot(line, l2x[7].shape[0])
+            if merges(l2x[7], j, line, need, t_l2, merge_w, P[P_L2_MERGE_MOST]):
                 # another SM's read of the line reached the L2 within the window: the L2 serves
                 # both at once, so this one takes neither its queue nor a count of its sectors
                 # and its data comes back with the other's
@@ -705,7 +631,7 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
         # hits are read out of the L2 (waiting for its queue); a miss goes on to DRAM, and its
         # fill is written into the L2 after, taking the queue for as long as DRAM takes to
         # deliver it: the stores and hits behind it wait
-        q2 = _l2_busy(_hit_busy(hits, P), t_l2, state, glob, l2x[4]) if hits else 0.0
+        q2 = l2_busy(hit_busy(hits, P), t_l2, state, glob, l2x[4]) if hits else 0.0
         if q2 > worst_q2:
             worst_q2 = q2
         if missed:
@@ -720,9 +646,9 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                 fetches -= drop
                 if drop_sec > 0.0:
                     nm = sectors(missed)
-                    _l2_busy(drop_sec / nm * _hit_busy(nm, P), t_l2, state, glob, l2x[4])
+                    l2_busy(drop_sec / nm * hit_busy(nm, P), t_l2, state, glob, l2x[4])
             burst = fetches * P[P_DRAM_FETCH]
-            fill = _l2_take(burst / P[P_DRAM_BPC], t_l2, l2x[4])
+            fill = l2_take(burst / P[P_DRAM_BPC], t_l2, l2x[4])
             state[ST_L2_FREE] = max(state[ST_L2_FREE], fill + burst / P[P_DRAM_BPC])
             mates = page_mates(lines_buf, masks_buf, n_lines, i, P) if pairs == 1 else 1
             qd = dram_read(burst, dram_cost(burst, pairs * P[P_DRAM_FETCH], mates, P),
@@ -779,7 +705,7 @@ def memory_arrays(n_sm: int, l1_lines: int, l1_ways: int, l2_lines: int, l2_ways
     """The caches' arrays ``run`` works in (``mem``): per SM an L1 of ``l1_lines`` lines
     (tags, sets looked at, valid sectors, LRU stamps, when each line's data arrives), the L2
     (tags, sets looked at, valid and dirty sectors, written words, LRU stamps), the queue
-    of dirty lines and the ledger of the L2 queue's work by time (``_l2_take``: 2^16 spans, a
+    of dirty lines and the ledger of the L2 queue's work by time (``l2_take``: 2^16 spans, a
     ring). ``run`` clears what it needs, so a caller may reuse them."""
     l1w = max(1, min(l1_ways, l1_lines))
     l1_sets = max(1, l1_lines // l1w)
