@@ -14,7 +14,7 @@ import pytest
 import pandas as pd
 
 from simt.calibrate import device as devq
-from simt.calibrate import fit_stores, ncu_csv
+from simt.calibrate import fit_dram, fit_stores, ncu_csv
 from simt.calibrate import fit as fitting
 from simt.calibrate import runner
 from simt.cli import main
@@ -106,6 +106,23 @@ def test_l2_request_rate_is_the_difference_of_two_ld_rand_launches():
     assert ncu_csv.l2_hit_request_rate(df) == pytest.approx(80.0)              # 1.5M sectors / 18,750 cycles
     assert ncu_csv.l2_hit_request_rate(df, 21) == pytest.approx(3e6 / 59e3)
     assert ncu_csv.l2_hit_request_rate(df.iloc[[0, 4]]) is None
+
+
+def test_rmw_access_is_what_the_random_stores_take_beyond_their_reads():
+    """A lone partly written sector's write-back (timing.dram_rmw_access_bytes): atomic_lines.cu's
+    st_rand over 2^21 lines, 16 steps less 4, the DRAM time (cycles x bytes a cycle) less the
+    sectors read at dram_access_bytes each, over the sectors written at the write cost; never
+    below dram_access_bytes; other kernels and tables aside."""
+    df = pd.DataFrame({"bench": ["st_rand", "st_rand", "st_rand", "ld_rand"],
+                       "value": [2104, 2116, 1616, 2116],
+                       "dram__bytes_read.sum": [10 * 32, 110 * 32, 0, 9e9],
+                       "dram__bytes_write.sum": [0, 200 * 32, 0, 9e9],
+                       "sm__cycles_elapsed.max": [1_000, 11_000, 1.0, 1.0]})
+    # 10,000 cycles x 3 bytes = 30,000: 100 reads at 100 = 10,000; 20,000 over 200 writes x 0.5
+    assert fit_dram.dram_rmw_access_bytes(df, 3.0, 100.0, 0.5) == pytest.approx(200.0)
+    assert fit_dram.dram_rmw_access_bytes(df, 1.0, 100.0, 0.5) == pytest.approx(100.0)   # the floor
+    with pytest.raises(fitting.FitError):
+        fit_dram.dram_rmw_access_bytes(df.iloc[[0, 2, 3]], 3.0, 100.0, 0.5)
 
 
 def test_machine_facts_from_the_h200_driver_are_the_shipped_ones(written):

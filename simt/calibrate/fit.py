@@ -26,7 +26,8 @@ from ..arch import load_arch
 from ..errors import SimtError
 from . import clock64_csv, ncu_csv, op_overlap, probes
 from .fit_atomics import ATOMIC_COLD_SOURCE, ATOMIC_WINDOW_SOURCE, atomic_cold_and_window
-from .fit_dram import DRAM_ACCESS_SOURCE, DRAM_PAGE_SOURCE, dram_access_bytes, dram_page_bytes
+from .fit_dram import (DRAM_ACCESS_SOURCE, DRAM_PAGE_SOURCE, DRAM_RMW_SOURCE, dram_access_bytes, dram_page_bytes,
+                       dram_rmw_access_bytes)
 from .fit_ops import CYC, INST, SASS_PIPES, SASS_PIPES_SOURCE, _steps, op_table
 from .fit_stores import (STORE_MERGE_SOURCE, STORE_RUNS_NEAR_SOURCE, STORE_RUNS_SHARE_SOURCE, STORE_RUNS_SOURCE,
                          store_merge_lines, store_runs)
@@ -81,6 +82,8 @@ NOT_MEASURED_BY_CLOCK64 = {
                                  "(simt/calibrate/cuda/l1_store_data.cu, timed by the profiler's cycles)",
     "dram_access_bytes": "the least DRAM time a lone access takes (simt/calibrate/cuda/atomic_lines.cu's random "
                          "loads over 256 MB, measured under the profiler)",
+    "dram_rmw_access_bytes": "what a lone write-back of a partly written sector costs DRAM (simt/calibrate/cuda/"
+                             "atomic_lines.cu's random stores over 256 MB, measured under the profiler)",
     "dram_page_bytes": "how far apart lone DRAM fetches share an access's time (micro.cu scatter_read against "
                        "dram_access_bytes, which needs the profiler)",
 }
@@ -585,6 +588,11 @@ def _fit(data: Path, n_sm: int, n_sched: int, l1_bytes: int, l1_source: str, dra
         t["dram_access_bytes"] = note("dram_access_bytes", round(dram_access_bytes(atomic_lines,
                                                                                    t["dram_bytes_per_cycle"]), 1),
                                       DRAM_ACCESS_SOURCE)
+    if shipped is not None and "dram_rmw_access_bytes" in shipped[0]:
+        t["dram_rmw_access_bytes"] = not_measured("dram_rmw_access_bytes")
+    elif atomic_lines is not None and "dram_access_bytes" in t and "dram_write_cost" in t:
+        t["dram_rmw_access_bytes"] = note("dram_rmw_access_bytes", round(dram_rmw_access_bytes(
+            atomic_lines, t["dram_bytes_per_cycle"], t["dram_access_bytes"], t["dram_write_cost"]), 1), DRAM_RMW_SOURCE)
     if shipped is not None and "dram_page_bytes" in shipped[0]:
         t["dram_page_bytes"] = not_measured("dram_page_bytes")
     elif "dram_access_bytes" in t:

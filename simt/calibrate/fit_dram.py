@@ -17,6 +17,11 @@ DRAM_ACCESS_SOURCE = ("atomic_lines.cu ld_rand over 2^21 lines (256 MB; benchmar
 DRAM_PAGE_SOURCE = ("micro.cu scatter_read, one float a lane 128 and 256 bytes apart: the page size (256 B to 4 KB) "
                     "whose fetches a request, k of them alone in a page, cost 64 + (dram_access_bytes - 64) / k "
                     "bytes each, closest to the launches' cycles x dram_bytes_per_cycle a fetch")
+DRAM_RMW_SOURCE = ("atomic_lines.cu st_rand over 2^21 lines (256 MB; benchmarks/timing/atomic_lines.py): each lane "
+                   "stores word 0 of a line hashed over the table, and the L2 writes each partly written sector "
+                   "back after reading it: the cycles between 4 and 16 steps x dram_bytes_per_cycle, less the "
+                   "sectors read at dram_access_bytes each, over the sectors written x dram_write_cost: a lone "
+                   "partly written sector's write-back in bytes of a stream's reads (its read-modify-write)")
 PAGES = (256, 512, 1024, 2048, 4096)
 
 
@@ -35,6 +40,21 @@ def dram_access_bytes(lines, dram_bpc: float) -> float:
     a, z = rows.iloc[0], rows.iloc[-1]
     fetches = (z["dram__bytes_read.sum"] - a["dram__bytes_read.sum"]) / 64.0
     return max(64.0, dram_bpc * float(z[CYC] - a[CYC]) / fetches)
+
+
+def dram_rmw_access_bytes(lines, dram_bpc: float, access: float, write_cost: float) -> float:
+    """The DRAM time of one lone write-back of a partly written sector, in bytes of a stream's
+    reads, beside the read of the sector it needs first: atomic_lines.cu's st_rand over 2^21
+    lines, the cycles between its 4 and 16 steps times ``dram_bpc``, less the sectors read at
+    ``access`` each, over the sectors written times ``write_cost``; never less than ``access``."""
+    rows = lines[(lines.bench == "st_rand") & (lines.value // 100 == 21)].sort_values("value")
+    if len(rows) < 2:
+        raise _fit_error()("atomic_lines: st_rand over 2^21 lines has fewer than two launches")
+    a, z = rows.iloc[0], rows.iloc[-1]
+    read = (z["dram__bytes_read.sum"] - a["dram__bytes_read.sum"]) / 32.0
+    written = (z["dram__bytes_write.sum"] - a["dram__bytes_write.sum"]) / 32.0
+    time = dram_bpc * float(z[CYC] - a[CYC]) - read * access
+    return max(access, time / (written * write_cost))
 
 
 def lone_cost(access: float, mates: float) -> float:

@@ -21,7 +21,7 @@ DRAM_WINDOW = 1000.0  # cycles over which the DRAM's recent use is averaged
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def dram_cost(burst, access, mates, P):
+def dram_cost(burst, access, mates, P, lone=P_DRAM_ACCESS):
     """The DRAM time, in bytes of a stream's reads, of ``burst`` bytes that stand for one
     access of ``access`` bytes (a line's missed sectors or dirty halves: a sampled replay's
     first read stands for part of one). An access of less than dram_access_bytes (a lone
@@ -31,9 +31,9 @@ def dram_cost(burst, access, mates, P):
     fetch on the H200, one-sector updates and stores as much a sector read or written;
     dram_rows.cu: a lane's chunks of 64 B to 4 KB alike; micro.cu scatter_read: one fetch every
     128 bytes of a sweep 71, every 256 bytes 86; a line's two halves together, 64 each)."""
-    if access <= 0.0 or access >= P[P_DRAM_ACCESS]:
+    if access <= 0.0 or access >= P[lone]:
         return burst
-    return burst * (access + (P[P_DRAM_ACCESS] - access) / max(1.0, mates)) / access
+    return burst * (access + (P[lone] - access) / max(1.0, mates)) / access
 
 
 @njit(cache=True, nogil=True, _nrt=False)

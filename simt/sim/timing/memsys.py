@@ -44,10 +44,10 @@ from .l2queue import hit_busy, l2_busy, l2_queue, l2_take, merge_slot, merges
 from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_WRITE, G_L1_HITS, G_DIRTIED_W, G_L1_SECTORS,
                       G_L2_ATOM, G_L2_ATOM_HIT, G_L2_READ, G_L2_READ_HIT, LS_ACK, LS_ENTRIES, LS_HOLD,
                       LS_KEY, LS_PENDING, LS_PKEY, LS_WARP, G_L2_WRITE, M_L1T, P_ATOM_SAME, P_ATOM_SAME_F,
-                      P_ATOM_SPREAD, P_DRAM_BPC, P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_TAIL, P_G_ATOM_LAT, P_L1_LAT,
+                      P_ATOM_SPREAD, P_DRAM_ACCESS, P_DRAM_BPC, P_DRAM_FETCH, P_DRAM_LAT, P_DRAM_TAIL, P_G_ATOM_LAT, P_L1_LAT,
                       P_L1_FOLD, P_L1_LINE_CYCLES, P_L1_TAG_LINE, P_L1_LINE_STEP, P_L2_DIRTY_SECTORS, P_L2_LAT,
                       P_L2_MERGE, P_L2_MERGE_MOST, P_L2_PARTS, P_L2_READ_BPC, P_L2_TAIL, P_L2_WRITE_LINE,
-                      P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE,
+                      P_L2_WRITE_SECTOR, P_QUEUE_ALLOWANCE, P_DRAM_RMW_ACCESS,
                       P_STORE_DATA, P_STORE_LINE, P_STORE_MERGE, P_STORE_MERGE_NEAR, P_STORE_MERGE_SHARE, P_STORE_SECTOR, P_SAMPLE, ST_DIRTY_SECTORS,
                       ST_FIFO_HEAD, ST_FIFO_TAIL, ST_HELD_UNTIL, ST_L2_FREE, ST_LRU_CLOCK, ST_NOW, ST_OTHERS,
                       ST_OTHERS_N, ST_REMISS, ST_REREAD, ST_WARP)
@@ -66,15 +66,18 @@ def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, l2x, P, state, glob
     n = 0
     d = l2_dirty[0, s, w]
     mates = writeback_mates(line_of(line), P, state)
+    lone = P_DRAM_ACCESS
     for b in range(4):
         if d & (1 << b):
             n += 1
             if not (l2_valid[0, s, w] & (1 << b)):
                 dram_read(32.0, dram_cost(P[P_DRAM_FETCH], P[P_DRAM_FETCH], mates, P), state[ST_NOW], P, state,
                            glob)
+                lone = P_DRAM_RMW_ACCESS
     bursts = halves(d)
     l2_dirty[0, s, w] = 0
-    dram_write(n * 32.0, dram_cost(bursts * P[P_DRAM_FETCH], bursts * P[P_DRAM_FETCH], mates, P), P, state, glob)
+    dram_write(n * 32.0, dram_cost(bursts * P[P_DRAM_FETCH], bursts * P[P_DRAM_FETCH], mates, P, lone), P, state,
+               glob)
     state[ST_DIRTY_SECTORS] -= n * _stands_for(line, l2x, P)
 
 

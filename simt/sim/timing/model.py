@@ -57,6 +57,7 @@ def params(arch, carveout: int):
     P[ix.P_DRAM_FETCH] = t["dram_fetch_bytes"]
     # optional (files without it: an access costs the DRAM its bytes alone; dram.dram_cost)
     P[ix.P_DRAM_ACCESS] = t.get("dram_access_bytes", 0.0)
+    P[ix.P_DRAM_RMW_ACCESS] = t.get("dram_rmw_access_bytes", P[ix.P_DRAM_ACCESS])
     P[ix.P_DRAM_PAGE] = max(1, t.get("dram_page_bytes", arch.line_bytes) // arch.line_bytes)    # in lines
     P[ix.P_SH_LAT] = lat["shared"]
     P[ix.P_SH_MIN] = t["shared_instruction_cycles"]
