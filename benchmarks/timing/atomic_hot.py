@@ -21,6 +21,7 @@ import simt as wp
 from simt.calibrate import ncu_csv
 
 from atomic_lines import mix32
+from atomic_lines import red_rand as red_line      # each lane word 0 of a line hashed over the table
 
 DATA = Path(__file__).parent / "data" / "h100" / "atomic_hot"
 CYC = "sm__cycles_elapsed.max"
@@ -54,15 +55,6 @@ def atom_word(p: wp.array(dtype=wp.uint32), out: wp.array(dtype=wp.uint32), mask
     for i in range(n):
         s = s + wp.atomic_add(p, int(mix32(t + wp.uint32(i) * lanes) & mask), wp.uint32(1))
     out[int(t)] = s
-
-
-@wp.kernel
-def red_line(p: wp.array(dtype=wp.uint32), mask: wp.uint32, n: int):
-    """Each lane word 0 of a line hashed over the table."""
-    t = wp.uint32(wp.tid())
-    lanes = wp.uint32(wp.grid_dim() * wp.block_dim())
-    for i in range(n):
-        wp.atomic_add(p, int(mix32(t + wp.uint32(i) * lanes) & mask) * 32, wp.uint32(1))
 
 
 @wp.kernel
