@@ -30,7 +30,8 @@ def dram_cost(burst, access, mates, P, lone=P_DRAM_ACCESS):
     mates (atomic_lines.cu: one-lane loads of lines hashed over 256 MB cost 99 bytes a 64-byte
     fetch on the H200, one-sector updates and stores as much a sector read or written;
     dram_rows.cu: a lane's chunks of 64 B to 4 KB alike; micro.cu scatter_read: one fetch every
-    128 bytes of a sweep 71, every 256 bytes 86; a line's two halves together, 64 each)."""
+    128 bytes of a sweep 71, every 256 bytes 86; a line's two halves together, 64 each). ``lone``:
+    the parameter giving a lone access's time (P_DRAM_RMW_ACCESS for a read-modify-write)."""
     if access <= 0.0 or access >= P[lone]:
         return burst
     return burst * (access + (P[lone] - access) / max(1.0, mates)) / access

@@ -7,8 +7,8 @@ data is there), compiled and inlined into the machine's loop:
   wavefronts and L1-hit lines add up, they do not overlap);
 - global memory: the SM's L1 (tag stage one 128-byte line a cycle, a sectored LRU cache);
   misses go to the L2 (a bandwidth queue, l2queue.py; a sectored LRU cache that fetches 64
-  bytes from DRAM per miss, write-back with a bound on dirty data), two partitions where the architecture
-  says so, each caching what its half of the SMs reads (``_l2_read``; l2_sharing.cu), and a
+  bytes from DRAM per miss, write-back with a bound on dirty data), two partitions where the
+  architecture says so, each caching what its half of the SMs reads (``_l2_read``; l2_sharing.cu), and a
   hit takes the queue for its bytes or one request's time; DRAM is one queue at
   its measured bandwidth, where a lone 64-byte half of a line (or an atomic's sector) takes
   the time of a random fetch, shared by the lone fetches of its page in the request
@@ -57,7 +57,9 @@ from .indices import (G_ATOM_BUSY, G_DIRTIED, G_ATOM_OPS, G_DRAM_WRITE, G_L1_HIT
 def _l2_writeback(l2_tag, l2_init, l2_valid, l2_dirty, line, l2x, P, state, glob):
     """Write the dirty sectors of ``line`` (if still in L2) to DRAM and take them off the L2's
     count of dirty sectors, each by what its line stands for (``_stands_for``). A sector only
-    partly written (never read in whole) is read from DRAM first."""
+    partly written (never read in whole) is read from DRAM first, and the write-back is then a
+    read-modify-write, alone costing dram_rmw_access_bytes where a lone access costs
+    dram_access_bytes (atomic_lines.cu's st_rand over 256 MB)."""
     sets = l2_tag.shape[1]
     s = set_of(line, sets)
     w = find(l2_tag, l2_init, 0, s, line)
