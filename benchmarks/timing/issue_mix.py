@@ -17,11 +17,17 @@ issue_mix_simt.csv), where the SASS is the same.
     PYTHONPATH=. python3 benchmarks/timing/issue_mix.py [--data DIR] [--model]
 
 Measured on an H100 80GB HBM3, the H200's SM, when no H200 came (data/h100/issue_mix/: the raw
-CSVs, their manifests, gpu.txt). What it showed: mixed pipes issue at 0.95-1.00 instructions a
-cycle a scheduler, at 16 warps an SM as at 64; the ALU pipe alone (mode 2) at 0.83-0.93. simt's
-replay of its own PTX's SASS (the same instructions, pipe by pipe, as the GPU counts) issues
-modes 3 and 5 at 0.80-0.88, 1.10-1.26x the GPU's cycles, with warps waiting for pipes that are
-not full (issue_mix_model.txt): not fixed yet.
+CSVs, their manifests, gpu.txt; the run at a92d9f9, with modes 8 and 10). What it showed, with
+the GPU running simt's PTX: mixed pipes issue at 0.86-1.00 instructions a cycle a scheduler, at
+16 warps an SM as at 64; the ALU pipe alone (mode 2) at 0.94. The FP64 pipe alone (mode 8)
+takes 0.53 a cycle, and beside ALU work (mode 10) the scheduler still issues 0.86-0.97 a cycle:
+an fp64 instruction holds its pipe for two cycles but the issue slot for one, as simt has it
+(simt 0.54 and 0.88, 1.02x and 0.91-1.03x the GPU's rate). simt's replay of its own PTX's SASS
+issues modes 3 and 5 at 0.79-0.87, 1.07-1.27x the GPU's cycles, with warps waiting for pipes that
+are not full (issue_mix_model.txt): not fixed yet. nvcc's own build of modes 2 and 5 issues
+slower in this run than in the first (0.78 and 0.73 against 0.85 and 0.98): the CUDA source
+gained the fp64 chains, which changes its SASS; simt's PTX, the column the model is compared
+with, is the same.
 
 To measure, from the repository root on the GPU's machine:
     PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR issuemix
