@@ -5,6 +5,19 @@ prediction of the same kernels written in simt, and the ratio of the model's cyc
 
     PYTHONPATH=. python3 benchmarks/timing/atomic_hot.py [--data DIR] [--model] [--arch FILE]
 
+Measured on an H100 80GB HBM3, the H200's SM, when no H200 came (data/h100/atomic_hot/: the raw
+CSV, manifest, gpu.txt; the model's table before and after the change below,
+atomic_hot_model_a92d9f9.txt and atomic_hot_model.txt). What it showed: a warp's 32 lanes on
+one word take 1.45 cycles a lane at the unit for integer adds and 3.47 for float ones, as
+micro.cu measured on the H200; but words a line apart, 2-4 at a unit, take 1.9 cycles a lane
+for float adds, as the 32 words of one line do, and 1,024 such words go as fast as integer
+adds. simt made every float add that the unit's last 8 updates had touched on one of its
+words wait for the adder (1.42-1.77x the GPU's cycles on those launches and on a warp's lanes
+over word 0 of 8-512 lines); a float add now waits only where the unit's last update was a
+float add to one of its sectors (atomics.serve): 0.76-1.20x, as the integer adds' 0.76-1.14x.
+Returning adds (atom_word) over 2^7 lines and more run at 0.75x the reductions' rate on the
+GPU, and simt times them alike (0.62-0.65x the GPU's cycles): not modelled yet.
+
 To measure, from the repository root on the GPU's machine (BASE from ncu_metrics.sh; the
 step ``atomichot`` of gpu_pending.sh does this):
     nvcc -O3 -arch=sm_90 -o /tmp/atomic_hot simt/calibrate/cuda/atomic_hot.cu

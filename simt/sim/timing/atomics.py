@@ -5,7 +5,8 @@ and busy times. A line the unit updated within atomic_hot_window_cycles takes it
 atomic_line_cycles, one it did not for atomic_cold_sector_cycles (atomic_lines.cu: lanes'
 lines hashed over 2^10 lines go at the hot rate, over 2^14 and more at the cold one, whether
 or not a warp's lanes go to consecutive lines); lanes on one word take their turns as
-memsys counted them, and a float add waits for a recent float update of one of its words.
+memsys counted them, and a float add waits for the adder when the unit's last update was a
+float add to one of its sectors (atomic_hot.cu).
 """
 from __future__ import annotations
 
@@ -14,7 +15,17 @@ from numba import njit
 
 from .indices import P_ATOM_COLD, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_SPREAD, P_ATOM_UNITS, P_ATOM_WINDOW, P_SAMPLE
 
-ATOM_FLOAT_RECENT = 8  # a unit's last updates a float add's word may still be busy in
+ATOM_FLOAT_RECENT = 1  # a unit's last updates a float add's sector may still be busy in
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def sectors_of(words):
+    """The sectors (bits 0-3) of a line's word mask (8 bits a sector)."""
+    s = 0
+    for q in range(4):
+        if (words >> (8 * q)) & 0xFF:
+            s |= 1 << q
+    return s
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -42,10 +53,17 @@ def serve(line, nb, words, turns, float_wait, singles, a1, here, P, atoms):
             hot_line = True
             break
     hot = False
-    if words != 0:                      # queued behind a recent float update of one of its words
+    if words != 0:
+        # a float add waits for the adder's result when the unit's last update was a float add
+        # to one of its sectors and the unit is still busy; an update to another sector between
+        # them hides the wait (atomic_hot.py, H100: a warp's 32 lanes on one word, the words 32
+        # words apart, 2-4 a unit, go at 1.9 cycles a lane, as 32 words of one line do, against
+        # 3.5 all on one word; lanes at random over a line's words, hot_words.py, as fast as
+        # integer adds, and 4 words of one sector 2.4x slower)
+        mine = sectors_of(words)
         for r in range(min(head, ATOM_FLOAT_RECENT)):
             e = (head - 1 - r) % ring
-            hot |= atom_line[unit, e, 0] == line and (atom_line[unit, e, 1] & words) != 0
+            hot |= atom_line[unit, e, 0] == line and (sectors_of(atom_line[unit, e, 1]) & mine) != 0
         hot &= atom_free[unit] > a1
     e = head % ring
     atom_line[unit, e, 0] = line

@@ -415,8 +415,8 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
                 kq = 1                      # the leader's one atomic for the warp's lanes
             per = P[P_ATOM_SAME] if kq > 4 else P[P_ATOM_SPREAD]
             # a float add waits for the adder's result before the next one on its word when
-            # the unit updated one of the request's words lately and is still busy (row 1,
-            # chosen below); the lanes of one request on one word take turns at the integer
+            # the unit's last update was a float add to one of the request's sectors and it is
+            # still busy (row 1, chosen in atomics.serve); the lanes of one request on one word take turns at the integer
             # rate (warp_words.py: add_f32 against add_u32, 32 lanes a word). The sectors'
             # turns at the integer rate add up, and a float sector's waits overlap the
             # others' turns: the line takes the longer of the two (hot_words.py: every warp's
