@@ -416,12 +416,13 @@ def global_access(k, m, T, ev, ev_n, ev_ptr, sec, sec_w, atomic, P, H, l1, l2_ta
             per = P[P_ATOM_SAME] if kq > 4 else P[P_ATOM_SPREAD]
             # a float add waits for the adder's result before the next one on its word when
             # the unit's last update was a float add to one of the request's sectors and it is
-            # still busy (row 1, chosen in atomics.serve); the lanes of one request on one word take turns at the integer
-            # rate (warp_words.py: add_f32 against add_u32, 32 lanes a word). The sectors'
-            # turns at the integer rate add up, and a float sector's waits overlap the
-            # others' turns: the line takes the longer of the two (hot_words.py: every warp's
-            # lanes at random over 32-128 words, three or so a word in a sector, float adds as
-            # fast as integer ones; 8 or 32 lanes on one word, 2.4x slower)
+            # still busy (row 1, chosen in atomics.serve); the lanes of one request on one
+            # word take turns at the integer rate (warp_words.py: add_f32 against add_u32, 32
+            # lanes a word). The sectors' turns at the integer rate add up, and a float
+            # sector's waits overlap the others' turns: the line takes the longer of the two
+            # (hot_words.py: every warp's lanes at random over 32-128 words, three or so a word
+            # in a sector, float adds as fast as integer ones; 8 or 32 lanes on one word, 2.4x
+            # slower)
             per_f = per * P[P_ATOM_SAME_F] / P[P_ATOM_SAME] if fatom else per
             wbuf[0, f] += kq * per
             wbuf[1, f] = max(wbuf[1, f], kq * per_f)
