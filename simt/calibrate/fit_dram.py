@@ -30,14 +30,19 @@ def _fit_error():
     return FitError
 
 
+def _steps_4_and_16(lines, bench: str):
+    """The first and last launch of atomic_lines.cu's ``bench`` over 2^21 lines (4 and 16 steps)."""
+    rows = lines[(lines.bench == bench) & (lines.value // 100 == 21)].sort_values("value")
+    if len(rows) < 2:
+        raise _fit_error()(f"atomic_lines: {bench} over 2^21 lines has fewer than two launches")
+    return rows.iloc[0], rows.iloc[-1]
+
+
 def dram_access_bytes(lines, dram_bpc: float) -> float:
     """The DRAM time of one lone 64-byte fetch, in bytes of a stream's reads: atomic_lines.cu's
     ld_rand over 2^21 lines, the cycles between its 4 and 16 steps over the DRAM bytes they read
     (in 64-byte fetches), times ``dram_bpc``; never less than the fetch's own 64 bytes."""
-    rows = lines[(lines.bench == "ld_rand") & (lines.value // 100 == 21)].sort_values("value")
-    if len(rows) < 2:
-        raise _fit_error()("atomic_lines: ld_rand over 2^21 lines has fewer than two launches")
-    a, z = rows.iloc[0], rows.iloc[-1]
+    a, z = _steps_4_and_16(lines, "ld_rand")
     fetches = (z["dram__bytes_read.sum"] - a["dram__bytes_read.sum"]) / 64.0
     return max(64.0, dram_bpc * float(z[CYC] - a[CYC]) / fetches)
 
@@ -47,10 +52,7 @@ def dram_rmw_access_bytes(lines, dram_bpc: float, access: float, write_cost: flo
     reads, beside the read of the sector it needs first: atomic_lines.cu's st_rand over 2^21
     lines, the cycles between its 4 and 16 steps times ``dram_bpc``, less the sectors read at
     ``access`` each, over the sectors written times ``write_cost``; never less than ``access``."""
-    rows = lines[(lines.bench == "st_rand") & (lines.value // 100 == 21)].sort_values("value")
-    if len(rows) < 2:
-        raise _fit_error()("atomic_lines: st_rand over 2^21 lines has fewer than two launches")
-    a, z = rows.iloc[0], rows.iloc[-1]
+    a, z = _steps_4_and_16(lines, "st_rand")
     read = (z["dram__bytes_read.sum"] - a["dram__bytes_read.sum"]) / 32.0
     written = (z["dram__bytes_write.sum"] - a["dram__bytes_write.sum"]) / 32.0
     time = dram_bpc * float(z[CYC] - a[CYC]) - read * access

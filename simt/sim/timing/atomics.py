@@ -15,8 +15,6 @@ from numba import njit
 
 from .indices import P_ATOM_COLD, P_ATOM_INTERLEAVE, P_ATOM_LINE, P_ATOM_SPREAD, P_ATOM_UNITS, P_ATOM_WINDOW, P_SAMPLE
 
-ATOM_FLOAT_RECENT = 1  # a unit's last updates a float add's sector may still be busy in
-
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def sectors_of(words):
@@ -61,13 +59,12 @@ def serve(line, nb, words, turns, float_wait, singles, a1, here, P, atoms):
         # 3.5 all on one word; lanes at random over a line's words, hot_words.py, as fast as
         # integer adds, and 4 words of one sector 2.4x slower)
         mine = sectors_of(words)
-        for r in range(min(head, ATOM_FLOAT_RECENT)):
-            e = (head - 1 - r) % ring
-            hot |= atom_line[unit, e, 0] == line and (sectors_of(atom_line[unit, e, 1]) & mine) != 0
+        last = (head - 1) % ring
+        hot = head > 0 and atom_line[unit, last, 0] == line and (atom_line[unit, last, 1] & mine) != 0
         hot &= atom_free[unit] > a1
     e = head % ring
     atom_line[unit, e, 0] = line
-    atom_line[unit, e, 1] = words
+    atom_line[unit, e, 1] = sectors_of(words)       # the float sectors (none for an integer atomic)
     atom_line[unit, e, 2] = int(a0)
     atom_head[unit] = head + 1
     # the longer of the integer turns, (hot) a float sector's wait, and a line's least (a cold

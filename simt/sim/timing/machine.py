@@ -62,7 +62,7 @@ SHFL_PIPE = isa.PIPES.index("shfl")
 # (commit d652dae; neither fit_arch.py nor benchmarks/timing/README.md derives them):
 FATOM_LOOP_SASS = 4.0     # issue slots of the loop beyond its rounds (its setup and exit)
 FATOM_ROUND_LSU = 2.0     # shared-pipe cycles a round: its load and its CAS, a wavefront each
-ATOM_RECENT = 128          # updates an atomic unit remembers serving (a ring: line, float words, when)
+ATOM_RECENT = 128          # updates an atomic unit remembers serving (a ring: line, float sectors, when)
 FATOM_LOOP_LAT = 8.0      # latency beyond the rounds (replacing the plain atomic's)
 
 # what the machine reads: per instruction (isa.tables) ...
@@ -358,7 +358,7 @@ def run(code, streams, grid, P, pipe_interval, mem, out):
     state[ST_WB_PAGE] = -1.0
     ibufs = np.zeros((6, 32), np.int64)       # lines, masks, partial writes, L1 and L2 ways, merge rows of an access
     wbuf = np.zeros((3, 32), np.float64)     # an atomic's lines' service: lanes shared a word, any
-    atom_line = np.full((atom_free.size, ATOM_RECENT, 3), -1, np.int64)   # the lines (float words, start) each unit served last
+    atom_line = np.full((atom_free.size, ATOM_RECENT, 3), -1, np.int64)   # the lines (float sectors, start) each unit served last
     atom_head = np.zeros(atom_free.size, np.int64)                         # ... and where its next goes
     atoms = (atom_free, atom_busy, atom_line, atom_head)
     # a sampled replay's L2: what each line stands for (footprint.py), what each way's does,
