@@ -33,15 +33,21 @@
 #                manifest, gpu.txt; read by benchmarks/timing/issue_mix.py: the issue rate of mixed pipes).
 #   atomichot    simt/calibrate/cuda/atomic_hot.cu under Nsight Compute (DIR/atomic_hot/: the raw CSV,
 #                manifest, gpu.txt; read by benchmarks/timing/atomic_hot.py: atomics on a few hot lines).
+#   atomicret    simt/calibrate/cuda/atomic_return.cu under Nsight Compute (DIR/atomic_return/: the raw
+#                CSV, manifest, gpu.txt; read by benchmarks/timing/atomic_return.py: returning atomics
+#                against reductions by the lines a warp's request spans).
+#   l2width      simt/calibrate/cuda/l2_write_width.cu under Nsight Compute (DIR/l2_write_width/: the raw
+#                CSV, manifest, gpu.txt; read by benchmarks/timing/l2_write_width.py: the output the L2
+#                writes back before a kernel ends, by store width, with and without reads).
 #   tests        the GPU tests (pytest -m simt_gpu), DIR/gpu_tests.txt.
 #
-#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [l1assoc] [l2peak] [l2share] [issuemix] [atomichot] [tests]
+#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [l1assoc] [l2peak] [l2share] [issuemix] [atomichot] [atomicret] [l2width] [tests]
 #
 # Nothing here fits or reports: it only measures. What each output feeds is named above.
 set -u
 OUT=${1:?usage: gpu_pending.sh DIR [step ...]}
 shift
-STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 l1assoc l2peak l2share issuemix atomichot tests}
+STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 l1assoc l2peak l2share issuemix atomichot atomicret l2width tests}
 mkdir -p "$OUT"
 ROOT=$(pwd)
 [ -s "$OUT/gpu.txt" ] || { nvidia-smi; nvcc --version; ncu --version; } > "$OUT/gpu.txt" 2>&1
@@ -175,13 +181,32 @@ atomichot() {
         --log-file "$d/atomic_hot.csv" /tmp/atomic_hot "$d/atomic_hot_manifest.csv"
 }
 
+atomicret() {
+    local d="$OUT/atomic_return"
+    cuda_micro atomic_return || return 1
+    # shellcheck source=/dev/null
+    source benchmarks/timing/ncu_metrics.sh || return 1
+    ncu --clock-control none --csv --print-units base \
+        --metrics "$BASE,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum" \
+        --log-file "$d/atomic_return.csv" /tmp/atomic_return "$d/atomic_return_manifest.csv"
+}
+
+l2width() {
+    local d="$OUT/l2_write_width"
+    cuda_micro l2_write_width || return 1
+    # shellcheck source=/dev/null
+    source benchmarks/timing/ncu_metrics.sh || return 1
+    ncu --clock-control none --csv --print-units base --metrics "$BASE" \
+        --log-file "$d/l2_write_width.csv" /tmp/l2_write_width "$d/l2_write_width_manifest.csv"
+}
+
 tests() {
     python3 -m pytest -q -m simt_gpu -n 8 tests > "$OUT/gpu_tests.txt" 2>&1
 }
 
 for s in $STEPS; do
     case $s in
-        blind18|blind19|store|calibrate|op_overlap|probes6|l1assoc|l2peak|l2share|issuemix|atomichot|tests) (cd "$ROOT" && step "$s" "$s") ;;
-        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, l1assoc, l2peak, l2share, issuemix, atomichot, tests)"; exit 2 ;;
+        blind18|blind19|store|calibrate|op_overlap|probes6|l1assoc|l2peak|l2share|issuemix|atomichot|atomicret|l2width|tests) (cd "$ROOT" && step "$s" "$s") ;;
+        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, l1assoc, l2peak, l2share, issuemix, atomichot, atomicret, l2width, tests)"; exit 2 ;;
     esac
 done
