@@ -171,34 +171,18 @@ issuemix() {
         --log-file "$d/issue_mix_simt.csv" python3 benchmarks/timing/issue_mix.py --measure "$d/issue_mix_simt_manifest.csv"
 }
 
-atomichot() {
-    local d="$OUT/atomic_hot"
-    cuda_micro atomic_hot || return 1
-    # shellcheck source=/dev/null
-    source benchmarks/timing/ncu_metrics.sh || return 1
-    ncu --clock-control none --csv --print-units base \
-        --metrics "$BASE,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum" \
-        --log-file "$d/atomic_hot.csv" /tmp/atomic_hot "$d/atomic_hot_manifest.csv"
-}
-
-atomicret() {
-    local d="$OUT/atomic_return"
-    cuda_micro atomic_return || return 1
-    # shellcheck source=/dev/null
-    source benchmarks/timing/ncu_metrics.sh || return 1
-    ncu --clock-control none --csv --print-units base \
-        --metrics "$BASE,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum" \
-        --log-file "$d/atomic_return.csv" /tmp/atomic_return "$d/atomic_return_manifest.csv"
-}
-
-l2width() {
-    local d="$OUT/l2_write_width"
-    cuda_micro l2_write_width || return 1
+base_profile() {    # base_profile NAME: simt/calibrate/cuda/NAME.cu under Nsight Compute with BASE's metrics
+    cuda_micro "$1" || return 1
     # shellcheck source=/dev/null
     source benchmarks/timing/ncu_metrics.sh || return 1
     ncu --clock-control none --csv --print-units base --metrics "$BASE" \
-        --log-file "$d/l2_write_width.csv" /tmp/l2_write_width "$d/l2_write_width_manifest.csv"
+        --log-file "$OUT/$1/$1.csv" "/tmp/$1" "$OUT/$1/$1_manifest.csv"
 }
+
+# BASE counts the L2's reduction and atomic sectors (lts__t_sectors_op_red.sum, _op_atom.sum)
+atomichot() { base_profile atomic_hot; }
+atomicret() { base_profile atomic_return; }
+l2width() { base_profile l2_write_width; }
 
 tests() {
     python3 -m pytest -q -m simt_gpu -n 8 tests > "$OUT/gpu_tests.txt" 2>&1
