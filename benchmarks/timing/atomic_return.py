@@ -105,6 +105,10 @@ def red_pair(p: wp.array(dtype=wp.float32), q: wp.array(dtype=wp.uint32), mask: 
             wp.atomic_add(q, w, wp.uint32(1))
 
 
+# the reduction each kernel's rate is set beside: the same lanes' REDG.ADD.U32
+OVER = {"atom_k": "red_k", "atom_one": "red_one", "red_one_f32": "red_one", "red_pair": "red_one"}
+
+
 def predict(bench: str, lg: int, klog: int, n: int, grid: int, arch: str | None) -> float:
     """simt's cycles for one launch of ``bench``, n steps, over 2^lg lines, 2^klog lines a request."""
     threads = grid * BLOCK
@@ -133,21 +137,21 @@ def main() -> None:
     df = ncu_csv.load("atomic_return", args.data)
     df["lg"], df["klog"], df["n"] = df.value // 1000, df.value // 100 % 10, df.value % 100
     rates = {}
-    head = f"{'kernel':11s} {'lines':>6s} {'a request':>9s} {'ops a cycle':>11s} {'atom/red':>8s}"
-    print(head + ("  model ops a cycle  model atom/red  cycles ratio" if args.model else ""))
+    head = f"{'kernel':11s} {'lines':>6s} {'a request':>9s} {'ops a cycle':>11s} {'over red':>8s}"
+    print(head + ("  model ops a cycle  model over red  cycles ratio" if args.model else ""))
     model = {}
     for (bench, lg, klog), g in df.groupby(["bench", "lg", "klog"], sort=False):
         g = g.sort_values("n")
         a, z = g.iloc[0], g.iloc[-1]
         rate = rates[bench, lg, klog] = (z.work - a.work) / (z[CYC] - a[CYC])
-        kind, shape = bench.split("_", 1)
-        other = rates.get(("red_" + shape, lg, klog)) if kind == "atom" else None
+        shape = bench.split("_", 1)[1]
+        other = rates.get((OVER[bench], lg, klog)) if bench in OVER else None
         line = (f"{bench:11s} {'2^' + str(lg):>6s} {('1 lane' if shape.startswith('one') or shape == 'pair' else str(1 << klog)):>9s} {rate:11.2f} "
                 f"{(f'{rate / other:.2f}' if other else ''):>8s}")
         if args.model:
             c0, c1 = (predict(bench, int(lg), int(klog), int(r.n), int(r.grid), args.arch) for r in (a, z))
             m = model[bench, lg, klog] = (z.work - a.work) / (c1 - c0)
-            mo = model.get(("red_" + shape, lg, klog)) if kind == "atom" else None
+            mo = model.get((OVER[bench], lg, klog)) if bench in OVER else None
             line += f"  {m:17.2f}  {(f'{m / mo:.2f}' if mo else ''):>14s}  {(c1 - c0) / (z[CYC] - a[CYC]):12.2f}"
         print(line, flush=True)
 
