@@ -107,22 +107,28 @@ def red_pair(p: wp.array(dtype=wp.float32), q: wp.array(dtype=wp.uint32), mask: 
 
 # the reduction each kernel's rate is set beside: the same lanes' REDG.ADD.U32
 OVER = {"atom_k": "red_k", "atom_one": "red_one", "red_one_f32": "red_one", "red_pair": "red_one"}
+KERNELS = {"red_k": red_k, "atom_k": atom_k, "red_one": red_one, "atom_one": atom_one,
+           "red_one_f32": red_one_f32, "red_pair": red_pair}
+
+
+def _arrays(bench: str, words: int, threads: int) -> list:
+    """The kernel's arrays: its table (a float one for the float adds, both for red_pair) and,
+    for the returning adds, the lanes' sums."""
+    if bench == "red_one_f32":
+        return [wp.zeros(words, dtype=wp.float32)]
+    if bench == "red_pair":
+        return [wp.zeros(words, dtype=wp.float32), wp.zeros(words, dtype=wp.uint32)]
+    table = wp.zeros(words, dtype=wp.uint32)
+    return [table, wp.zeros(threads, dtype=wp.uint32)] if bench.startswith("atom") else [table]
 
 
 def predict(bench: str, lg: int, klog: int, n: int, grid: int, arch: str | None) -> float:
     """simt's cycles for one launch of ``bench``, n steps, over 2^lg lines, 2^klog lines a request."""
     threads = grid * BLOCK
-    table = wp.zeros(32 << max(lg, 5), dtype=wp.uint32)
-    mask = wp.uint32((1 << lg) - 1)
-    out = wp.zeros(threads, dtype=wp.uint32)
-    floats = wp.zeros(32 << max(lg, 5), dtype=wp.float32)
-    args = {"red_k": [table, mask, klog, n], "atom_k": [table, out, mask, klog, n],
-            "red_one": [table, mask, n], "atom_one": [table, out, mask, n],
-            "red_one_f32": [floats, mask, n], "red_pair": [floats, table, mask, n]}[bench]
-    kernel = {"red_k": red_k, "atom_k": atom_k, "red_one": red_one, "atom_one": atom_one,
-              "red_one_f32": red_one_f32, "red_pair": red_pair}[bench]
+    args = (_arrays(bench, 32 << max(lg, 5), threads) + [wp.uint32((1 << lg) - 1)]
+            + ([klog] if bench.endswith("_k") else []) + [n])
     extra = {"arch": arch} if arch else {}
-    return float(wp.launch(kernel, threads, args, block_dim=BLOCK, device="cpu:precise", **extra).cycles)
+    return float(wp.launch(KERNELS[bench], threads, args, block_dim=BLOCK, device="cpu:precise", **extra).cycles)
 
 
 def main() -> None:
@@ -144,9 +150,8 @@ def main() -> None:
         g = g.sort_values("n")
         a, z = g.iloc[0], g.iloc[-1]
         rate = rates[bench, lg, klog] = (z.work - a.work) / (z[CYC] - a[CYC])
-        shape = bench.split("_", 1)[1]
         other = rates.get((OVER[bench], lg, klog)) if bench in OVER else None
-        line = (f"{bench:11s} {'2^' + str(lg):>6s} {('1 lane' if shape.startswith('one') or shape == 'pair' else str(1 << klog)):>9s} {rate:11.2f} "
+        line = (f"{bench:11s} {'2^' + str(lg):>6s} {('1 lane' if not bench.endswith('_k') else str(1 << klog)):>9s} {rate:11.2f} "
                 f"{(f'{rate / other:.2f}' if other else ''):>8s}")
         if args.model:
             c0, c1 = (predict(bench, int(lg), int(klog), int(r.n), int(r.grid), args.arch) for r in (a, z))

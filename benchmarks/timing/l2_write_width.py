@@ -83,7 +83,7 @@ def write_u32(dst: wp.array(dtype=wp.uint32), n: int):
         i += wp.grid_dim() * wp.block_dim()
 
 
-# kernel, element bytes, reads a source
+# each kernel of the .cu: the simt kernel, its element's bytes and type (copies read a source of the same)
 KERNELS = {"copy_u8": (copy_u8, 1, wp.uint8), "copy_u8_wide": (copy_u8_wide, 4, wp.uint32),
            "copy_u32": (copy_u32, 4, wp.uint32), "copy_u128": (copy_u128, 16, wp.vec4),
            "write_u8": (write_u8, 1, wp.uint8), "write_u32": (write_u32, 4, wp.uint32)}
