@@ -39,15 +39,18 @@
 #   l2width      simt/calibrate/cuda/l2_write_width.cu under Nsight Compute (DIR/l2_write_width/: the raw
 #                CSV, manifest, gpu.txt; read by benchmarks/timing/l2_write_width.py: the output the L2
 #                writes back before a kernel ends, by store width, with and without reads).
+#   atomiccomb   simt/calibrate/cuda/atomic_combine.cu under Nsight Compute (DIR/atomic_combine/: the raw
+#                CSV, manifest, gpu.txt; read by benchmarks/timing/atomic_combine.py: reductions that
+#                a block's warps, or every warp, send to one word or one line).
 #   tests        the GPU tests (pytest -m simt_gpu), DIR/gpu_tests.txt.
 #
-#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [l1assoc] [l2peak] [l2share] [issuemix] [atomichot] [atomicret] [l2width] [tests]
+#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [l1assoc] [l2peak] [l2share] [issuemix] [atomichot] [atomicret] [l2width] [atomiccomb] [tests]
 #
 # Nothing here fits or reports: it only measures. What each output feeds is named above.
 set -u
 OUT=${1:?usage: gpu_pending.sh DIR [step ...]}
 shift
-STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 l1assoc l2peak l2share issuemix atomichot atomicret l2width tests}
+STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 l1assoc l2peak l2share issuemix atomichot atomicret l2width atomiccomb tests}
 mkdir -p "$OUT"
 ROOT=$(pwd)
 [ -s "$OUT/gpu.txt" ] || { nvidia-smi; nvcc --version; ncu --version; } > "$OUT/gpu.txt" 2>&1
@@ -183,6 +186,14 @@ base_profile() {    # base_profile NAME: simt/calibrate/cuda/NAME.cu under Nsigh
 atomichot() { base_profile atomic_hot; }
 atomicret() { base_profile atomic_return; }
 l2width() { base_profile l2_write_width; }
+atomiccomb() {
+    base_profile atomic_combine || return 1
+    # the requests the SMs send and the L2 receives as reductions (a second profile, its failure
+    # not the step's: these names may be missing from this ncu)
+    ncu --clock-control none --csv --print-units base \
+        --metrics sm__cycles_elapsed.max,l1tex__t_requests_pipe_lsu_mem_global_op_red.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum,lts__t_requests_op_red.sum,lts__t_sectors_op_red.sum \
+        --log-file "$OUT/atomic_combine/atomic_combine_requests.csv" /tmp/atomic_combine "$OUT/atomic_combine/atomic_combine_requests_manifest.csv" || true
+}
 
 tests() {
     python3 -m pytest -q -m simt_gpu -n 8 tests > "$OUT/gpu_tests.txt" 2>&1
@@ -190,7 +201,7 @@ tests() {
 
 for s in $STEPS; do
     case $s in
-        blind18|blind19|store|calibrate|op_overlap|probes6|l1assoc|l2peak|l2share|issuemix|atomichot|atomicret|l2width|tests) (cd "$ROOT" && step "$s" "$s") ;;
-        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, l1assoc, l2peak, l2share, issuemix, atomichot, atomicret, l2width, tests)"; exit 2 ;;
+        blind18|blind19|store|calibrate|op_overlap|probes6|l1assoc|l2peak|l2share|issuemix|atomichot|atomicret|l2width|atomiccomb|tests) (cd "$ROOT" && step "$s" "$s") ;;
+        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, l1assoc, l2peak, l2share, issuemix, atomichot, atomicret, l2width, atomiccomb, tests)"; exit 2 ;;
     esac
 done
