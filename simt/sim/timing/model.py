@@ -208,9 +208,15 @@ def simulate(prog, arch, rec, total_ctas: int, warps_per_cta: int, occupancy: di
         glob[u] /= f
     # (its first reads of a line the grid shares already stood for w / f of a miss: memsys)
     sim_cycles, error = _extrapolate(cta_start, cta_done, float(end), total_ctas, n / max(1, n_kept))
+    # a grid replayed in part takes at least as long as an SM's mean work on its own units (issue,
+    # pipes, shared memory, L1): a prefix whose rate ran ahead of that (its first blocks on
+    # fewer warps than later ones) is held to it (set 7's fp64 Clenshaw came out at 0.95x its
+    # own issue slots over the SMs' schedulers)
+    scale = total_ctas / n_kept if n_kept else 1.0
+    if n_kept < total_ctas:
+        sim_cycles = max(sim_cycles, max(_sm_unit_cycles(arch, smstat, scale).values()))
     if n_run < n_sm:
         error = float(np.hypot(error, _sm_sample_error(cta_done, cta_sm, n_run, sim_cycles)))
-    scale = total_ctas / n_kept if n_kept else 1.0
     # the floor (an empty one-block kernel) already holds one block launch
     elapsed = float(t["launch_floor_cycles"]) - float(t["cta_launch_cycles"]) + sim_cycles
     metrics, details = _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy,
@@ -434,6 +440,20 @@ def _extrapolate(cta_start: np.ndarray, cta_done: np.ndarray, end: float, total:
     return float(whole), float(abs(late - early) / whole)
 
 
+def _sm_unit_cycles(arch, smstat, scale: float) -> dict:
+    """The cycles an SM's own units are busy over the whole grid, the mean over the SMs: the
+    issue slots and each pipe per scheduler (each has its dispatch and its pipes), the shared
+    memory's and the L1's stages (``scale``: blocks of the grid a replayed block stands for)."""
+    per_sm = smstat.sum(axis=0) * scale / int(arch.sm_count)
+    schedulers = int(arch.data["schedulers_per_sm"])
+    out = {"issue": per_sm[ix.M_ISSUE] / schedulers}
+    for p, name in enumerate(isa.PIPES[:-1]):
+        out[name] = per_sm[ix.M_PIPE0 + p] / schedulers
+    out["shared"] = per_sm[ix.M_LSU]
+    out["l1"] = per_sm[ix.M_L1T]
+    return out
+
+
 def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy, warps_per_cta, total_ctas):
     n_sm = int(arch.sm_count)
     clock = float(t["clock_mhz"])
@@ -448,12 +468,7 @@ def _report(arch, t, elapsed, sim_cycles, scale, smstat, glob, stalls, occupancy
     # utilisation of each unit over the kernel's elapsed cycles, percent
     span = max(1.0, sim_cycles)
     per_sm = smstat.sum(axis=0) * scale / n_sm
-    schedulers = int(arch.data["schedulers_per_sm"])     # each has its dispatch and its pipes
-    units = {"issue": per_sm[ix.M_ISSUE] / (schedulers * span)}
-    for p, name in enumerate(isa.PIPES[:-1]):
-        units[name] = per_sm[ix.M_PIPE0 + p] / (schedulers * span)
-    units["shared"] = per_sm[ix.M_LSU] / span
-    units["l1"] = per_sm[ix.M_L1T] / span
+    units = {k: v / span for k, v in _sm_unit_cycles(arch, smstat, scale).items()}
     units["l2"] = g[ix.G_L2_BUSY] / span
     units["dram"] = g[ix.G_DRAM_BUSY] / span
     units["atomics"] = max(g[ix.G_ATOM_BUSY] / float(t["atomic_units"]), g[ix.G_ATOM_HOT]) / span
