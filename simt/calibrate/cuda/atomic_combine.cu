@@ -26,19 +26,7 @@
 // block and the lane operations (work). benchmarks/timing/atomic_combine.py prints the table
 // and, with --model, simt's predictions of the same kernels.
 #include "micro_common.cuh"
-
-__device__ __forceinline__ unsigned mix32(unsigned x) {
-  x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
-  return x;
-}
-
-__device__ __forceinline__ void red_add(unsigned *p, unsigned v) {
-  asm volatile("red.global.add.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
-}
-
-__device__ __forceinline__ void red_add_f32(float *p, float v) {
-  asm volatile("red.global.add.f32 [%0], %1;" : : "l"(p), "f"(v) : "memory");
-}
+#include "atomics.cuh"
 
 __global__ void k_blk_word(unsigned *p, int n) {
   if ((threadIdx.x & 31) == 0)

@@ -20,15 +20,7 @@
 // window from red_rand over 2^12 lines); benchmarks/timing/atomic_lines.py prints the table and,
 // with --model, simt's predictions of the same kernels.
 #include "micro_common.cuh"
-
-__device__ __forceinline__ unsigned mix32(unsigned x) {
-  x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
-  return x;
-}
-
-__device__ __forceinline__ void red_add(unsigned *p, unsigned v) {
-  asm volatile("red.global.add.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
-}
+#include "atomics.cuh"
 
 __global__ void k_red_rand(unsigned *p, unsigned mask, int n) {
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x, lanes = gridDim.x * blockDim.x;

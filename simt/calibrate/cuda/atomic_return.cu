@@ -21,15 +21,7 @@
 // operations (work). benchmarks/timing/atomic_return.py prints the table and, with --model,
 // simt's predictions of the same kernels.
 #include "micro_common.cuh"
-
-__device__ __forceinline__ unsigned mix32(unsigned x) {
-  x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
-  return x;
-}
-
-__device__ __forceinline__ void red_add(unsigned *p, unsigned v) {
-  asm volatile("red.global.add.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
-}
+#include "atomics.cuh"
 
 // lane l of warp w at step i: line j = l % K of the warp's K lines, word l / K of it
 __device__ __forceinline__ size_t word_of(unsigned w, unsigned i, unsigned warps, unsigned mask, int klog) {
@@ -54,10 +46,6 @@ __global__ void k_red_one(unsigned *p, unsigned mask, int n) {
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x, warps = gridDim.x * blockDim.x / 32;
   if ((t & 31) == 0)
     for (int i = 0; i < n; i++) red_add(p + (size_t)(mix32(t / 32 + i * warps) & mask) * 32, 1u);
-}
-
-__device__ __forceinline__ void red_add_f32(float *p, float v) {
-  asm volatile("red.global.add.f32 [%0], %1;" : : "l"(p), "f"(v) : "memory");
 }
 
 __global__ void k_red_one_f32(float *p, unsigned mask, int n) {
