@@ -7,6 +7,7 @@ for a one-lane request: fewer reached the L2 than the warps sent). With ``--mode
 cycles for the same kernels written in simt, and the ratio of the model's cycles to the GPU's.
 
     PYTHONPATH=. python3 benchmarks/timing/atomic_combine.py [--data DIR] [--model] [--arch FILE]
+    PYTHONPATH=. python3 benchmarks/timing/atomic_combine.py --model-only    (simt alone, before measuring)
 
 What it asks: two kernels of the blind sets are far over on the H200 where several warps
 reduce into one word or line: a segmented reduction whose runs span ~30 warps (one lane a
@@ -133,12 +134,33 @@ def predict(bench: str, grid: int, block: int, value: int, arch: str | None) -> 
                            device="cpu:precise", **extra).cycles)
 
 
+def launches(sms: int = 132) -> list[tuple[str, int, int, int]]:
+    """The .cu's launches in its order: (bench, grid, block, steps or warps a word)."""
+    out = []
+    for block in (32, 256):
+        for n in (4, 16):
+            out += [(b, 4 * sms, block, n) for b in ("blk_word", "blk_word_f32", "blk_words", "warp_line")]
+    for n in (4, 16):
+        out += [(b, 4 * sms, 256, n) for b in ("line_seq", "line_seq_f32", "line_hash", "line_hash_f32")]
+    return out + [("run_f32", 256 * sms, 256, r) for r in (0, 1, 8, 32)]
+
+
+def model_only(arch: str | None) -> None:
+    """simt's cycles for the .cu's launches on a GPU of 132 SMs, before any measurement."""
+    print(f"{'kernel':13s} {'block':>5s} {'steps / warps a word':>20s} {'model cycles':>12s}")
+    for bench, grid, block, v in launches():
+        print(f"{bench:13s} {block:5d} {v:20d} {predict(bench, grid, block, v, arch):12.0f}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA, help="the folder of atomic_combine.csv (default: data/h200/atomic_combine)")
     ap.add_argument("--model", action="store_true", help="predict each launch on cpu:precise too")
     ap.add_argument("--arch", help="architecture file for the model (default: the shipped sm_90.json)")
+    ap.add_argument("--model-only", action="store_true", help="only simt's cycles for the .cu's launches (no measurement)")
     args = ap.parse_args()
+    if args.model_only:
+        return model_only(args.arch)
     if not (args.data / "atomic_combine.csv").exists():
         raise SystemExit(f"atomic_combine: not measured in {args.data} (no atomic_combine.csv; "
                          "the command is in this script's docstring)")
