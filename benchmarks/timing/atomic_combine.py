@@ -2,9 +2,11 @@
 from simt/calibrate/cuda/atomic_combine.cu's profile: per kernel and block, the SM cycles a
 step and the reductions (warp requests) a cycle GPU-wide, from the difference between the
 launches of 16 and 4 steps; for the runs (one step), the launch's cycles by warps a word. The
-L2's reduction sectors per request say whether requests were combined on the way (under 1.0
-for a one-lane request: fewer reached the L2 than the warps sent). With ``--model`` simt's
-cycles for the same kernels written in simt, and the ratio of the model's cycles to the GPU's.
+L2's reduction sectors per request, and where the second profile was taken the reduction
+requests the SMs sent and the L2 received per warp request, say whether requests were
+combined on the way (under 1.0 for a one-lane request: fewer reached the L2 than the warps
+sent). With ``--model`` simt's cycles for the same kernels written in simt, and the ratio of
+the model's cycles to the GPU's.
 
     PYTHONPATH=. python3 benchmarks/timing/atomic_combine.py [--data DIR] [--model] [--arch FILE]
     PYTHONPATH=. python3 benchmarks/timing/atomic_combine.py --model-only    (simt alone, before measuring)
@@ -36,6 +38,15 @@ from atomic_lines import mix32
 DATA = Path(__file__).parent / "data" / "h200" / "atomic_combine"
 CYC = "sm__cycles_elapsed.max"
 RED = "lts__t_sectors_op_red.sum"
+# the second profile (gpu_pending.sh's atomiccomb): reduction requests the SMs send, the L2 receives
+REQ_NAME = "atomic_combine_requests"
+SM_REQ = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"
+L2_REQ = "lts__t_requests_op_red.sum"
+
+
+def _pair(a: float, b: float) -> str:
+    """Two per-request ratios, or '' where the second profile is missing."""
+    return "" if a != a or b != b else f"{a:.2f} / {b:.2f}"
 
 
 @wp.kernel
@@ -165,19 +176,29 @@ def main() -> None:
         raise SystemExit(f"atomic_combine: not measured in {args.data} (no atomic_combine.csv; "
                          "the command is in this script's docstring)")
     df = ncu_csv.load("atomic_combine", args.data)
+    if (args.data / f"{REQ_NAME}.csv").exists():     # the second profile: the launches again, in order
+        req = ncu_csv.load(REQ_NAME, args.data)
+        if len(req) != len(df) or list(req.bench) != list(df.bench):
+            raise SystemExit(f"atomic_combine: {REQ_NAME}.csv does not hold the same launches as atomic_combine.csv")
+        for c in (SM_REQ, L2_REQ):
+            df[c] = req[c].to_numpy() if c in req else float("nan")
+    else:
+        df[SM_REQ] = df[L2_REQ] = float("nan")
     warps = df.grid * df.block // 32
     # warp requests a launch: one a warp and step
     df["requests"] = warps * df.value.where(df.bench != "run_f32", 1)
     print(f"{'kernel':13s} {'warps an SM':>11s} {'cycles a step':>13s} {'requests a cycle':>16s} "
-          f"{'L2 red sectors a request':>24s}" + ("  model cycles a step  cycles ratio" if args.model else ""))
+          f"{'L2 red sectors a request':>24s} {'SM / L2 red requests a request':>30s}"
+          + ("  model cycles a step  cycles ratio" if args.model else ""))
     steps = df[df.bench != "run_f32"]
     for (bench, block), g in steps.groupby(["bench", "block"], sort=False):
         g = g.sort_values("value")
         a, z = g.iloc[0], g.iloc[-1]
         dn = z.value - a.value
         step = (z[CYC] - a[CYC]) / dn
-        line = (f"{bench:13s} {4 * block // 32:11d} {step:13.1f} {(z.requests - a.requests) / (z[CYC] - a[CYC]):16.2f} "
-                f"{(z[RED] - a[RED]) / (z.requests - a.requests):24.2f}")
+        dr = z.requests - a.requests
+        line = (f"{bench:13s} {4 * block // 32:11d} {step:13.1f} {dr / (z[CYC] - a[CYC]):16.2f} "
+                f"{(z[RED] - a[RED]) / dr:24.2f} {_pair((z[SM_REQ] - a[SM_REQ]) / dr, (z[L2_REQ] - a[L2_REQ]) / dr):>30s}")
         if args.model:
             c0, c1 = (predict(bench, int(r.grid), int(block), int(r.value), args.arch) for r in (a, z))
             m = (c1 - c0) / dn
@@ -185,15 +206,16 @@ def main() -> None:
         print(line, flush=True)
     runs = df[df.bench == "run_f32"].sort_values("value")
     if len(runs):
-        print(f"\n{'run_f32':13s} {'warps a word':>12s} {'cycles':>10s} {'L2 red sectors a request':>24s}"
-              + ("  model cycles  cycles ratio" if args.model else ""))
+        print(f"\n{'run_f32':13s} {'warps a word':>12s} {'cycles':>10s} {'L2 red sectors a request':>24s} "
+              f"{'SM / L2 red requests a request':>30s}" + ("  model cycles  cycles ratio" if args.model else ""))
         for _, r in runs.iterrows():
             line = (f"{'':13s} {('own line' if r.value == 0 else str(int(r.value))):>12s} {r[CYC]:10.0f} "
-                    f"{r[RED] / r.requests:24.2f}")
+                    f"{r[RED] / r.requests:24.2f} {_pair(r[SM_REQ] / r.requests, r[L2_REQ] / r.requests):>30s}")
             if args.model:
                 m = predict("run_f32", int(r.grid), int(r.block), int(r.value), args.arch)
                 line += f"  {m:12.0f}  {m / r[CYC]:12.2f}"
             print(line, flush=True)
+
 
 if __name__ == "__main__":
     main()
