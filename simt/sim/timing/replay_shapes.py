@@ -7,7 +7,7 @@ does."""
 from __future__ import annotations
 
 from ...gpu.sass import is_load
-from ...ir.mir import Op, Reg
+from ...ir.mir import Op, Reg, Space
 
 MAX_THEN = 16           # instructions of a then-region ptxas predicates (ours: it does for a load and its address)
 
@@ -22,9 +22,21 @@ def self_loop(blk) -> bool:
     return term.op is Op.CBR and blk.label in term.arg
 
 
-def groupable(blk) -> bool:
-    """Only loads, stores and arithmetic: no barriers, atomics or warp collectives."""
+def unread_atomics(fn) -> frozenset:
+    """The global atomics whose old value no instruction of ``fn`` reads (ptxas issues them as
+    REDG, a write that returns nothing, as a store is): their ids."""
+    read = {r.id for blk in fn.blocks for ins in blk.instrs for r in ins.srcs if isinstance(r, Reg)}
+    return frozenset(id(ins) for blk in fn.blocks for ins in blk.instrs
+                     if ins.op is Op.ATOM and ins.arg.mem.space is Space.GLOBAL
+                     and not any(d.id in read for d in ins.dsts))
+
+
+def groupable(blk, reductions: frozenset = frozenset()) -> bool:
+    """Only loads, stores and arithmetic, and the atomics in ``reductions`` (unread_atomics):
+    no barriers, other atomics or warp collectives."""
     for ins in blk.instrs:
+        if ins.op is Op.ATOM and id(ins) in reductions:
+            continue
         if ins.op in (Op.ATOM, Op.BAR, Op.BAR_AND):
             return False
         if ins.op.name.startswith(("SHFL", "VOTE", "MATCH", "REDUX")):

@@ -88,7 +88,8 @@ from dataclasses import dataclass, field
 from ...gpu.sass import is_load as _is_load   # global and shared: ptxas hoists both
 from ...ir.mir import Op, Reg
 from . import isa, loop_trips
-from .replay_shapes import alternate, groupable, if_paths, loop_paths, self_loop, static_path, straight_blocks
+from .replay_shapes import (alternate, groupable, if_paths, loop_paths, self_loop, static_path, straight_blocks,
+                            unread_atomics)
 
 
 @dataclass
@@ -135,7 +136,7 @@ def plan(prog, arch, tab: isa.Tables, enabled: bool = True) -> Schedule:
     if not enabled:
         return Schedule("program order", "switched off (module option timing_sass)")
     from ...gpu.sass import WIDE_LOADS
-    key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE, BY_HEIGHT, LOADLESS, WINDOW, NESTED_THEN,
+    key = ("sass-schedule", arch.ptx_target, WIDE_LOADS, BY_SPACE, BY_HEIGHT, LOADLESS, REDUCTIONS, WINDOW, NESTED_THEN,
            UNROLLED_TRIPS, SSA, STATIC_PATHS, TRIPS_CAP, loop_trips.SAME_INITS)
     got = prog.timing.get(key)
     if got is None:
@@ -159,13 +160,14 @@ def sass_table(prog, arch):
 
 
 def _plan(prog, arch, tab) -> Schedule:
+    reds = unread_atomics(prog.fn) if REDUCTIONS else frozenset()
     candidates = [b for b, blk in enumerate(prog.fn.blocks)
-                  if self_loop(blk) and groupable(blk) and any(_is_load(i) for i in blk.instrs)]
+                  if self_loop(blk) and groupable(blk, reds) and any(_is_load(i) for i in blk.instrs)]
     paths = if_paths(prog.fn) if HOIST_BRANCHES else []
     straight = straight_blocks(prog.fn) if HOIST_STRAIGHT else []
     branchy = loop_paths(prog.fn, NESTED_THEN) if HOIST_LOOP_BRANCHES else {}
     loadless = [b for b, blk in enumerate(prog.fn.blocks)
-                if LOADLESS and self_loop(blk) and groupable(blk) and not any(_is_load(i) for i in blk.instrs)]
+                if LOADLESS and self_loop(blk) and groupable(blk, reds) and not any(_is_load(i) for i in blk.instrs)]
     place = {blk.label: k for k, blk in enumerate(prog.fn.blocks)}
     looped = STATIC_PATHS and any(_is_load(i) for blk in prog.fn.blocks for i in blk.instrs) and any(
         blk.instrs[-1].op is Op.CBR and any(place[label] <= k for label in blk.instrs[-1].arg)
@@ -426,6 +428,7 @@ def _loads_predicated(fn, path, then, predicated) -> bool:
 WINDOW = True     # False: every copy's chain interleaves with every other's (no window of copies)
 BY_HEIGHT = True  # False: what is not a load keeps the program order in a group (no interleaving of copies)
 LOADLESS = True   # False: loops without loads that ptxas unrolled replay one iteration after another
+REDUCTIONS = True  # False: a loop with a global atomic whose old value is never read (REDG) is not grouped
 HOIST = True      # False: groups keep the program order, loads and the rest (a check that regrouping alone changes nothing)
 HOIST_BRANCHES = True   # False: no path groups (loads under small branches keep the program order)
 HOIST_STRAIGHT = True   # False: loads of straight-line blocks keep the program order
@@ -638,9 +641,9 @@ def _schedule(instrs, seq, srcs, dsts, extra, need: str, by_space: bool, lat, co
         for r in dsts[i]:
             last_write[r] = i
             reads_since[r] = []
-        if ins.op in (Op.LD, Op.ST):
-            space = ins.arg.space if by_space else None
-            if ins.op is Op.ST:
+        if ins.op in (Op.LD, Op.ST, Op.ATOM):       # a reduction is ordered as a store is
+            space = (ins.arg.mem.space if ins.op is Op.ATOM else ins.arg.space) if by_space else None
+            if ins.op is not Op.LD:
                 preds[i].update(mem_since_store)
                 mem_since_store = []
                 last_store[space] = i
