@@ -4,20 +4,15 @@ address arithmetic interleaved, as a store loop is. The oracle is the H200's mea
 benchmarks/timing/atomic_own_line.cu (data/h200/atomic_own_line.csv): a warp alone on its SM
 adding to a new line of its own each step takes 16.9 cycles a step, where replaying the MIR
 one iteration after another waited out each iteration's address chain (1.9x)."""
-import sys
-from pathlib import Path
-
 import pytest
 
 import simt as wp
+from benchmark_scripts import ROOT, timing_script
+from simt.calibrate import ncu_csv
 from simt.gpu import sass
 from simt.sim.timing import sass_replay
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks" / "timing"))
-import atomic_own_line  # noqa: E402
-
-from simt.calibrate import ncu_csv  # noqa: E402
+atomic_own_line = timing_script("atomic_own_line")
 
 needs_sass = pytest.mark.skipif(not sass.available(), reason="ptxas and a disassembler are needed")
 CYC = "sm__cycles_elapsed.max"

@@ -47,6 +47,12 @@ def word_of(t: wp.uint32, i: int, warps: wp.uint32, mask: wp.uint32, klog: int):
     return int(line) * 32 + int(lane >> wp.uint32(klog))
 
 
+@wp.func
+def lead_word(t: wp.uint32, i: int, warps: wp.uint32, mask: wp.uint32):
+    """Lane 0 of warp t / 32 at step i: word 0 of a line hashed over the table."""
+    return int(mix32(t / wp.uint32(32) + wp.uint32(i) * warps) & mask) * 32
+
+
 @wp.kernel
 def red_k(p: wp.array(dtype=wp.uint32), mask: wp.uint32, klog: int, n: int):
     t = wp.uint32(wp.tid())
@@ -71,7 +77,7 @@ def red_one(p: wp.array(dtype=wp.uint32), mask: wp.uint32, n: int):
     warps = wp.uint32(wp.grid_dim() * wp.block_dim() / 32)
     if (t & wp.uint32(31)) == wp.uint32(0):
         for i in range(n):
-            wp.atomic_add(p, int(mix32(t / wp.uint32(32) + wp.uint32(i) * warps) & mask) * 32, wp.uint32(1))
+            wp.atomic_add(p, lead_word(t, i, warps, mask), wp.uint32(1))
 
 
 @wp.kernel
@@ -81,7 +87,7 @@ def atom_one(p: wp.array(dtype=wp.uint32), out: wp.array(dtype=wp.uint32), mask:
     if (t & wp.uint32(31)) == wp.uint32(0):
         s = wp.uint32(0)
         for i in range(n):
-            s = s + wp.atomic_add(p, int(mix32(t / wp.uint32(32) + wp.uint32(i) * warps) & mask) * 32, wp.uint32(1))
+            s = s + wp.atomic_add(p, lead_word(t, i, warps, mask), wp.uint32(1))
         out[int(t / wp.uint32(32))] = s
 
 
@@ -91,7 +97,7 @@ def red_one_f32(p: wp.array(dtype=wp.float32), mask: wp.uint32, n: int):
     warps = wp.uint32(wp.grid_dim() * wp.block_dim() / 32)
     if (t & wp.uint32(31)) == wp.uint32(0):
         for i in range(n):
-            wp.atomic_add(p, int(mix32(t / wp.uint32(32) + wp.uint32(i) * warps) & mask) * 32, 1.0)
+            wp.atomic_add(p, lead_word(t, i, warps, mask), 1.0)
 
 
 @wp.kernel
@@ -100,7 +106,7 @@ def red_pair(p: wp.array(dtype=wp.float32), q: wp.array(dtype=wp.uint32), mask: 
     warps = wp.uint32(wp.grid_dim() * wp.block_dim() / 32)
     if (t & wp.uint32(31)) == wp.uint32(0):
         for i in range(n):
-            w = int(mix32(t / wp.uint32(32) + wp.uint32(i) * warps) & mask) * 32
+            w = lead_word(t, i, warps, mask)
             wp.atomic_add(p, w, 1.0)
             wp.atomic_add(q, w, wp.uint32(1))
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
+from typing import Any
 
 import simt as wp
 from simt.calibrate import ncu_csv
@@ -31,10 +31,12 @@ BLOCK = 256
 
 
 @wp.kernel
-def copy_u8(src: wp.array(dtype=wp.uint8), dst: wp.array(dtype=wp.uint8), n: int):
+def copy_int(src: wp.array(dtype=Any), dst: wp.array(dtype=Any), n: int):
+    """Each element plus one, u8 or u32 (the .cu's copy_u8 and copy_u32)."""
     i = wp.tid()
     while i < n:
-        dst[i] = src[i] + wp.uint8(1)
+        v = src[i]
+        dst[i] = v + type(v)(1)
         i += wp.grid_dim() * wp.block_dim()
 
 
@@ -48,14 +50,6 @@ def copy_u8_wide(src: wp.array(dtype=wp.uint32), dst: wp.array(dtype=wp.uint32),
         b2 = ((v >> wp.uint32(16)) + wp.uint32(1)) & wp.uint32(0xFF)
         b3 = ((v >> wp.uint32(24)) + wp.uint32(1)) & wp.uint32(0xFF)
         dst[i] = b0 | (b1 << wp.uint32(8)) | (b2 << wp.uint32(16)) | (b3 << wp.uint32(24))
-        i += wp.grid_dim() * wp.block_dim()
-
-
-@wp.kernel
-def copy_u32(src: wp.array(dtype=wp.uint32), dst: wp.array(dtype=wp.uint32), n: int):
-    i = wp.tid()
-    while i < n:
-        dst[i] = src[i] + wp.uint32(1)
         i += wp.grid_dim() * wp.block_dim()
 
 
@@ -84,8 +78,8 @@ def write_u32(dst: wp.array(dtype=wp.uint32), n: int):
 
 
 # each kernel of the .cu: the simt kernel, its element's bytes and type (copies read a source of the same)
-KERNELS = {"copy_u8": (copy_u8, 1, wp.uint8), "copy_u8_wide": (copy_u8_wide, 4, wp.uint32),
-           "copy_u32": (copy_u32, 4, wp.uint32), "copy_u128": (copy_u128, 16, wp.vec4),
+KERNELS = {"copy_u8": (copy_int, 1, wp.uint8), "copy_u8_wide": (copy_u8_wide, 4, wp.uint32),
+           "copy_u32": (copy_int, 4, wp.uint32), "copy_u128": (copy_u128, 16, wp.vec4),
            "write_u8": (write_u8, 1, wp.uint8), "write_u32": (write_u32, 4, wp.uint32)}
 
 
@@ -122,7 +116,6 @@ def main() -> None:
             line += (f"  {mrd / 2**20:10.2f} {mwr / 2**20:8.2f} {out - mwr / 2**20:8.2f}"
                      f"  {cyc / r['sm__cycles_elapsed.max']:12.2f}")
         print(line, flush=True)
-
 
 
 if __name__ == "__main__":
