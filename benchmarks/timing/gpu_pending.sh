@@ -42,15 +42,19 @@
 #   atomiccomb   simt/calibrate/cuda/atomic_combine.cu under Nsight Compute (DIR/atomic_combine/: the raw
 #                CSV, manifest, gpu.txt; read by benchmarks/timing/atomic_combine.py: reductions that
 #                a block's warps, or every warp, send to one word or one line).
+#   fp64ops      simt/calibrate/cuda/fp64_operands.cu under Nsight Compute (DIR/fp64_operands/: the raw
+#                CSV, manifest, gpu.txt, and a second profile of the fp64 pipe, the L1's throughput and
+#                the stall reasons; read by benchmarks/timing/fp64_operands.py: DADD and DMUL with
+#                register operands, Clenshaw's recurrence, 64-bit loads of one word a warp).
 #   tests        the GPU tests (pytest -m simt_gpu), DIR/gpu_tests.txt.
 #
-#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [l1assoc] [l2peak] [l2share] [issuemix] [atomichot] [atomicret] [l2width] [atomiccomb] [tests]
+#   PYTHONPATH=. bash benchmarks/timing/gpu_pending.sh DIR [blind18] [blind19] [store] [calibrate] [op_overlap] [probes6] [l1assoc] [l2peak] [l2share] [issuemix] [atomichot] [atomicret] [l2width] [atomiccomb] [fp64ops] [tests]
 #
 # Nothing here fits or reports: it only measures. What each output feeds is named above.
 set -u
 OUT=${1:?usage: gpu_pending.sh DIR [step ...]}
 shift
-STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 l1assoc l2peak l2share issuemix atomichot atomicret l2width atomiccomb tests}
+STEPS=${*:-blind18 blind19 store calibrate op_overlap probes6 l1assoc l2peak l2share issuemix atomichot atomicret l2width atomiccomb fp64ops tests}
 mkdir -p "$OUT"
 ROOT=$(pwd)
 [ -s "$OUT/gpu.txt" ] || { nvidia-smi; nvcc --version; ncu --version; } > "$OUT/gpu.txt" 2>&1
@@ -195,13 +199,24 @@ atomiccomb() {
         --log-file "$OUT/atomic_combine/atomic_combine_requests.csv" /tmp/atomic_combine "$OUT/atomic_combine/atomic_combine_requests_manifest.csv" || true
 }
 
+fp64ops() {
+    base_profile fp64_operands || return 1
+    local m=sm__cycles_elapsed.max,sm__inst_executed_pipe_fp64.sum,l1tex__throughput.avg.pct_of_peak_sustained_elapsed
+    for r in wait math_pipe_throttle not_selected dispatch_stall long_scoreboard lg_throttle; do
+        m=$m,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
+    done
+    # a second profile, its failure not the step's: these names may be missing from this ncu
+    ncu --clock-control none --csv --print-units base --metrics "$m" \
+        --log-file "$OUT/fp64_operands/fp64_operands_detail.csv" /tmp/fp64_operands "$OUT/fp64_operands/fp64_operands_detail_manifest.csv" || true
+}
+
 tests() {
     python3 -m pytest -q -m simt_gpu -n 8 tests > "$OUT/gpu_tests.txt" 2>&1
 }
 
 for s in $STEPS; do
     case $s in
-        blind18|blind19|store|calibrate|op_overlap|probes6|l1assoc|l2peak|l2share|issuemix|atomichot|atomicret|l2width|atomiccomb|tests) (cd "$ROOT" && step "$s" "$s") ;;
-        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, l1assoc, l2peak, l2share, issuemix, atomichot, atomicret, l2width, atomiccomb, tests)"; exit 2 ;;
+        blind18|blind19|store|calibrate|op_overlap|probes6|l1assoc|l2peak|l2share|issuemix|atomichot|atomicret|l2width|atomiccomb|fp64ops|tests) (cd "$ROOT" && step "$s" "$s") ;;
+        *) echo "unknown step $s (blind18, blind19, store, calibrate, op_overlap, probes6, l1assoc, l2peak, l2share, issuemix, atomichot, atomicret, l2width, atomiccomb, fp64ops, tests)"; exit 2 ;;
     esac
 done
