@@ -20,6 +20,11 @@ from simt import numba_cache  # noqa: F401  (first: numba's caches keyed on all 
 from numba import njit
 
 
+# a load's L1 data-stage cycles are at least its 128-byte phases back to the registers, its
+# lanes' copies of a shared word too (_bank_ways; a switch for comparisons)
+WRITEBACK = True
+
+
 class _Grow:
     """A growable array (of rows of ``width`` values when ``width`` is given)."""
 
@@ -91,14 +96,15 @@ def _global_events(counts, start, same, at, ev_n, ev_ptr, ev_same):
 
 
 @njit(cache=True, nogil=True)
-def _sectors(rows, sec_out, w_out, start, counts, words, span):
+def _sectors(rows, sec_out, w_out, start, counts, words, span, writeback=True):
     """Distinct 32-byte sectors of each row of lane addresses (-1: inactive), in lane order,
     written from ``sec_out[start]``; per row the number of sectors. Per sector ``w_out``:
     with ``words`` 1 (atomics), the most lanes on one 4-byte word (what an atomic unit
     serialises; the low 6 bits) and which of its 8 words the lanes touch (a bit each, above
     them); with 2 (stores), which of its 8 words are written (a bit each; each lane writes
     ``span`` bytes); with 0 (loads), the row's L1 bank wavefronts in its first sector
-    (``_bank_ways``), 1 in the others; else 1. Returns the new end.
+    (``_bank_ways``; with ``writeback``, at least the cycles their data take back to the
+    registers), 1 in the others; else 1. Returns the new end.
 
     One pass over the lanes lists the sectors and notes each lane's (``lane_q``); the words
     are then read per lane, not per sector and lane. A warp whose 32 lanes read or write 32
@@ -192,7 +198,7 @@ def _sectors(rows, sec_out, w_out, start, counts, words, span):
                 most = max(w_out[q] & 63, n)
                 w_out[q] = most | (((w_out[q] >> 6) | (1 << ((a >> 2) & 7))) << 6)
         elif words == 0 and pos > first:
-            w_out[first] = _bank_ways(rows, r, span, banks, lo, hi)
+            w_out[first] = _bank_ways(rows, r, span, banks, lo, hi, writeback)
     return pos
 
 
@@ -229,13 +235,30 @@ def _consecutive_sectors(a0, sec_out, w_out, pos, words):
 
 
 @njit(cache=True, nogil=True)
-def _bank_ways(rows, r, span, banks, lo, hi):
+def _bank_ways(rows, r, span, banks, lo, hi, writeback):
     """The L1 data stage's wavefronts for one warp's load (row ``r`` of lane addresses, each
     lane ``span`` bytes, the lowest ``lo`` and the highest ``hi``): the most distinct 4-byte
     words that fall in one of the 32 banks (lanes on one word share it). Lanes usually go up
-    by address, so a word is looked for only among the last few listed of its bank."""
+    by address, so a word is looked for only among the last few listed of its bank.
+
+    At least the cycles the data take back to the registers (with ``writeback``): a warp's
+    8- or 16-byte access goes in phases of 128 bytes, half-warps or quarter-warps, one a
+    cycle, each phase with an active lane taking its turn though its lanes share one word
+    (fp64_operands.cu: a warp's 64-bit load of one word took 2.2 cycles of an SM's L1 data
+    stage, the L1 81% busy, against 1.3 for the 32-bit load of ldg32, 62%)."""
+    back = 1
+    if writeback and (span == 8 or span == 16):
+        per = 128 // span                        # lanes a phase
+        phases = 0
+        for lane in range(32):
+            if rows[r, lane] != -1:
+                phases |= 1 << (lane // per)
+        back = 0
+        while phases:
+            back += phases & 1
+            phases >>= 1
     if hi + max(span, 4) - lo <= 128:            # most loads: every word within 128 bytes
-        return 1                                 # 32 consecutive words: one a bank
+        return max(1, back)                      # 32 consecutive words: one a bank
     banks[:, 0] = 0                              # per bank: how many words, then the words
     most = 1
     for lane in range(32):
@@ -255,7 +278,7 @@ def _bank_ways(rows, r, span, banks, lo, hi):
                 banks[k, 0] = n + 1
                 if n + 1 > most:
                     most = n + 1
-    return most
+    return max(most, back)
 
 
 @njit(cache=True, nogil=True)
@@ -398,7 +421,7 @@ class Recorder:
         sec = self.sec.reserve(n * 32)
         w = self.sec_w.reserve(n * 32)
         start = self.sec.n
-        end = _sectors(rows, sec, w, start, counts, kind, span)
+        end = _sectors(rows, sec, w, start, counts, kind, span, WRITEBACK)
         self.sec.n = self.sec_w.n = end
         at = self.ev_n.n                     # the three event arrays grow together
         _global_events(counts, start, 1 + kind, at, self.ev_n.reserve(n), self.ev_ptr.reserve(n),
