@@ -12,9 +12,9 @@
 //   k_clen2_r:  2 Clenshaw recurrences a thread (b0 = x2 * b1 - b2 + c: DMUL, DADD, DADD, each
 //               waiting for the one before), c a register: the recurrence's fp64 work alone;
 //   k_clen1_r:  one recurrence a thread (its chain's latency, 16 warps a scheduler);
-//   k_clen_ldg[_f32]: the set's kernel: one recurrence, c loaded from global memory each step
+//   k_clen_ldg (double, float: clen_ldg, clen_ldg_f32): the set's kernel: one recurrence, c loaded from global memory each step
 //               (the same word across the warp), in double and in float;
-//   k_ldg64 / k_ldg32: the loads alone: s ^= coef[k] over the same words (a 64-bit or a 32-bit
+//   k_ldg (ldg64, ldg32): the loads alone: s ^= coef[k] over the same words (a 64-bit or a 32-bit
 //               load a step, the same address across the warp, integer work only).
 // Every launch: 8 blocks of 256 threads an SM (16 warps a scheduler), n = 64 and n = 256 steps;
 // the difference is the steps' cost alone. The manifest names each launch: kernel (bench),
@@ -71,7 +71,7 @@ __device__ __forceinline__ double clenshaw_step(double x2, double b1, double b2,
   return __dadd_rn(__dadd_rn(__dmul_rn(x2, b1), -b2), c);
 }
 
-__device__ __forceinline__ float clenshaw_step_f32(float x2, float b1, float b2, float c) {
+__device__ __forceinline__ float clenshaw_step(float x2, float b1, float b2, float c) {
   return __fadd_rn(__fadd_rn(__fmul_rn(x2, b1), -b2), c);
 }
 
@@ -107,41 +107,23 @@ __global__ void __launch_bounds__(256, 8) k_clen1_r(double *out, int n) {
   out[t] = b1 - b2;
 }
 
-__global__ void __launch_bounds__(256, 8) k_clen_ldg(const double *xs, const double *coef, double *out, int n) {
+template <typename T>
+__global__ void __launch_bounds__(256, 8) k_clen_ldg(const T *xs, const T *coef, T *out, int n) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const double x = xs[t], x2 = 2.0 * x;
-  double b1 = 0, b2 = 0;
+  const T x = xs[t], x2 = T(2) * x;
+  T b1 = 0, b2 = 0;
 #pragma unroll 4
   for (int k = n - 1; k > 0; k--) {
-    const double b0 = clenshaw_step(x2, b1, b2, coef[k]);
+    const T b0 = clenshaw_step(x2, b1, b2, coef[k]);
     b2 = b1;
     b1 = b0;
   }
-  out[t] = __dadd_rn(__dadd_rn(__dmul_rn(x, b1), -b2), coef[0]);
+  out[t] = clenshaw_step(x, b1, b2, coef[0]);
 }
 
-__global__ void __launch_bounds__(256, 8) k_clen_ldg_f32(const float *xs, const float *coef, float *out, int n) {
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const float x = xs[t], x2 = 2.0f * x;
-  float b1 = 0, b2 = 0;
-#pragma unroll 4
-  for (int k = n - 1; k > 0; k--) {
-    const float b0 = clenshaw_step_f32(x2, b1, b2, coef[k]);
-    b2 = b1;
-    b1 = b0;
-  }
-  out[t] = __fadd_rn(__fadd_rn(__fmul_rn(x, b1), -b2), coef[0]);
-}
-
-__global__ void __launch_bounds__(256, 8) k_ldg64(const unsigned long long *coef, unsigned long long *out, int n) {
-  unsigned long long s = threadIdx.x;
-#pragma unroll 4
-  for (int k = n - 1; k > 0; k--) s ^= coef[k];
-  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-
-__global__ void __launch_bounds__(256, 8) k_ldg32(const unsigned *coef, unsigned *out, int n) {
-  unsigned s = threadIdx.x;
+template <typename T>
+__global__ void __launch_bounds__(256, 8) k_ldg(const T *coef, T *out, int n) {
+  T s = threadIdx.x;
 #pragma unroll 4
   for (int k = n - 1; k > 0; k--) s ^= coef[k];
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
@@ -167,10 +149,10 @@ int main(int argc, char **argv) {
     TIMED k_clen2_r<<<grid, block>>>(d, n);                 done("clen2_r", "steps", n, grid, block, warps * n * 2);
     TIMED k_clen1_r<<<grid, block>>>(d, n);                 done("clen1_r", "steps", n, grid, block, warps * n);
     TIMED k_clen_ldg<<<grid, block>>>(dx, dc, d, n);        done("clen_ldg", "steps", n, grid, block, warps * n);
-    TIMED k_clen_ldg_f32<<<grid, block>>>(fx, fc, f, n);    done("clen_ldg_f32", "steps", n, grid, block, warps * n);
-    TIMED k_ldg64<<<grid, block>>>((const unsigned long long *)dc, (unsigned long long *)d, n);
+    TIMED k_clen_ldg<<<grid, block>>>(fx, fc, f, n);        done("clen_ldg_f32", "steps", n, grid, block, warps * n);
+    TIMED k_ldg<<<grid, block>>>((const unsigned long long *)dc, (unsigned long long *)d, n);
     done("ldg64", "steps", n, grid, block, warps * n);
-    TIMED k_ldg32<<<grid, block>>>((const unsigned *)fc, (unsigned *)f, n);
+    TIMED k_ldg<<<grid, block>>>((const unsigned *)fc, (unsigned *)f, n);
     done("ldg32", "steps", n, grid, block, warps * n);
   }
   for (void *p : {(void *)d, (void *)f, (void *)dx, (void *)fx, (void *)dc, (void *)fc}) CHECK(cudaFree(p));
