@@ -7,12 +7,14 @@ from simt.sim.timing.recorder import _bank_ways, _sectors
 
 def bank_wavefronts(row, span: int = 4) -> int:
     """The L1 data stage's wavefronts of a load: the most distinct 4-byte words any of the 32
-    banks holds, by brute force."""
+    banks holds, by brute force; an 8- or 16-byte load at least its 128-byte phases (half- or
+    quarter-warps) with an active lane."""
     words = {w for a in row if a >= 0 for w in range(a // 4, (a + max(span, 4) - 1) // 4 + 1)}
     per_bank = [0] * 32
     for w in words:
         per_bank[w % 32] += 1
-    return max(per_bank)
+    phases = len({lane // (128 // span) for lane, a in enumerate(row) if a >= 0}) if span in (8, 16) else 1
+    return max(max(per_bank), phases)
 
 
 def reference(row, store: bool, span: int):
@@ -63,7 +65,7 @@ def test_sectors_and_store_words_match_a_plain_reading(pattern, span):
 
 def bank_ways(rows, span, banks):
     active = rows[0][rows[0] >= 0]
-    return _bank_ways(rows, 0, span, banks, int(active.min()), int(active.max()))
+    return _bank_ways(rows, 0, span, banks, int(active.min()), int(active.max()), True)
 
 
 @pytest.mark.parametrize("stride,span", [(4, 4), (32, 4), (36, 4), (72, 4), (128, 4), (8, 8), (16, 16), (0, 4), (4, 16)])
