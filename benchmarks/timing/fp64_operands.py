@@ -134,6 +134,17 @@ BENCHES = ("dadd_r", "dmul_r", "clen2_r", "clen1_r", "clen_ldg", "clen_ldg_f32",
 CHAINS = {"dfma_c": 8, "dadd_r": 4, "dmul_r": 4, "dfma_r": 4, "clen2_r": 2}   # chains a thread
 
 
+def schedulers(grid: int) -> float:
+    """The schedulers a launch of ``grid`` blocks fills: 8 blocks of 256 an SM, 4 schedulers each."""
+    return grid / 8 * 4
+
+
+def per_warp_step(bench: str, grid: int, cycles: float, steps: float) -> float:
+    """``cycles`` over ``steps`` more steps as cycles a warp-step (a chain's step, where a thread
+    runs several) on one scheduler."""
+    return cycles / (steps * CHAINS.get(bench, 1) * (grid * BLOCK // 32) / schedulers(grid))
+
+
 def _inputs(bench: str, threads: int, n: int) -> tuple:
     """(kernel, inputs) of one launch of ``bench``."""
     f64 = wp.zeros(threads, dtype=wp.float64)
@@ -159,9 +170,8 @@ def predict(bench: str, grid: int, n: int, arch: str | None) -> tuple[float, flo
 def per_step(bench: str, grid: int, arch: str | None) -> tuple[float, float]:
     """simt's cycles and issue slots a warp-step on one scheduler (16 warps) from 64 to 256 steps."""
     (c0, s0), (c1, s1) = (predict(bench, grid, n, arch) for n in STEPS)
-    per_sched = grid * BLOCK // 32 / (4 * grid // 8)         # warps a scheduler over the launch
-    dn = (STEPS[1] - STEPS[0]) * CHAINS.get(bench, 1)
-    return (c1 - c0) / (dn * per_sched), (s1 - s0) / dn
+    dn = STEPS[1] - STEPS[0]
+    return per_warp_step(bench, grid, c1 - c0, dn), (s1 - s0) / (dn * CHAINS.get(bench, 1))
 
 
 def model_only(arch: str | None, sms: int = 132) -> None:
@@ -201,11 +211,9 @@ def main() -> None:
     for bench, g in df.groupby("bench", sort=False):
         g = g.sort_values("value")
         a, z = g.iloc[0], g.iloc[-1]
-        per_sched = a.grid * a.block / 32 / (4 * a.grid * a.block / 2048)
-        dn = (z.value - a.value) * CHAINS.get(bench, 1)
         dc = z[CYC] - a[CYC]
-        step = dc / (dn * per_sched)
-        fp64 = (z[FP64] - a[FP64]) / (dc * 4 * a.grid * a.block / 2048)
+        step = per_warp_step(bench, int(a.grid), dc, z.value - a.value)
+        fp64 = (z[FP64] - a[FP64]) / (dc * schedulers(int(a.grid)))
         line = (f"{bench:13s} {step:18.2f} {fp64:17.3f} {z[L1TEX]:5.1f} "
                 + " ".join(f"{z[STALL.format(s)]:9.2f}" for s in STALLS))
         if args.model and bench in BENCHES:

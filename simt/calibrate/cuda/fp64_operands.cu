@@ -6,8 +6,7 @@
 // 0.96x. Many other fp64 launches of the sets are under-predicted by 7-19%.
 //   k_dfma_c:   8 independent chains a thread, v = fma(v, a, b), a and b kernel parameters
 //               (the interval simt's arch file holds);
-//   k_dadd_r:   4 chains, v = v + w, w a register of the chain's own;
-//   k_dmul_r:   4 chains, v = v * w;
+//   k_dop_r (dadd_r, dmul_r): 4 chains, v = v + w or v = v * w, w a register of the chain's own;
 //   k_dfma_r:   4 chains, v = fma(v, w, u), every operand a register;
 //   k_clen2_r:  2 Clenshaw recurrences a thread (b0 = x2 * b1 - b2 + c: DMUL, DADD, DADD, each
 //               waiting for the one before), c a register: the recurrence's fp64 work alone;
@@ -39,19 +38,12 @@ __global__ void __launch_bounds__(256, 8) k_dfma_c(double *out, double a, double
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
-__global__ void __launch_bounds__(256, 8) k_dadd_r(double *out, int n) {
+// v = v * w (MUL) or v = v + w
+template <bool MUL>
+__global__ void __launch_bounds__(256, 8) k_dop_r(double *out, int n) {
   double v[4], w[4];
   CHAINS4(v[k] = threadIdx.x + k; w[k] = near_one(k))
-  for (int i = 0; i < n; i++) CHAINS4(v[k] = v[k] + w[k])
-  double s = 0;
-  CHAINS4(s += v[k])
-  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-
-__global__ void __launch_bounds__(256, 8) k_dmul_r(double *out, int n) {
-  double v[4], w[4];
-  CHAINS4(v[k] = threadIdx.x + k; w[k] = near_one(k))
-  for (int i = 0; i < n; i++) CHAINS4(v[k] = v[k] * w[k])
+  for (int i = 0; i < n; i++) CHAINS4(v[k] = MUL ? v[k] * w[k] : v[k] + w[k])
   double s = 0;
   CHAINS4(s += v[k])
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
@@ -143,8 +135,8 @@ int main(int argc, char **argv) {
   float *fc = device_buffer<float>(256, 0.125f);
   for (int n : {64, 256}) {
     TIMED k_dfma_c<<<grid, block>>>(d, 0.999, 0.5, n);      done("dfma_c", "steps", n, grid, block, warps * n * 8);
-    TIMED k_dadd_r<<<grid, block>>>(d, n);                  done("dadd_r", "steps", n, grid, block, warps * n * 8);
-    TIMED k_dmul_r<<<grid, block>>>(d, n);                  done("dmul_r", "steps", n, grid, block, warps * n * 8);
+    TIMED k_dop_r<false><<<grid, block>>>(d, n);            done("dadd_r", "steps", n, grid, block, warps * n * 8);
+    TIMED k_dop_r<true><<<grid, block>>>(d, n);             done("dmul_r", "steps", n, grid, block, warps * n * 8);
     TIMED k_dfma_r<<<grid, block>>>(d, n);                  done("dfma_r", "steps", n, grid, block, warps * n * 8);
     TIMED k_clen2_r<<<grid, block>>>(d, n);                 done("clen2_r", "steps", n, grid, block, warps * n * 2);
     TIMED k_clen1_r<<<grid, block>>>(d, n);                 done("clen1_r", "steps", n, grid, block, warps * n);

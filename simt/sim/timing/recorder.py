@@ -249,14 +249,12 @@ def _bank_ways(rows, r, span, banks, lo, hi, writeback):
     back = 1
     if writeback and (span == 8 or span == 16):
         per = 128 // span                        # lanes a phase
-        phases = 0
-        for lane in range(32):
-            if rows[r, lane] != -1:
-                phases |= 1 << (lane // per)
         back = 0
-        while phases:
-            back += phases & 1
-            phases >>= 1
+        for first in range(0, 32, per):          # the phases with an active lane
+            for lane in range(first, first + per):
+                if rows[r, lane] != -1:
+                    back += 1
+                    break
     if hi + max(span, 4) - lo <= 128:            # most loads: every word within 128 bytes
         return max(1, back)                      # 32 consecutive words: one a bank
     banks[:, 0] = 0                              # per bank: how many words, then the words
