@@ -131,7 +131,9 @@ def ldg_xor(coef: wp.array(dtype=Any), out: wp.array(dtype=Any), n: int):
 
 
 BENCHES = ("dadd_r", "dmul_r", "clen2_r", "clen1_r", "clen_ldg", "clen_ldg_f32", "ldg64", "ldg32")
-CHAINS = {"dfma_c": 8, "dadd_r": 4, "dmul_r": 4, "dfma_r": 4, "clen2_r": 2}   # chains a thread
+# chains a thread (the H100's manifest, data/h100/fp64_operands, says 8 in its work column for
+# dadd_r, dmul_r and dfma_r, which ran 4: the .cu wrote the count of an earlier version)
+CHAINS = {"dfma_c": 8, "dadd_r": 4, "dmul_r": 4, "dfma_r": 4, "clen2_r": 2}
 
 
 def schedulers(grid: int) -> float:

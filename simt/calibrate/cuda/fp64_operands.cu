@@ -135,9 +135,9 @@ int main(int argc, char **argv) {
   float *fc = device_buffer<float>(256, 0.125f);
   for (int n : {64, 256}) {
     TIMED k_dfma_c<<<grid, block>>>(d, 0.999, 0.5, n);      done("dfma_c", "steps", n, grid, block, warps * n * 8);
-    TIMED k_dop_r<false><<<grid, block>>>(d, n);            done("dadd_r", "steps", n, grid, block, warps * n * 8);
-    TIMED k_dop_r<true><<<grid, block>>>(d, n);             done("dmul_r", "steps", n, grid, block, warps * n * 8);
-    TIMED k_dfma_r<<<grid, block>>>(d, n);                  done("dfma_r", "steps", n, grid, block, warps * n * 8);
+    TIMED k_dop_r<false><<<grid, block>>>(d, n);            done("dadd_r", "steps", n, grid, block, warps * n * 4);
+    TIMED k_dop_r<true><<<grid, block>>>(d, n);             done("dmul_r", "steps", n, grid, block, warps * n * 4);
+    TIMED k_dfma_r<<<grid, block>>>(d, n);                  done("dfma_r", "steps", n, grid, block, warps * n * 4);
     TIMED k_clen2_r<<<grid, block>>>(d, n);                 done("clen2_r", "steps", n, grid, block, warps * n * 2);
     TIMED k_clen1_r<<<grid, block>>>(d, n);                 done("clen1_r", "steps", n, grid, block, warps * n);
     TIMED k_clen_ldg<<<grid, block>>>(dx, dc, d, n);        done("clen_ldg", "steps", n, grid, block, warps * n);
