@@ -175,15 +175,11 @@ def main() -> None:
     if not (args.data / "atomic_combine.csv").exists():
         raise SystemExit(f"atomic_combine: not measured in {args.data} (no atomic_combine.csv; "
                          "the command is in this script's docstring)")
-    df = ncu_csv.load("atomic_combine", args.data)
-    if (args.data / f"{REQ_NAME}.csv").exists():     # the second profile: the launches again, in order
-        req = ncu_csv.load(REQ_NAME, args.data)
-        if len(req) != len(df) or list(req.bench) != list(df.bench):
-            raise SystemExit(f"atomic_combine: {REQ_NAME}.csv does not hold the same launches as atomic_combine.csv")
-        for c in (SM_REQ, L2_REQ):
-            df[c] = req[c].to_numpy() if c in req else float("nan")
-    else:
-        df[SM_REQ] = df[L2_REQ] = float("nan")
+    try:
+        df = ncu_csv.with_second_profile(ncu_csv.load("atomic_combine", args.data), REQ_NAME, args.data,
+                                         (SM_REQ, L2_REQ))
+    except ValueError as e:
+        raise SystemExit(f"atomic_combine: {e}") from None
     warps = df.grid * df.block // 32
     # warp requests a launch: one a warp and step
     df["requests"] = warps * df.value.where(df.bench != "run_f32", 1)

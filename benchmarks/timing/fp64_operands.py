@@ -196,17 +196,11 @@ def main() -> None:
     if not (args.data / "fp64_operands.csv").exists():
         raise SystemExit(f"fp64_operands: not measured in {args.data} (no fp64_operands.csv; "
                          "the command is in this script's docstring)")
-    df = ncu_csv.load("fp64_operands", args.data)
-    cols = [FP64, L1TEX] + [STALL.format(s) for s in STALLS]
-    if (args.data / f"{DETAIL}.csv").exists():      # the second profile: the launches again, in order
-        det = ncu_csv.load(DETAIL, args.data)
-        if list(det.bench) != list(df.bench):
-            raise SystemExit(f"fp64_operands: {DETAIL}.csv does not hold the same launches as fp64_operands.csv")
-        for c in cols:
-            df[c] = det[c].to_numpy() if c in det else np.nan
-    else:
-        for c in cols:
-            df[c] = np.nan
+    try:
+        df = ncu_csv.with_second_profile(ncu_csv.load("fp64_operands", args.data), DETAIL, args.data,
+                                         [FP64, L1TEX] + [STALL.format(s) for s in STALLS])
+    except ValueError as e:
+        raise SystemExit(f"fp64_operands: {e}") from None
     head = (f"{'kernel':13s} {'cycles a warp-step':>18s} {'fp64 inst a cycle':>17s} {'L1 %':>5s} "
             + " ".join(f"{s[:9]:>9s}" for s in STALLS))
     print(head + ("  model cycles  issue slots  ratio" if args.model else ""))

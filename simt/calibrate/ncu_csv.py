@@ -39,6 +39,19 @@ def load(name: str, data: Path) -> pd.DataFrame:
     return pd.concat([manifest.reset_index(drop=True), metrics], axis=1)
 
 
+def with_second_profile(df: pd.DataFrame, name: str, data: Path, columns) -> pd.DataFrame:
+    """``df`` (``load`` of the first profile) with ``columns`` from a second profile of the same
+    program (``data/name.csv``, the same launches in the same order; a metric this profiler
+    lacked, or no second profile at all: NaN). ValueError where its launches differ."""
+    df = df.copy()
+    second = load(name, data) if (Path(data) / f"{name}.csv").exists() else None
+    if second is not None and list(second.bench) != list(df.bench):
+        raise ValueError(f"{name}.csv does not hold the same launches as the first profile")
+    for c in columns:
+        df[c] = second[c].to_numpy() if second is not None and c in second else float("nan")
+    return df
+
+
 def l2_hit_request_rate(df: pd.DataFrame, log2_lines: int = 16) -> float | None:
     """atomic_lines.cu's ld_rand over 2^``log2_lines`` lines (``load("atomic_lines", data)``;
     every lane reads word 0 of its own hashed line of a table the L2 holds): the one-sector L2
